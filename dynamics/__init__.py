@@ -1,0 +1,33 @@
+"""Engines of Learning Dynamics Explorer: plain NumPy + Numba, no GUI imports.
+
+Each system lives in one module (``dynamics.herding``, ``dynamics.neuron``, ...). Public functions
+take arrays first and options keyword-only, validate their inputs, and return frozen dataclasses
+of NumPy arrays whose first axis is time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+
+#: Engine modules, in the order ``warmup`` compiles them. Each defines ``_warmup()``, which calls
+#: every numba kernel of the module once on tiny inputs with the production dtypes.
+ENGINES = ("herding", "neuron", "torus")
+
+__all__ = ["ENGINES", "warmup"]
+
+
+def warmup(verbose: bool = False) -> dict[str, float]:
+    """Compile (or load from the on-disk cache) every numba kernel of every engine.
+
+    Returns the seconds spent per engine module. The served app calls this once at start so that
+    the first slider move does not pay for compilation.
+    """
+    timings: dict[str, float] = {}
+    for name in ENGINES:
+        start = time.perf_counter()
+        importlib.import_module(f"dynamics.{name}")._warmup()
+        timings[name] = time.perf_counter() - start
+        if verbose:
+            print(f"dynamics.{name}: ready in {timings[name]:.2f} s")
+    return timings
