@@ -1,0 +1,666 @@
+"""Herding: a deterministic dynamical system that generates samples matching given moments.
+
+Implements Chen & Welling, *Herding as a Learning System with Edge-of-Chaos Dynamics*
+(seed paper ``000``): the herding map of eqs 1.7-1.8 for D discrete states x_0, ..., x_{D-1} with
+K features, the Tipi function (eq 1.10), the perceptron-cycling quantity (eq 1.40), the moment
+error of Prop 1.2, the autocorrelation of eq 1.13 and the word counts M(T) behind the topological
+entropy of eqs 1.36-1.37, plus the cones of weight space (Fig 1.10).
+
+Conventions: ``features`` is the (D, K) table whose row d is phi(x_d); ``moments`` is the target
+phi_bar (K,); states are the row indices 0..D-1 of ``features``; ties in an argmax go to the
+lowest index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from dynamics._common import (
+    MAX_FEATURES,
+    MAX_STATES,
+    MAX_STEPS,
+    as_generator,
+    check_array,
+    check_count,
+    check_features,
+    check_moments,
+    check_positive,
+    check_probability_vector,
+    describe,
+)
+
+__all__ = [
+    "RandomModel",
+    "HerdingResult",
+    "MomentError",
+    "random_model",
+    "herd",
+    "moment_error",
+    "autocorrelation",
+    "word_counts",
+    "cone_labels",
+    "tipi",
+]
+
+#: Steps between exact recomputations of the scores w . phi(x) in the herding kernel (see `herd`).
+SCORE_REFRESH = 1024
+#: Cap on the entries of a weight trajectory (steps + 1) * K: 10**8 steps at K = 2, i.e. 1.6 GB.
+MAX_WEIGHT_ENTRIES = 2 * (MAX_STEPS + 1)
+#: Relative tolerance of ``HerdingResult.cycling_holds`` (see `herd`).
+CYCLING_RTOL = 1e-9
+#: Shortest state sequence `moment_error` accepts (its slope fit needs a range of log t).
+MIN_ERROR_LENGTH = 16
+#: Number of logarithmic bins of t in the slope fits of `moment_error`.
+SLOPE_BINS = 32
+#: Points per chunk in `cone_labels` / `tipi` score tables (bounds their temporary memory).
+_CHUNK_ENTRIES = 1 << 22
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RandomModel:
+    """A random discrete model: D states with Gaussian features and a Dirichlet distribution.
+
+    Attributes
+    ----------
+    features : ndarray of float64, shape (D, K)
+        Row d is phi(x_d), entries i.i.d. N(0, 1).
+    probabilities : ndarray of float64, shape (D,)
+        Target distribution pi over the states, drawn from Dirichlet(1, ..., 1) (uniform on the
+        simplex).
+    moments : ndarray of float64, shape (K,)
+        phi_bar = sum_d pi_d phi(x_d) = ``probabilities @ features``; it lies in the convex hull of
+        the feature rows, so herding's weights stay bounded (Prop 1.3, Corollary 1.4).
+    """
+
+    features: np.ndarray
+    probabilities: np.ndarray
+    moments: np.ndarray
+
+
+@dataclass(frozen=True)
+class HerdingResult:
+    """A herding trajectory (eqs 1.7-1.8) and its perceptron-cycling record (eq 1.40).
+
+    Attributes
+    ----------
+    states : ndarray of int64, shape (steps,)
+        s_1, ..., s_T as row indices into ``features``; ``states[t - 1]`` is s_t.
+    weights : ndarray of float64, shape (steps + 1, K)
+        w_0, w_1, ..., w_T; row 0 is the initial ``w0``.
+    cycling : ndarray of float64, shape (steps,)
+        ``cycling[t - 1]`` = w_{t-1} . (phi_bar - phi(s_t)) (eq 1.40 with v = phi_bar - phi(s_t)).
+        It equals the Tipi function l0(w_{t-1}) (eq 1.10) and is <= 0 whenever phi_bar lies in the
+        convex hull of the feature rows.
+    cycling_max : float
+        Largest entry of ``cycling``.
+    cycling_holds : bool
+        True when every step satisfies eq 1.40 up to rounding:
+        ``cycling[t-1] <= CYCLING_RTOL * ||w_{t-1}||_2 * max_x ||phi_bar - phi(x)||_2``.
+    weight_radius : float
+        max_t ||w_t||_2 over t = 0..T (bounded by Corollary 1.4 when phi_bar is in the hull).
+    """
+
+    states: np.ndarray
+    weights: np.ndarray
+    cycling: np.ndarray
+    cycling_max: float
+    cycling_holds: bool
+    weight_radius: float
+
+
+@dataclass(frozen=True)
+class MomentError:
+    """Moment-matching error of herding against i.i.d. sampling (Prop 1.2, eq 1.35).
+
+    Attributes
+    ----------
+    t : ndarray of int64, shape (T,)
+        Sample counts 1, 2, ..., T.
+    herding : ndarray of float64, shape (T,)
+        ||(1/t) sum_{i<=t} phi(s_i) - phi_bar||_2 for the given (herding) states; O(1/t).
+    iid : ndarray of float64, shape (T,)
+        The same for T i.i.d. draws from the baseline distribution; O(1/sqrt(t)).
+    herding_slope, iid_slope : float
+        Least-squares slopes of log(error) against log(t) over the second half of the log range,
+        t in [sqrt(T), T] (see `moment_error`). The paper predicts about -1 and -1/2.
+    """
+
+    t: np.ndarray
+    herding: np.ndarray
+    iid: np.ndarray
+    herding_slope: float
+    iid_slope: float
+
+
+# --------------------------------------------------------------------------------------------
+# Models
+# --------------------------------------------------------------------------------------------
+def random_model(n_states: int, n_features: int, *, seed=None) -> RandomModel:
+    """Draw a random herding model: D states, K features phi ~ N(0, 1), pi ~ Dirichlet(1).
+
+    This is the synthetic model of Sec 1.2.2-1.2.3 (Figs 1.1, 1.4, 1.10-1.11): each state gets a
+    K-dimensional Gaussian feature vector, the data distribution pi is uniform on the simplex, and
+    the target moments are phi_bar = E_pi[phi(x)] (eq 1.1), which lie in the convex hull of the
+    features.
+
+    Parameters
+    ----------
+    n_states : int
+        Number of states D, in [2, MAX_STATES].
+    n_features : int
+        Number of features K, in [1, MAX_FEATURES].
+    seed : None, int or numpy.random.Generator
+        Randomness; features are drawn first, then the probabilities.
+
+    Returns
+    -------
+    RandomModel
+        ``features`` (D, K), ``probabilities`` (D,), ``moments = probabilities @ features`` (K,).
+    """
+    D = check_count("n_states", n_states, low=2, high=MAX_STATES)
+    K = check_count("n_features", n_features, low=1, high=MAX_FEATURES)
+    rng = as_generator(seed)
+    features = rng.standard_normal((D, K))
+    probabilities = rng.dirichlet(np.ones(D))
+    moments = probabilities @ features
+    return RandomModel(features=features, probabilities=probabilities, moments=moments)
+
+
+# --------------------------------------------------------------------------------------------
+# The herding map
+# --------------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def _herd_kernel(features, moments, eta, refresh, rtol, states, weights, cycling):
+    """Run eqs 1.7-1.8 in place; weights[0] holds w0 on entry.
+
+    Scores g_d = w . phi(x_d) are recomputed exactly from w at the start of every block of
+    ``refresh`` steps; inside a block they are advanced by g += G[s] with the (D, D) table
+    G[s, d] = eta (phi_bar - phi(x_s)) . phi(x_d) (only built when refresh > 1).
+    A step violates eq 1.40 when cycling > rtol * ||w_{t-1}|| * max_x ||phi_bar - phi(x)||.
+    Returns (number of violations, max_t ||w_t||^2, max cycling)
+    """
+    D, K = features.shape
+    steps = states.shape[0]
+    rho = np.empty((D, K))
+    delta = np.empty((D, K))
+    rho_max2 = 0.0
+    for d in range(D):
+        r2 = 0.0
+        for k in range(K):
+            rho[d, k] = moments[k] - features[d, k]
+            delta[d, k] = eta * rho[d, k]
+            r2 += rho[d, k] * rho[d, k]
+        rho_max2 = max(rho_max2, r2)
+    tol2 = rtol * rtol * rho_max2  # compared with c^2 / ||w||^2 when c > 0
+    n_G = D if refresh > 1 else 0
+    G = np.empty((n_G, n_G))
+    for s in range(n_G):
+        for d in range(D):
+            acc = 0.0
+            for k in range(K):
+                acc += delta[s, k] * features[d, k]
+            G[s, d] = acc
+    g = np.empty(D)
+    violations = 0
+    c_max = -np.inf
+    w2_max = 0.0
+    for k in range(K):
+        w2_max += weights[0, k] * weights[0, k]
+    t = 0
+    while t < steps:
+        # Exact scores from w_t, then the argmax (ties to the lowest index).
+        for d in range(D):
+            acc = 0.0
+            for k in range(K):
+                acc += weights[t, k] * features[d, k]
+            g[d] = acc
+        best = 0
+        gb = g[0]
+        for d in range(1, D):
+            if g[d] > gb:
+                gb = g[d]
+                best = d
+        stop = min(steps, t + refresh)
+        while True:
+            states[t] = best
+            c = 0.0
+            w2 = 0.0
+            for k in range(K):
+                c += weights[t, k] * rho[best, k]
+                wk = weights[t, k] + delta[best, k]
+                weights[t + 1, k] = wk
+                w2 += wk * wk
+            cycling[t] = c
+            if c > c_max:
+                c_max = c
+            if w2 > w2_max:
+                w2_max = w2
+            if c > 0.0:
+                wn2 = 0.0
+                for k in range(K):
+                    wn2 += weights[t, k] * weights[t, k]
+                if c * c > tol2 * wn2:
+                    violations += 1
+            t += 1
+            if t >= stop:
+                break
+            # Incremental scores for the next step, fused with its argmax.
+            prev = best
+            x = g[0] + G[prev, 0]
+            g[0] = x
+            gb = x
+            best = 0
+            for d in range(1, D):
+                x = g[d] + G[prev, d]
+                g[d] = x
+                if x > gb:
+                    gb = x
+                    best = d
+    return violations, w2_max, c_max
+
+
+def herd(features, moments, steps, *, w0=None, eta: float = 1.0) -> HerdingResult:
+    """Run herding (eqs 1.7-1.8 of Chen & Welling) for ``steps`` steps.
+
+    s_t = argmax_x w_{t-1} . phi(x)        (eq 1.7; ties go to the lowest row index)
+    w_t = w_{t-1} + eta (phi_bar - phi(s_t))   (eq 1.8)
+
+    and records the perceptron-cycling quantity w_{t-1} . (phi_bar - phi(s_t)) of eq 1.40, which
+    is <= 0 because phi_bar is a convex combination of the rows while phi(s_t) maximizes w . phi.
+
+    If ``moments`` lies outside the convex hull of the feature rows, nothing bounds the weights:
+    they drift away linearly in t (Prop 1.1's premise fails and the running average of phi(s_t)
+    does not reach phi_bar). This is allowed; ``cycling_holds`` is then False.
+
+    Parameters
+    ----------
+    features : array_like, shape (D, K)
+        Row d is phi(x_d); finite, 2 <= D <= MAX_STATES.
+    moments : array_like, shape (K,)
+        Target moments phi_bar, finite.
+    steps : int
+        Number of steps T, in [1, MAX_STEPS], with (T + 1) * K <= MAX_WEIGHT_ENTRIES.
+    w0 : array_like, shape (K,), optional
+        Initial weights; None means zeros.
+    eta : float
+        Learning rate > 0. By Sec 1.2.3 herding with (eta, eta * v0) gives the same states as
+        (1, v0) and weights scaled by eta.
+
+    Returns
+    -------
+    HerdingResult
+        ``states`` (T,) int64, ``weights`` (T + 1, K) float64 with row 0 = w0, ``cycling`` (T,),
+        ``cycling_max``, ``cycling_holds``, ``weight_radius``.
+
+    Notes
+    -----
+    The numba kernel keeps the scores g_d = w . phi(x_d) and advances them in O(D) per step with
+    a precomputed table G[s, d] = eta (phi_bar - phi(x_s)) . phi(x_d); the weights themselves are
+    updated exactly as in eq 1.8. The incremental scores are recomputed from w every
+    SCORE_REFRESH (1024) steps, so their rounding drift stays below about
+    SCORE_REFRESH * (K + 1) * 2**-53 * (max|g| + max|G|) (~1e-13 relative for small K), and a
+    state can differ from the argmax of the exactly computed scores only when two scores are that
+    close (a measure-zero event for generic features; exact ties between identical feature rows
+    are preserved and go to the lowest index). For K = 1 or runs of at most 2 D steps the scores
+    are computed from w at every step instead.
+    """
+    phi = check_features(features)
+    D, K = phi.shape
+    phi_bar = check_moments(moments, K)
+    T = check_count("steps", steps)
+    if (T + 1) * K > MAX_WEIGHT_ENTRIES:
+        raise ValueError(
+            f"steps * n_features is too large: (steps + 1) * K = {(T + 1) * K} weight entries, "
+            f"at most {MAX_WEIGHT_ENTRIES} are allowed (steps={T}, K={K})"
+        )
+    eta = check_positive("eta", eta)
+    if w0 is None:
+        w_init = np.zeros(K)
+    else:
+        w_init = check_array("w0", w0, shape=(K,))
+    # Overflow guard: |w_t| <= |w0| + t * eta * max|phi_bar - phi| and |g| <= K * max|w| * max|phi|.
+    with np.errstate(over="ignore"):
+        w_bound = float(np.abs(w_init).max() + T * eta * np.abs(phi_bar - phi).max())
+        score_bound = w_bound * K * max(1.0, float(np.abs(phi).max()), float(np.abs(phi_bar).max()))
+    if not np.isfinite(score_bound) or score_bound > 1e300:
+        raise ValueError(
+            f"eta, w0 and the feature scale are too large to run {T} steps without overflow "
+            f"(eta={eta!r}, max|w0|={float(np.abs(w_init).max())!r}, max|features|="
+            f"{float(np.abs(phi).max())!r})"
+        )
+    refresh = SCORE_REFRESH if (K > 1 and T > 2 * D) else 1
+    states = np.empty(T, dtype=np.int64)
+    weights = np.empty((T + 1, K), dtype=np.float64)
+    weights[0] = w_init
+    cycling = np.empty(T, dtype=np.float64)
+    violations, w2_max, c_max = _herd_kernel(phi, phi_bar, eta, refresh, CYCLING_RTOL,
+                                             states, weights, cycling)
+    return HerdingResult(
+        states=states,
+        weights=weights,
+        cycling=cycling,
+        cycling_max=float(c_max),
+        cycling_holds=bool(violations == 0),
+        weight_radius=float(np.sqrt(w2_max)),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Analyses of a state sequence
+# --------------------------------------------------------------------------------------------
+def _check_states(states, *, n_states: int | None = None, min_length: int = 1) -> np.ndarray:
+    """A 1-d int64 array of state labels (integral floats are accepted), optionally in [0, D)."""
+    try:
+        arr = np.asarray(states)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"states must be a 1-d integer array, got {describe(states)}") from exc
+    if arr.ndim != 1:
+        raise ValueError(f"states must be a 1-d array, got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        if (not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr))
+                or (arr.size and np.abs(arr).max() > 2.0**53)):
+            raise ValueError(f"states must hold integers, got {describe(arr)}")
+    elif arr.dtype.kind not in "iu":
+        raise ValueError(f"states must be an integer array, got dtype {arr.dtype}")
+    if arr.size < min_length:
+        raise ValueError(f"states must have at least {min_length} entries, got {arr.size}")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError("states must fit in int64")
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    if n_states is not None and arr.size:
+        lo, hi = int(arr.min()), int(arr.max())
+        if lo < 0 or hi >= n_states:
+            raise ValueError(
+                f"states must be row indices of features in [0, {n_states - 1}], "
+                f"got values in [{lo}, {hi}]"
+            )
+    return arr
+
+
+def _running_error(features, moments, states) -> np.ndarray:
+    """||(1/t) sum_{i<=t} phi(s_i) - phi_bar||_2 for t = 1..T.
+
+    The sum runs over the centred features phi(s_i) - phi_bar, which stays O(max|w|) for herding
+    (eq 1.14), so the cumulative sum loses no precision however long the run.
+    """
+    centred = np.cumsum(features[states] - moments, axis=0)
+    t = np.arange(1, states.size + 1, dtype=np.float64)
+    return np.sqrt(np.einsum("ij,ij->i", centred, centred)) / t
+
+
+def _loglog_slope(error: np.ndarray) -> float:
+    """Slope of log(error) vs log(t) over t in [sqrt(T), T], on binned RMS errors.
+
+    The range is split into SLOPE_BINS logarithmic bins; each bin contributes the root mean square
+    of the error inside it, placed at the geometric centre of the bin. Binning keeps the fit from
+    being dominated by the isolated near-zero errors where the running mean crosses phi_bar.
+    Bins whose errors are all exactly zero are dropped; if fewer than two bins remain (the error
+    vanishes identically), the slope is -inf.
+    """
+    T = error.size
+    edges = np.unique(np.round(np.geomspace(np.sqrt(T), T + 1, SLOPE_BINS + 1)).astype(np.int64))
+    lo, hi = edges[:-1], edges[1:]  # bin [lo, hi) of t values, 1-based
+    cumsq = np.concatenate(([0.0], np.cumsum(error * error)))
+    rms = np.sqrt((cumsq[hi - 1] - cumsq[lo - 1]) / (hi - lo))
+    centre = np.sqrt(lo * (hi - 1.0))
+    keep = rms > 0
+    if np.count_nonzero(keep) < 2:
+        return float("-inf")
+    x, y = np.log(centre[keep]), np.log(rms[keep])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def moment_error(features, states, moments, *, probabilities=None, seed=None) -> MomentError:
+    """Moment error of a herding run against i.i.d. sampling (Prop 1.2 and eq 1.35).
+
+    herding[t-1] = ||(1/t) sum_{i<=t} phi(s_i) - phi_bar||_2, which Prop 1.2 bounds per coordinate
+    by 2 R / (eta t) when |w| <= R (O(1/t)); iid[t-1] is the same quantity for T independent
+    draws, whose error decays only as O(1/sqrt(t)).
+
+    Parameters
+    ----------
+    features : array_like, shape (D, K)
+        Row d is phi(x_d).
+    states : array_like of int, shape (T,)
+        Row indices into ``features`` (e.g. ``herd(...).states``); T >= MIN_ERROR_LENGTH (16).
+    moments : array_like, shape (K,)
+        Target phi_bar.
+    probabilities : array_like, shape (D,), optional
+        Distribution of the i.i.d. baseline; it should have mean ``probabilities @ features ==
+        moments`` (not enforced: the i.i.d. error levels off at the difference when it does not).
+        None uses the empirical distribution of ``states``, whose mean differs from ``moments`` by
+        the herding error at T, O(1/T), far below the i.i.d. error O(1/sqrt(t)) for all t <= T.
+    seed : None, int or numpy.random.Generator
+        Randomness of the i.i.d. draws.
+
+    Returns
+    -------
+    MomentError
+        ``t``, ``herding``, ``iid`` (all (T,)) and the log-log slopes ``herding_slope`` (about -1)
+        and ``iid_slope`` (about -1/2), each fitted over t in [sqrt(T), T] on the RMS error in
+        SLOPE_BINS logarithmic bins (-inf if the error vanishes identically there).
+    """
+    phi = check_features(features)
+    D, K = phi.shape
+    phi_bar = check_moments(moments, K)
+    s = _check_states(states, n_states=D, min_length=MIN_ERROR_LENGTH)
+    T = s.size
+    if probabilities is None:
+        p = np.bincount(s, minlength=D) / T
+    else:
+        p = check_probability_vector("probabilities", probabilities, size=D)
+    rng = as_generator(seed)
+    iid_states = rng.choice(D, size=T, p=p)
+    herding_err = _running_error(phi, phi_bar, s)
+    iid_err = _running_error(phi, phi_bar, iid_states)
+    return MomentError(
+        t=np.arange(1, T + 1, dtype=np.int64),
+        herding=herding_err,
+        iid=iid_err,
+        herding_slope=_loglog_slope(herding_err),
+        iid_slope=_loglog_slope(iid_err),
+    )
+
+
+def autocorrelation(states, max_lag: int) -> np.ndarray:
+    """Autocorrelation R(t) of a discrete state sequence, eq 1.13 of Chen & Welling.
+
+    R(t) = [ (1/(T-t)) sum_{tau=1}^{T-t} I[s_tau = s_{tau+t}] - sum_s P(s)^2 ] / (1 - sum_s P(s)^2)
+
+    with P the empirical distribution of the whole sequence, so R(0) = 1 and R(t) is about 0 for
+    i.i.d. samples; herding gives R(1) < 0 (Fig 1.4).
+
+    Parameters
+    ----------
+    states : array_like of int, shape (T,)
+        Any integer labels, T >= 2.
+    max_lag : int
+        Largest lag, in [0, T - 1].
+
+    Returns
+    -------
+    ndarray of float64, shape (max_lag + 1,)
+        R(0), ..., R(max_lag).
+
+    Raises
+    ------
+    ValueError
+        If the sequence visits a single state: then sum_s P(s)^2 = 1 and eq 1.13 is 0/0, so R is
+        undefined (no NaN is returned). Cost O(T * max_lag), vectorised.
+    """
+    s = _check_states(states, min_length=2)
+    T = s.size
+    L = check_count("max_lag", max_lag, low=0, high=T - 1)
+    _, counts = np.unique(s, return_counts=True)
+    q = float(np.sum((counts / T) ** 2))
+    denom = 1.0 - q
+    if counts.size == 1 or denom <= 0.0:
+        raise ValueError(
+            f"autocorrelation is undefined for a constant sequence (states visits only state "
+            f"{int(s[0])}; eq 1.13 has denominator 1 - sum P^2 = 0)"
+        )
+    R = np.empty(L + 1)
+    R[0] = 1.0
+    for lag in range(1, L + 1):
+        matches = np.count_nonzero(s[:-lag] == s[lag:])
+        R[lag] = (matches / (T - lag) - q) / denom
+    return R
+
+
+def word_counts(states, max_len: int) -> np.ndarray:
+    """Number M(T) of distinct words (contiguous length-T subsequences) in ``states``, T = 1..max_len.
+
+    M(T) is the complexity behind the topological entropy h = lim log M(T) / T (eq 1.36) and
+    H(T) = log M(T) ~ K log T for herding (eq 1.37); Sturmian sequences have M(T) = T + 1.
+
+    Words are coded exactly (no hashing): code_1 labels the symbols 0..M(1)-1, and the word of
+    length T starting at i is coded by relabelling the pair (code_{T-1}[i], symbol[i+T-1]) to
+    0..M(T)-1, with a dense table when M(T-1) * M(1) <= 4 N + 1024 (O(N) per length) and with
+    ``numpy.unique`` otherwise (O(N log N)). Once all words of some length are distinct,
+    M(T) = N - T + 1 for every longer T.
+
+    Parameters
+    ----------
+    states : array_like of int, shape (N,)
+        Any integer labels, N >= 1.
+    max_len : int
+        Longest word length, in [1, N].
+
+    Returns
+    -------
+    ndarray of int64, shape (max_len,)
+        ``result[T - 1]`` = M(T).
+    """
+    s = _check_states(states, min_length=1)
+    N = s.size
+    L = check_count("max_len", max_len, low=1, high=N)
+    symbols, code = np.unique(s, return_inverse=True)
+    n_sym = symbols.size
+    code = code.astype(np.int64).ravel()
+    sym = code.copy()  # symbol of each position, relabelled 0..n_sym-1
+    out = np.empty(L, dtype=np.int64)
+    m = int(n_sym)
+    out[0] = m
+    for T in range(2, L + 1):
+        n_words = N - T + 1
+        if m == n_words + 1:  # every word of length T-1 was distinct, so are the longer ones
+            out[T - 1:] = N - np.arange(T, L + 1) + 1
+            break
+        # code < m <= N and sym < n_sym <= N, so the pair code (< N**2) fits in int64.
+        pair = code[:n_words] * n_sym + sym[T - 1:]
+        span = m * n_sym
+        if span <= 4 * N + 1024:
+            # Dense relabelling in O(N + span): mark the pair codes present, number them in order.
+            present = np.zeros(span, dtype=np.bool_)
+            present[pair] = True
+            rank = np.cumsum(present, dtype=np.int64) - 1
+            code = rank[pair]
+            m = int(rank[-1] + 1)
+        else:
+            uniq, code = np.unique(pair, return_inverse=True)
+            code = code.astype(np.int64).ravel()
+            m = int(uniq.size)
+        out[T - 1] = m
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Weight space: cones (Fig 1.10) and the Tipi function (eq 1.10)
+# --------------------------------------------------------------------------------------------
+def _check_points(points, K: int) -> np.ndarray:
+    pts = check_array("points", points)
+    if pts.ndim < 1 or pts.shape[-1] != K:
+        raise ValueError(
+            f"points must have shape (N, K) with K = {K} (the number of features), "
+            f"got shape {pts.shape}"
+        )
+    return pts
+
+
+def _scores_reduce(phi: np.ndarray, pts: np.ndarray):
+    """argmax_d and max_d of points @ phi_d, chunked to bound memory.
+
+    Scores are computed for the distinct feature rows only and then copied to their duplicates,
+    so identical rows get bit-identical scores (whatever BLAS does with matrix edges) and an exact
+    tie between duplicates always goes to the lowest index.
+    """
+    D, K = phi.shape
+    unique_rows, inverse = np.unique(phi, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    flat = pts.reshape(-1, K)
+    n = flat.shape[0]
+    labels = np.empty(n, dtype=np.int64)
+    best = np.empty(n, dtype=np.float64)
+    chunk = max(1, _CHUNK_ENTRIES // D)
+    for start in range(0, n, chunk):
+        scores = (flat[start:start + chunk] @ unique_rows.T)[:, inverse]
+        idx = np.argmax(scores, axis=1)  # first maximum: ties to the lowest index
+        labels[start:start + chunk] = idx
+        best[start:start + chunk] = np.take_along_axis(scores, idx[:, None], axis=1)[:, 0]
+    return labels.reshape(pts.shape[:-1]), best.reshape(pts.shape[:-1])
+
+
+def cone_labels(features, points) -> np.ndarray:
+    """The state whose cone contains each weight vector: argmax_d w . phi(x_d) (eq 1.7, Fig 1.10).
+
+    Weight space is partitioned into cones from the origin, one per state; herding translates w
+    by phi_bar - phi(x) inside cone x. Ties go to the lowest index, as in `herd`, so
+    ``cone_labels(features, herd(...).weights[:-1]) == herd(...).states``.
+
+    Parameters
+    ----------
+    features : array_like, shape (D, K)
+    points : array_like, shape (N, K) (or any (..., K))
+        Weight vectors w.
+
+    Returns
+    -------
+    ndarray of int64, shape (N,) (or points.shape[:-1])
+    """
+    phi = check_features(features)
+    pts = _check_points(points, phi.shape[1])
+    return _scores_reduce(phi, pts)[0]
+
+
+def tipi(features, moments, points) -> np.ndarray:
+    """The Tipi function l0(w) = w . phi_bar - max_x w . phi(x) (eq 1.10, Fig 1.2).
+
+    The zero-temperature log-likelihood: continuous, piecewise linear, concave, scale free
+    (l0(beta w) = beta l0(w) for beta >= 0), with l0(0) = 0 and l0 <= 0 when phi_bar lies in the
+    convex hull of the features. Herding is gradient ascent on it with a fixed step, and
+    ``tipi(features, moments, herd(...).weights[:-1])`` equals ``herd(...).cycling``.
+
+    Parameters
+    ----------
+    features : array_like, shape (D, K)
+    moments : array_like, shape (K,)
+    points : array_like, shape (N, K) (or any (..., K))
+        Weight vectors w.
+
+    Returns
+    -------
+    ndarray of float64, shape (N,) (or points.shape[:-1])
+    """
+    phi = check_features(features)
+    phi_bar = check_moments(moments, phi.shape[1])
+    pts = _check_points(points, phi.shape[1])
+    _, best = _scores_reduce(phi, pts)
+    return pts @ phi_bar - best
+
+
+# --------------------------------------------------------------------------------------------
+def _warmup() -> None:
+    """Compile (or load from cache) the herding kernel with the production dtypes."""
+    phi = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]], dtype=np.float64)
+    phi_bar = np.full(2, 0.0, dtype=np.float64)
+    for refresh in (1, SCORE_REFRESH):
+        states = np.empty(8, dtype=np.int64)
+        weights = np.zeros((9, 2), dtype=np.float64)
+        cycling = np.empty(8, dtype=np.float64)
+        _herd_kernel(phi, phi_bar, 1.0, refresh, CYCLING_RTOL, states, weights, cycling)
