@@ -1,0 +1,130 @@
+"""The served app: ``panel serve app`` (this directory) serves this script at ``/app``.
+
+One session shows one page, chosen by the ``page`` query parameter: the home page of cards, or one
+explorer. Each session builds its own explorer, whose knobs are synced to the URL, so every state is
+a shareable link (``/app?page=herding&seed=3&steps=50000``). Navigation is by plain links, which
+start a fresh session: nothing mutable is shared between sessions.
+"""
+
+from __future__ import annotations
+
+import html
+import pathlib
+
+import panel as pn
+
+from views import EXPLORERS
+from views._common import math_markdown
+
+ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
+TITLE = "Learning Dynamics Explorer"
+
+pn.extension("katex", notifications=True, sizing_mode="stretch_width")
+pn.config.loading_indicator = True
+
+
+def _page_name() -> str:
+    args = pn.state.session_args or {}
+    raw = args.get("page", [b"home"])[0]
+    return raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+
+
+def navigation(current: str) -> pn.pane.HTML:
+    """Sidebar links to the home page and every explorer (the current one highlighted)."""
+    items = [("home", "Home")] + [(slug, cls.title) for slug, cls in EXPLORERS.items()]
+    links = "".join(
+        f'<li><a class="ldx-nav{" ldx-current" if slug == current else ""}" '
+        f'href="?page={slug}">{html.escape(title)}</a></li>'
+        for slug, title in items
+    )
+    return pn.pane.HTML(
+        f"<nav><ul class='ldx-nav-list'>{links}</ul></nav>",
+        stylesheets=[
+            ".ldx-nav-list{list-style:none;padding:0;margin:0 0 8px 0}"
+            ".ldx-nav{display:block;padding:6px 10px;border-radius:6px;text-decoration:none;"
+            "color:inherit;font-size:15px}"
+            ".ldx-nav:hover{background:rgba(0,0,0,0.06)}"
+            ".ldx-current{font-weight:600;background:rgba(0,114,181,0.12)}"
+        ],
+        sizing_mode="stretch_width",
+    )
+
+
+def card(slug: str, cls) -> pn.Column:
+    """A home-page card: thumbnail, title, one line and the paper."""
+    thumb = ASSETS / "thumbnails" / f"{slug}.png"
+    picture = (pn.pane.PNG(str(thumb), width=300, height=200, fixed_aspect=True)
+               if thumb.exists() else pn.Spacer(height=0))
+    body = pn.pane.HTML(
+        f'<a href="?page={slug}" style="text-decoration:none;color:inherit">'
+        f"<h3 style='margin:4px 0'>{html.escape(cls.title)}</h3></a>"
+        f"<p style='margin:4px 0'>{html.escape(cls.summary)}</p>"
+        f"<p style='margin:4px 0;color:#666;font-size:13px'><i>{html.escape(cls.paper)}</i>,"
+        f" {html.escape(cls.figures.split(';')[0])}</p>"
+        f'<a href="?page={slug}">Open the explorer →</a>',
+        sizing_mode="stretch_width",
+    )
+    return pn.Column(picture, body, width=330, styles={"border": "1px solid #ddd",
+                     "border-radius": "8px", "padding": "8px"}, sizing_mode="fixed")
+
+
+HOME_TEXT = """
+## Learning algorithms as dynamical systems
+
+Each page runs one learning algorithm as an iterated map and shows what it does: herding walks a
+fractal attractor at the edge of chaos; a single herded neuron writes the Fibonacci rabbit
+sequence; herding with $D = K + 1$ states is a rotation on a torus. Every page explains its plot
+with the paper's equations, every slider updates the figure live, the URL always holds the current
+settings (copy it to share the exact view), and every figure exports to PNG, SVG, PDF or HTML.
+"""
+
+
+def home() -> pn.Column:
+    cards = pn.FlexBox(*[card(slug, cls) for slug, cls in EXPLORERS.items()], gap="16px")
+    return pn.Column(pn.pane.Markdown(math_markdown(HOME_TEXT), max_width=900), cards)
+
+
+def explorer_page(slug: str):
+    """Build the explorer of ``slug`` for this session, synced to the URL."""
+    explorer = EXPLORERS[slug]()
+
+    def on_error(values: dict) -> None:
+        # Apply what is valid one by one, and say which URL values were refused.
+        refused = []
+        for name, value in values.items():
+            try:
+                explorer.param.update(**{name: value})
+            except Exception as exc:  # param raises ValueError or TypeError for bad values
+                refused.append(f"{name}={value!r} ({str(exc).splitlines()[0]})")
+        if refused and pn.state.notifications is not None:
+            pn.state.notifications.warning("Ignored URL settings: " + "; ".join(refused),
+                                           duration=10_000)
+
+    if pn.state.location is not None:
+        pn.state.location.sync(explorer, explorer.knob_names(), on_error=on_error)
+    return explorer
+
+
+def build() -> pn.template.BootstrapTemplate:
+    page = _page_name()
+    sidebar = [navigation(page)]
+    if page in EXPLORERS:
+        explorer = explorer_page(page)
+        sidebar += [pn.pane.Markdown("### Settings"), explorer.controls()]
+        main = [explorer.panel()]
+        title = f"{TITLE}: {explorer.title}"
+    else:
+        main = [home()]
+        title = TITLE
+        if page != "home":
+            main.insert(0, pn.pane.Alert(f"There is no page {page!r}; here are the explorers.",
+                                         alert_type="warning"))
+    # The Bootstrap template uses only resources Panel bundles (the Fast templates fetch a web
+    # font, which fails offline and leaves a console error).
+    return pn.template.BootstrapTemplate(
+        title=title, sidebar=sidebar, main=main, sidebar_width=320,
+        header_background="#0072b5", main_max_width="1100px",
+    )
+
+
+build().servable(title=TITLE)

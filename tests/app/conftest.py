@@ -1,0 +1,104 @@
+"""Fixtures for the browser tests: a served app and a headless Chromium driven by Playwright.
+
+Chromium is Debian's (/usr/bin/chromium, or $LDX_CHROMIUM). Without it these tests skip, unless
+LDX_REQUIRE_BROWSER=1, which turns the skip into a failure (CI sets it).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCREENSHOTS = pathlib.Path(__file__).resolve().parent / "screenshots"
+CHROMIUM = os.environ.get("LDX_CHROMIUM", "/usr/bin/chromium")
+REQUIRE = os.environ.get("LDX_REQUIRE_BROWSER") == "1"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def _unavailable(reason: str):
+    if REQUIRE:
+        pytest.fail(f"browser tests required (LDX_REQUIRE_BROWSER=1) but {reason}")
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server():
+    """``panel serve app`` on a free loopback port; yields the app's URL."""
+    port = _free_port()
+    log = open(ROOT / "tests" / "app" / "server.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "panel", "serve", "app", "--port", str(port),
+         "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}",
+         "--num-procs", "1"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}/app"
+    deadline = time.monotonic() + 180
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=30) as resp:
+                if resp.status == 200:
+                    break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            log.close()
+            raise RuntimeError("panel serve app did not start:\n"
+                               + (ROOT / "tests" / "app" / "server.log").read_text()[-4000:])
+        time.sleep(0.5)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Debian Chromium under Playwright."""
+    if not (os.path.exists(CHROMIUM) or shutil.which(CHROMIUM)):
+        _unavailable(f"Chromium not found at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed (pip install -e '.[test]')")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser):
+    """A fresh page that records console errors and uncaught exceptions in ``page.errors``."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.errors = []
+    pg.on("console", lambda msg: pg.errors.append(f"console.{msg.type}: {msg.text}")
+          if msg.type == "error" else None)
+    pg.on("pageerror", lambda exc: pg.errors.append(f"pageerror: {exc}"))
+    SCREENSHOTS.mkdir(exist_ok=True)
+    yield pg
+    context.close()

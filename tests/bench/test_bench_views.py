@@ -1,0 +1,45 @@
+"""Server time of a slider move: parameter change -> recomputation -> every plot's Bokeh models
+updated, measured on a live page body attached to a Bokeh document (what a served session runs
+between receiving the slider value and sending the patch). Target: under 150 ms at default sizes.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+from bokeh.document import Document
+
+from views import EXPLORERS
+
+#: For each explorer, a knob and fresh values to move it through (fresh, so no cache hits).
+MOVES = {
+    "herding": ("seed", [101, 102, 103, 104, 105, 106, 107, 108]),
+    "neuron": ("rate", [0.301, 0.302, 0.303, 0.304, 0.305, 0.306, 0.307, 0.308]),
+    "torus": ("seed", [101, 102, 103, 104, 105, 106, 107, 108]),
+}
+TARGET_SECONDS = 0.150
+
+
+def test_every_explorer_has_a_move():
+    assert set(MOVES) == set(EXPLORERS)
+
+
+@pytest.mark.bench
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_slider_move_server_time(slug):
+    explorer = EXPLORERS[slug]()
+    body = explorer.panel()
+    body.get_root(Document())  # build the Bokeh models, as a served session does
+    name, values = MOVES[slug]
+    times = []
+    for value in values:
+        start = time.perf_counter()
+        setattr(explorer, name, value)
+        times.append(time.perf_counter() - start)
+        assert explorer.error == ""
+    median = statistics.median(times)
+    print(f"\n{slug}: slider '{name}' -> redraw, server time median {1e3 * median:.0f} ms, "
+          f"max {1e3 * max(times):.0f} ms over {len(times)} moves (target {1e3 * TARGET_SECONDS:.0f} ms)")
+    assert median < TARGET_SECONDS

@@ -1,0 +1,120 @@
+"""Every explorer builds with defaults, responds to a parameter change, keeps the last good
+plot on a bad value, and exports valid PNG, SVG, PDF and HTML files."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import holoviews as hv
+import numpy as np
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+
+from views import EXPLORERS
+from views._common import EXPORT_FORMATS, parse_vector
+
+#: For each explorer, a parameter change that must change what is plotted.
+CHANGES = {
+    "herding": {"seed": 7},
+    "neuron": {"rate": 0.3},
+    "torus": {"seed": 5},
+}
+
+
+def test_every_explorer_has_a_change_to_test():
+    assert set(CHANGES) == set(EXPLORERS)
+
+
+def _data(figure) -> list[np.ndarray]:
+    """All numeric arrays plotted in a figure, element by element."""
+    arrays = []
+    for element in figure.traverse(lambda e: e, [hv.Element]):
+        for dim in element.dimensions():
+            values = element.dimension_values(dim)
+            if values.dtype.kind in "fiu":
+                arrays.append(np.asarray(values, dtype=float))
+    return arrays
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_explorer_builds_with_defaults(slug):
+    cls = EXPLORERS[slug]
+    explorer = cls()
+    assert cls.slug == slug and cls.title and cls.summary and cls.paper and cls.text
+    figure = explorer.figure()
+    assert isinstance(figure, hv.Layout)
+    assert len(figure) == len(cls.plots) >= 3
+    assert explorer.error == ""
+    assert explorer.panel() is not None and explorer.controls() is not None
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_parameter_change_changes_plotted_data(slug):
+    explorer = EXPLORERS[slug]()
+    before = _data(explorer.figure())
+    explorer.param.update(**CHANGES[slug])
+    after = _data(explorer.figure())
+    changed = len(before) != len(after) or any(
+        a.shape != b.shape or not np.allclose(a, b, equal_nan=True) for a, b in zip(before, after)
+    )
+    assert changed
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_every_knob_has_label_doc_and_bounds(slug):
+    explorer = EXPLORERS[slug]()
+    for name in explorer.knob_names():
+        p = explorer.param[name]
+        assert p.label and p.doc, name
+        if hasattr(p, "bounds") and p.bounds is not None:
+            assert p.bounds[0] is not None and p.bounds[1] is not None, name
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+@pytest.mark.parametrize("suffix", EXPORT_FORMATS)
+def test_export_writes_valid_file(slug, suffix, tmp_path):
+    explorer = EXPLORERS[slug]()
+    path = explorer.export(tmp_path / f"figure{suffix}")
+    assert path.exists() and path.stat().st_size > 1000
+    if suffix == ".png":
+        image = np.asarray(Image.open(path).convert("L"), dtype=float)
+        assert image.shape[0] > 400 and image.shape[1] > 400
+        assert image.std() > 10  # not a blank canvas
+    elif suffix == ".svg":
+        root = ET.parse(path).getroot()
+        assert root.tag.endswith("svg")
+    elif suffix == ".pdf":
+        reader = PdfReader(path)
+        assert len(reader.pages) == 1
+    else:
+        text = path.read_text()
+        assert "<html" in text.lower() and "Bokeh" in text
+        assert "cdn.bokeh.org" not in text  # standalone: inline resources, works offline
+
+
+def test_export_refuses_unknown_format(tmp_path):
+    explorer = EXPLORERS["herding"]()
+    with pytest.raises(ValueError, match="must end in one of"):
+        explorer.export(tmp_path / "figure.jpg")
+
+
+def test_bad_typed_value_shows_message_and_keeps_last_good_plot():
+    explorer = EXPLORERS["herding"]()
+    good = _data(explorer.figure())
+    explorer.w0 = "1, banana"
+    kept = _data(explorer.figure())
+    assert "w0" in explorer.error and "banana" in explorer.error
+    assert all(np.array_equal(a, b, equal_nan=True) for a, b in zip(good, kept))
+    explorer.w0 = "0.5, -0.5"
+    explorer.figure()
+    assert explorer.error == ""
+
+
+def test_parse_vector():
+    assert parse_vector("w0", "1.5", 3) == (1.5, 1.5, 1.5)
+    assert parse_vector("w0", "1, -2", 2) == (1.0, -2.0)
+    with pytest.raises(ValueError, match="needs 1 or 2 numbers"):
+        parse_vector("w0", "1, 2, 3", 2)
+    with pytest.raises(ValueError, match="finite"):
+        parse_vector("w0", "nan", 2)

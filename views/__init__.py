@@ -1,0 +1,18 @@
+"""Explorers of Learning Dynamics Explorer: param knobs -> HoloViews plots, page text, export.
+
+``EXPLORERS`` maps each page's short name to its explorer class; the app and the tests iterate
+over it. Each explorer has ``figure()`` (the current figure as a HoloViews object), ``export(path)``
+(.png .svg .pdf .html) and ``panel()`` (the page body).
+"""
+
+from __future__ import annotations
+
+from views.herding import HerdingExplorer
+
+#: Short name -> explorer class, in the order of the app's navigation.
+EXPLORERS = {
+    cls.slug: cls
+    for cls in (HerdingExplorer,)
+}
+
+__all__ = ["EXPLORERS"]

@@ -1,0 +1,251 @@
+"""Herding explorer: cones, the fractal attractor, the Tipi function, O(1/T) moment matching,
+negative autocorrelation and the growth of the number of words M(T).
+
+Reproduces Figs 1.2, 1.4, 1.10 and 1.11 of Chen & Welling, *Herding as a Learning System with
+Edge-of-Chaos Dynamics*, for a random model of D states with K Gaussian features.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import holoviews as hv
+import numpy as np
+import param
+
+from dynamics import herding
+from views._common import DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, parse_vector, style
+
+#: Resolution (cells per side) of the cone and Tipi images.
+GRID = 180
+#: Burn-in steps dropped before drawing the attractor cloud (the transient from w0).
+BURN_IN = 100
+#: Number of first steps drawn as a path (the transient from w0 onto the attractor).
+TRANSIENT = 40
+#: One colour per state (Category10, then Category20's light tones): cones, arrows and circles.
+STATE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896",
+                "#c5b0d5", "#c49c94"]
+HERDING_COLOR, IID_COLOR, STURMIAN_COLOR = "#d62728", "#1f77b4", "#2ca02c"
+WEIGHT_DIMS = [hv.Dimension("w1", label="w₁"), hv.Dimension("w2", label="w₂")]
+
+
+@dataclass(frozen=True)
+class HerdingRun:
+    """Everything the page draws for one parameter set."""
+
+    model: herding.RandomModel
+    run: herding.HerdingResult
+    error: herding.MomentError
+    autocorrelation: np.ndarray
+    iid_autocorrelation: np.ndarray
+    words: np.ndarray
+    extent: tuple[float, float, float, float]
+    labels: np.ndarray
+    tipi: np.ndarray
+
+
+@functools.lru_cache(maxsize=16)
+def run_herding(n_states: int, n_features: int, seed: int, steps: int, w0: tuple[float, ...],
+                eta: float, max_lag: int, max_word: int) -> HerdingRun:
+    """Run herding on a random model and everything derived from it (cached per argument set)."""
+    model = herding.random_model(n_states, n_features, seed=seed)
+    run = herding.herd(model.features, model.moments, steps, w0=np.asarray(w0), eta=eta)
+    error = herding.moment_error(model.features, run.states, model.moments,
+                                 probabilities=model.probabilities, seed=seed)
+    rng = np.random.default_rng(seed)
+    iid_states = rng.choice(n_states, size=steps, p=model.probabilities)
+    # Square window around the origin (the cones' apex) holding the attractor, the transient
+    # path from w0 and the features.
+    half = 1.15 * max(float(np.abs(run.weights[:, :2]).max()),
+                      float(np.abs(model.features[:, :2]).max()))
+    extent = (-half, -half, half, half)
+    axis = np.linspace(-half, half, GRID)
+    w1, w2 = np.meshgrid(axis, axis[::-1])
+    grid = np.zeros((GRID * GRID, n_features))
+    grid[:, 0], grid[:, 1] = w1.ravel(), w2.ravel()
+    labels = herding.cone_labels(model.features, grid).reshape(GRID, GRID)
+    tipi = herding.tipi(model.features, model.moments, grid).reshape(GRID, GRID)
+    return HerdingRun(
+        model=model, run=run, error=error,
+        autocorrelation=herding.autocorrelation(run.states, max_lag),
+        iid_autocorrelation=herding.autocorrelation(iid_states, max_lag),
+        words=herding.word_counts(run.states, max_word),
+        extent=extent, labels=labels, tipi=tipi,
+    )
+
+
+class HerdingExplorer(Explorer):
+    """Herding on a random model with D states and K features (eqs 1.7-1.8)."""
+
+    slug = "herding"
+    title = "Herding"
+    summary = "A deterministic map that samples: cones, a fractal attractor and O(1/T) moments."
+    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
+    figures = "Figs 1.2, 1.4, 1.10, 1.11; eqs 1.7-1.8, 1.10, 1.13, 1.36-1.37, 1.40"
+
+    n_states = param.Integer(6, bounds=(2, 16), label="States D",
+                             doc="Number of discrete states x; each has a feature vector phi(x).")
+    n_features = param.Integer(2, bounds=(2, 6), label="Features K",
+                               doc="Dimension K of the features and of the weights w.")
+    seed = param.Integer(1, bounds=(0, 99_999), label="Model seed",
+                         doc="Seed of the random features phi(x) ~ N(0, 1) and target distribution.")
+    steps = param.Integer(20_000, bounds=(100, 1_000_000), step=100, label="Steps T",
+                          doc="Number of herding steps.")
+    w0 = param.String("0", label="Initial weights w0",
+                      doc="One number (used for every coordinate) or K comma-separated numbers.")
+    eta = param.Number(1.0, bounds=(0.05, 5.0), step=0.05, label="Learning rate eta",
+                       doc="Step size; herding is invariant to it up to the scale of w (Sec 1.2.3).")
+    max_lag = param.Integer(30, bounds=(1, 200), label="Autocorrelation lags",
+                            doc="Largest lag t of R(t), eq 1.13.")
+    max_word = param.Integer(24, bounds=(2, 60), label="Longest word length",
+                             doc="Largest word length T for the complexity M(T), eq 1.36.")
+
+    widgets = {
+        "steps": {"throttled": True},
+        "eta": {"throttled": True},
+        "max_lag": {"throttled": True},
+        "max_word": {"throttled": True},
+    }
+
+    plots = (
+        Plot("cones_plot", cloud="attractor_cloud", title="Cones and the attractor (Figs 1.10-1.11)"),
+        Plot("tipi_plot", cloud="attractor_cloud", title="Tipi function l0(w) (eq 1.10, Fig 1.2)"),
+        Plot("moment_plot", title="Moment error (Prop 1.2)"),
+        Plot("autocorrelation_plot", title="Autocorrelation R(t) (eq 1.13, Fig 1.4)"),
+        Plot("words_plot", title="Distinct words M(T) (eqs 1.36-1.37)"),
+        Plot("cycling_plot", title="Perceptron cycling w·v <= 0 (eq 1.40)"),
+    )
+
+    text = r"""
+### Herding: learning as a deterministic dynamical system
+
+Herding takes the target moments $\bar\phi$ of $K$ features over $D$ states and, instead of fitting
+a model, runs maximum-likelihood gradient ascent at zero temperature with a fixed step:
+
+$$s_t = \arg\max_x\; w_{t-1}^\top \phi(x) \qquad (1.7) \qquad\qquad w_t = w_{t-1} + \eta\,(\bar\phi - \phi(s_t)) \qquad (1.8)$$
+
+**What you see.** *Cones:* weight space is cut into cones from the origin, one per state
+(coloured); inside cone $x$ the map translates $w$ by $\bar\phi - \phi(x)$. The weights never
+converge but stay on a bounded attractor (dark points), often fractal. *Tipi:* the zero-temperature
+log-likelihood $\ell_0(w) = w^\top\bar\phi - \max_x w^\top\phi(x)$ (eq 1.10) is concave, piecewise
+linear and scale free; herding overshoots its peak at $w = 0$ forever. *Moment error:* the running
+average of $\phi(s_t)$ reaches $\bar\phi$ at rate $O(1/T)$ (Prop 1.2), against $O(1/\sqrt T)$ for
+independent samples from the same distribution. *Autocorrelation:* herding samples are negatively
+correlated at short lags (eq 1.13, Fig 1.4); i.i.d. samples are not. *Words:* the number $M(T)$ of
+distinct length-$T$ subsequences grows polynomially, like $T^K$ (eq 1.37), far below a random
+sequence's exponential growth. *Cycling:* $w_{t-1}^\top(\bar\phi - \phi(s_t)) \le 0$ at every step
+(eq 1.40), the condition of the perceptron cycling theorem that keeps $w$ bounded.
+
+**Try.** Change the seed to see other attractors; set $K = 2$ and $D = 3$ (the torus page explains
+that case); scale $\eta$ and watch the attractor rescale while the moments and words stay the same;
+start far away ($w_0 = 20, -20$) and watch the transient fall onto the attractor.
+For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the other coordinates at 0.
+"""
+
+    # --- computation -------------------------------------------------------------------------
+    def _compute(self) -> HerdingRun:
+        w0 = parse_vector("w0", self.w0, self.n_features)
+        return run_herding(self.n_states, self.n_features, self.seed, self.steps, w0,
+                           float(self.eta), self.max_lag, self.max_word)
+
+    # --- plots -------------------------------------------------------------------------------
+    def cones_plot(self):
+        res = self.result()
+        D = self.n_states
+        states = dict(cmap=STATE_COLORS[:D], clim=(-0.5, D - 0.5))
+        labels = hv.Image(res.labels, bounds=res.extent, kdims=WEIGHT_DIMS,
+                          vdims=[hv.Dimension("state", label="cone of state")])
+        labels = style(labels, alpha=0.3, colorbar=False, **states, bokeh=dict(tools=["hover"]))
+        # Translation vectors rho(x) = phi_bar - phi(x) from the origin, one per state (Fig 1.10),
+        # scaled to the window; the circles mark the features phi(x) themselves (Fig 1.11).
+        rho = res.model.moments[:2] - res.model.features[:, :2]
+        scale = 0.4 * res.extent[2] / max(float(np.abs(rho).max()), 1e-12)
+        arrows = hv.Segments((np.zeros(D), np.zeros(D), scale * rho[:, 0], scale * rho[:, 1],
+                              np.arange(D)), kdims=["w1", "w2", "x1", "y1"], vdims=["state"])
+        arrows = style(arrows, color="state", **states, bokeh=dict(line_width=3),
+                       mpl=dict(linewidth=2.5))
+        phi = res.model.features[:, :2]
+        feats = hv.Points((phi[:, 0], phi[:, 1], np.arange(D)), kdims=WEIGHT_DIMS, vdims=["state"])
+        feats = style(feats, bokeh=dict(color="state", **states, size=11, line_color="black",
+                                        fill_alpha=0.0, line_width=2),
+                      mpl=dict(color="none", edgecolors="black", s=90, linewidth=1.5))
+        overlay = labels * arrows * feats
+        if np.any(res.run.weights[0] != 0):
+            # The transient: the first steps from a non-zero w0 onto the attractor.
+            path = hv.Path([res.run.weights[:TRANSIENT + 1, :2]], kdims=WEIGHT_DIMS)
+            overlay = overlay * style(path, color="#444444", alpha=0.7,
+                                      bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
+        return overlay
+
+    def attractor_cloud(self):
+        res = self.result()
+        w = res.run.weights[min(BURN_IN, self.steps // 2):, :2]
+        return style(hv.Points(w, kdims=WEIGHT_DIMS), color="black",
+                     bokeh=dict(size=1.5), mpl=dict(s=0.3))
+
+    def tipi_plot(self):
+        res = self.result()
+        image = hv.Image(res.tipi, bounds=res.extent, kdims=WEIGHT_DIMS,
+                         vdims=[hv.Dimension("l0", label="ℓ₀(w)")])
+        return style(image, cmap="viridis", colorbar=True, bokeh=dict(tools=["hover"]))
+
+    def moment_plot(self):
+        err = self.result().error
+        keep = _log_spaced(len(err.t), 600)
+        t = err.t[keep].astype(float)
+        dims = [hv.Dimension("T", label="number of samples T"),
+                hv.Dimension("error", label="‖mean φ(s) − φ̄‖₂")]
+        mid = len(keep) // 2
+        herd_curve = hv.Curve((t, err.herding[keep]), *dims,
+                              label=f"herding (slope {err.herding_slope:.2f})")
+        iid_curve = hv.Curve((t, err.iid[keep]), *dims, label=f"i.i.d. (slope {err.iid_slope:.2f})")
+        # Guides through the middle of each curve.
+        g1 = hv.Curve((t, err.herding[keep][mid] * t[mid] / t), *dims, label="∝ 1/T")
+        g2 = hv.Curve((t, err.iid[keep][mid] * np.sqrt(t[mid] / t)), *dims, label="∝ 1/√T")
+        overlay = (style(herd_curve, color=HERDING_COLOR) * style(iid_curve, color=IID_COLOR)
+                   * style(g1, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
+                   * style(g2, color="gray", bokeh=DOTTED, mpl=MPL_DOTTED))
+        return style(overlay, logx=True, logy=True, legend_position="bottom_left")
+
+    def autocorrelation_plot(self):
+        res = self.result()
+        dims = [hv.Dimension("lag", label="lag t"), hv.Dimension("R", label="R(t)")]
+        lags = np.arange(len(res.autocorrelation))
+        herd_curve = style(hv.Curve((lags, res.autocorrelation), *dims, label="herding"),
+                           color=HERDING_COLOR)
+        iid_curve = style(hv.Curve((lags, res.iid_autocorrelation), *dims, label="i.i.d."),
+                          color=IID_COLOR)
+        return style(iid_curve * herd_curve * style(hv.HLine(0.0), color="gray"),
+                     legend_position="top_right")
+
+    def words_plot(self):
+        res = self.result()
+        T = np.arange(1, len(res.words) + 1, dtype=float)
+        dims = [hv.Dimension("T", label="word length T"),
+                hv.Dimension("M", label="distinct words M(T)")]
+        K = self.n_features
+        words = style(hv.Curve((T, res.words), *dims, label="herding"), color=HERDING_COLOR)
+        # Guide T^K through the last point (eq 1.37), and the Sturmian minimum T + 1.
+        guide = hv.Curve((T, res.words[-1] * (T / T[-1]) ** K), *dims, label=f"∝ T^{K}")
+        sturm = hv.Curve((T, T + 1), *dims, label="T + 1 (Sturmian)")
+        overlay = (words * style(guide, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
+                   * style(sturm, color=STURMIAN_COLOR))
+        return style(overlay, logx=True, logy=True, legend_position="top_left")
+
+    def cycling_plot(self):
+        run = self.result().run
+        c = run.cycling
+        keep = np.linspace(0, len(c) - 1, min(len(c), 4000)).astype(int)
+        dims = [hv.Dimension("t", label="step t"),
+                hv.Dimension("wv", label="wₜ₋₁ · (φ̄ − φ(sₜ))")]
+        verdict = "holds at every step" if run.cycling_holds else "VIOLATED"
+        pts = hv.Scatter((keep + 1, c[keep]), *dims, label=f"max {c.max():.3g}: {verdict}")
+        pts = style(pts, color="#9467bd", bokeh=dict(size=2), mpl=dict(s=2))
+        return style(pts * style(hv.HLine(0.0), color="black"), legend_position="bottom_left")
+
+
+def _log_spaced(n: int, count: int) -> np.ndarray:
+    """About ``count`` unique indices in [0, n) spaced evenly on a log scale (for log-log curves)."""
+    return np.unique(np.geomspace(1, n, num=min(count, n)).astype(int) - 1)
