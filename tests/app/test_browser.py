@@ -1,0 +1,145 @@
+"""The served app in a real browser: every page loads without console errors, a slider move
+changes the plot and the URL, URLs restore state, bad URL values are refused politely, and a
+screenshot of every page is saved under tests/app/screenshots/."""
+
+from __future__ import annotations
+
+import re
+import urllib.request
+
+import pytest
+
+from views import EXPLORERS
+
+from .conftest import SCREENSHOTS
+
+pytestmark = pytest.mark.browser
+
+#: Time allowed for a page's plots to appear, and for a redraw after a slider move (ms).
+LOAD_TIMEOUT = 60_000
+REDRAW_TIMEOUT = 30_000
+
+
+def _open(page, url: str) -> None:
+    page.goto(url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
+    page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+
+
+def _wait_for_plots(page, count: int) -> None:
+    """Wait until ``count`` Bokeh plot canvases are drawn (Playwright's CSS pierces shadow DOM)."""
+    page.wait_for_function(
+        """n => {
+            const found = [];
+            const walk = root => {
+                root.querySelectorAll('*').forEach(el => {
+                    if (el.classList && el.classList.contains('bk-Canvas')) found.push(el);
+                    if (el.shadowRoot) walk(el.shadowRoot);
+                });
+            };
+            walk(document);
+            return found.length >= n;
+        }""",
+        arg=count, timeout=LOAD_TIMEOUT,
+    )
+    page.wait_for_timeout(1500)  # let the last renders settle before screenshots
+
+
+def _deep_text(page) -> str:
+    """All text on the page, including inside the shadow roots of Bokeh's widgets."""
+    return page.evaluate(
+        """() => {
+            const parts = [];
+            const walk = root => {
+                root.querySelectorAll('*').forEach(el => {
+                    if (el.shadowRoot) walk(el.shadowRoot);
+                    for (const node of el.childNodes) {
+                        if (node.nodeType === 3 && node.textContent.trim()) parts.push(node.textContent.trim());
+                    }
+                });
+            };
+            walk(document);
+            return parts.join(' ');
+        }"""
+    )
+
+
+def _wait_for_text(page, pattern: str) -> None:
+    page.get_by_text(re.compile(pattern)).first.wait_for(timeout=REDRAW_TIMEOUT)
+
+
+def test_server_serves_the_app(server):
+    with urllib.request.urlopen(server, timeout=30) as resp:
+        assert resp.status == 200
+        assert "Learning Dynamics Explorer" in resp.read().decode()
+
+
+def test_home_page_lists_every_explorer(server, page):
+    _open(page, server)
+    page.wait_for_selector("text=Open the explorer", timeout=LOAD_TIMEOUT)
+    for cls in EXPLORERS.values():
+        assert page.locator(f"a[href='?page={cls.slug}']").count() >= 1
+    page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("slug", list(EXPLORERS))
+def test_page_loads_without_console_errors(server, page, slug):
+    cls = EXPLORERS[slug]
+    _open(page, f"{server}?page={slug}")
+    _wait_for_plots(page, len(cls.plots))
+    assert page.locator(f"text={cls.title}").count() >= 1
+    page.screenshot(path=str(SCREENSHOTS / f"{slug}.png"), full_page=True)
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("slug", list(EXPLORERS))
+def test_slider_move_changes_plot_and_url(server, page, slug):
+    cls = EXPLORERS[slug]
+    _open(page, f"{server}?page={slug}")
+    _wait_for_plots(page, len(cls.plots))
+    canvas = page.locator(".bk-Canvas").first
+    before = canvas.screenshot()
+    url_before = page.url
+    handle = page.locator(".noUi-handle").first
+    handle.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("u => window.location.href !== u", arg=url_before,
+                           timeout=REDRAW_TIMEOUT)
+    page.wait_for_timeout(2500)
+    after = canvas.screenshot()
+    assert after != before, "the first plot did not change after a slider move"
+    assert page.url != url_before
+    page.screenshot(path=str(SCREENSHOTS / f"{slug}-after-slider.png"), full_page=True)
+    assert page.errors == []
+
+
+def test_url_restores_state(server, page):
+    _open(page, f"{server}?page=herding&seed=42&n_states=5")
+    _wait_for_plots(page, len(EXPLORERS["herding"].plots))
+    text = _deep_text(page)
+    assert re.search(r"Model seed:\s*42", text), text[:2000]
+    assert re.search(r"States D:\s*5", text), text[:2000]
+    assert page.errors == []
+
+
+def test_bad_url_value_shows_message_not_traceback(server, page):
+    _open(page, f"{server}?page=herding&n_states=banana&seed=3")
+    _wait_for_plots(page, len(EXPLORERS["herding"].plots))
+    _wait_for_text(page, "Ignored URL settings")
+    text = _deep_text(page)
+    assert "Traceback" not in text
+    assert re.search(r"Model seed:\s*3", text), text[:2000]  # the good value still applies
+    assert page.errors == []
+
+
+def test_bad_typed_value_shows_alert(server, page):
+    _open(page, f"{server}?page=herding")
+    _wait_for_plots(page, len(EXPLORERS["herding"].plots))
+    field = page.locator("input[type='text']").first
+    field.fill("1, banana")
+    field.press("Enter")
+    _wait_for_text(page, "Could not compute with these settings")
+    assert "Traceback" not in _deep_text(page)
+    page.screenshot(path=str(SCREENSHOTS / "herding-bad-value.png"), full_page=True)
+    assert page.errors == []
