@@ -118,13 +118,29 @@ def parse_vector(name: str, text: str, size: int) -> tuple[float, ...]:
     return tuple(values)
 
 
-_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$(?!\$)", re.S)
+_MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$(?!\$)", re.S)
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _protect(tex: str) -> str:
+    """LaTeX that survives Markdown: a backslash before punctuation (``\\,`` ``\\;`` ``\\{``) is
+    a Markdown escape, so it is doubled; ``_`` and ``*`` are escaped so they never start
+    emphasis; ``<`` and ``>`` would be read as HTML."""
+    tex = _MARKDOWN_ESCAPE.sub(lambda m: "\\\\" + m.group(1), tex)
+    tex = tex.replace("_", r"\_").replace("*", r"\*")  # never emphasis
+    return tex.replace("<", r"\lt ").replace(">", r"\gt ")
 
 
 def math_markdown(text: str) -> str:
-    """Page text with ``$...$`` inline math turned into the ``\\(...\\)`` delimiters that Bokeh's
-    MathJax renders (``$$...$$`` display math is kept as it is). Authors write plain LaTeX."""
-    return _INLINE_MATH.sub(lambda m: "\\\\(" + m.group(1) + "\\\\)", text)
+    """Page text written with plain LaTeX (``$...$`` inline, ``$$...$$`` display) turned into
+    what Bokeh's MathJax renders through Markdown: inline math in ``\\(...\\)`` delimiters."""
+
+    def convert(m: re.Match) -> str:
+        if m.group(1) is not None:
+            return "$$" + _protect(m.group(1)) + "$$"
+        return "\\\\(" + _protect(m.group(2)) + "\\\\)"
+
+    return _MATH.sub(convert, text)
 
 
 class Plot:
@@ -277,7 +293,8 @@ class Explorer(param.Parameterized):
             )
             for s in EXPORT_FORMATS
         ]
-        return pn.Row(pn.pane.Markdown("**Export**", margin=(8, 5)), *buttons)
+        return pn.Row(pn.pane.Markdown("**Export the figure**", margin=(8, 5), width=150),
+                      *buttons, sizing_mode="fixed", width=150 + 4 * 80)
 
     def alert(self) -> pn.viewable.Viewable:
         """A visible alert while the last computation failed; empty otherwise."""
@@ -301,11 +318,10 @@ class Explorer(param.Parameterized):
             for p in self.plots
         ]
         grid = pn.GridBox(*panes, ncols=self.columns)
-        return pn.Column(
-            self.alert(),
-            grid,
-            self.downloads(),
+        about = pn.Card(
             pn.pane.Markdown(math_markdown(self.text), sizing_mode="stretch_width", max_width=960),
-            sizing_mode="stretch_width",
+            title=f"About this page: {self.paper}, {self.figures.split(';')[0]}",
+            collapsible=True, sizing_mode="stretch_width", margin=(5, 10),
         )
+        return pn.Column(self.alert(), about, grid, self.downloads(), sizing_mode="stretch_width")
 

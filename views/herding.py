@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
+import panel as pn
 import param
 
 from dynamics import herding
@@ -103,6 +104,7 @@ class HerdingExplorer(Explorer):
                              doc="Largest word length T for the complexity M(T), eq 1.36.")
 
     widgets = {
+        "seed": pn.widgets.IntInput,
         "steps": {"throttled": True},
         "eta": {"throttled": True},
         "max_lag": {"throttled": True},
@@ -243,7 +245,8 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         verdict = "holds at every step" if run.cycling_holds else "VIOLATED"
         pts = hv.Scatter((keep + 1, c[keep]), *dims, label=f"max {c.max():.3g}: {verdict}")
         pts = style(pts, color="#9467bd", bokeh=dict(size=2), mpl=dict(s=2))
-        return style(pts * style(hv.HLine(0.0), color="black"), legend_position="bottom_left")
+        return style(pts * style(hv.HLine(0.0), color="black"), legend_position="bottom_left",
+                     show_legend=True)
 
 
 def _log_spaced(n: int, count: int) -> np.ndarray:
