@@ -1,0 +1,541 @@
+"""DNF formula search by staged strong Doeblin chains (Steinhardt & Liang, Sec 5, Table 1).
+
+Re-exported by ``dynamics.doeblin``.
+
+Formulas are f(x) = OR_{i<n} AND_{j<m} [a_ij . x <= b_ij] with integer coefficients
+a_ij in {-c..c}^d and bounds b_ij in {-B..B} (the paper uses c = B = 1, n = m = 3). Given
+examples (x, label), the search looks for an f with zero errors I(f) = #{x : f(x) != label}.
+
+All samplers are Metropolis-Hastings with symmetric proposals that edit one atom
+[a_ij . x <= b_ij]: with probability 1/2 one entry of [a_ij b_ij] gets a new value (uniform over the
+other values), otherwise all entries are redrawn uniformly. They differ by their stages (Sec 3.1):
+
+- 0-stage: MH on the full cost I(f) from a random formula, no restarts.
+- 1-stage: a strong Doeblin chain: each step restarts from a uniformly random formula with
+  probability ``restart`` (default 0.0002), otherwise makes an MH step on I(f).
+- 2-stage: the three-stage cycle of Fig 2(b): restart (uniform formula) -> simplified stage
+  (MH on the per-disjunct cost, left with probability 0.04 per step, i.e. Geometric(0.04)
+  steps) -> full stage (MH on I(f), restarting with probability 0.0002 per step).
+
+The simplified cost decomposes over disjuncts: disjunct d pays ``big`` for each negative example
+it accepts (then f would accept it too) and ``small`` for each positive example it rejects
+(another disjunct may still accept it). Every step is one MH proposal or one restart; a run stops
+at the first step where I(f) = 0.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from dynamics._common import (
+    as_generator,
+    check_array,
+    check_count,
+    check_in_range,
+    check_positive,
+    describe,
+)
+
+__all__ = [
+    "DNF_METHODS",
+    "DNF_LEVELS",
+    "DNFProblem",
+    "make_dnf_problem",
+    "dnf_errors",
+    "DNFSearchResult",
+    "dnf_search",
+    "DNFTable",
+    "dnf_experiment",
+]
+
+DNF_METHODS = ("0-stage", "1-stage", "2-stage")
+_STAGES = {"0-stage": 0, "1-stage": 1, "2-stage": 2}
+
+#: Problems of increasing difficulty: the target formula's shape (disjuncts x atoms), the number
+#: of variables, the search shape and the number of examples.
+DNF_LEVELS: dict[str, dict] = {
+    "easy": dict(n_vars=3, target_disjuncts=2, target_atoms=2, n_disjuncts=3, n_atoms=3,
+                 n_examples=60),
+    "medium": dict(n_vars=4, target_disjuncts=2, target_atoms=3, n_disjuncts=3, n_atoms=3,
+                   n_examples=100),
+    "hard": dict(n_vars=5, target_disjuncts=2, target_atoms=3, n_disjuncts=3, n_atoms=3,
+                 n_examples=120),
+    "harder": dict(n_vars=5, target_disjuncts=3, target_atoms=3, n_disjuncts=3, n_atoms=3,
+                   n_examples=150),
+}
+
+
+@dataclass(frozen=True)
+class DNFProblem:
+    """A consistent DNF inference problem (examples labelled by a hidden target formula).
+
+    Attributes
+    ----------
+    inputs : ndarray of int64 (n_examples, n_vars)
+    labels : ndarray of int64 (n_examples,)
+        1 = True, 0 = False.
+    n_disjuncts, n_atoms : int
+        Shape n x m of the formulas searched.
+    coef_range, bound_range : int
+        a_ij in {-coef_range..coef_range}^d, b_ij in {-bound_range..bound_range}.
+    target_coef : ndarray of int64 (n_t, m_t, n_vars)
+    target_bound : ndarray of int64 (n_t, m_t)
+        The formula that generated the labels (so a zero-error formula exists whenever the search
+        shape is at least the target's).
+    """
+
+    inputs: np.ndarray
+    labels: np.ndarray
+    n_disjuncts: int
+    n_atoms: int
+    coef_range: int
+    bound_range: int
+    target_coef: np.ndarray
+    target_bound: np.ndarray
+
+
+def _evaluate_formula(coef: np.ndarray, bound: np.ndarray, X: np.ndarray) -> np.ndarray:
+    atoms = np.einsum("ijk,ek->eij", coef, X) <= bound[None, :, :]
+    return atoms.all(axis=2).any(axis=1)
+
+
+def dnf_errors(coef, bound, problem: DNFProblem) -> int:
+    """I(f): the number of examples the formula (coef (n, m, d), bound (n, m)) gets wrong."""
+    coef = check_array("coef", coef, ndim=3, dtype=np.int64)
+    bound = check_array("bound", bound, ndim=2, dtype=np.int64)
+    if coef.shape[:2] != bound.shape or coef.shape[2] != problem.inputs.shape[1]:
+        raise ValueError(f"coef {coef.shape} and bound {bound.shape} do not fit the problem")
+    wrong = _evaluate_formula(coef, bound, problem.inputs) != problem.labels.astype(bool)
+    return int(wrong.sum())
+
+
+def make_dnf_problem(*, n_vars: int = 3, n_disjuncts: int = 2, n_atoms: int = 2,
+                     target_disjuncts: int | None = None, target_atoms: int | None = None,
+                     n_examples: int = 40, value_range: int = 3, coef_range: int = 1,
+                     bound_range: int = 1, seed=None) -> DNFProblem:
+    """Draw a hidden target formula and distinct examples x in {-value_range..value_range}^d.
+
+    Target atoms have non-zero coefficient vectors; the draw is repeated until between 25% and
+    75% of the examples are positive, so that neither constant formula is close to a solution.
+    """
+    d = check_count("n_vars", n_vars, high=16)
+    n = check_count("n_disjuncts", n_disjuncts, high=16)
+    m = check_count("n_atoms", n_atoms, high=16)
+    nt = n if target_disjuncts is None else check_count("target_disjuncts", target_disjuncts,
+                                                         high=16)
+    mt = m if target_atoms is None else check_count("target_atoms", target_atoms, high=16)
+    if nt > n or mt > m:
+        raise ValueError(
+            f"the target shape ({nt} x {mt}) must fit in the search shape ({n} x {m}) so that a "
+            "zero-error formula exists"
+        )
+    R = check_count("value_range", value_range, high=100)
+    c = check_count("coef_range", coef_range, high=10)
+    B = check_count("bound_range", bound_range, low=0, high=100)
+    n_ex = check_count("n_examples", n_examples, low=2, high=10_000)
+    if n_ex > (2 * R + 1) ** d:
+        raise ValueError(f"n_examples = {n_ex} exceeds the {(2 * R + 1) ** d} distinct inputs")
+    rng = as_generator(seed)
+    for _ in range(10_000):
+        flat = rng.choice((2 * R + 1) ** d, size=n_ex, replace=False)
+        X = np.stack(np.unravel_index(flat, (2 * R + 1,) * d), axis=1).astype(np.int64) - R
+        coef = rng.integers(-c, c + 1, size=(nt, mt, d))
+        while np.any(zero := ~coef.any(axis=2)):
+            coef[zero] = rng.integers(-c, c + 1, size=(int(zero.sum()), d))
+        bound = rng.integers(-B, B + 1, size=(nt, mt))
+        labels = _evaluate_formula(coef, bound, X)
+        if 0.25 <= labels.mean() <= 0.75:
+            return DNFProblem(inputs=X, labels=labels.astype(np.int64), n_disjuncts=n,
+                              n_atoms=m, coef_range=c, bound_range=B,
+                              target_coef=coef.astype(np.int64),
+                              target_bound=bound.astype(np.int64))
+    raise ValueError("could not draw a balanced problem with these settings")  # pragma: no cover
+
+
+# ============================================================== the MH kernel
+
+
+@njit(cache=True, nogil=True)
+def _randomize(coef, bound, c, B):
+    """Uniform formula: every entry drawn in order (disjunct, atom, coefficients then bound)."""
+    n, m, d = coef.shape
+    for i in range(n):
+        for j in range(m):
+            for k in range(d):
+                coef[i, j, k] = -c + int(np.random.random() * (2 * c + 1))
+            bound[i, j] = -B + int(np.random.random() * (2 * B + 1))
+
+
+@njit(cache=True, nogil=True)
+def _rebuild(XT, labels, coef, bound, atom, nfalse, ntrue, simp, big, small):
+    """Recompute every cache from scratch; returns I(f). Caches keep the examples innermost:
+    atom[i, j, e], nfalse[i, e] (false atoms of disjunct i on example e), ntrue[e]."""
+    d, n_ex = XT.shape
+    n, m = bound.shape
+    simp[:] = 0.0
+    ntrue[:] = 0
+    for i in range(n):
+        nfalse[i, :] = 0
+        for j in range(m):
+            for e in range(n_ex):
+                s = 0
+                for k in range(d):
+                    s += coef[i, j, k] * XT[k, e]
+                v = 1 if s <= bound[i, j] else 0
+                atom[i, j, e] = v
+                nfalse[i, e] += 1 - v
+        for e in range(n_ex):
+            if nfalse[i, e] == 0:
+                ntrue[e] += 1
+                if labels[e] == 0:
+                    simp[i] += big
+            elif labels[e] == 1:
+                simp[i] += small
+    errors = 0
+    for e in range(n_ex):
+        f = 1 if ntrue[e] > 0 else 0
+        if f != labels[e]:
+            errors += 1
+    return errors
+
+
+@njit(cache=True, nogil=True)
+def _dnf_search_kernel(X, labels, coef, bound, stages, restart, leave, beta, beta_simple,
+                       c, B, big, small, max_steps, seed):
+    """Staged MH search for a zero-error DNF (module docstring). Returns (steps, solved).
+
+    Random numbers, in order: the initial formula (n m (d + 1)); then per step: the stage
+    transition (one uniform whenever the stage chain has a choice: 1-stage in the full stage,
+    2-stage in the simplified and full stages), then either a new formula (restart stage) or
+    the proposal (atom, kind, then entry and new value, or d + 1 new values) and, only if the
+    move raises the stage's cost, one acceptance uniform."""
+    np.random.seed(seed)
+    n_ex, d = X.shape
+    n, m = bound.shape
+    XT = np.ascontiguousarray(X.T)
+    atom = np.empty((n, m, n_ex), dtype=np.uint8)
+    nfalse = np.empty((n, n_ex), dtype=np.int64)
+    ntrue = np.empty(n_ex, dtype=np.int64)
+    simp = np.empty(n)
+    acc = np.empty(n_ex, dtype=np.int64)
+    new_row = np.empty(d + 1, dtype=np.int64)
+    _randomize(coef, bound, c, B)
+    errors = _rebuild(XT, labels, coef, bound, atom, nfalse, ntrue, simp, big, small)
+    stage = 1 if stages == 2 else 2  # 0 restart, 1 simplified, 2 full
+    step = 0
+    while errors > 0 and step < max_steps:
+        step += 1
+        # stage transition z' ~ C[z]
+        if stages == 1:
+            if stage == 2:
+                if np.random.random() < restart:
+                    stage = 0
+            else:
+                stage = 2
+        elif stages == 2:
+            if stage == 0:
+                stage = 1
+            elif stage == 1:
+                if np.random.random() < leave:
+                    stage = 2
+            else:
+                if np.random.random() < restart:
+                    stage = 0
+        if stage == 0:
+            _randomize(coef, bound, c, B)
+            errors = _rebuild(XT, labels, coef, bound, atom, nfalse, ntrue, simp, big, small)
+            continue
+        # proposal: edit atom (i, j)
+        a = int(np.random.random() * (n * m))
+        if a >= n * m:
+            a = n * m - 1
+        i = a // m
+        j = a - i * m
+        for k in range(d):
+            new_row[k] = coef[i, j, k]
+        new_row[d] = bound[i, j]
+        if np.random.random() < 0.5:
+            pos = int(np.random.random() * (d + 1))
+            if pos > d:
+                pos = d
+            r = c if pos < d else B
+            if r > 0:
+                v = -r + int(np.random.random() * (2 * r))
+                if v >= new_row[pos]:
+                    v += 1
+                new_row[pos] = v
+        else:
+            for k in range(d):
+                new_row[k] = -c + int(np.random.random() * (2 * c + 1))
+            new_row[d] = -B + int(np.random.random() * (2 * B + 1))
+        # a_ij . x_e for all examples (examples innermost: vectorisable)
+        acc[:] = 0
+        for k in range(d):
+            rk = new_row[k]
+            if rk != 0:
+                for e in range(n_ex):
+                    acc[e] += rk * XT[k, e]
+        # cost change
+        b_new = new_row[d]
+        d_err = 0
+        d_simp = 0.0
+        for e in range(n_ex):
+            v = 1 if acc[e] <= b_new else 0
+            if v != atom[i, j, e]:
+                nf_old = nfalse[i, e]
+                nf_new = nf_old - 1 if v == 1 else nf_old + 1
+                if (nf_old == 0) != (nf_new == 0):
+                    dis_new = 1 if nf_new == 0 else 0
+                    nt_new = ntrue[e] + (1 if dis_new == 1 else -1)
+                    f_old = 1 if ntrue[e] > 0 else 0
+                    f_new = 1 if nt_new > 0 else 0
+                    d_err += (1 if f_new != labels[e] else 0) - (1 if f_old != labels[e] else 0)
+                    if labels[e] == 0:
+                        d_simp += big if dis_new == 1 else -big
+                    else:
+                        d_simp += -small if dis_new == 1 else small
+        delta = beta * d_err if stage == 2 else beta_simple * d_simp
+        accept = np.random.random() < math.exp(-delta) if delta > 0 else True
+        if not accept:
+            continue
+        for e in range(n_ex):
+            v = 1 if acc[e] <= b_new else 0
+            if v != atom[i, j, e]:
+                atom[i, j, e] = v
+                if v == 1:
+                    nfalse[i, e] -= 1
+                    if nfalse[i, e] == 0:
+                        ntrue[e] += 1
+                else:
+                    if nfalse[i, e] == 0:
+                        ntrue[e] -= 1
+                    nfalse[i, e] += 1
+        for k in range(d):
+            coef[i, j, k] = new_row[k]
+        bound[i, j] = new_row[d]
+        errors += d_err
+        simp[i] += d_simp
+    return step, errors == 0
+
+
+# ============================================================== public search and experiment
+
+
+@dataclass(frozen=True)
+class DNFSearchResult:
+    """One run of `dnf_search`.
+
+    Attributes
+    ----------
+    coef : ndarray of int64 (n, m, d)
+    bound : ndarray of int64 (n, m)
+        The last formula (a zero-error one if ``solved``).
+    steps : int
+        Steps taken (MH proposals plus restarts).
+    seconds : float
+        Wall-clock time of the search.
+    solved : bool
+    errors : int
+        I(f) of the last formula.
+    method : str
+    """
+
+    coef: np.ndarray
+    bound: np.ndarray
+    steps: int
+    seconds: float
+    solved: bool
+    errors: int
+    method: str
+
+
+def _check_method(method) -> int:
+    if method not in _STAGES:
+        raise ValueError(f"method must be one of {DNF_METHODS}, got {describe(method)}")
+    return _STAGES[method]
+
+
+def _check_problem(problem) -> DNFProblem:
+    if not isinstance(problem, DNFProblem):
+        raise ValueError(f"problem must be a DNFProblem, got {describe(problem)}")
+    return problem
+
+
+def dnf_search(problem: DNFProblem, *, method: str = "2-stage", max_steps: int = 1_000_000,
+               beta: float = 3.0, beta_simple: float = 3.0, restart: float = 0.0002,
+               leave: float = 0.04, weights: tuple[float, float] = (1.0, 0.25),
+               seed=None) -> DNFSearchResult:
+    """Search for a zero-error DNF formula by (staged) MH (Sec 5, Table 1; Sec 3.1, Fig 2).
+
+    Parameters
+    ----------
+    problem : DNFProblem
+    method : {"0-stage", "1-stage", "2-stage"}, keyword-only
+    max_steps : int, keyword-only
+        Give up after this many steps (in [1, 1e9]).
+    beta : float, keyword-only
+        Inverse temperature of MH on the full cost: a move that adds k errors is accepted with
+        probability exp(-beta k).
+    beta_simple : float, keyword-only
+        Inverse temperature on the simplified cost.
+    restart : float, keyword-only
+        Restart probability per full-cost step (1-stage and 2-stage), in (0, 1].
+    leave : float, keyword-only
+        Probability per step of leaving the simplified stage (2-stage), in (0, 1].
+    weights : (big, small), keyword-only
+        Costs of a negative example accepted by a disjunct and of a positive one it rejects.
+    seed : int, Generator or None, keyword-only
+    """
+    problem = _check_problem(problem)
+    stages = _check_method(method)
+    max_steps = check_count("max_steps", max_steps, high=1_000_000_000)
+    beta = check_positive("beta", beta, allow_zero=True)
+    beta_simple = check_positive("beta_simple", beta_simple, allow_zero=True)
+    restart = check_in_range("restart", restart, 0.0, 1.0, low_open=True)
+    leave = check_in_range("leave", leave, 0.0, 1.0, low_open=True)
+    w = check_array("weights", weights, shape=(2,))
+    if np.any(w < 0):
+        raise ValueError(f"weights must be non-negative, got {describe(w)}")
+    seed = int(as_generator(seed).integers(0, 2**32))
+    d = problem.inputs.shape[1]
+    coef = np.empty((problem.n_disjuncts, problem.n_atoms, d), dtype=np.int64)
+    bound = np.empty((problem.n_disjuncts, problem.n_atoms), dtype=np.int64)
+    start = time.perf_counter()
+    steps, solved = _dnf_search_kernel(problem.inputs, problem.labels, coef, bound, stages,
+                                       restart, leave, beta, beta_simple, problem.coef_range,
+                                       problem.bound_range, float(w[0]), float(w[1]), max_steps,
+                                       seed)
+    seconds = time.perf_counter() - start
+    return DNFSearchResult(coef=coef, bound=bound, steps=int(steps), seconds=seconds,
+                           solved=bool(solved), errors=dnf_errors(coef, bound, problem),
+                           method=method)
+
+
+@dataclass(frozen=True)
+class DNFTable:
+    """Time to a zero-error formula per difficulty level and method (Table 1).
+
+    Attributes
+    ----------
+    levels : tuple of str
+    methods : tuple of str
+    steps : ndarray of int64 (n_levels, n_methods, trials)
+        Steps to success (max_steps when not solved).
+    seconds : ndarray (n_levels, n_methods, trials)
+    solved : ndarray of bool (n_levels, n_methods, trials)
+    mean_seconds, se_seconds : ndarray (n_levels, n_methods)
+        Mean and standard error over trials (unsolved runs count their full time, so the mean is
+        then a lower bound, shown as ">=").
+    mean_steps, se_steps : ndarray (n_levels, n_methods)
+    solved_fraction : ndarray (n_levels, n_methods)
+    max_steps : int
+    total_seconds : float
+    """
+
+    levels: tuple
+    methods: tuple
+    steps: np.ndarray
+    seconds: np.ndarray
+    solved: np.ndarray
+    mean_seconds: np.ndarray
+    se_seconds: np.ndarray
+    mean_steps: np.ndarray
+    se_steps: np.ndarray
+    solved_fraction: np.ndarray
+    max_steps: int
+    total_seconds: float
+
+    def table(self) -> str:
+        """Table 1 as text: mean +- s.e. seconds per method (rows) and level (columns)."""
+        head = "method   " + "".join(f"{lv:>26}" for lv in self.levels)
+        rows = [head]
+        for k, meth in enumerate(self.methods):
+            cells = []
+            for a in range(len(self.levels)):
+                ge = ">=" if self.solved_fraction[a, k] < 1 else "  "
+                cells.append(f"{ge}{self.mean_seconds[a, k] * 1e3:9.2f} +- "
+                             f"{self.se_seconds[a, k] * 1e3:7.2f} ms")
+            rows.append(f"{meth:<9}" + "".join(f"{c:>26}" for c in cells))
+        return "\n".join(rows)
+
+
+def dnf_experiment(levels=None, *, trials: int = 80, max_steps: int = 1_000_000,
+                   methods=DNF_METHODS, beta: float = 3.0, beta_simple: float = 3.0,
+                   restart: float = 0.0002, leave: float = 0.04, seed=0,
+                   progress=None) -> DNFTable:
+    """Table 1 on generated problems: time to a zero-error formula, mean and s.e. over trials.
+
+    Each trial draws a fresh problem per level (`make_dnf_problem` with the level's settings)
+    and runs every method on it from its own random start.
+
+    Parameters
+    ----------
+    levels : sequence of str or dict name -> settings, optional
+        Names of `DNF_LEVELS` (default: all of them, easiest first) or custom settings.
+    trials : int, keyword-only
+        Trials per level, in [1, 100000].
+    max_steps : int, keyword-only
+        Step cap per run; unsolved runs are counted at the cap (see `DNFTable`).
+    methods : sequence of str, keyword-only
+    beta, beta_simple, restart, leave : float, keyword-only
+        See `dnf_search`.
+    seed : int, Generator or None, keyword-only
+    progress : callable(fraction: float, message: str) or None, keyword-only
+        Called after every trial.
+    """
+    if levels is None:
+        levels = dict(DNF_LEVELS)
+    elif not isinstance(levels, dict):
+        names = list(levels)
+        unknown = [lv for lv in names if lv not in DNF_LEVELS]
+        if unknown or not names:
+            raise ValueError(f"levels must be names of {tuple(DNF_LEVELS)}, got {describe(names)}")
+        levels = {lv: DNF_LEVELS[lv] for lv in names}
+    trials = check_count("trials", trials, high=100_000)
+    max_steps = check_count("max_steps", max_steps, high=1_000_000_000)
+    methods = tuple(methods)
+    for meth in methods:
+        _check_method(meth)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {describe(progress)}")
+    rng = as_generator(seed)
+    _warmup()  # compile before the clock starts
+    names = tuple(levels)
+    shape = (len(names), len(methods), trials)
+    steps = np.empty(shape, dtype=np.int64)
+    seconds = np.empty(shape)
+    solved = np.empty(shape, dtype=bool)
+    start = time.perf_counter()
+    total = len(names) * trials
+    for a, name in enumerate(names):
+        for t in range(trials):
+            problem = make_dnf_problem(**levels[name], seed=rng)
+            for k, meth in enumerate(methods):
+                res = dnf_search(problem, method=meth, max_steps=max_steps, beta=beta,
+                                 beta_simple=beta_simple, restart=restart, leave=leave, seed=rng)
+                steps[a, k, t] = res.steps
+                seconds[a, k, t] = res.seconds
+                solved[a, k, t] = res.solved
+            if progress is not None:
+                progress((a * trials + t + 1) / total, f"{name}: trial {t + 1}/{trials}")
+    se = (lambda v: v.std(axis=-1, ddof=1) / math.sqrt(trials)) if trials > 1 else (
+        lambda v: np.zeros(v.shape[:-1]))
+    return DNFTable(
+        levels=names, methods=methods, steps=steps, seconds=seconds, solved=solved,
+        mean_seconds=seconds.mean(axis=-1), se_seconds=se(seconds),
+        mean_steps=steps.mean(axis=-1), se_steps=se(steps.astype(float)),
+        solved_fraction=solved.mean(axis=-1), max_steps=max_steps,
+        total_seconds=time.perf_counter() - start,
+    )
+
+
+def _warmup() -> None:
+    """Compile the MH kernel on a tiny problem (production dtypes)."""
+    problem = make_dnf_problem(n_vars=2, n_disjuncts=1, n_atoms=1, n_examples=6, seed=0)
+    for method in DNF_METHODS:
+        dnf_search(problem, method=method, max_steps=10, seed=0)

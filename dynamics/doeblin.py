@@ -1,0 +1,1113 @@
+"""Strong Doeblin chains: Markov chains with a guaranteed mixing time, and learning them.
+
+Implements Steinhardt & Liang, *Learning Fast-Mixing Models for Structured Prediction*
+(seed paper ``002``): the restarted chain of eqs 1-2, its spectral gap (Prop 3.1), its stationary
+law in closed form (Prop 3.2, eq 3) with the exact sampler that the series suggests, the monotone
+KL divergences (Prop 3.4), the Mahalanobis bound (Prop 3.5), staged chains (Sec 3.1, Thm 3.6,
+Cor 3.7), and the three-state chain of the paper's Fig 1. Learning (Sec 4, Algorithm 1) and the
+word task of Sec 5 live in ``dynamics._doeblin_learning``; the DNF search of Sec 5 (Table 1) in
+``dynamics._doeblin_dnf``. Both are re-exported here.
+
+Conventions: row-stochastic matrices
+------------------------------------
+Here ``P[i, j] = P(next = j | now = i)`` (rows sum to 1) and laws are 1-d arrays read as row
+vectors, ``pi @ P``. The paper writes column-stochastic kernels ``A(y_t | y_{t-1})``, i.e. its
+``A[y_t, y_{t-1}]`` is our ``P[y_{t-1}, y_t]``: ``A = P.T``. Its equations translate as
+
+    paper (columns)                              here (rows)
+    A~ = (1 - eps) A + eps u 1^T       (eq 2)    P~ = (1 - eps) P + eps 1 u^T
+    pi~ = eps (I - (1 - eps) A)^{-1} u (eq 3)    (I - (1 - eps) P^T) pi~ = eps u
+    A pi = pi                                    pi P = pi  (i.e. P^T pi = pi)
+
+and eigenvalues are the same for A and P = A^T.
+
+What is here
+------------
+- Closed forms: `restart_chain` (eq 2), `stationary`, `restart_stationary` (Prop 3.2),
+  `spectral_gap`, `restart_spectrum` (Prop 3.1), `restart_sweep` (Props 3.1, 3.4, 3.5 over a
+  grid of eps), `mahalanobis_distance`, `is_reversible`.
+- Sampling: `sample_restart` (exact draws, Prop 3.2, raced against the plain chain).
+- Chains: `three_state_chain` (Fig 1), `random_chain`, `barbell_chain`, `restart_law`.
+- Staged chains (Sec 3.1): `restart_kernel`, `cycle_stage_transition`, `staged_chain`,
+  `stage_marginal`, `staged_gap_bound` (Thm 3.6), `cycle_gap_bound` (Cor 3.7).
+- Learning (Sec 4): `sequence_model`, `model_chains`, `exact_log_likelihood`, `exact_gradient`,
+  `sample_gradient` (Algorithm 1), `gradient_convergence`, `gibbs_path`; the word task of
+  Sec 5 / Fig 4: `make_word_task`, `train_word_task`.
+- DNF search (Sec 5, Table 1): `make_dnf_problem`, `dnf_search`, `dnf_experiment`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from dynamics._common import (
+    MAX_STATES,
+    as_generator,
+    check_array,
+    check_count,
+    check_in_range,
+    check_probability_vector,
+    check_stochastic_matrix,
+    describe,
+    kl_divergence,
+)
+
+__all__ = [
+    # chains and laws
+    "restart_chain",
+    "stationary",
+    "restart_stationary",
+    "spectral_gap",
+    "second_eigenvalue",
+    "is_reversible",
+    "mahalanobis_distance",
+    "RestartSpectrum",
+    "restart_spectrum",
+    "RestartSweep",
+    "restart_sweep",
+    # sampling
+    "RestartSample",
+    "sample_restart",
+    "MAX_SAMPLE_TRANSITIONS",
+    # builders
+    "three_state_chain",
+    "random_chain",
+    "barbell_chain",
+    "RESTART_LAWS",
+    "restart_law",
+    # staged chains
+    "restart_kernel",
+    "cycle_stage_transition",
+    "staged_chain",
+    "stage_marginal",
+    "cycle_gap_bound",
+    "StagedGapBound",
+    "staged_gap_bound",
+]
+
+#: Cap on the transitions of one `sample_restart` call (the plain chain's path holds that many
+#: int64 states: 25 M steps = 200 MB).
+MAX_SAMPLE_TRANSITIONS = 25_000_000
+#: Cap on the number of exact draws of one `sample_restart` call.
+MAX_SAMPLE_DRAWS = 10_000_000
+#: Cap on ``len(eps_grid) * n**3`` in `restart_sweep` (one eigen-decomposition per eps).
+MAX_SWEEP_COST = 1_000_000_000
+#: Cap on the states of a joint staged chain (dense eigen-decomposition).
+MAX_STAGED_STATES = 2048
+#: Cap on the horizon b of `staged_gap_bound`.
+MAX_BOUND_HORIZON = 20_000
+#: Tolerance of the residual check of `stationary`.
+_STATIONARY_ATOL = 1e-9
+
+RESTART_LAWS = ("uniform", "point", "chain")
+
+
+# ============================================================== checks
+
+
+def _check_eps(eps, name: str = "eps") -> float:
+    """The restart probability: eq 1 needs eps in (0, 1] (eps = 0 is the plain chain)."""
+    return check_in_range(name, eps, 0.0, 1.0, low_open=True)
+
+
+def _check_chain_and_law(P, u):
+    P = check_stochastic_matrix("P", P)
+    if P.shape[0] > MAX_STATES:
+        raise ValueError(f"P must have at most {MAX_STATES} states, got {P.shape[0]}")
+    u = check_probability_vector("u", u, size=P.shape[0])
+    return P, u
+
+
+def _check_chain(P, name: str = "P") -> np.ndarray:
+    P = check_stochastic_matrix(name, P)
+    if P.shape[0] > MAX_STATES:
+        raise ValueError(f"{name} must have at most {MAX_STATES} states, got {P.shape[0]}")
+    return P
+
+
+# ============================================================== closed forms (Sec 2-3)
+
+
+def restart_chain(P, u, eps: float) -> np.ndarray:
+    """The strong Doeblin chain P~ = (1 - eps) P + eps 1 u^T (eqs 1-2).
+
+    With probability eps the chain restarts from u (independently of the current state),
+    otherwise it moves by P. This is eq 2 of Steinhardt & Liang, A~ = (1 - eps) A + eps u 1^T,
+    written for row-stochastic matrices (A = P^T, see the module docstring).
+
+    Parameters
+    ----------
+    P : array (n, n)
+        Row-stochastic transition matrix, ``P[i, j] = P(next = j | now = i)``.
+    u : array (n,)
+        Restart law.
+    eps : float
+        Restart probability in (0, 1].
+
+    Returns
+    -------
+    ndarray (n, n)
+        The row-stochastic matrix P~.
+    """
+    P, u = _check_chain_and_law(P, u)
+    eps = _check_eps(eps)
+    return (1.0 - eps) * P + eps * u[None, :]
+
+
+def _closed_classes(P: np.ndarray) -> list[np.ndarray]:
+    """Closed communicating classes of the directed graph i -> j where P[i, j] > 0."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n_comp, labels = connected_components(csr_matrix(P > 0), directed=True, connection="strong")
+    leaves = np.zeros(n_comp, dtype=bool)
+    rows, cols = np.nonzero(P > 0)
+    leaves[labels[rows][labels[rows] != labels[cols]]] = True
+    return [np.flatnonzero(labels == c) for c in range(n_comp) if not leaves[c]]
+
+
+def stationary(P) -> np.ndarray:
+    """The stationary law pi of P: pi P = pi, sum(pi) = 1, by one linear solve.
+
+    Solves (I - P^T) pi = 0 with one (redundant) row replaced by sum(pi) = 1: the rows of
+    I - P^T sum to zero, so this system is non-singular exactly when the law is unique, i.e. when
+    the graph of P has a single closed class (transient states get pi = 0). No power iteration,
+    so slowly mixing chains (the paper's point) are solved as accurately as fast ones.
+
+    Parameters
+    ----------
+    P : array (n, n)
+        Row-stochastic matrix with a unique stationary law.
+
+    Returns
+    -------
+    ndarray (n,)
+        pi, non-negative, summing to 1.
+
+    Raises
+    ------
+    ValueError
+        If P is not row-stochastic, or has more than one closed class (several stationary laws).
+    """
+    P = _check_chain(P)
+    n = P.shape[0]
+    closed = _closed_classes(P)
+    if len(closed) != 1:
+        raise ValueError(
+            f"P must have a unique stationary law, but its graph has {len(closed)} closed classes "
+            f"(first states: {[int(c[0]) for c in closed[:5]]}); make it irreducible"
+        )
+    M = np.eye(n) - P.T
+    M[-1, :] = 1.0
+    rhs = np.zeros(n)
+    rhs[-1] = 1.0
+    pi = np.linalg.solve(M, rhs)
+    pi = np.clip(pi, 0.0, None)
+    pi /= pi.sum()
+    residual = np.abs(pi @ P - pi).max()
+    if not np.isfinite(residual) or residual > _STATIONARY_ATOL * max(1.0, n):
+        raise ValueError(
+            f"P is too close to having several stationary laws to solve for one: residual "
+            f"{residual:.3g} of pi P = pi"
+        )
+    return pi
+
+
+def restart_stationary(P, u, eps: float) -> np.ndarray:
+    """Stationary law of the strong Doeblin chain, in closed form (Prop 3.2, eq 3).
+
+    pi~ = eps sum_j (1 - eps)^j u^T P^j  =  eps u^T (I - (1 - eps) P)^{-1}, obtained by solving
+    (I - (1 - eps) P^T) pi~ = eps u (no matrix inverse). The matrix is non-singular for every
+    eps in (0, 1] because the spectral radius of (1 - eps) P is 1 - eps < 1. Paper (columns):
+    pi~ = eps (I - (1 - eps) A)^{-1} u.
+
+    Parameters
+    ----------
+    P : array (n, n)
+        Row-stochastic matrix (any: irreducibility is not needed).
+    u : array (n,)
+        Restart law.
+    eps : float
+        Restart probability in (0, 1]; eps = 1 gives u.
+
+    Returns
+    -------
+    ndarray (n,)
+        pi~_eps.
+    """
+    P, u = _check_chain_and_law(P, u)
+    eps = _check_eps(eps)
+    return _restart_stationary(P, u, eps)
+
+
+def _restart_stationary(P: np.ndarray, u: np.ndarray, eps: float) -> np.ndarray:
+    n = P.shape[0]
+    pi = np.linalg.solve(np.eye(n) - (1.0 - eps) * P.T, eps * u)
+    pi = np.clip(pi, 0.0, None)
+    return pi / pi.sum()
+
+
+def _moduli_sorted(P: np.ndarray) -> np.ndarray:
+    eig = np.linalg.eigvals(P)
+    return eig[np.argsort(-np.abs(eig), kind="stable")]
+
+
+def second_eigenvalue(P) -> float:
+    """|lambda_2(P)|: the second-largest eigenvalue modulus ("in complex norm", Sec 3).
+
+    For a stochastic matrix lambda_1 = 1; if 1 is a repeated eigenvalue (several closed classes)
+    or P is periodic, |lambda_2| = 1. A 1-state chain returns 0.
+    """
+    P = _check_chain(P)
+    if P.shape[0] == 1:
+        return 0.0
+    return float(min(1.0, abs(_moduli_sorted(P)[1])))
+
+
+def spectral_gap(P) -> float:
+    """The spectral gap 1 - |lambda_2(P)| (Sec 3; Prop 3.1 bounds it for P~ by eps).
+
+    Parameters
+    ----------
+    P : array (n, n)
+        Row-stochastic matrix.
+
+    Returns
+    -------
+    float
+        1 - |lambda_2| in [0, 1]; the mixing time is O(1 / gap) (Levin et al. 12.4).
+    """
+    return 1.0 - second_eigenvalue(P)
+
+
+def is_reversible(P, *, pi=None, atol: float = 1e-10) -> bool:
+    """Detailed balance pi_i P[i, j] = pi_j P[j, i] (the hypothesis of Prop 3.5).
+
+    ``pi`` defaults to ``stationary(P)``; ``atol`` is absolute on the flows pi_i P[i, j].
+    """
+    P = _check_chain(P)
+    pi = stationary(P) if pi is None else check_probability_vector("pi", pi, size=P.shape[0])
+    flow = pi[:, None] * P
+    return bool(np.abs(flow - flow.T).max() <= atol)
+
+
+def mahalanobis_distance(pi, q) -> float:
+    """d_pi(q) = ||pi - q||_{diag(pi)^{-1}} = sqrt(-1 + sum_y q(y)^2 / pi(y)) (Prop 3.5).
+
+    Returns ``inf`` if q puts mass where pi has none.
+    """
+    pi = check_probability_vector("pi", pi)
+    q = check_probability_vector("q", q, size=pi.size)
+    return _mahalanobis(pi, q)
+
+
+def _mahalanobis(pi: np.ndarray, q: np.ndarray) -> float:
+    if np.any((pi <= 0) & (q > 0)):
+        return float("inf")
+    m = pi > 0
+    # sum (q - pi)^2 / pi, which equals -1 + sum q^2 / pi but without the cancellation
+    return float(math.sqrt(np.sum((q[m] - pi[m]) ** 2 / pi[m])))
+
+
+@dataclass(frozen=True)
+class RestartSpectrum:
+    """Spectrum of P and of P~ = (1 - eps) P + eps 1 u^T (Prop 3.1).
+
+    Attributes
+    ----------
+    chain : ndarray of complex128, shape (n,)
+        Eigenvalues of P, by decreasing modulus; ``chain[0]`` is the eigenvalue 1.
+    predicted : ndarray of complex128, shape (n,)
+        [1, (1 - eps) chain[1:]]: Prop 3.1 says these are the eigenvalues of P~.
+    restart : ndarray of complex128, shape (n,)
+        Eigenvalues of P~, computed directly and paired one-to-one with ``predicted`` (minimum
+        total distance assignment).
+    max_error : float
+        max |restart - predicted|.
+    gap : float
+        Spectral gap of P~, 1 - |lambda_2(P~)|, from the computed eigenvalues.
+    gap_chain : float
+        Spectral gap of P.
+    eps : float
+        The restart probability; Prop 3.1: gap >= eps.
+    """
+
+    chain: np.ndarray
+    predicted: np.ndarray
+    restart: np.ndarray
+    max_error: float
+    gap: float
+    gap_chain: float
+    eps: float
+
+
+def restart_spectrum(P, u, eps: float) -> RestartSpectrum:
+    """Check Prop 3.1: lambda_1(P~) = 1, lambda_k(P~) = (1 - eps) lambda_k(P) for k > 1, gap >= eps.
+
+    Why it holds for every stochastic P (not only ergodic ones): P 1 = 1, and P~ is the rank-one
+    update (1 - eps) P + (eps 1) u^T along that right eigenvector, so by Brauer's theorem the
+    eigenvalue (1 - eps) of (1 - eps) P moves to (1 - eps) + eps u^T 1 = 1 and all others stay.
+    Hence |lambda_2(P~)| = (1 - eps) |lambda_2(P)| <= 1 - eps. If 1 is a repeated eigenvalue of
+    P, only one copy moves. Defective (non-diagonalisable) P make numerical eigenvalues
+    inaccurate, which shows up in ``max_error``.
+
+    Parameters
+    ----------
+    P : array (n, n)
+        Row-stochastic matrix.
+    u : array (n,)
+        Restart law.
+    eps : float
+        Restart probability in (0, 1].
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    P, u = _check_chain_and_law(P, u)
+    eps = _check_eps(eps)
+    chain = _moduli_sorted(P).astype(np.complex128)
+    # chain[0] has modulus 1; make sure the copy moved to 1 is the eigenvalue closest to 1
+    k = int(np.argmin(np.abs(chain - 1.0)))
+    chain[[0, k]] = chain[[k, 0]]
+    predicted = np.concatenate([[1.0 + 0j], (1.0 - eps) * chain[1:]])
+    actual = np.linalg.eigvals((1.0 - eps) * P + eps * u[None, :]).astype(np.complex128)
+    rows, cols = linear_sum_assignment(np.abs(predicted[:, None] - actual[None, :]))
+    restart = np.empty_like(actual)
+    restart[rows] = actual[cols]
+    moduli = np.sort(np.abs(actual))[::-1]
+    gap = 1.0 - min(1.0, float(moduli[1])) if P.shape[0] > 1 else 1.0
+    gap_chain = 1.0 - min(1.0, float(np.sort(np.abs(chain))[::-1][1])) if P.shape[0] > 1 else 1.0
+    return RestartSpectrum(
+        chain=chain,
+        predicted=predicted,
+        restart=restart,
+        max_error=float(np.abs(restart - predicted).max()),
+        gap=gap,
+        gap_chain=gap_chain,
+        eps=eps,
+    )
+
+
+@dataclass(frozen=True)
+class RestartSweep:
+    """The strong Doeblin chain over a grid of restart probabilities (Props 3.1, 3.2, 3.4, 3.5).
+
+    Attributes
+    ----------
+    eps : ndarray (n_eps,)
+        The grid, in the order given.
+    stationary : ndarray (n_eps, n)
+        pi~_eps (Prop 3.2), row k for eps[k].
+    pi : ndarray (n,)
+        Stationary law of P (pi~_0).
+    u : ndarray (n,)
+        Restart law (pi~_1).
+    kl_restart_pi : ndarray (n_eps,)
+        KL(pi~_eps || pi) in nats. Prop 3.4: non-decreasing in eps.
+    kl_pi_restart : ndarray (n_eps,)
+        KL(pi || pi~_eps) in nats. Prop 3.4: non-decreasing in eps.
+    gaps : ndarray (n_eps,)
+        Spectral gap 1 - |lambda_2(P~_eps)| from the eigenvalues of P~_eps. Prop 3.1: >= eps.
+    predicted_gaps : ndarray (n_eps,)
+        1 - (1 - eps) |lambda_2(P)| (Prop 3.1's eigenvalue relation).
+    mahalanobis : ndarray (n_eps,)
+        d_pi(pi~_eps) (Prop 3.5).
+    mahalanobis_bound : ndarray (n_eps,)
+        eps / (1 - |lambda_2(P)|) d_pi(u), Prop 3.5's bound; a theorem when ``reversible``.
+        ``inf`` where |lambda_2(P)| = 1.
+    lambda2 : float
+        |lambda_2(P)|.
+    reversible : bool
+        Whether P satisfies detailed balance with respect to pi (Prop 3.5's hypothesis).
+    kl_monotone : bool
+        Both KL curves are non-decreasing in eps (sorted), up to 1e-12 relative.
+    bound_holds : bool
+        d_pi(pi~_eps) <= bound (up to 1e-9 relative) at every eps.
+    """
+
+    eps: np.ndarray
+    stationary: np.ndarray
+    pi: np.ndarray
+    u: np.ndarray
+    kl_restart_pi: np.ndarray
+    kl_pi_restart: np.ndarray
+    gaps: np.ndarray
+    predicted_gaps: np.ndarray
+    mahalanobis: np.ndarray
+    mahalanobis_bound: np.ndarray
+    lambda2: float
+    reversible: bool
+    kl_monotone: bool
+    bound_holds: bool
+
+
+def _check_eps_grid(eps_grid) -> np.ndarray:
+    grid = check_array("eps_grid", eps_grid, ndim=1)
+    if grid.size == 0 or grid.size > 10_000:
+        raise ValueError(f"eps_grid must have between 1 and 10000 entries, got {grid.size}")
+    if np.any(grid <= 0) or np.any(grid > 1):
+        bad = grid[(grid <= 0) | (grid > 1)][0]
+        raise ValueError(f"eps_grid entries must lie in (0, 1], got {bad!r}")
+    return grid
+
+
+def restart_sweep(P, u, eps_grid) -> RestartSweep:
+    """pi~_eps, both KL divergences to pi, gaps and the Mahalanobis bound over a grid of eps.
+
+    The quantities of Prop 3.1 (gap of P~ >= eps), Prop 3.2 (closed-form pi~), Prop 3.4
+    (KL(pi~_eps || pi) and KL(pi || pi~_eps) monotone in eps) and Prop 3.5 (for reversible P,
+    d_pi(pi~) <= eps / (1 - lambda_2(P)) d_pi(u)), ready to plot against eps. lambda_2 is taken in
+    modulus, as the paper defines it in Sec 3; the proof needs exactly that: writing
+    pi~ - pi = eps sum_j (1 - eps)^j (u - pi) P^j, each P^j contracts d_pi by |lambda_2|^j.
+
+    Parameters
+    ----------
+    P : array (n, n)
+        Row-stochastic matrix with a unique stationary law.
+    u : array (n,)
+        Restart law.
+    eps_grid : array (n_eps,)
+        Restart probabilities in (0, 1]. The cost is one eigen-decomposition of an n x n matrix
+        per entry: ``len(eps_grid) * n**3`` must stay below 1e9.
+    """
+    P, u = _check_chain_and_law(P, u)
+    grid = _check_eps_grid(eps_grid)
+    n = P.shape[0]
+    if grid.size * n**3 > MAX_SWEEP_COST:
+        raise ValueError(
+            f"eps_grid of {grid.size} points on {n} states needs {grid.size} eigen-decompositions "
+            f"of {n} x {n} matrices; keep len(eps_grid) * n**3 <= {MAX_SWEEP_COST:.0e}"
+        )
+    pi = stationary(P)
+    lam2 = second_eigenvalue(P)
+    d_u = _mahalanobis(pi, u)
+    stat = np.empty((grid.size, n))
+    kl_a = np.empty(grid.size)
+    kl_b = np.empty(grid.size)
+    gaps = np.empty(grid.size)
+    maha = np.empty(grid.size)
+    for k, eps in enumerate(grid):
+        s = _restart_stationary(P, u, float(eps))
+        stat[k] = s
+        kl_a[k] = kl_divergence(s, pi)
+        kl_b[k] = kl_divergence(pi, s)
+        maha[k] = _mahalanobis(pi, s)
+        if n == 1:
+            gaps[k] = 1.0
+        else:
+            moduli = np.sort(np.abs(np.linalg.eigvals((1.0 - eps) * P + eps * u[None, :])))
+            gaps[k] = 1.0 - min(1.0, float(moduli[-2]))
+    if lam2 < 1.0 and np.isfinite(d_u):
+        bound = grid / (1.0 - lam2) * d_u
+    else:
+        bound = np.full(grid.size, np.inf)
+    order = np.argsort(grid, kind="stable")
+
+    def monotone(values):
+        # non-decreasing; KL(pi || pi~_eps) is +inf at eps = 1 when u misses part of pi's support
+        v = values[order]
+        lo, hi = v[:-1], v[1:]
+        return bool(np.all((hi == np.inf) | (hi >= lo - 1e-12 * np.maximum(1.0, np.abs(hi)))))
+
+    return RestartSweep(
+        eps=grid.copy(),
+        stationary=stat,
+        pi=pi,
+        u=u.copy(),
+        kl_restart_pi=kl_a,
+        kl_pi_restart=kl_b,
+        gaps=gaps,
+        predicted_gaps=1.0 - (1.0 - grid) * lam2,
+        mahalanobis=maha,
+        mahalanobis_bound=bound,
+        lambda2=lam2,
+        reversible=is_reversible(P, pi=pi),
+        kl_monotone=monotone(kl_a) and monotone(kl_b),
+        bound_holds=bool(np.all(maha <= bound * (1 + 1e-9) + 1e-12)),
+    )
+
+
+# ============================================================== exact sampling (Prop 3.2)
+
+
+@dataclass(frozen=True)
+class RestartSample:
+    """Exact draws from pi~ and a plain chain with the same budget (Prop 3.2's sampler).
+
+    Cost is counted in *steps*: one draw from u or one transition of P is one step. Draw i costs
+    ``lengths[i] + 1`` steps (one draw from u, then T_i transitions), which is exactly a stretch
+    of a trajectory of P~ between restarts; the plain chain gets the same total ``steps``.
+
+    Attributes
+    ----------
+    draws : ndarray of int64, shape (n,)
+        The exact draws from pi~ (the state after T_i transitions from y_0 ~ u).
+    lengths : ndarray of int64, shape (n,)
+        T_i ~ Geometric(eps), P[T = j] = eps (1 - eps)^j, j >= 0 (the paper's footnote 1).
+    path : ndarray of int64, shape (steps + 1,)
+        The plain chain P from ``start``: ``path[0] == start``, then one state per step.
+    checkpoints : ndarray of int64, shape (n_checkpoints,)
+        Steps spent, increasing, from the completion of the first draw to ``steps``.
+    completed : ndarray of int64, shape (n_checkpoints,)
+        Number of exact draws completed within each checkpoint's budget (>= 1).
+    restart_histograms : ndarray (n_checkpoints, n_states)
+        Empirical law of the completed draws at each checkpoint.
+    plain_histograms : ndarray (n_checkpoints, n_states)
+        Empirical law of ``path[1 : c + 1]`` (the states visited by the plain chain) at c steps.
+    restart_law : ndarray (n_states,)
+        pi~ (Prop 3.2), what the draws estimate.
+    stationary_law : ndarray (n_states,)
+        pi, what the plain chain's visits estimate in the long run.
+    restart_tv : ndarray (n_checkpoints,)
+        Total variation between ``restart_histograms`` and pi~.
+    restart_tv_pi : ndarray (n_checkpoints,)
+        Total variation between ``restart_histograms`` and pi.
+    plain_tv : ndarray (n_checkpoints,)
+        Total variation between ``plain_histograms`` and pi.
+    eps : float
+    start : int
+    steps : int
+        Total steps of both samplers, sum(lengths + 1).
+    """
+
+    draws: np.ndarray
+    lengths: np.ndarray
+    path: np.ndarray
+    checkpoints: np.ndarray
+    completed: np.ndarray
+    restart_histograms: np.ndarray
+    plain_histograms: np.ndarray
+    restart_law: np.ndarray
+    stationary_law: np.ndarray
+    restart_tv: np.ndarray
+    restart_tv_pi: np.ndarray
+    plain_tv: np.ndarray
+    eps: float
+    start: int
+    steps: int
+
+
+def _cumulative_rows(M: np.ndarray) -> np.ndarray:
+    """Row-wise CDFs whose last entry is exactly 1.0 (and trailing zero-probability states too),
+    so that a uniform r in [0, 1) never selects a state of probability 0."""
+    cum = np.cumsum(M, axis=-1)
+    cum /= cum[..., -1:]
+    return np.ascontiguousarray(cum)
+
+
+@njit(cache=True, nogil=True)
+def _draw(cum, r):
+    """Index of the first entry of the CDF ``cum`` exceeding r (np.searchsorted side='right')."""
+    lo = 0
+    hi = cum.size - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cum[mid] > r:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _restart_draws_kernel(cum_P, cum_u, lengths, seed, checkpoints, draws, hist):
+    """Exact draws (Prop 3.2): y_0 ~ u, then lengths[i] steps of P. Random numbers: for each draw,
+    one uniform for y_0 then one per step. hist[c] counts the draws completed within
+    checkpoints[c] steps (draw i completes after sum_{k<=i} (lengths[k] + 1) steps)."""
+    np.random.seed(seed)
+    n_states = cum_u.size
+    counts = np.zeros(n_states, dtype=np.int64)
+    spent = 0
+    c = 0
+    n_cp = checkpoints.size
+    for i in range(lengths.size):
+        y = _draw(cum_u, np.random.random())
+        for _ in range(lengths[i]):
+            y = _draw(cum_P[y], np.random.random())
+        draws[i] = y
+        spent += lengths[i] + 1
+        while c < n_cp and checkpoints[c] < spent:
+            hist[c, :] = counts
+            c += 1
+        counts[y] += 1
+    while c < n_cp:
+        hist[c, :] = counts
+        c += 1
+
+
+@njit(cache=True, nogil=True)
+def _plain_chain_kernel(cum_P, start, seed, checkpoints, path, hist):
+    """The plain chain: path[0] = start, path[t + 1] ~ P[path[t]], one uniform per step.
+    hist[c] counts path[1 .. checkpoints[c]]."""
+    np.random.seed(seed)
+    counts = np.zeros(cum_P.shape[0], dtype=np.int64)
+    y = start
+    path[0] = y
+    c = 0
+    n_cp = checkpoints.size
+    for t in range(1, path.size):
+        y = _draw(cum_P[y], np.random.random())
+        path[t] = y
+        counts[y] += 1
+        while c < n_cp and checkpoints[c] == t:
+            hist[c, :] = counts
+            c += 1
+
+
+def sample_restart(P, u, eps: float, n: int, *, start: int = 0, n_checkpoints: int = 100,
+                   seed=None) -> RestartSample:
+    """n exact draws from pi~ (Prop 3.2), and the plain chain with the same budget for comparison.
+
+    Prop 3.2 writes pi~ = sum_j eps (1 - eps)^j u^T P^j: a draw is "T ~ Geometric(eps), y_0 ~ u,
+    then T steps of P" (Sec 2-3; Corcoran & Tweedie's exact sampler). The plain chain P runs from
+    the fixed state ``start`` for the same total number of steps, sum_i (T_i + 1), so the two can
+    race: the draws converge (in the number of draws) to pi~, without burn-in, at the Monte-Carlo
+    rate; the plain chain's visits converge to pi, but only after the chain has mixed.
+
+    Parameters
+    ----------
+    P : array (n_states, n_states)
+        Row-stochastic matrix with a unique stationary law.
+    u : array (n_states,)
+        Restart law.
+    eps : float
+        Restart probability in (0, 1]; each draw costs 1 / eps steps on average.
+    n : int
+        Number of exact draws, in [1, 1e7]; the expected total n / eps must be at most
+        ``MAX_SAMPLE_TRANSITIONS`` / 2.
+    start : int, keyword-only
+        Initial state of the plain chain.
+    n_checkpoints : int, keyword-only
+        Number of (geometrically spaced) budgets at which both histograms are recorded, in
+        [1, 10000].
+    seed : int, numpy Generator or None, keyword-only
+        Randomness; the same seed gives the same output.
+
+    Returns
+    -------
+    RestartSample
+    """
+    P, u = _check_chain_and_law(P, u)
+    eps = _check_eps(eps)
+    n = check_count("n", n, high=MAX_SAMPLE_DRAWS)
+    n_states = P.shape[0]
+    start = check_count("start", start, low=0, high=n_states - 1)
+    n_checkpoints = check_count("n_checkpoints", n_checkpoints, high=10_000)
+    if n / eps > MAX_SAMPLE_TRANSITIONS / 2:
+        raise ValueError(
+            f"n / eps = {n / eps:.3g} expected steps is too many (at most "
+            f"{MAX_SAMPLE_TRANSITIONS // 2}); lower n or raise eps"
+        )
+    rng = as_generator(seed)
+    pi = stationary(P)
+    pi_tilde = _restart_stationary(P, u, eps)
+    lengths = (rng.geometric(eps, size=n) - 1).astype(np.int64)
+    steps = int(lengths.sum()) + n
+    if steps > MAX_SAMPLE_TRANSITIONS:  # a rare excursion of the geometric sum: refuse, not hang
+        raise ValueError(
+            f"the {n} draws need {steps} steps, more than MAX_SAMPLE_TRANSITIONS = "
+            f"{MAX_SAMPLE_TRANSITIONS}; lower n or raise eps"
+        )
+    seeds = rng.integers(0, 2**32, size=2)
+    first = int(lengths[0]) + 1
+    checkpoints = np.unique(
+        np.round(np.geomspace(first, steps, n_checkpoints)).astype(np.int64)
+    )
+    cum_P = _cumulative_rows(P)
+    cum_u = _cumulative_rows(u[None, :])[0]
+    draws = np.empty(n, dtype=np.int64)
+    rhist = np.zeros((checkpoints.size, n_states), dtype=np.int64)
+    _restart_draws_kernel(cum_P, cum_u, lengths, int(seeds[0]), checkpoints, draws, rhist)
+    path = np.empty(steps + 1, dtype=np.int64)
+    phist = np.zeros((checkpoints.size, n_states), dtype=np.int64)
+    _plain_chain_kernel(cum_P, start, int(seeds[1]), checkpoints, path, phist)
+    completed = rhist.sum(axis=1)
+    rlaw = rhist / completed[:, None]
+    plaw = phist / checkpoints[:, None].astype(np.float64)
+    return RestartSample(
+        draws=draws,
+        lengths=lengths,
+        path=path,
+        checkpoints=checkpoints,
+        completed=completed,
+        restart_histograms=rlaw,
+        plain_histograms=plaw,
+        restart_law=pi_tilde,
+        stationary_law=pi,
+        restart_tv=0.5 * np.abs(rlaw - pi_tilde).sum(axis=1),
+        restart_tv_pi=0.5 * np.abs(rlaw - pi).sum(axis=1),
+        plain_tv=0.5 * np.abs(plaw - pi).sum(axis=1),
+        eps=eps,
+        start=start,
+        steps=steps,
+    )
+
+
+# ============================================================== chain builders
+
+
+def three_state_chain(delta: float) -> np.ndarray:
+    """The three-state chain of the paper's Fig 1 (Sec 2, "Simple example").
+
+    Fig 1 is missing from the text; this is the chain that matches everything the text says
+    (states 1, 2, 3 are indices 0, 1, 2)::
+
+        1 -> 1: 1 - delta    1 -> 2: delta
+        2 -> 1: 1/3          2 -> 3: 2/3
+        3 -> 3: 1 - 2 delta  3 -> 2: 2 delta
+
+    Its stationary law is [1, 3 delta, 1] / (2 + 3 delta) (detailed balance: pi_1 delta = pi_2 / 3
+    and pi_3 2 delta = pi_2 2/3), and it is reversible. The modes 1 and 3 are left at rates
+    delta and 2 delta, so it mixes in time ~ 1 / delta.
+
+    "After a restart [from uniform u], the chain will more likely fall into state 3 than state 1
+    (5/9 vs 4/9)": from state 2 the next state is 1 w.p. 1/3 and 3 w.p. 2/3 whatever delta is, so
+    the probability that the chain started from u enters state 1 before state 3 is exactly
+    1/3 + (1/3)(1/3) = 4/9 (and 3 before 1: 5/9) for every delta. As delta -> 0 the modes become
+    absorbing and pi~_eps -> eps u + (1 - eps) [4/9, 0, 5/9] for each fixed eps; so in the regime
+    delta << eps << 1 the restarted chain puts ~4/9 on state 1 instead of pi_1 ~ 1/2 (Fig 1,
+    right), while for eps << delta it recovers pi (Prop 3.5).
+
+    Parameters
+    ----------
+    delta : float
+        In (0, 1/2] (so that 1 - 2 delta >= 0).
+    """
+    d = check_in_range("delta", delta, 0.0, 0.5, low_open=True)
+    return np.array([
+        [1.0 - d, d, 0.0],
+        [1.0 / 3.0, 0.0, 2.0 / 3.0],
+        [0.0, 2.0 * d, 1.0 - 2.0 * d],
+    ])
+
+
+def random_chain(n: int, *, sparsity: float = 0.0, reversible: bool = False,
+                 seed=None) -> np.ndarray:
+    """A random ergodic row-stochastic matrix on n states.
+
+    Weights are uniform on [0, 1); a fraction ``sparsity`` of them is set to zero, except the
+    self-loops and the cycle i -> i + 1 (mod n), which are kept positive so that the chain is
+    irreducible and aperiodic. With ``reversible=True`` the weights (and zero pattern) are
+    symmetrised, W = (W + W^T) / 2, and P = W / rowsum(W) is reversible with pi ~ rowsum(W)
+    (the hypothesis of Prop 3.5).
+
+    Parameters
+    ----------
+    n : int
+        Number of states, in [2, MAX_STATES].
+    sparsity : float, keyword-only
+        Fraction of weights set to zero, in [0, 1).
+    reversible : bool, keyword-only
+    seed : int, Generator or None, keyword-only
+    """
+    n = check_count("n", n, low=2, high=MAX_STATES)
+    sparsity = check_in_range("sparsity", sparsity, 0.0, 1.0, high_open=True)
+    rng = as_generator(seed)
+    W = rng.random((n, n))
+    W[rng.random((n, n)) < sparsity] = 0.0
+    idx = np.arange(n)
+    W[idx, idx] = np.maximum(W[idx, idx], 0.05) if sparsity > 0 else W[idx, idx] + 0.05
+    nxt = (idx + 1) % n
+    W[idx, nxt] = np.maximum(W[idx, nxt], 0.05)
+    if reversible:
+        W = 0.5 * (W + W.T)
+    return W / W.sum(axis=1, keepdims=True)
+
+
+def barbell_chain(cluster_size: int, *, bridge: float = 1e-3) -> np.ndarray:
+    """Two dense clusters joined by one weak edge: a two-mode chain that mixes in ~ 1 / bridge.
+
+    States 0 .. m-1 form cluster 1 and m .. 2m-1 cluster 2 (m = ``cluster_size``). Within a
+    cluster every pair (and every self-loop) has weight 1; one edge joins the bridge states
+    m - 1 and m, with the weight that makes the escape probability from each bridge state equal
+    to ``bridge``. P = W / rowsum(W) with W symmetric, so P is reversible and
+    pi ~ rowsum(W): both clusters carry mass 1/2.
+
+    Parameters
+    ----------
+    cluster_size : int
+        States per cluster, in [2, MAX_STATES // 2].
+    bridge : float, keyword-only
+        Probability of crossing from a bridge state, in (0, 1).
+    """
+    m = check_count("cluster_size", cluster_size, low=2, high=MAX_STATES // 2)
+    b = check_in_range("bridge", bridge, 0.0, 1.0, low_open=True, high_open=True)
+    W = np.zeros((2 * m, 2 * m))
+    W[:m, :m] = 1.0
+    W[m:, m:] = 1.0
+    w = b * m / (1.0 - b)  # w / (m + w) = bridge
+    W[m - 1, m] = W[m, m - 1] = w
+    return W / W.sum(axis=1, keepdims=True)
+
+
+def restart_law(kind: str, n: int, *, state: int = 0, chain=None) -> np.ndarray:
+    """A restart law u for eq 1: "uniform", a "point" mass, or the stationary law of a "chain".
+
+    Parameters
+    ----------
+    kind : {"uniform", "point", "chain"}
+        "uniform": u = 1/n; "point": u = e_state; "chain": u = stationary(chain), the
+        stationary law of a simpler (faster-mixing) chain, e.g. a barbell with a strong bridge
+        or a tempered version of P (the paper's "simple tractable model").
+    n : int
+        Number of states.
+    state : int, keyword-only
+        The state of the point mass.
+    chain : array (n, n), keyword-only
+        Required for kind="chain".
+    """
+    if kind not in RESTART_LAWS:
+        raise ValueError(f"kind must be one of {RESTART_LAWS}, got {describe(kind)}")
+    n = check_count("n", n, high=MAX_STATES)
+    if kind == "uniform":
+        return np.full(n, 1.0 / n)
+    if kind == "point":
+        state = check_count("state", state, low=0, high=n - 1)
+        u = np.zeros(n)
+        u[state] = 1.0
+        return u
+    if chain is None:
+        raise ValueError('chain must be given for kind="chain", got None')
+    C = _check_chain(chain, "chain")
+    if C.shape[0] != n:
+        raise ValueError(f"chain must have shape ({n}, {n}), got {C.shape}")
+    return stationary(C)
+
+
+# ============================================================== staged chains (Sec 3.1)
+
+
+def restart_kernel(u) -> np.ndarray:
+    """The restart stage's kernel 1 u^T: identical rows, y' ~ u whatever y is (Sec 3.1, z*)."""
+    u = check_probability_vector("u", u)
+    if u.size > MAX_STATES:
+        raise ValueError(f"u must have at most {MAX_STATES} entries, got {u.size}")
+    return np.tile(u, (u.size, 1))
+
+
+def cycle_stage_transition(deltas) -> np.ndarray:
+    """The stage chain C of Cor 3.7: C[i, i] = 1 - delta_i, C[i, (i + 1) mod k] = delta_i.
+
+    With deltas = (1, eps_1, eps_2) and stage 0 a restart this is the three-stage chain of
+    Fig 2(b): one draw from u, ~1/eps_1 steps of A_1, ~1/eps_2 steps of A_2; with k = 2 and
+    deltas = (1, eps) it is the strong Doeblin chain of eq 1 (Fig 2(a)).
+
+    Parameters
+    ----------
+    deltas : array (k,)
+        Leaving probabilities in (0, 1], k in [2, 64].
+    """
+    d = check_array("deltas", deltas, ndim=1)
+    if not 2 <= d.size <= 64:
+        raise ValueError(f"deltas must have between 2 and 64 entries, got {d.size}")
+    if np.any(d <= 0) or np.any(d > 1):
+        raise ValueError(f"deltas must lie in (0, 1], got {describe(d)}")
+    k = d.size
+    C = np.diag(1.0 - d)
+    C[np.arange(k), (np.arange(k) + 1) % k] += d
+    return C
+
+
+def staged_chain(kernels, stage_transition) -> np.ndarray:
+    """The joint chain of a staged strong Doeblin chain over (stage z, state y) (Sec 3.1).
+
+    One step from (z, y): z' ~ C[z, :], then y' ~ kernels[z'][y, :]. The joint matrix is
+    M[z n + y, z' n + y'] = C[z, z'] K_{z'}[y, y']. A stage whose kernel has identical rows (see
+    `restart_kernel`) is a restart stage z*; with one, M is a staged strong Doeblin chain and
+    Thm 3.6 / Cor 3.7 bound its spectral gap (`staged_gap_bound`, `cycle_gap_bound`).
+
+    Parameters
+    ----------
+    kernels : array (k, n, n)
+        Row-stochastic kernel A_z of each stage z.
+    stage_transition : array (k, k)
+        Row-stochastic stage chain C.
+
+    Returns
+    -------
+    ndarray (k n, k n)
+        The row-stochastic joint matrix, state (z, y) at index z * n + y.
+    """
+    K = check_array("kernels", kernels, ndim=3)
+    k, n, n2 = K.shape
+    if k == 0 or n == 0 or n != n2:
+        raise ValueError(f"kernels must have shape (k, n, n) with k, n >= 1, got {K.shape}")
+    if k * n > MAX_STAGED_STATES:
+        raise ValueError(
+            f"the joint chain has k * n = {k * n} states, more than {MAX_STAGED_STATES}"
+        )
+    for z in range(k):
+        check_stochastic_matrix(f"kernels[{z}]", K[z])
+    C = check_stochastic_matrix("stage_transition", stage_transition)
+    if C.shape[0] != k:
+        raise ValueError(f"stage_transition must have shape ({k}, {k}), got {C.shape}")
+    return np.einsum("ab,bij->aibj", C, K).reshape(k * n, k * n)
+
+
+def stage_marginal(law, n_stages: int) -> np.ndarray:
+    """Marginal over y of a law on the joint (z, y) states (index z * n + y): shape (n,)."""
+    law = check_probability_vector("law", law)
+    n_stages = check_count("n_stages", n_stages, high=MAX_STAGED_STATES)
+    if law.size % n_stages:
+        raise ValueError(f"law of size {law.size} is not n_stages = {n_stages} times n")
+    return law.reshape(n_stages, -1).sum(axis=0)
+
+
+def cycle_gap_bound(deltas) -> float:
+    """Cor 3.7's lower bound delta_{k-1} / 78 on the spectral gap of a cycle of stages.
+
+    Cor 3.7: if C is the cycle of `cycle_stage_transition` (stage 0 the restart stage, entered
+    from stage k - 1 at rate delta_{k-1}) and delta_{k-1} <= min(delta_0, ..., delta_{k-2}) /
+    max(2, k - 1), the joint chain has spectral gap >= delta_{k-1} / 78, whatever the kernels of
+    the other stages are.
+
+    Raises
+    ------
+    ValueError
+        If the hypothesis on the deltas does not hold (the corollary then says nothing).
+    """
+    C = cycle_stage_transition(deltas)  # validates
+    d = np.asarray(deltas, dtype=float)
+    k = d.size
+    limit = d[:-1].min() / max(2, k - 1)
+    if d[-1] > limit:
+        raise ValueError(
+            f"Cor 3.7 needs delta_(k-1) <= min(delta_0..delta_(k-2)) / max(2, k-1) = {limit:.6g}, "
+            f"got delta_(k-1) = {d[-1]:.6g}"
+        )
+    del C
+    return float(d[-1] / 78.0)
+
+
+@dataclass(frozen=True)
+class StagedGapBound:
+    """Thm 3.6's spectral-gap bound gamma_{a,b} / b, maximised over a <= b <= horizon.
+
+    Attributes
+    ----------
+    bound : float
+        max over (a, b) of gamma_{a,b} / b, a lower bound on the joint chain's spectral gap.
+    a, b : int
+        The maximising times.
+    gamma : float
+        gamma_{a,b}: M^b has strong Doeblin parameter gamma (Thm 3.6).
+    horizon : int
+        Largest b tried.
+    """
+
+    bound: float
+    a: int
+    b: int
+    gamma: float
+    horizon: int
+
+
+@njit(cache=True, nogil=True)
+def _theorem36_kernel(C, zstar, horizon):
+    """max_{1 <= a <= b <= horizon} gamma_{a,b} / b (Thm 3.6).
+
+    For each start z, the law of z_a is row z of C^a; tau_a = a if z_a = z*, else the first
+    later hit. beta_{a,s} = min_z P[tau_a = s | z_0 = z] and gamma_{a,b} = sum_{s=a}^b beta_{a,s}.
+    """
+    k = C.shape[0]
+    Q = np.eye(k)  # row z: law of z_a given z_0 = z
+    Qn = np.empty((k, k))
+    V = np.empty((k, k))
+    Vn = np.empty((k, k))
+    best = 0.0
+    best_a = 1
+    best_b = 1
+    best_gamma = 0.0
+    for a in range(1, horizon + 1):
+        for i in range(k):
+            for j in range(k):
+                acc = 0.0
+                for m in range(k):
+                    acc += Q[i, m] * C[m, j]
+                Qn[i, j] = acc
+        Q[:, :] = Qn
+        V[:, :] = Q
+        gamma = 0.0
+        for s in range(a, horizon + 1):
+            if s > a:
+                for i in range(k):
+                    for j in range(k):
+                        acc = 0.0
+                        for m in range(k):
+                            acc += V[i, m] * C[m, j]
+                        Vn[i, j] = acc
+                V[:, :] = Vn
+            beta = 1.0
+            for z in range(k):
+                beta = min(beta, V[z, zstar])
+                V[z, zstar] = 0.0  # paths that hit z* at s are done
+            gamma += beta
+            if gamma / s > best:
+                best = gamma / s
+                best_a = a
+                best_b = s
+                best_gamma = gamma
+    return best, best_a, best_b, best_gamma
+
+
+def staged_gap_bound(stage_transition, *, restart_stage: int = 0,
+                     horizon: int | None = None) -> StagedGapBound:
+    """Thm 3.6: the spectral gap of a staged strong Doeblin chain is at least gamma_{a,b} / b.
+
+    tau_a is the first time s >= a with z_s = z* (the restart stage),
+    beta_{a,s} = min_z P[tau_a = s | z_0 = z] and gamma_{a,b} = sum_{s=a}^{b} beta_{a,s}; then M^b
+    has strong Doeblin parameter gamma_{a,b} and the gap of M is >= gamma_{a,b} / b. The bound
+    depends only on the stage chain C; it holds when kernels[restart_stage] has identical rows.
+    a = b = 1 with C of a two-stage Doeblin chain gives eps (Prop 3.1). This function maximises
+    over 1 <= a <= b <= horizon (cost horizon^2 k^2).
+
+    Parameters
+    ----------
+    stage_transition : array (k, k)
+        Row-stochastic stage chain C.
+    restart_stage : int, keyword-only
+        z*, the stage whose kernel is a restart.
+    horizon : int, keyword-only
+        Largest b; default min(20000, ceil(4 / p)) with p the smallest positive off-diagonal
+        probability of C. At most 20000 (and k^2 horizon^2 <= 4e9).
+    """
+    C = check_stochastic_matrix("stage_transition", stage_transition)
+    k = C.shape[0]
+    if k > 64:
+        raise ValueError(f"stage_transition must have at most 64 stages, got {k}")
+    zstar = check_count("restart_stage", restart_stage, low=0, high=k - 1)
+    if horizon is None:
+        off = C[~np.eye(k, dtype=bool)]
+        off = off[off > 0]
+        horizon = int(min(MAX_BOUND_HORIZON, math.ceil(4.0 / off.min()))) if off.size else 1
+    horizon = check_count("horizon", horizon, high=MAX_BOUND_HORIZON)
+    if k * k * horizon * horizon > 4e9:
+        raise ValueError(f"k^2 horizon^2 = {k * k * horizon * horizon:.3g} is too costly (<= 4e9)")
+    bound, a, b, gamma = _theorem36_kernel(np.ascontiguousarray(C), zstar, horizon)
+    return StagedGapBound(bound=float(bound), a=int(a), b=int(b), gamma=float(gamma),
+                          horizon=horizon)
+
+
+# ============================================================== learning and DNF (re-exported)
+
+from dynamics._doeblin_learning import *  # noqa: E402,F401,F403
+from dynamics._doeblin_learning import __all__ as _learning_all  # noqa: E402
+from dynamics._doeblin_dnf import *  # noqa: E402,F401,F403
+from dynamics._doeblin_dnf import __all__ as _dnf_all  # noqa: E402
+
+__all__ += list(_learning_all) + list(_dnf_all)
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every kernel of the Doeblin engine with production dtypes."""
+    from dynamics import _doeblin_dnf, _doeblin_learning
+
+    P = three_state_chain(0.1)
+    u = np.full(3, 1.0 / 3.0)
+    sample_restart(P, u, 0.5, 4, n_checkpoints=2, seed=0)
+    _theorem36_kernel(cycle_stage_transition([1.0, 0.5]), 0, 3)
+    _doeblin_learning._warmup()
+    _doeblin_dnf._warmup()
