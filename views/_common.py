@@ -90,13 +90,14 @@ def dense(points, *, dynamic: bool, cmap=CLOUD_CMAP, threshold: int = DENSE_POIN
     """A point cloud as it should be drawn: raw points when sparse, a datashader raster when dense.
 
     ``dynamic=True`` (live page, ``points`` a DynamicMap) re-rasterizes on zoom;
-    ``dynamic=False`` (export) rasterizes once, and only above ``threshold`` points.
+    ``dynamic=False`` rasterizes once over the cloud's extent, and only above ``threshold``
+    points (pass 0 to always rasterize).
     """
     if not dynamic and len(points) <= threshold:
         return points
     shaded = rasterize(points, dynamic=dynamic, width=500, height=500)
     shaded = style(shaded, cmap=cmap, cnorm="eq_hist", colorbar=False)
-    return dynspread(shaded, threshold=0.8, max_px=2) if dynamic else shaded
+    return dynspread(shaded, threshold=0.8, max_px=2, dynamic=dynamic)
 
 
 def parse_vector(name: str, text: str, size: int) -> tuple[float, ...]:
@@ -152,10 +153,14 @@ class Plot:
     zooming re-rasterizes), in exported figures only when larger than ``DENSE_POINTS``.
     """
 
-    def __init__(self, method: str, *, title: str, cloud: str | None = None):
+    def __init__(self, method: str, *, title: str, cloud: str | None = None, zoom: bool = False):
         self.method = method
         self.title = title
         self.cloud = cloud
+        #: Zoom recomputes: ``method`` and ``cloud`` take ``x_range`` (the visible x window, or
+        #: None for the full range) and compute that window at full resolution; the page adds
+        #: a reset button.
+        self.zoom = zoom
 
 
 def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
@@ -216,6 +221,8 @@ class Explorer(param.Parameterized):
     def __init__(self, **params):
         super().__init__(**params)
         self._last_good = None
+        #: The x window of each zoomable plot (None: the full range), shared with the live page.
+        self._zoom = {p.method: hv.streams.RangeX(x_range=None) for p in self.plots if p.zoom}
 
     # --- computation -------------------------------------------------------------------------
     def knob_names(self) -> list[str]:
@@ -239,11 +246,16 @@ class Explorer(param.Parameterized):
         return res
 
     # --- figure and export -------------------------------------------------------------------
+    def _call(self, plot: Plot, method: str, x_range=None):
+        return getattr(self, method)(x_range=x_range) if plot.zoom else getattr(self, method)()
+
     def element(self, plot: Plot):
-        """The static element of one panel (its cloud rasterized only when dense)."""
-        element = getattr(self, plot.method)()
+        """The static element of one panel (its cloud rasterized only when dense); zoomable
+        plots show their current window."""
+        x_range = self._zoom[plot.method].x_range if plot.zoom else None
+        element = self._call(plot, plot.method, x_range)
         if plot.cloud is not None:
-            element = element * dense(getattr(self, plot.cloud)(), dynamic=False)
+            element = element * dense(self._call(plot, plot.cloud, x_range), dynamic=False)
         return style(element, title=plot.title)
 
     def figure(self) -> hv.Layout:
@@ -274,10 +286,28 @@ class Explorer(param.Parameterized):
             stream = hv.streams.Params(self, self.knob_names())
             return hv.DynamicMap(lambda **_: getattr(self, method)(), streams=[stream])
 
-        dmap = live(plot.method)
-        if plot.cloud is not None:
-            dmap = dmap * dense(live(plot.cloud), dynamic=True)
-        return dmap.opts(title=plot.title, width=PLOT_WIDTH, height=PLOT_HEIGHT)
+        if plot.zoom:
+            # Zoom recomputes the cloud for the window, so it is rasterized with it, at once.
+            def zoomed(x_range=None, **_):
+                element = self._call(plot, plot.method, x_range)
+                if plot.cloud is not None:
+                    cloud = self._call(plot, plot.cloud, x_range)
+                    element = element * dense(cloud, dynamic=False, threshold=0)
+                return element
+
+            streams = [hv.streams.Params(self, self.knob_names()), self._zoom[plot.method]]
+            dmap = hv.DynamicMap(zoomed, streams=streams)
+        else:
+            dmap = live(plot.method)
+            if plot.cloud is not None:
+                dmap = dmap * dense(live(plot.cloud), dynamic=True)
+        dmap = dmap.opts(title=plot.title, width=PLOT_WIDTH, height=PLOT_HEIGHT)
+        return dmap.opts(framewise=True) if plot.zoom else dmap
+
+    def reset_zoom(self) -> None:
+        """Back to the full range of every zoomable plot (recomputed at the knobs' range)."""
+        for stream in self._zoom.values():
+            stream.event(x_range=None)
 
     def controls(self) -> pn.viewable.Viewable:
         """The knobs as widgets (built by ``pn.Param`` from the parameters)."""
@@ -318,6 +348,12 @@ class Explorer(param.Parameterized):
             for p in self.plots
         ]
         grid = pn.GridBox(*panes, ncols=self.columns)
+        if self._zoom:
+            reset = pn.widgets.Button(name="Reset zoom", button_type="primary", width=120)
+            reset.on_click(lambda _: self.reset_zoom())
+            grid = pn.Column(pn.Row(reset, pn.pane.Markdown(
+                "Zoom into the first plot (box or wheel zoom) to recompute that window at full "
+                "resolution.", margin=(10, 10))), grid)
         about = pn.Card(
             pn.pane.Markdown(math_markdown(self.text), sizing_mode="stretch_width", max_width=960),
             title=f"About this page: {self.paper}, {self.figures.split(';')[0]}",
