@@ -86,16 +86,18 @@ def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **comm
 CLOUD_CMAP = ["#505050", "#000000"]
 
 
-def dense(points, *, dynamic: bool, cmap=CLOUD_CMAP, threshold: int = DENSE_POINTS):
+def dense(points, *, dynamic: bool, cmap=CLOUD_CMAP, threshold: int = DENSE_POINTS,
+          x_range=None, y_range=None):
     """A point cloud as it should be drawn: raw points when sparse, a datashader raster when dense.
 
     ``dynamic=True`` (live page, ``points`` a DynamicMap) re-rasterizes on zoom;
-    ``dynamic=False`` rasterizes once over the cloud's extent, and only above ``threshold``
-    points (pass 0 to always rasterize).
+    ``dynamic=False`` rasterizes once over ``x_range`` x ``y_range`` (default: the cloud's
+    extent), and only above ``threshold`` points (pass 0 to always rasterize).
     """
     if not dynamic and len(points) <= threshold:
         return points
-    shaded = rasterize(points, dynamic=dynamic, width=500, height=500)
+    ranges = {k: v for k, v in (("x_range", x_range), ("y_range", y_range)) if v is not None}
+    shaded = rasterize(points, dynamic=dynamic, width=500, height=500, **ranges)
     shaded = style(shaded, cmap=cmap, cnorm="eq_hist", colorbar=False)
     return dynspread(shaded, threshold=0.8, max_px=2, dynamic=dynamic)
 
@@ -222,7 +224,8 @@ class Explorer(param.Parameterized):
         super().__init__(**params)
         self._last_good = None
         #: The x window of each zoomable plot (None: the full range), shared with the live page.
-        self._zoom = {p.method: hv.streams.RangeX(x_range=None) for p in self.plots if p.zoom}
+        self._zoom = {p.method: hv.streams.RangeXY(x_range=None, y_range=None)
+                      for p in self.plots if p.zoom}
 
     # --- computation -------------------------------------------------------------------------
     def knob_names(self) -> list[str]:
@@ -251,12 +254,25 @@ class Explorer(param.Parameterized):
 
     def element(self, plot: Plot):
         """The static element of one panel (its cloud rasterized only when dense); zoomable
-        plots show their current window."""
-        x_range = self._zoom[plot.method].x_range if plot.zoom else None
+        plots show their current window, as on the page."""
+        if plot.zoom:
+            zoom = self._zoom[plot.method]
+            return style(self._zoomed(plot, zoom.x_range, zoom.y_range), title=plot.title)
+        element = getattr(self, plot.method)()
+        if plot.cloud is not None:
+            element = element * dense(getattr(self, plot.cloud)(), dynamic=False)
+        return style(element, title=plot.title)
+
+    def _zoomed(self, plot: Plot, x_range=None, y_range=None):
+        """A zoomable panel for the window x_range (recomputed there at full resolution), its
+        cloud rasterized over the visible window."""
         element = self._call(plot, plot.method, x_range)
         if plot.cloud is not None:
-            element = element * dense(self._call(plot, plot.cloud, x_range), dynamic=False)
-        return style(element, title=plot.title)
+            cloud = self._call(plot, plot.cloud, x_range)
+            element = element * dense(cloud, dynamic=False, threshold=0,
+                                      x_range=x_range if y_range is not None else None,
+                                      y_range=y_range if x_range is not None else None)
+        return element
 
     def figure(self) -> hv.Layout:
         """The whole current figure as one static HoloViews Layout (for export and headless use)."""
@@ -288,15 +304,9 @@ class Explorer(param.Parameterized):
 
         if plot.zoom:
             # Zoom recomputes the cloud for the window, so it is rasterized with it, at once.
-            def zoomed(x_range=None, **_):
-                element = self._call(plot, plot.method, x_range)
-                if plot.cloud is not None:
-                    cloud = self._call(plot, plot.cloud, x_range)
-                    element = element * dense(cloud, dynamic=False, threshold=0)
-                return element
-
             streams = [hv.streams.Params(self, self.knob_names()), self._zoom[plot.method]]
-            dmap = hv.DynamicMap(zoomed, streams=streams)
+            dmap = hv.DynamicMap(lambda x_range=None, y_range=None, **_:
+                                 self._zoomed(plot, x_range, y_range), streams=streams)
         else:
             dmap = live(plot.method)
             if plot.cloud is not None:
@@ -305,9 +315,11 @@ class Explorer(param.Parameterized):
         return dmap.opts(framewise=True) if plot.zoom else dmap
 
     def reset_zoom(self) -> None:
-        """Back to the full range of every zoomable plot (recomputed at the knobs' range)."""
-        for stream in self._zoom.values():
-            stream.event(x_range=None)
+        """Back to the full range of every zoomable plot (recomputed at the knobs' range).
+
+        The live page also rebuilds those plots (fresh axes), see ``panel``."""
+        for method in self._zoom:
+            self._zoom[method] = hv.streams.RangeXY(x_range=None, y_range=None)
 
     def controls(self) -> pn.viewable.Viewable:
         """The knobs as widgets (built by ``pn.Param`` from the parameters)."""
@@ -349,8 +361,16 @@ class Explorer(param.Parameterized):
         ]
         grid = pn.GridBox(*panes, ncols=self.columns)
         if self._zoom:
+            def on_reset(_):
+                # A fresh plot starts from the full range; a stream reset alone would leave the
+                # Bokeh axes where the user zoomed them.
+                self.reset_zoom()
+                for pane, plot in zip(panes, self.plots):
+                    if plot.zoom:
+                        pane.object = self.dynamic(plot)
+
             reset = pn.widgets.Button(name="Reset zoom", button_type="primary", width=120)
-            reset.on_click(lambda _: self.reset_zoom())
+            reset.on_click(on_reset)
             grid = pn.Column(pn.Row(reset, pn.pane.Markdown(
                 "Zoom into the first plot (box or wheel zoom) to recompute that window at full "
                 "resolution.", margin=(10, 10))), grid)

@@ -159,3 +159,39 @@ def test_bad_typed_value_shows_alert(server, page):
     assert "Traceback" not in _deep_text(page)
     page.screenshot(path=str(SCREENSHOTS / "herding-bad-value.png"), full_page=True)
     assert page.errors == []
+
+
+def _mean_abs_difference(png_a: bytes, png_b: bytes) -> float:
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    a = np.asarray(Image.open(io.BytesIO(png_a)).convert("L"), dtype=float)
+    b = np.asarray(Image.open(io.BytesIO(png_b)).convert("L"), dtype=float)
+    if a.shape != b.shape:
+        return float("inf")
+    return float(np.abs(a - b).mean())
+
+
+def test_bifurcation_zoom_recomputes_and_resets(server, page):
+    cls = EXPLORERS["bifurcation"]
+    _open(page, f"{server}?page=bifurcation")
+    _wait_for_plots(page, len(cls.plots) - 1)  # the cascade table is not a canvas
+    canvas = page.locator(".bk-Canvas").first
+    before = canvas.screenshot()
+    box = canvas.bounding_box()
+    # Wheel-zoom into the orbit diagram near the accumulation point (left third of the plot).
+    page.mouse.move(box["x"] + 0.35 * box["width"], box["y"] + 0.5 * box["height"])
+    for _ in range(4):
+        page.mouse.wheel(0, -300)
+        page.wait_for_timeout(300)
+    page.wait_for_timeout(8000)  # the window is recomputed at full resolution on the server
+    zoomed = canvas.screenshot()
+    assert _mean_abs_difference(before, zoomed) > 1.0
+    page.screenshot(path=str(SCREENSHOTS / "bifurcation-zoomed.png"), full_page=True)
+    page.get_by_role("button", name="Reset zoom").click()
+    page.wait_for_timeout(4000)
+    reset = canvas.screenshot()
+    assert _mean_abs_difference(before, reset) < _mean_abs_difference(before, zoomed)
+    assert page.errors == []
