@@ -40,6 +40,9 @@ __all__ = [
     "rabbit_sequence",
     "invariant_interval",
     "discrepancy_bound",
+    "bound_statement",
+    "special_starts",
+    "rational_period",
     "complexity",
 ]
 
@@ -307,6 +310,63 @@ def discrepancy_bound(rate: float, w0: float, *, sharp: bool = False) -> float:
     if rate - 1.0 < w0 <= rate:
         return 1.0
     return tight
+
+
+def bound_statement(rate: float, w0: float) -> str:
+    """Which statement of the paper gives ``discrepancy_bound(rate, w0)`` (for labels).
+
+    Returns ``"Cor 1.6"`` when w0 = rate - 1/2 (within 1e-12; bound 1/2, eq 1.30), ``"Prop 1.5"``
+    when w0 lies in the invariant interval (rate - 1, rate] (bound 1, eq 1.27), and
+    ``"transient"`` otherwise (w0 outside the interval: the bound max(rate - w0, w0 - rate + 1)
+    derived in ``discrepancy_bound``). The same tests, in the same order, as ``discrepancy_bound``.
+    """
+    rate = check_in_range("rate", rate, 0.0, 1.0)
+    w0 = _check_finite("w0", w0)
+    if abs(w0 - (rate - 0.5)) <= 1e-12:
+        return "Cor 1.6"
+    if rate - 1.0 < w0 <= rate:
+        return "Prop 1.5"
+    return "transient"
+
+
+def special_starts(rate: float) -> dict[str, float]:
+    """The paper's special initial weights w0 for a firing rate (section 1.2.6).
+
+    - ``"rabbit"``: w0 = 2 rate - 1; with rate = GOLDEN_MEAN the states are the rabbit sequence
+      (Fig. 1.9). It is the image of w = rate under eq 1.26 with s = 1 (the left end of
+      T(0, rate] = (rate - 1, 2 rate - 1] of eq 1.28, closed at 2 rate - 1).
+    - ``"half"``: w0 = rate - 1/2, the middle of the invariant interval: |D_T| <= 1/2 (Cor 1.6,
+      eq 1.30), the greedy choice of eq 1.32.
+    - ``"zero"``: w0 = 0, where w_t = -D_t is the accumulated error (eq 1.29).
+
+    Returns a dict name -> w0, in that order.
+    """
+    rate = check_in_range("rate", rate, 0.0, 1.0)
+    return {"rabbit": 2.0 * rate - 1.0, "half": rate - 0.5, "zero": 0.0}
+
+
+def rational_period(rate: float, *, max_period: int = 1000, tol: float = 1e-12) -> int | None:
+    """The period q of the states when ``rate`` is a fraction p/q, or None (irrational-looking).
+
+    For rate = p/q in lowest terms the herded neuron's states are periodic with period q and the
+    number of distinct words saturates: M(T) = min(T + 1, q) (eq 1.36). A float64 rate is always
+    a dyadic fraction, so "rational" means: within ``tol`` of p/q with q <= ``max_period``
+    (the best approximation by ``fractions.Fraction.limit_denominator``). Rates 0 and 1 give q = 1.
+
+    Parameters
+    ----------
+    rate : float
+        Firing rate in [0, 1].
+    max_period : int, keyword-only
+        Largest denominator considered, in [1, MAX_STEPS].
+    tol : float, keyword-only
+        Largest accepted |rate - p/q|, >= 0.
+    """
+    rate = check_in_range("rate", rate, 0.0, 1.0)
+    max_period = check_count("max_period", max_period, low=1, high=MAX_STEPS)
+    tol = check_in_range("tol", tol, 0.0, 1.0)
+    frac = Fraction(rate).limit_denominator(max_period)
+    return frac.denominator if abs(float(frac) - rate) <= tol else None
 
 
 def complexity(states, max_len: int) -> np.ndarray:

@@ -41,6 +41,7 @@ __all__ = [
     "lattice_basis",
     "lattice_coordinates",
     "rotation",
+    "lattice_lines",
     "torus_discrepancy",
     "torus_discrepancy_curve",
     "rational_rotation_model",
@@ -54,6 +55,8 @@ MAX_CONDITION = 1e10
 MAX_CELLS = 1 << 22
 #: Upper bound on the period q of ``rational_rotation_model``.
 MAX_PERIOD = 1_000_000
+#: Upper bound on the number of segments returned by ``lattice_lines``.
+MAX_LINES = 10_000
 
 
 def lattice_basis(features) -> np.ndarray:
@@ -153,6 +156,64 @@ def rotation(features, moments) -> np.ndarray:
     phi = check_features(features)
     phi_bar = check_moments(moments, basis.shape[0])
     return _mod1(np.linalg.solve(basis, phi_bar - phi[0]))
+
+
+def lattice_lines(features, lower, upper) -> np.ndarray:
+    """Segments of the lattice L of eq 1.72 covering a box of the w-plane (K = 2; Fig. 1.17).
+
+    The lattice lines are {i b_1 + s b_2 : s real} and {s b_1 + j b_2 : s real} for integers i, j,
+    with b_d = phi(x_d) - phi(x_0) the columns of ``lattice_basis``; their cells are copies of the
+    torus R^2 / L (the fundamental cell has corners 0, b_1, b_1 + b_2, b_2). Every line that meets
+    the box [lower, upper] is returned as one segment spanning the box (its ends may lie outside;
+    clip with the plot's axis ranges).
+
+    Parameters
+    ----------
+    features : array_like, shape (3, 2)
+        Row d is phi(x_d) (D = 3 states, K = 2 features).
+    lower, upper : array_like, shape (2,)
+        Opposite corners of the box (w1, w2), with lower < upper entrywise.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, 2, 2)
+        ``segments[k] = [[x0, y0], [x1, y1]]``: first the lines along b_2 (i increasing), then
+        those along b_1 (j increasing).
+
+    Raises
+    ------
+    ValueError
+        If K != 2, the box is empty, or it would hold more than MAX_LINES lines.
+    """
+    basis = lattice_basis(features)
+    if basis.shape[0] != 2:
+        raise ValueError(
+            f"features must have shape (3, 2) for lattice_lines, got K = {basis.shape[0]}"
+        )
+    lo = check_array("lower", lower, shape=(2,))
+    hi = check_array("upper", upper, shape=(2,))
+    if np.any(hi <= lo):
+        raise ValueError(
+            f"upper must exceed lower entrywise, got lower {describe(lo)}, upper {describe(hi)}"
+        )
+    corners = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [lo[0], hi[1]], [hi[0], hi[1]]])
+    c = np.linalg.solve(basis, corners.T)  # lattice coordinates of the corners, shape (2, 4)
+    cmin, cmax = c.min(axis=1), c.max(axis=1)
+    first, last = np.ceil(cmin), np.floor(cmax)
+    count = int(np.sum(np.maximum(last - first + 1, 0)))
+    if count > MAX_LINES:
+        raise ValueError(
+            f"lower, upper: the box [{describe(lo)}, {describe(hi)}] meets {count} lattice lines "
+            f"(allowed: <= {MAX_LINES})"
+        )
+    ends = []
+    for i in np.arange(first[0], last[0] + 1):  # lines i b_1 + s b_2
+        ends.append([[i, cmin[1]], [i, cmax[1]]])
+    for j in np.arange(first[1], last[1] + 1):  # lines s b_1 + j b_2
+        ends.append([[cmin[0], j], [cmax[0], j]])
+    if not ends:
+        return np.zeros((0, 2, 2))
+    return np.asarray(ends, dtype=np.float64) @ basis.T
 
 
 def _check_coords(coords) -> np.ndarray:

@@ -8,11 +8,14 @@ over it. Each explorer has ``figure()`` (the current figure as a HoloViews objec
 from __future__ import annotations
 
 from views.herding import HerdingExplorer
+from views.neuron import NeuronExplorer
+from views.torus import TorusExplorer
+from views.bifurcation import BifurcationExplorer
 
 #: Short name -> explorer class, in the order of the app's navigation.
 EXPLORERS = {
     cls.slug: cls
-    for cls in (HerdingExplorer,)
+    for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer)
 }
 
 __all__ = ["EXPLORERS"]

@@ -1,6 +1,11 @@
 """Server time of a slider move: parameter change -> recomputation -> every plot's Bokeh models
 updated, measured on a live page body attached to a Bokeh document (what a served session runs
-between receiving the slider value and sending the patch). Target: under 150 ms at default sizes.
+between receiving the slider value and sending the patch).
+
+Targets: 150 ms at default sizes for the herding family (issue 2: herding, neuron, torus). The
+other pages recompute more per move (a whole bifurcation diagram with refined doublings and a
+Lyapunov sweep; chain spectra over an eps grid): their time is printed, and only a sanity bound
+of one second is asserted.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ MOVES = {
     "herding": ("seed", [101, 102, 103, 104, 105, 106, 107, 108]),
     "neuron": ("rate", [0.301, 0.302, 0.303, 0.304, 0.305, 0.306, 0.307, 0.308]),
     "torus": ("seed", [101, 102, 103, 104, 105, 106, 107, 108]),
+    "bifurcation": ("eta", [0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98]),
 }
-TARGET_SECONDS = 0.150
+TARGETS = {"herding": 0.150, "neuron": 0.150, "torus": 0.150}
+SANITY_SECONDS = 1.0
 
 
 def test_every_explorer_has_a_move():
@@ -40,6 +47,7 @@ def test_slider_move_server_time(slug):
         times.append(time.perf_counter() - start)
         assert explorer.error == ""
     median = statistics.median(times)
+    target = TARGETS.get(slug, SANITY_SECONDS)
     print(f"\n{slug}: slider '{name}' -> redraw, server time median {1e3 * median:.0f} ms, "
-          f"max {1e3 * max(times):.0f} ms over {len(times)} moves (target {1e3 * TARGET_SECONDS:.0f} ms)")
-    assert median < TARGET_SECONDS
+          f"max {1e3 * max(times):.0f} ms over {len(times)} moves (bound {1e3 * target:.0f} ms)")
+    assert median < target

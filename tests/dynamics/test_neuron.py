@@ -14,11 +14,14 @@ from dynamics.herding import herd, word_counts
 from dynamics.neuron import (
     GOLDEN_MEAN,
     RATE_PRESETS,
+    bound_statement,
     complexity,
     discrepancy_bound,
     herd_neuron,
     invariant_interval,
     rabbit_sequence,
+    rational_period,
+    special_starts,
 )
 
 IRRATIONAL = {k: v for k, v in RATE_PRESETS.items() if "rational" not in k}
@@ -278,6 +281,62 @@ def test_preset_labels_and_values():
     assert sorted(RATE_PRESETS.values()) == pytest.approx(sorted([GOLDEN_MEAN, 2**-0.5, math.pi - 3, 0.4]))
 
 
+# ---------------------------------------------------------------- page helpers
+
+def test_special_starts():
+    starts = special_starts(GOLDEN_MEAN)
+    assert list(starts) == ["rabbit", "half", "zero"]
+    assert starts["rabbit"] == 2 * GOLDEN_MEAN - 1 and starts["half"] == GOLDEN_MEAN - 0.5
+    assert starts["zero"] == 0.0
+    # the rabbit start gives the rabbit sequence (Fig. 1.9), the half start the bound 1/2 (Cor 1.6)
+    res = herd_neuron(GOLDEN_MEAN, 1000, w0=starts["rabbit"])
+    np.testing.assert_array_equal(res.states, rabbit_sequence(1000))
+    assert herd_neuron(0.3, 1000, w0=special_starts(0.3)["half"]).max_abs_discrepancy <= 0.5
+
+
+@given(rate=rates, w0=st.floats(-5, 5))
+def test_bound_statement_names_the_bound(rate, w0):
+    bound, statement = discrepancy_bound(rate, w0), bound_statement(rate, w0)
+    if statement == "Cor 1.6":
+        assert bound == pytest.approx(0.5, abs=1e-11)
+    elif statement == "Prop 1.5":
+        assert bound == 1.0 and inside(rate, w0)
+    else:
+        assert statement == "transient" and not inside(rate, w0)
+        assert bound == discrepancy_bound(rate, w0, sharp=True)
+
+
+def test_bound_statement_values():
+    assert bound_statement(0.6, 0.1) == "Cor 1.6"
+    assert bound_statement(0.6, 0.0) == "Prop 1.5"
+    assert bound_statement(0.6, 0.6) == "Prop 1.5"
+    assert bound_statement(0.6, -0.4) == "transient"
+    assert bound_statement(0.6, 2.0) == "transient"
+
+
+@given(q=st.integers(1, 200), data=st.data())
+def test_rational_period_of_fractions(q, data):
+    p = data.draw(st.integers(0, q).filter(lambda p: math.gcd(p, q) == 1))
+    assert rational_period(p / q) == q
+    if q >= 3:
+        M = complexity(herd_neuron(p / q, 40 * q, w0=p / q - 0.5 + 0.25 / q).states, 2 * q)
+        assert M.max() == q  # the words saturate at the period
+
+
+def test_rational_period_of_irrational_rates_and_options():
+    for label, rate in RATE_PRESETS.items():
+        assert (rational_period(rate) is None) == ("rational" not in label), label
+    assert rational_period(0.4) == 5 and rational_period(0.301) == 1000
+    assert rational_period(0.3001) is None and rational_period(0.3001, max_period=10_000) == 10_000
+    assert rational_period(0.0) == rational_period(1.0) == 1
+    assert rational_period(0.5 + 1e-13) == 2 and rational_period(0.5 + 1e-13, tol=0.0) is None
+    for bad in (0, 1.5, 10**9):
+        with pytest.raises(ValueError, match="max_period"):
+            rational_period(0.5, max_period=bad)
+    with pytest.raises(ValueError, match="tol"):
+        rational_period(0.5, tol=-1.0)
+
+
 # ---------------------------------------------------------------- validation
 
 @pytest.mark.parametrize("rate", [-0.1, 1.1, float("nan"), float("inf"), "fast", None])
@@ -288,6 +347,9 @@ def test_bad_rate(rate):
         discrepancy_bound(rate, 0.0)
     with pytest.raises(ValueError, match="rate"):
         invariant_interval(rate)
+    for helper in (special_starts, rational_period, lambda r: bound_statement(r, 0.0)):
+        with pytest.raises(ValueError, match="rate"):
+            helper(rate)
 
 
 @pytest.mark.parametrize("steps", [0, -5, 1.5, True, "10", 10**9])
@@ -302,6 +364,8 @@ def test_bad_w0(w0):
         herd_neuron(0.5, 10, w0=w0)
     with pytest.raises(ValueError, match="w0"):
         discrepancy_bound(0.5, w0)
+    with pytest.raises(ValueError, match="w0"):
+        bound_statement(0.5, w0)
 
 
 @pytest.mark.parametrize("n", [0, -1, 2.5, 10**9])

@@ -15,6 +15,7 @@ from dynamics.torus import (
     irrational_rotation_model,
     lattice_basis,
     lattice_coordinates,
+    lattice_lines,
     rational_rotation_model,
     rotation,
     torus_discrepancy,
@@ -175,6 +176,53 @@ def test_torus_discrepancy_values():
     centres = (np.stack(np.meshgrid(np.arange(3), np.arange(3)), -1).reshape(-1, 2) + 0.5) / 3
     assert torus_discrepancy(centres, bins=3) == pytest.approx(0.0, abs=1e-15)
     assert torus_discrepancy([[0.9999999999999999, 0.0]], bins=1) == 0.0
+
+
+# ---------------------------------------------------------------- lattice lines (Fig. 1.17)
+
+@given(seed=st.integers(0, 2**32 - 1))
+def test_lattice_lines_are_the_lattice_and_cover_the_box(seed):
+    features, moments = irrational_rotation_model(seed=seed)
+    weights = herd(features, moments, 300).weights
+    lo, hi = weights.min(axis=0) - 0.1, weights.max(axis=0) + 0.1
+    segments = lattice_lines(features, lo, hi)
+    assert segments.ndim == 3 and segments.shape[1:] == (2, 2)
+    basis = lattice_basis(features)
+    # in lattice coordinates each segment keeps one coordinate at an integer (a lattice line)
+    c = np.linalg.solve(basis, segments.reshape(-1, 2).T).T.reshape(-1, 2, 2)
+    fixed = np.where(np.abs(c[:, 0, 0] - c[:, 1, 0]) < 1e-9, 0, 1)
+    assert np.all(np.abs(c[np.arange(len(c)), 0, fixed] - c[np.arange(len(c)), 1, fixed]) < 1e-9)
+    assert circle_distance(c[np.arange(len(c)), 0, fixed]).max() < 1e-9
+    # every lattice line between two weights (so meeting the box) is returned, once
+    cw = np.linalg.solve(basis, weights.T).T
+    for k in (0, 1):
+        values = np.round(c[fixed == k, 0, k])
+        assert np.unique(values).size == values.size
+        between = np.arange(np.ceil(cw[:, k].min()), np.floor(cw[:, k].max()) + 1)
+        assert set(between) <= set(values)
+
+
+def test_lattice_lines_of_the_unit_lattice():
+    features = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
+    segments = lattice_lines(features, [-0.5, 0.25], [1.5, 2.75])
+    vertical = segments[np.isclose(segments[:, 0, 0], segments[:, 1, 0])]
+    horizontal = segments[np.isclose(segments[:, 0, 1], segments[:, 1, 1])]
+    np.testing.assert_allclose(vertical[:, 0, 0], [0.0, 1.0])
+    np.testing.assert_allclose(horizontal[:, 0, 1], [1.0, 2.0])
+    assert len(segments) == 4
+    assert lattice_lines(features, [0.2, 0.2], [0.8, 0.8]).shape == (0, 2, 2)
+
+
+def test_bad_lattice_lines_inputs():
+    features = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
+    with pytest.raises(ValueError, match="upper must exceed lower"):
+        lattice_lines(features, [0.0, 0.0], [1.0, 0.0])
+    with pytest.raises(ValueError, match="lower"):
+        lattice_lines(features, [0.0, np.nan], [1.0, 1.0])
+    with pytest.raises(ValueError, match="lattice lines"):
+        lattice_lines(features, [0.0, 0.0], [1e5, 1e5])
+    with pytest.raises(ValueError, match=r"shape \(3, 2\)"):
+        lattice_lines([[0.0], [1.0]], [0.0], [1.0])
 
 
 # ---------------------------------------------------------------- validation

@@ -19,6 +19,7 @@ CHANGES = {
     "herding": {"seed": 7},
     "neuron": {"rate": 0.3},
     "torus": {"seed": 5},
+    "bifurcation": {"eta": 0.8},
 }
 
 

@@ -1,0 +1,299 @@
+"""Single-neuron explorer: the weight staircase, the rabbit stripes, the discrepancy bounds and the
+Sturmian word count M(T) = T + 1.
+
+Reproduces Figs 1.8-1.9 and Prop 1.5 / Cor 1.6 of Chen & Welling, *Herding as a Learning System
+with Edge-of-Chaos Dynamics* (section 1.2.6, "Herding a Single Neuron", and eqs 1.36-1.37).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import param
+
+from dynamics import neuron
+from views._common import DASHED, MPL_DASHED, Explorer, Plot, style
+
+#: Above this many steps the discrepancy curve is drawn as a min/max envelope of this many blocks.
+ENVELOPE = 2_000
+HERDING_COLOR, BOUND_COLOR, STURMIAN_COLOR, BAND_COLOR = "#d62728", "#555555", "#2ca02c", "#ff7f0e"
+#: Stripe colours as in Fig. 1.9: white for s = 1 (fires), black for s = 0.
+STRIPES = ["black", "white"]
+CUSTOM = "custom"
+#: Knobs linked to each other (see ``NeuronExplorer.__setattr__``).
+_LINKED = frozenset({"preset", "rate", "start", "w0"})
+#: The w0 selector: label -> key of ``neuron.special_starts``.
+STARTS = {
+    "2·rate − 1 (rabbit, Fig 1.9)": "rabbit",
+    "rate − 1/2 (Cor 1.6)": "half",
+    "0 (w = accumulated error)": "zero",
+}
+T_DIM = hv.Dimension("t", label="step t")
+W_DIM = hv.Dimension("w", label="weight wₜ")
+
+
+@dataclass(frozen=True)
+class NeuronRun:
+    """Everything the page draws for one parameter set."""
+
+    run: neuron.NeuronResult
+    rabbit: np.ndarray
+    words: np.ndarray
+    bound: float
+    statement: str
+    interval: tuple[float, float]
+    period: int | None
+
+
+#: Few entries: at the largest step count one entry holds about 25 MB.
+@functools.lru_cache(maxsize=8)
+def run_neuron(rate: float, w0: float, steps: int, stripes: int, max_word: int) -> NeuronRun:
+    """Herd the neuron and derive everything the page shows (cached per argument set)."""
+    run = neuron.herd_neuron(rate, steps, w0=w0)
+    return NeuronRun(
+        run=run,
+        rabbit=neuron.rabbit_sequence(stripes),
+        words=neuron.complexity(run.states, min(max_word, steps)),
+        bound=neuron.discrepancy_bound(rate, w0),
+        statement=neuron.bound_statement(rate, w0),
+        interval=neuron.invariant_interval(rate),
+        period=neuron.rational_period(rate),
+    )
+
+
+class NeuronExplorer(Explorer):
+    """The herded single neuron (eqs 1.25-1.26): a Sturmian sequence from a one-line rule."""
+
+    slug = "neuron"
+    title = "Single neuron"
+    summary = "One herded neuron writes the Fibonacci rabbit sequence: Sturmian, |D_T| <= 1."
+    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
+    figures = "Figs 1.8-1.9; eqs 1.25-1.32, Prop 1.5, Cor 1.6, eqs 1.36-1.37"
+
+    preset = param.Selector(
+        objects=[*neuron.RATE_PRESETS, CUSTOM], default=next(iter(neuron.RATE_PRESETS)),
+        label="Firing rate preset",
+        doc="A firing rate from the paper (choosing one sets the rate); 'custom' for a typed rate.")
+    rate = param.Number(
+        neuron.GOLDEN_MEAN, bounds=(0.0, 1.0), step=0.001, label="Firing rate π",
+        doc="The target firing rate π = φ̄ in [0, 1], typed as a decimal (full float "
+            "precision).")
+    start = param.Selector(
+        objects=[*STARTS, CUSTOM], default=next(iter(STARTS)), label="Initial weight preset",
+        doc="The paper's special starts (choosing one sets w0, which then follows the rate); "
+            "'custom' for a typed w0.")
+    w0 = param.Number(
+        2 * neuron.GOLDEN_MEAN - 1, bounds=(-10.0, 10.0), step=0.01, label="Initial weight w0",
+        doc="The initial weight w0; outside (π − 1, π] the weight first moves into that "
+            "interval.")
+    stripes = param.Integer(34, bounds=(5, 200), label="Steps shown as stripes",
+                            doc="Number of first steps drawn in the weight and stripe panels.")
+    steps = param.Integer(2_000, bounds=(10, 1_000_000), step=10, label="Steps T",
+                          doc="Number of steps of the discrepancy and word-count panels.")
+    max_word = param.Integer(30, bounds=(2, 100), label="Longest word length",
+                             doc="Largest word length T for the complexity M(T), eq 1.36.")
+
+    widgets = {
+        "rate": {"type": pn.widgets.FloatInput, "format": "0.[0000000000000000]"},
+        "w0": {"type": pn.widgets.FloatInput, "format": "0.[0000000000000000]"},
+        "steps": {"throttled": True},
+        "stripes": {"throttled": True},
+        "max_word": {"throttled": True},
+    }
+
+    plots = (
+        Plot("weights_plot", title="Weights wₜ (eqs 1.25-1.26, Figs 1.8-1.9a)"),
+        Plot("stripes_plot", title="States: herding vs rabbit sequence (Fig 1.9b)"),
+        Plot("discrepancy_plot", title="Discrepancy D(T) (Prop 1.5, Cor 1.6)"),
+        Plot("words_plot", title="Distinct words M(T) (eq 1.36)"),
+    )
+
+    text = r"""
+### Herding a single neuron
+
+A neuron that should fire with rate $\pi$ runs herding with the feature $\phi(x) = x$ on
+$x \in \{0, 1\}$. The weight is a "synaptic strength": it grows by $\pi$ each step and drops by 1
+when the neuron fires:
+
+$$s_t = \mathbb{I}(w_{t-1} > 0) \quad (1.25) \qquad\qquad w_t = w_{t-1} + \pi - s_t \quad (1.26)$$
+
+**What you see.** *Weights:* $w_t$ against $t$; it never leaves the shaded invariant interval
+$(\pi - 1, \pi]$ (eq 1.28), and $s_t = 1$ (white dot, white stripe) exactly when $w_{t-1}$ lies
+above the threshold 0. *Stripes:* the first states (white = fires, black = silent) above the
+rabbit sequence $0 \to 1,\ 1 \to 10$: for the golden mean $\pi = (\sqrt5 - 1)/2$ with
+$w_0 = 2\pi - 1$ they are identical (Fig 1.9); for other rates or starts they differ.
+*Discrepancy:* summing eq 1.26 gives $D_T = \sum_{t \le T} s_t - T\pi = w_0 - w_T$ (eq 1.29), so
+$|D_T| \le 1$ (Prop 1.5) and $|D_T| \le 1/2$ from $w_0 = \pi - 1/2$ (Cor 1.6): the firing rate is
+off by at most $1/T$. *Words:* the number $M(T)$ of distinct length-$T$ windows is $T + 1$ for
+irrational $\pi$, the minimum for a sequence that never repeats (Sturmian, eq 1.36); for
+$\pi = p/q$ the states repeat with period $q$ and $M(T)$ stops at $q$.
+
+**Try.** Pick the rational preset 2/5 and watch $M(T)$ saturate at 5; type $\pi = 0.3$
+(period 10). Choose the start $\pi - 1/2$ and see the bound halve. Type a start far outside,
+$w_0 = 5$: the weights walk down into the interval and the bound grows accordingly.
+"""
+
+    # --- linked knobs -------------------------------------------------------------------------
+    # Choosing a preset sets the rate (or w0); typing a value that matches no preset shows
+    # 'custom'; w0 follows the rate while a special start is chosen. The linked values are set
+    # in the same batch of parameter events as the knob that moved, so the plots, which watch
+    # every knob, redraw once per move, not once per changed parameter.
+    def __init__(self, **params):
+        super().__init__(**params)
+        # Make the given knobs consistent (explicit values win), without the links below.
+        put = super().__setattr__
+        if "preset" in params and "rate" not in params and self.preset != CUSTOM:
+            put("rate", neuron.RATE_PRESETS[self.preset])
+        put("preset", self._preset_of(self.rate))
+        if "w0" in params and "start" not in params:
+            put("start", self._start_of(self.w0))
+        elif "w0" not in params and self.start != CUSTOM:
+            put("w0", self._special_start(self.start))
+
+    def __setattr__(self, name, value):
+        private = self.__dict__.get("_param__private")
+        if name not in _LINKED or private is None or not private.initialized:
+            return super().__setattr__(name, value)
+        with param.parameterized.batch_call_watchers(self):
+            super().__setattr__(name, value)
+            if name == "preset" and value != CUSTOM:
+                super().__setattr__("rate", neuron.RATE_PRESETS[value])
+            if name in ("preset", "rate"):
+                super().__setattr__("preset", self._preset_of(self.rate))
+                if self.start != CUSTOM:
+                    super().__setattr__("w0", self._special_start(self.start))
+            elif name == "start" and value != CUSTOM:
+                super().__setattr__("w0", self._special_start(value))
+            elif name == "w0":
+                super().__setattr__("start", self._start_of(value))
+
+    def _preset_of(self, rate: float) -> str:
+        return next((k for k, v in neuron.RATE_PRESETS.items() if v == rate), CUSTOM)
+
+    def _start_of(self, w0: float) -> str:
+        if self.start != CUSTOM and w0 == self._special_start(self.start):
+            return self.start
+        return CUSTOM
+
+    def _special_start(self, label: str) -> float:
+        return neuron.special_starts(self.rate)[STARTS[label]]
+
+    # --- computation -------------------------------------------------------------------------
+    def _compute(self) -> NeuronRun:
+        return run_neuron(float(self.rate), float(self.w0), self.steps, self.stripes, self.max_word)
+
+    # --- plots -------------------------------------------------------------------------------
+    def weights_plot(self):
+        res = self.result()
+        n = min(self.stripes, self.steps)
+        t = np.arange(n + 1)
+        w = res.run.weights[: n + 1]
+        lo, hi = res.interval
+        band = style(hv.HSpan(lo, hi), alpha=0.15, framewise=True,
+                     bokeh=dict(color=BAND_COLOR, line_alpha=0),
+                     mpl=dict(color=BAND_COLOR, linewidth=0))
+        line = style(hv.Curve((t, w), T_DIM, W_DIM), color="#888888", framewise=True,
+                     bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
+        # Dot w_{t-1} coloured by the state it triggers, s_t = I(w_{t-1} > 0), as in the stripes.
+        fires = (w > 0).astype(int)
+        dots = hv.Scatter((t, w, fires), T_DIM, [W_DIM, hv.Dimension("s", label="next state")])
+        dots = style(dots, color="s", cmap=STRIPES, clim=(0, 1), framewise=True,
+                     bokeh=dict(size=7, line_color="black", tools=["hover"]),
+                     mpl=dict(s=22, edgecolors="black", linewidth=0.6))
+        threshold = style(hv.HLine(0.0), color="black", framewise=True,
+                          bokeh=dict(line_width=1, **DASHED),
+                          mpl=dict(linewidth=0.8, **MPL_DASHED))
+        ymin, ymax = min(lo, float(w.min())), max(hi, float(w.max()))
+        pad = 0.06 * (ymax - ymin)
+        return style(band * line * threshold * dots, framewise=True, xlim=(-0.5, n + 0.5),
+                     xlabel="step t",
+                     ylabel="weight wₜ",
+                     ylim=(ymin - pad, ymax + pad), show_legend=False)
+
+    def stripes_plot(self):
+        res = self.result()
+        n = min(self.stripes, self.steps)
+        s = res.run.states[:n]
+        t = np.arange(1, n + 1, dtype=float)
+        # One rectangle per state: herding on top (y in [1.1, 1.9]), rabbit below ([0.1, 0.9]).
+        x0, x1 = np.tile(t - 0.5, 2), np.tile(t + 0.5, 2)
+        y0 = np.repeat([1.1, 0.1], n)
+        values = np.concatenate([s, res.rabbit[:n]])
+        rects = hv.Rectangles((x0, y0, x1, y0 + 0.8, values),
+                              kdims=[T_DIM, hv.Dimension("y", label=" "), "x1", "y1"],
+                              vdims=[hv.Dimension("s", label="state")])
+        rects = style(rects, color="s", cmap=STRIPES, clim=(0, 1), framewise=True,
+                      yticks=[(1.5, "herding"), (0.5, "rabbit")], xlim=(0.5, n + 0.5),
+                      ylim=(-0.05, 2.5),
+                      bokeh=dict(line_color="#999999", tools=["hover"]),
+                      mpl=dict(edgecolor="#999999", linewidth=0.4))
+        differ = int(np.count_nonzero(s != res.rabbit[:n]))
+        if differ == 0:
+            note = "identical, as in Fig 1.9"
+        else:
+            note = (f"differ at {differ} of {n} steps: equal only for the\n"
+                    "golden mean with w0 = 2·rate − 1")
+        label = style(hv.Text(0.5 + n / 2, 2.2, note, fontsize=9), color="#333333",
+                      bokeh=dict(text_font_size="10pt"))
+        return style(rects * label, framewise=True)
+
+    def discrepancy_plot(self):
+        res = self.result()
+        T, D = _envelope(res.run.discrepancy, ENVELOPE)
+        dims = [hv.Dimension("T", label="number of steps T"),
+                hv.Dimension("D", label="D(T) = Σₜ sₜ − T π")]
+        curve = style(hv.Curve((T, D), *dims, label="D(T)"), color=HERDING_COLOR, framewise=True,
+                      bokeh=dict(line_width=1), mpl=dict(linewidth=0.7))
+        B = res.bound
+        source = {"Cor 1.6": "Cor 1.6", "Prop 1.5": "Prop 1.5",
+                  "transient": "w0 outside (π−1, π]"}[res.statement]
+        # Both bound lines in one element (a NaN breaks the line), so one legend entry.
+        bounds = hv.Curve(([1, self.steps, np.nan, 1, self.steps], [B, B, np.nan, -B, -B]),
+                          *dims, label=f"±{B:.3g} ({source})")
+        bounds = style(bounds, color=BOUND_COLOR, framewise=True,
+                       bokeh=dict(line_width=1.5, **DASHED),
+                       mpl=dict(linewidth=1.2, **MPL_DASHED))
+        # Room below -B for the legend: D(T) never goes there.
+        return style(curve * bounds, framewise=True, logx=True, ylim=(-1.9 * B, 1.3 * B),
+                     mpl=dict(aspect="auto"),
+                     legend_position="bottom_right")
+
+    def words_plot(self):
+        res = self.result()
+        T = np.arange(1, len(res.words) + 1)
+        dims = [hv.Dimension("T", label="word length T"),
+                hv.Dimension("M", label="distinct words M(T)")]
+        q = res.period
+        label = f"herding (period q = {q})" if q is not None else "herding"
+        sturm = style(hv.Curve((T, T + 1), *dims, label="T + 1 (Sturmian)"),
+                      color=STURMIAN_COLOR, framewise=True, bokeh=dict(line_width=2),
+                      mpl=dict(linewidth=1.5))
+        words = style(hv.Scatter((T, res.words), *dims, label=label), color=HERDING_COLOR,
+                      framewise=True,
+                      bokeh=dict(size=6), mpl=dict(s=14))
+        # Headroom above T + 1 for the legend.
+        return style(sturm * words, framewise=True, legend_position="top_left",
+                     ylim=(0, 1.45 * (T[-1] + 1)))
+
+
+def _envelope(y: np.ndarray, blocks: int) -> tuple[np.ndarray, np.ndarray]:
+    """A long series y_1..y_n as (T, y) to draw: itself when short, else the minimum and maximum
+    of each of at most ``blocks`` consecutive blocks, interleaved in time order (so the drawn band
+    keeps every extreme), and the last point."""
+    n = y.size
+    T = np.arange(1, n + 1)
+    if n <= 2 * blocks:
+        return T, y
+    size = -(-n // blocks)
+    rows = -(-n // size)
+    padded = np.concatenate([y, np.full(rows * size - n, y[-1])]).reshape(rows, size)
+    start = np.arange(rows) * size
+    lows = np.minimum(start + padded.argmin(axis=1), n - 1)
+    highs = np.minimum(start + padded.argmax(axis=1), n - 1)
+    idx = np.column_stack([np.minimum(lows, highs), np.maximum(lows, highs)]).ravel()
+    idx = np.append(idx, n - 1)
+    return T[idx], y[idx]

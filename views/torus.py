@@ -1,0 +1,252 @@
+"""Torus explorer: herding with D = K + 1 = 3 states is a constant rotation on a torus.
+
+Reproduces Fig 1.17 and eq 1.72 (appendix, after Prop 1.11) of Chen & Welling, *Herding as a
+Learning System with Edge-of-Chaos Dynamics*: the weights in the w-plane with the lattice spanned
+by phi(x_1) - phi(x_0) and phi(x_2) - phi(x_0), the same orbit in lattice coordinates on the unit
+square with opposite sides glued, and how evenly it fills the torus, against a rational rotation
+with period q on the same features.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import param
+from holoviews import dim
+
+from dynamics import herding, torus
+from views._common import DASHED, MPL_DASHED, Explorer, Plot, style
+
+#: Most weight vectors drawn in the w-plane (the first ones).
+WEIGHT_POINTS = 20_000
+#: Number of prefix lengths N at which the discrepancy curves are evaluated (log-spaced).
+CURVE_POINTS = 80
+IRRATIONAL_COLOR, RATIONAL_COLOR = "#222222", "#1f77b4"
+ARROW_COLOR, LATTICE_COLOR, GENERATOR_COLOR = "#ff7f0e", "#d62728", "#1f77b4"
+TORUS_DIMS = [hv.Dimension("c1", label="lattice coordinate c₁ (mod 1)"),
+              hv.Dimension("c2", label="lattice coordinate c₂ (mod 1)")]
+WEIGHT_DIMS = [hv.Dimension("w1", label="w₁"), hv.Dimension("w2", label="w₂")]
+
+
+def _torus_dims(rho1: str, rho2: str) -> list[hv.Dimension]:
+    """Lattice-coordinate axes whose labels also give the rotation vector's entries."""
+    return [hv.Dimension("c1", label=f"c₁ (mod 1);  rotation ρ₁ = {rho1}"),
+            hv.Dimension("c2", label=f"c₂ (mod 1);  rotation ρ₂ = {rho2}")]
+
+
+@dataclass(frozen=True)
+class TorusRun:
+    """Everything the page draws for one parameter set: the irrational model and its rational
+    contrast share the features (same seed); only the moments, hence the rotation, differ."""
+
+    features: np.ndarray
+    weights: np.ndarray
+    coords: np.ndarray
+    rotation: np.ndarray
+    rational_coords: np.ndarray
+    rational_rotation: np.ndarray
+    lengths: np.ndarray
+    discrepancy: np.ndarray
+    rational_discrepancy: np.ndarray
+    lattice: np.ndarray
+    extent: tuple[float, float, float, float]
+
+
+#: Few entries: at the largest step count one entry holds about 50 MB.
+@functools.lru_cache(maxsize=8)
+def run_torus(seed: int, steps: int, q: int, bins: int) -> TorusRun:
+    """Herd both models from w0 = 0 and project onto the torus (cached per argument set)."""
+    features, moments = torus.irrational_rotation_model(seed=seed)
+    _, rational_moments = torus.rational_rotation_model(q, seed=seed)
+    weights = herding.herd(features, moments, steps).weights
+    rational_weights = herding.herd(features, rational_moments, steps).weights
+    coords = torus.lattice_coordinates(features, weights)
+    rational_coords = torus.lattice_coordinates(features, rational_weights)
+    lengths = np.unique(np.geomspace(1, steps + 1, CURVE_POINTS).astype(np.int64))
+    # Square window holding the weights and the features, for the w-plane and its lattice.
+    both = np.vstack([weights, features])
+    centre = (both.max(axis=0) + both.min(axis=0)) / 2
+    half = 0.6 * float((both.max(axis=0) - both.min(axis=0)).max())
+    lo, hi = centre - half, centre + half
+    return TorusRun(
+        features=features, weights=weights, coords=coords,
+        rotation=torus.rotation(features, moments),
+        rational_coords=rational_coords,
+        rational_rotation=torus.rotation(features, rational_moments),
+        lengths=lengths,
+        discrepancy=torus.torus_discrepancy_curve(coords, lengths, bins=bins),
+        rational_discrepancy=torus.torus_discrepancy_curve(rational_coords, lengths, bins=bins),
+        lattice=torus.lattice_lines(features, lo, hi),
+        extent=(float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])),
+    )
+
+
+class TorusExplorer(Explorer):
+    """Herding with D = 3 states and K = 2 features: a rotation on the torus R^2 / L (eq 1.72)."""
+
+    slug = "torus"
+    title = "Torus rotation"
+    summary = "With D = K + 1 states herding is a constant rotation on a torus: it fills it evenly."
+    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
+    figures = "Fig 1.17; eq 1.72, Prop 1.11"
+
+    seed = param.Integer(4, bounds=(0, 99_999), label="Model seed",
+                         doc="Seed of the three random features phi(x) and of both target "
+                             "distributions (irrational and rational p/q).")
+    steps = param.Integer(20_000, bounds=(100, 1_000_000), step=100, label="Steps T",
+                          doc="Number of herding steps of both models.")
+    q = param.Integer(13, bounds=(3, 200), label="Period q of the rational contrast",
+                      doc="Denominator q of the rational rotation (a/q, b/q): its orbit visits "
+                          "q points of the torus.")
+    bins = param.Integer(8, bounds=(2, 64), label="Cells per side (discrepancy)",
+                         doc="The torus is cut into bins × bins cells; the discrepancy is the "
+                             "largest deviation of a cell's share of points from 1/bins².")
+    arrows = param.Integer(4, bounds=(1, 20), label="Steps drawn as arrows",
+                           doc="Number of first herding steps drawn as arrows (on the torus) and "
+                               "as segments (in the w-plane).")
+
+    widgets = {
+        "seed": pn.widgets.IntInput,
+        "steps": {"throttled": True},
+        "q": {"throttled": True},
+        "bins": {"throttled": True},
+        "arrows": {"throttled": True},
+    }
+
+    plots = (
+        Plot("torus_plot", cloud="torus_cloud", title="Torus: irrational rotation (eq 1.72)"),
+        Plot("rational_plot", title="Torus: rational rotation (a/q, b/q)"),
+        Plot("weights_plot", title="Weights and the lattice L (Fig 1.17)"),
+        Plot("discrepancy_plot", title="How evenly the orbit fills the torus"),
+    )
+
+    text = r"""
+### Herding on a torus
+
+Take $D = 3$ states with features $\phi(x_0), \phi(x_1), \phi(x_2)$ in the plane ($K = 2$). The
+differences $b_1 = \phi(x_1) - \phi(x_0)$ and $b_2 = \phi(x_2) - \phi(x_0)$ span a lattice $L$,
+and $G$ maps $w$ onto the torus $\mathbb{R}^2 / L$. A herding step
+$w_t = w_{t-1} + \bar\phi - \phi(s_t)$ adds a constant plus a lattice vector, so whichever state
+is chosen, on the torus it is the same rotation (eq 1.72):
+
+$$G(w_t) = G(w_{t-1}) + (\bar\phi - \phi(x_0))$$
+
+In lattice coordinates ($w = c_1 b_1 + c_2 b_2$) the torus is the unit square with opposite sides
+glued, and the rotation is $\rho = (p_1, p_2)$, the target probabilities of $x_1$ and $x_2$.
+
+**What you see.** *Top left:* the orbit $c_t \bmod 1$ fills the square; the orange arrows are
+the first steps, each the same vector $\rho$ (an arrow leaving one side comes back on the
+opposite side). *Top right:* the same features with target probabilities $(a/q, b/q)$: the
+orbit closes after $q$ steps and visits only $q$ points (colour: visit order).
+*Bottom left:* the weights themselves (grey) with the lattice (red) and its generators $b_1, b_2$
+drawn from $\phi(x_0)$ (blue), as in Fig 1.17; the first herding steps (orange) differ from step
+to step, yet the weights fill a region with the area of one lattice cell, whose copies shifted
+along $L$ tile the plane.
+*Bottom right:* the largest deviation of a cell's share of the first $N$ points from
+$1/\text{bins}^2$. The irrational orbit's falls roughly like $1/N$ (random points: $1/\sqrt N$);
+the rational orbit's stalls, since most cells stay empty.
+
+**Try.** Raise $q$: the rational orbit looks even for longer, but its curve still stalls. Change
+the seed for other triangles and rotations, and refine the cells (bins).
+"""
+
+    def element(self, plot: Plot):
+        # Exported clouds: a linear colour scale. The base class's eq_hist normalisation draws
+        # nothing in matplotlib when every pixel holds the same count, which is the rule for an
+        # irrational orbit (distinct points) of a few 10^4 steps.
+        return super().element(plot).opts(hv.opts.Image(cnorm="linear"), backend="matplotlib")
+
+    # --- computation -------------------------------------------------------------------------
+    def _compute(self) -> TorusRun:
+        return run_torus(self.seed, self.steps, self.q, self.bins)
+
+    # --- plots -------------------------------------------------------------------------------
+    def _arrows(self, points: np.ndarray, steps: np.ndarray, dims, width: float):
+        """Arrows from points[i] along steps[i] (a VectorField with tails at the points);
+        ``width`` is the exported shaft width in data units."""
+        data = (points[:, 0], points[:, 1], np.arctan2(steps[:, 1], steps[:, 0]),
+                np.hypot(steps[:, 0], steps[:, 1]))
+        field = hv.VectorField(data, kdims=dims, vdims=["angle", "length"])
+        return style(field, color=ARROW_COLOR, framewise=True, magnitude="length",
+                     rescale_lengths=False, normalize_lengths=False, pivot="tail",
+                     bokeh=dict(line_width=2.5, scale=1.0),
+                     mpl=dict(scale=1.0, width=width, headwidth=4, headlength=5))
+
+    # The cloud panels carry no legend and only element options: the base class overlays the
+    # cloud on the element, and options of the element's own Overlay would not survive that.
+    # The rotation is written into the axis labels instead.
+    def torus_plot(self):
+        res = self.result()
+        n = min(self.arrows, self.steps)
+        rho = res.rotation
+        dims = _torus_dims(f"{rho[0]:.4f}", f"{rho[1]:.4f}")
+        arrows = self._arrows(res.coords[:n], np.tile(rho, (n, 1)), dims, 0.008)
+        return style(arrows, xlim=(-0.02, 1.02), ylim=(-0.02, 1.02))
+
+    def torus_cloud(self):
+        res = self.result()
+        return style(hv.Points(res.coords, kdims=TORUS_DIMS), color="black",
+                     bokeh=dict(size=1.5), mpl=dict(s=0.3))
+
+    def rational_plot(self):
+        res = self.result()
+        q = self.q
+        points = res.rational_coords[: min(q, self.steps + 1)]
+        a, b = np.round(res.rational_rotation * q).astype(int)
+        dims = _torus_dims(f"{a}/{q}", f"{b}/{q}")
+        order = hv.Dimension("t", label=f"visit order t (q = {q} points)")
+        dots = hv.Points((points[:, 0], points[:, 1], np.arange(len(points))), kdims=dims,
+                         vdims=[order])
+        return style(dots, color="t", cmap="viridis", colorbar=True, framewise=True,
+                     xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
+                     bokeh=dict(size=9, line_color="black", tools=["hover"]),
+                     mpl=dict(s=40, edgecolors="black", linewidth=0.5))
+
+    def weights_plot(self):
+        res = self.result()
+        x0, y0, x1, y1 = res.extent
+        # One element for the lattice lines (red), the generators b_1, b_2 drawn from phi(x_0) to
+        # phi(x_1) and phi(x_2) (blue) and the first herding steps w_0 -> w_1 -> ... (orange):
+        # few elements keep a slider move fast.
+        phi = res.features
+        n = min(self.arrows, self.steps)
+        w = res.weights[: n + 1]
+        steps = np.stack([w[:-1], w[1:]], axis=1)
+        seg = np.concatenate([res.lattice, [[phi[0], phi[1]], [phi[0], phi[2]]], steps])
+        kind = np.r_[np.zeros(len(res.lattice)), np.ones(2), np.full(n, 2.0)]
+        lines = hv.Segments((seg[:, 0, 0], seg[:, 0, 1], seg[:, 1, 0], seg[:, 1, 1], kind),
+                            kdims=[*WEIGHT_DIMS, "x1", "y1"],
+                            vdims=[hv.Dimension("kind", label="lattice line / generator / step")])
+        lines = style(lines, color="kind", cmap=[LATTICE_COLOR, GENERATOR_COLOR, ARROW_COLOR],
+                      clim=(-0.5, 2.5), xlim=(x0, x1), ylim=(y0, y1), framewise=True,
+                      bokeh=dict(line_width=(dim("kind") > 0) * 1.3 + 1.2),
+                      mpl=dict(linewidth=(dim("kind") > 0) * 1.0 + 0.8))
+        # The first WEIGHT_POINTS weights as plain points (a stride would sample a multiple of
+        # the rotation and show its stripes). One datashaded cloud per page, the torus, keeps a
+        # slider move fast.
+        cloud = hv.Points(res.weights[: WEIGHT_POINTS + 1], kdims=WEIGHT_DIMS)
+        cloud = style(cloud, color="black", alpha=0.5, framewise=True, xlim=(x0, x1),
+                      ylim=(y0, y1), bokeh=dict(size=1.5), mpl=dict(s=0.3))
+        return cloud * lines
+
+    def discrepancy_plot(self):
+        res = self.result()
+        N = res.lengths.astype(float)
+        dims = [hv.Dimension("N", label="number of points N"),
+                hv.Dimension("disc", label=f"max cell |share − 1/{self.bins}²|")]
+        irr = style(hv.Curve((N, res.discrepancy), *dims, label="irrational rotation"),
+                    color=IRRATIONAL_COLOR, framewise=True, bokeh=dict(line_width=2),
+                    mpl=dict(linewidth=1.5))
+        rat = style(hv.Curve((N, res.rational_discrepancy), *dims,
+                             label=f"rational, q = {self.q}"),
+                    color=RATIONAL_COLOR, framewise=True, bokeh=dict(line_width=2),
+                    mpl=dict(linewidth=1.5))
+        guide = hv.Curve((N, res.discrepancy[-1] * N[-1] / N), *dims, label="∝ 1/N")
+        guide = style(guide, color="gray", framewise=True, bokeh=DASHED, mpl=MPL_DASHED)
+        return style(irr * rat * guide, framewise=True, logx=True, logy=True,
+                     legend_position="bottom_left",
+                     ylim=(max(0.3 * float(res.discrepancy[-1]), 1e-7), 1.5))
