@@ -16,10 +16,10 @@ import panel as pn
 import param
 
 from dynamics import herding
-from views._common import DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, parse_vector, style
+from views._common import DASHED, MPL_DASHED, Explorer, Plot, parse_vector, style
 
 #: Resolution (cells per side) of the cone and Tipi images.
-GRID = 180
+GRID = 150
 #: Burn-in steps dropped before drawing the attractor cloud (the transient from w0).
 BURN_IN = 100
 #: Number of first steps drawn as a path (the transient from w0 onto the attractor).
@@ -114,7 +114,7 @@ class HerdingExplorer(Explorer):
     plots = (
         Plot("cones_plot", cloud="attractor_cloud", title="Cones and the attractor (Figs 1.10-1.11)"),
         Plot("tipi_plot", cloud="attractor_cloud", title="Tipi function l0(w) (eq 1.10, Fig 1.2)"),
-        Plot("moment_plot", title="Moment error (Prop 1.2)"),
+        Plot("moment_plot", title="Moment error (Prop 1.2); dashed: ∝ 1/T and ∝ 1/√T"),
         Plot("autocorrelation_plot", title="Autocorrelation R(t) (eq 1.13, Fig 1.4)"),
         Plot("words_plot", title="Distinct words M(T) (eqs 1.36-1.37)"),
         Plot("cycling_plot", title="Perceptron cycling w·v <= 0 (eq 1.40)"),
@@ -203,12 +203,13 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         herd_curve = hv.Curve((t, err.herding[keep]), *dims,
                               label=f"herding (slope {err.herding_slope:.2f})")
         iid_curve = hv.Curve((t, err.iid[keep]), *dims, label=f"i.i.d. (slope {err.iid_slope:.2f})")
-        # Guides through the middle of each curve.
-        g1 = hv.Curve((t, err.herding[keep][mid] * t[mid] / t), *dims, label="∝ 1/T")
-        g2 = hv.Curve((t, err.iid[keep][mid] * np.sqrt(t[mid] / t)), *dims, label="∝ 1/√T")
+        # Guides through the middle of each curve (straight lines on log-log axes: two points).
+        ends = t[[0, -1]]
+        guides = hv.Path([(ends, err.herding[keep][mid] * t[mid] / ends),
+                          (ends, err.iid[keep][mid] * np.sqrt(t[mid] / ends))], kdims=dims,
+                         label="guides ∝ 1/T and ∝ 1/√T")
         overlay = (style(herd_curve, color=HERDING_COLOR) * style(iid_curve, color=IID_COLOR)
-                   * style(g1, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
-                   * style(g2, color="gray", bokeh=DOTTED, mpl=MPL_DOTTED))
+                   * style(guides, color="gray", bokeh=DASHED, mpl=MPL_DASHED))
         return style(overlay, logx=True, logy=True, legend_position="bottom_left")
 
     def autocorrelation_plot(self):
@@ -219,8 +220,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
                            color=HERDING_COLOR)
         iid_curve = style(hv.Curve((lags, res.iid_autocorrelation), *dims, label="i.i.d."),
                           color=IID_COLOR)
-        return style(iid_curve * herd_curve * style(hv.HLine(0.0), color="gray"),
-                     legend_position="top_right")
+        return style(iid_curve * herd_curve, legend_position="top_right")
 
     def words_plot(self):
         res = self.result()

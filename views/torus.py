@@ -154,12 +154,6 @@ the rational orbit's stalls, since most cells stay empty.
 the seed for other triangles and rotations, and refine the cells (bins).
 """
 
-    def element(self, plot: Plot):
-        # Exported clouds: a linear colour scale. The base class's eq_hist normalisation draws
-        # nothing in matplotlib when every pixel holds the same count, which is the rule for an
-        # irrational orbit (distinct points) of a few 10^4 steps.
-        return super().element(plot).opts(hv.opts.Image(cnorm="linear"), backend="matplotlib")
-
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> TorusRun:
         return run_torus(self.seed, self.steps, self.q, self.bins)

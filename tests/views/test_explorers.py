@@ -3,6 +3,7 @@ plot on a bad value, and exports valid PNG, SVG, PDF and HTML files."""
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import holoviews as hv
@@ -91,7 +92,8 @@ def test_export_writes_valid_file(slug, suffix, tmp_path):
     else:
         text = path.read_text()
         assert "<html" in text.lower() and "Bokeh" in text
-        assert "cdn.bokeh.org" not in text  # standalone: inline resources, works offline
+        # Standalone: every script and stylesheet inline, so the file works offline.
+        assert not re.findall(r"<(?:script|link)[^>]+(?:src|href)=\"https?://", text)
 
 
 def test_export_refuses_unknown_format(tmp_path):
