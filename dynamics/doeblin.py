@@ -29,7 +29,9 @@ What is here
 - Sampling: `sample_restart` (exact draws, Prop 3.2, raced against the plain chain).
 - Chains: `three_state_chain` (Fig 1), `random_chain`, `barbell_chain`, `restart_law`.
 - Staged chains (Sec 3.1): `restart_kernel`, `cycle_stage_transition`, `staged_chain`,
-  `stage_marginal`, `staged_gap_bound` (Thm 3.6), `cycle_gap_bound` (Cor 3.7).
+  `stage_marginal`, `staged_gap_bound` (Thm 3.6), `cycle_gap_bound` (Cor 3.7), and
+  `staged_sweep` and `staged_cycle_bounds` (the three-stage chain of Fig 2(b) over a grid
+  of restart rates).
 - Learning (Sec 4): `sequence_model`, `model_chains`, `exact_log_likelihood`, `exact_gradient`,
   `sample_gradient` (Algorithm 1), `gradient_convergence`, `gibbs_path`; the word task of
   Sec 5 / Fig 4: `make_word_task`, `train_word_task`.
@@ -87,6 +89,10 @@ __all__ = [
     "cycle_gap_bound",
     "StagedGapBound",
     "staged_gap_bound",
+    "StagedSweep",
+    "staged_sweep",
+    "StagedBounds",
+    "staged_cycle_bounds",
 ]
 
 #: Cap on the transitions of one `sample_restart` call (the plain chain's path holds that many
@@ -1089,6 +1095,137 @@ def staged_gap_bound(stage_transition, *, restart_stage: int = 0,
     bound, a, b, gamma = _theorem36_kernel(np.ascontiguousarray(C), zstar, horizon)
     return StagedGapBound(bound=float(bound), a=int(a), b=int(b), gamma=float(gamma),
                           horizon=horizon)
+
+
+@dataclass(frozen=True)
+class StagedSweep:
+    """The three-stage chain of Fig 2(b) over a grid of restart rates eps_2 (Sec 3.1).
+
+    Stages: 0 = restart (y' ~ u), 1 = the simpler chain A_1, 2 = the chain P; the stage chain is
+    the cycle 0 -> 1 (always), 1 -> 2 (rate eps_1), 2 -> 0 (rate eps_2), i.e.
+    ``cycle_stage_transition([1, eps_1, eps_2])``.
+
+    Attributes
+    ----------
+    eps2 : ndarray (n_eps,)
+        The grid of restart rates eps_2, in the order given.
+    eps1 : float
+        Rate of leaving the simpler stage.
+    gaps : ndarray (n_eps,)
+        Spectral gap of the joint chain on (stage, state).
+    doeblin_gaps : ndarray (n_eps,)
+        Spectral gap of the two-stage chain (1 - eps_2) P + eps_2 1 u^T of eq 2 (Fig 2(a)), for
+        comparison (Prop 3.1: >= eps_2).
+    marginals : ndarray (n_eps, n)
+        Marginal over the states y of the joint chain's stationary law (all stages).
+    """
+
+    eps2: np.ndarray
+    eps1: float
+    gaps: np.ndarray
+    doeblin_gaps: np.ndarray
+    marginals: np.ndarray
+
+
+def _check_staged_grid(eps1, eps2_grid) -> tuple[float, np.ndarray]:
+    eps1 = check_in_range("eps1", eps1, 1e-3, 1.0)
+    grid = _check_eps_grid(eps2_grid)
+    if grid.size > 200:
+        raise ValueError(f"eps2_grid must have at most 200 entries, got {grid.size}")
+    if grid.min() < 1e-3:
+        raise ValueError(f"eps2_grid entries must be >= 1e-3, got {grid.min()!r}")
+    return eps1, grid
+
+
+def staged_sweep(P, simple, u, eps1: float, eps2_grid) -> StagedSweep:
+    """Spectral gap of the three-stage chain of Fig 2(b) over a grid of restart rates eps_2.
+
+    One draw from u, then ~1 / eps_1 steps of the simpler chain ``simple`` (A_1), then
+    ~1 / eps_2 steps of P (A_2), and again (Sec 3.1). For each eps_2 this builds the joint chain
+    (as `staged_chain` does) and takes its spectral gap and stationary marginal; the two-stage
+    chain of eq 2 with eps = eps_2 is given alongside. Thm 3.6 and Cor 3.7 bound these gaps
+    whatever the kernels are: see `staged_cycle_bounds`.
+
+    Parameters
+    ----------
+    P : array (n, n)
+        Row-stochastic chain of the last stage (A_2), with a unique stationary law.
+    simple : array (n, n)
+        Row-stochastic chain of the middle stage (A_1).
+    u : array (n,)
+        Restart law.
+    eps1 : float
+        Rate of leaving the middle stage, in [1e-3, 1].
+    eps2_grid : array (n_eps,)
+        Restart rates in [1e-3, 1], at most 200 of them; cost: one eigen-decomposition of a
+        3n x 3n matrix per entry (3 n <= 2048).
+    """
+    P, u = _check_chain_and_law(P, u)
+    A1 = _check_chain(simple, "simple")
+    if A1.shape != P.shape:
+        raise ValueError(f"simple must have shape {P.shape}, got {A1.shape}")
+    eps1, grid = _check_staged_grid(eps1, eps2_grid)
+    n = P.shape[0]
+    if 3 * n > MAX_STAGED_STATES:
+        raise ValueError(f"the joint chain has 3 n = {3 * n} states, more than {MAX_STAGED_STATES}")
+    kernels = np.stack([np.tile(u, (n, 1)), A1, P])
+    gaps = np.empty(grid.size)
+    doeblin_gaps = np.empty(grid.size)
+    marginals = np.empty((grid.size, n))
+    for k, eps2 in enumerate(grid):
+        C = cycle_stage_transition([1.0, eps1, float(eps2)])
+        M = np.einsum("ab,bij->aibj", C, kernels).reshape(3 * n, 3 * n)
+        gaps[k] = spectral_gap(M)
+        marginals[k] = stationary(M).reshape(3, n).sum(axis=0)
+        doeblin_gaps[k] = spectral_gap((1.0 - eps2) * P + eps2 * u[None, :])
+    return StagedSweep(eps2=grid.copy(), eps1=eps1, gaps=gaps, doeblin_gaps=doeblin_gaps,
+                       marginals=marginals)
+
+
+@dataclass(frozen=True)
+class StagedBounds:
+    """Lower bounds on the spectral gap of the Fig 2(b) cycle of stages, over eps_2.
+
+    Attributes
+    ----------
+    eps2 : ndarray (n_eps,)
+    eps1 : float
+    theorem : ndarray (n_eps,)
+        Thm 3.6: max_{a <= b} gamma_{a,b} / b (`staged_gap_bound`, default horizon).
+    corollary : ndarray (n_eps,)
+        Cor 3.7: eps_2 / 78 where its hypothesis eps_2 <= min(1, eps_1) / 2 holds, NaN elsewhere
+        (the corollary then says nothing).
+    """
+
+    eps2: np.ndarray
+    eps1: float
+    theorem: np.ndarray
+    corollary: np.ndarray
+
+
+def staged_cycle_bounds(eps1: float, eps2_grid) -> StagedBounds:
+    """Thm 3.6 and Cor 3.7 for the stage cycle restart -> A_1 (rate eps_1) -> A_2 (rate eps_2).
+
+    Both bounds depend only on the stage chain ``cycle_stage_transition([1, eps1, eps2])``, not
+    on the kernels, so they hold for every `staged_sweep` with the same rates. Thm 3.6's cost
+    grows like 1 / min(eps_1, eps_2)^2 (about 0.2 s at 1e-3).
+
+    Parameters
+    ----------
+    eps1 : float
+        In [1e-3, 1].
+    eps2_grid : array (n_eps,)
+        In [1e-3, 1], at most 200 entries.
+    """
+    eps1, grid = _check_staged_grid(eps1, eps2_grid)
+    theorem = np.empty(grid.size)
+    corollary = np.full(grid.size, np.nan)
+    for k, eps2 in enumerate(grid):
+        deltas = [1.0, eps1, float(eps2)]
+        theorem[k] = staged_gap_bound(cycle_stage_transition(deltas)).bound
+        if eps2 <= min(1.0, eps1) / 2:
+            corollary[k] = cycle_gap_bound(deltas)
+    return StagedBounds(eps2=grid.copy(), eps1=eps1, theorem=theorem, corollary=corollary)
 
 
 # ============================================================== learning and DNF (re-exported)

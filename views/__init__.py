@@ -11,11 +11,12 @@ from views.herding import HerdingExplorer
 from views.neuron import NeuronExplorer
 from views.torus import TorusExplorer
 from views.bifurcation import BifurcationExplorer
+from views.doeblin import DoeblinExplorer
 
 #: Short name -> explorer class, in the order of the app's navigation.
 EXPLORERS = {
     cls.slug: cls
-    for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer)
+    for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, DoeblinExplorer)
 }
 
 __all__ = ["EXPLORERS"]

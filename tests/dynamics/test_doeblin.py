@@ -492,5 +492,45 @@ def test_corollary_3_7_hypothesis_is_checked():
         db.cycle_stage_transition([1.0, 0.0])
 
 
+def test_staged_sweep_matches_staged_chain_and_its_bounds():
+    # Fig 2(b): restart -> simpler chain (rate eps1) -> P (rate eps2); the sweep's gaps are those
+    # of staged_chain, and Thm 3.6 / Cor 3.7 (which depend on the stage chain only) bound them
+    P = db.three_state_chain(1e-3)
+    simple = db.three_state_chain(0.1)
+    u = np.full(3, 1 / 3)
+    grid = np.geomspace(0.01, 1.0, 7)
+    sw = db.staged_sweep(P, simple, u, 0.2, grid)
+    bd = db.staged_cycle_bounds(0.2, grid)
+    np.testing.assert_array_equal(sw.eps2, grid)
+    for k, eps2 in enumerate(grid):
+        C = db.cycle_stage_transition([1.0, 0.2, eps2])
+        M = db.staged_chain(np.stack([db.restart_kernel(u), simple, P]), C)
+        assert sw.gaps[k] == pytest.approx(db.spectral_gap(M), abs=1e-12)
+        np.testing.assert_allclose(sw.marginals[k], db.stage_marginal(db.stationary(M), 3),
+                                   atol=1e-12)
+        assert sw.doeblin_gaps[k] == pytest.approx(
+            db.spectral_gap(db.restart_chain(P, u, eps2)), abs=1e-12)
+        assert bd.theorem[k] == pytest.approx(db.staged_gap_bound(C).bound)
+        assert sw.gaps[k] >= bd.theorem[k] - 1e-12
+    assert np.all(sw.doeblin_gaps >= grid - 1e-12)  # Prop 3.1
+    holds = grid <= 0.2 / 2
+    np.testing.assert_allclose(bd.corollary[holds], grid[holds] / 78)
+    assert np.all(np.isnan(bd.corollary[~holds]))
+    assert np.all(sw.gaps[holds] >= bd.corollary[holds])
+
+
+def test_staged_sweep_validates():
+    P = db.three_state_chain(0.1)
+    u = np.full(3, 1 / 3)
+    with pytest.raises(ValueError, match="simple"):
+        db.staged_sweep(P, np.eye(2), u, 0.1, [0.1])
+    with pytest.raises(ValueError, match="eps2_grid"):
+        db.staged_sweep(P, P, u, 0.1, [1e-4])
+    with pytest.raises(ValueError, match="eps1"):
+        db.staged_cycle_bounds(0.0, [0.1])
+    with pytest.raises(ValueError, match="eps2_grid"):
+        db.staged_cycle_bounds(0.1, np.full(201, 0.5))
+
+
 def test_warmup_runs():
     db._warmup()

@@ -21,6 +21,7 @@ CHANGES = {
     "neuron": {"rate": 0.3},
     "torus": {"seed": 5},
     "bifurcation": {"eta": 0.8},
+    "doeblin": {"log_delta": -3.0},
 }
 
 

@@ -1,0 +1,217 @@
+"""The Doeblin explorer: chains and restart laws, per-panel redraws, the sampling race's
+checkpoints, the staged chain, and the experiments (cached, shown and exported once run)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import holoviews as hv
+import numpy as np
+import pytest
+from bokeh.document import Document
+
+import views.doeblin as vd
+from dynamics import doeblin as db
+from views import EXPLORERS
+from views.doeblin import DoeblinExplorer
+
+#: Small experiment settings (a second or two each).
+SMALL = dict(transitions=5, epochs=1, seeds=1, trials=5)
+
+
+def _arrays(element) -> list[np.ndarray]:
+    out = []
+    for el in element.traverse(lambda e: e, [hv.Element]):
+        for d in el.dimensions():
+            v = el.dimension_values(d)
+            if v.dtype.kind in "fiu":
+                out.append(np.asarray(v, dtype=float))
+    return out
+
+
+def _first(overlay, kind):
+    return next(el for el in overlay if isinstance(el, kind))
+
+
+def _same(a, b) -> bool:
+    return len(a) == len(b) and all(
+        x.shape == y.shape and np.allclose(x, y, equal_nan=True) for x, y in zip(a, b))
+
+
+def test_registered_after_the_others():
+    assert list(EXPLORERS)[-1] == "doeblin" and EXPLORERS["doeblin"] is DoeblinExplorer
+
+
+def test_first_slider_is_delta_and_changes_the_first_panel():
+    # the browser test moves the first slider of the sidebar and expects the first plot to change
+    e = DoeblinExplorer()
+    controls = e.controls()
+    first_slider = next(w for w in controls.select(lambda o: hasattr(o, "start")
+                                                    and hasattr(o, "end")
+                                                    and type(o).__name__.endswith("Slider")))
+    assert first_slider.name.startswith("Mode escape δ")
+    before = _arrays(e.stationary_plot())
+    e.log_delta = e.log_delta + 0.2
+    assert not _same(before, _arrays(e.stationary_plot()))
+
+
+def test_fig1_curve_shows_both_regimes():
+    e = DoeblinExplorer()  # three-state chain, delta = 1e-4, tracked state 1
+    curve = _first(e.stationary_plot(), hv.Curve)
+    eps = curve.dimension_values(0)
+    p = curve.dimension_values(1)
+    assert p[eps < 1e-7].min() > 0.499  # eps << delta: pi_1 ~ 0.49993
+    mid = (eps > 1e-2) & (eps < 3e-2)
+    assert np.all(np.abs(p[mid] - 4 / 9) < 0.02)  # delta << eps << 1: about 4/9
+
+
+@pytest.mark.parametrize("chain", ["three-state", "random", "barbell"])
+@pytest.mark.parametrize("restart", ["uniform", "point", "chain"])
+def test_every_chain_and_restart_law_draws(chain, restart):
+    e = DoeblinExplorer(chain=chain, restart=restart, size=6, restart_state=9, state=9, start=9)
+    figure = e.figure()
+    assert e.error == "" and len(figure) == len(DoeblinExplorer.plots)
+    res = e.result()
+    n = res.setup.P.shape[0]
+    assert res.state == n - 1  # knobs beyond n are clamped
+    if restart == "point":
+        assert res.setup.u[n - 1] == 1.0
+    if restart == "chain":
+        np.testing.assert_allclose(res.setup.u, db.stationary(res.setup.simple))
+
+
+def test_irrelevant_knobs_do_not_recompute_the_three_state_chain():
+    e = DoeblinExplorer()
+    key = e.chain_key()
+    e.param.update(sparsity=0.1, seed=5, size=12)
+    assert e.chain_key() == key
+    e.chain = "random"
+    assert e.chain_key() != key
+
+
+def test_checkpoint_moves_only_the_race_panels():
+    e = DoeblinExplorer(log_budget=4.0)
+    race = e.result().race
+    assert len(race.checkpoints) > 10
+    e.checkpoint = 3
+    early = _arrays(e.race_plot())
+    first = _arrays(e.stationary_plot())
+    e.checkpoint = len(race.checkpoints) - 1
+    assert not _same(early, _arrays(e.race_plot()))
+    assert _same(first, _arrays(e.stationary_plot()))
+    for name, deps in DoeblinExplorer.depends.items():
+        assert ("checkpoint" in deps) == name.startswith("race"), name
+
+
+def test_race_histograms_are_the_engines():
+    e = DoeblinExplorer(log_budget=4.0, checkpoint=20)
+    race = e.result().race
+    bars = _first(e.race_plot(), hv.Rectangles)  # the exact draws
+    np.testing.assert_allclose(bars.dimension_values("p1"), race.restart_histograms[20])
+    s = db.sample_restart(e.result().setup.P, e.result().setup.u, e.eps,
+                          round(1e4 * e.eps), start=0, n_checkpoints=vd.N_CHECKPOINTS, seed=e.seed)
+    np.testing.assert_allclose(s.restart_histograms, race.restart_histograms)
+
+
+def test_staged_panel_respects_the_bounds():
+    res = DoeblinExplorer().result()
+    assert np.all(res.staged.gaps >= res.bounds.theorem - 1e-12)
+    ok = np.isfinite(res.bounds.corollary)
+    assert ok.any() and np.all(res.staged.gaps[ok] >= res.bounds.corollary[ok])
+
+
+def test_failed_computation_shows_an_alert_and_keeps_the_last_plot(monkeypatch):
+    e = DoeblinExplorer()
+    good = _arrays(e.stationary_plot())
+
+    def refuse(key):
+        raise ValueError("delta must lie in (0, 0.5], got a test value")
+
+    monkeypatch.setattr(vd, "build_chain", refuse)
+    e.log_delta = -3.0
+    assert _same(good, _arrays(e.stationary_plot()))
+    assert "test value" in e.error
+    monkeypatch.undo()
+    e.log_delta = -4.0
+    assert _same(good, _arrays(e.stationary_plot())) and e.error == ""
+
+
+def test_page_builds_with_player_and_placeholders():
+    e = DoeblinExplorer()
+    body = e.panel()
+    body.get_root(Document())
+    players = body.select(lambda o: type(o).__name__ == "Player")
+    assert len(players) == 1 and players[0].end == vd.N_CHECKPOINTS - 1
+    players[0].value = 5
+    assert e.checkpoint == 5
+    text = " ".join(str(getattr(o, "object", "")) for o in body.select(lambda o: True))
+    assert "Click **Run** to train" in text and "Click **Run** to run" in text
+
+
+def test_experiments_run_cache_show_and_export(tmp_path):
+    e = DoeblinExplorer(**SMALL)
+    body = e.panel()
+    body.get_root(Document())
+    reports = []
+    word = e.run_experiment("word", progress=lambda f, m: reports.append((f, m)))
+    assert reports and reports[-1][0] == pytest.approx(1.0)
+    assert word.word_mean.shape == (2, 4)
+    # cached across explorers (sessions): a second run is instant and reports nothing
+    other = DoeblinExplorer(**SMALL)
+    assert vd.cached_experiment("word", other.experiment_settings("word")) is word
+    again = []
+    assert other.run_experiment("word", progress=lambda f, m: again.append(f)) is word
+    assert again == []
+    e.run_experiment("dnf")
+    # the figure grows by the experiments' panels once they are run
+    figure = e.figure()
+    assert len(figure) == len(DoeblinExplorer.plots) + 3
+    assert len(DoeblinExplorer().figure()) == len(DoeblinExplorer.plots)
+    path = e.export(tmp_path / "with-experiments.png")
+    assert path.stat().st_size > 10_000
+    summary = vd.experiment_summary("word", e.experiments["word"][0], word)
+    assert "best final word accuracy" in summary and any(m in summary for m in word.methods)
+    table = vd.dnf_table_markdown(e.experiments["dnf"][1])
+    assert len(table.splitlines()) == 2 + 3 and "2-stage" in table
+
+
+def test_run_button_runs_off_the_event_loop():
+    e = DoeblinExplorer(transitions=6, epochs=1, seeds=1)
+    e.panel().get_root(Document())
+    section = e._sections["word"]
+
+    async def click_and_tick():
+        ticks = 0
+        task = asyncio.ensure_future(section._on_click())
+        while not task.done():  # the loop keeps running while the experiment trains
+            ticks += 1
+            await asyncio.sleep(0.01)
+        await task
+        return ticks
+
+    ticks = asyncio.run(click_and_tick())
+    assert ticks > 0
+    assert "word" in e.experiments and section.progress.value == 1000
+    assert section.status.object.startswith("Done")
+    assert not section.button.disabled
+    assert len(section.results.objects) >= 2  # plots and the summary line
+
+
+#: Another value for every knob of the static panels.
+OTHER = dict(chain="barbell", log_delta=-3.0, size=10, sparsity=0.2, reversible=False, seed=4,
+             restart="point", restart_state=2, log_eps=-1.5, state=2, log_eps_min=-6.0,
+             eps_points=50, log_budget=4.5, start=3, checkpoint=30, log_eps1=-0.5)
+
+
+@pytest.mark.parametrize("base", [dict(), dict(chain="random")])
+def test_every_panel_lists_the_knobs_it_reads(base):
+    # a panel whose data changes with a knob must redraw on it (DoeblinExplorer.depends)
+    for knob, value in OTHER.items():
+        if knob in base:
+            continue
+        e = DoeblinExplorer(**base)
+        before = {p.method: _arrays(getattr(e, p.method)()) for p in DoeblinExplorer.plots}
+        e.param.update(**{knob: value})
+        for p in DoeblinExplorer.plots:
+            if not _same(before[p.method], _arrays(getattr(e, p.method)())):
+                assert knob in DoeblinExplorer.depends[p.method], (knob, p.method)

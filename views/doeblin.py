@@ -1,0 +1,966 @@
+"""Doeblin explorer: restarts make any chain mix fast, at the price of a biased stationary law.
+
+Reproduces Figs 1 and 2 and the experiments of Fig 4 and Table 1 of Steinhardt & Liang,
+*Learning Fast-Mixing Models for Structured Prediction*: the stationary law of the strong Doeblin
+chain P~ = (1 - eps) P + eps 1 u^T against eps (Fig 1, right) with both KL divergences and the
+Mahalanobis bound (Props 3.2-3.5), its spectral gap and eigenvalues (Prop 3.1), a race between
+exact restart sampling and the plain chain for the same budget, the staged chain of Fig 2(b)
+against Thm 3.6 and Cor 3.7, and, on demand, the word-task learning curves (Fig 4) and the DNF
+search times (Table 1), which take about half a minute each and run off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable, NamedTuple
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import param
+
+from dynamics import doeblin as db
+from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, PLOT_HEIGHT, PLOT_WIDTH,
+                           Explorer, Plot, math_markdown, style)
+
+#: Budgets at which the sampling race records both histograms (the Player's frames).
+N_CHECKPOINTS = 60
+#: The "simpler chain" of the three-state and barbell chains: the same chain with the mode
+#: escape delta raised to this (it mixes in ~10 steps).
+SIMPLE_DELTA = 0.1
+#: Grid of restart rates eps_2 of the staged-chain panel (Thm 3.6's cost grows like 1/eps_2^2).
+STAGED_EPS2 = tuple(np.geomspace(10**-2.5, 1.0, 18))
+#: Points of the unit circle drawn in the eigenvalue panel.
+CIRCLE = np.exp(2j * np.pi * np.linspace(0.0, 1.0, 121))
+
+RESTART_COLOR, CHAIN_COLOR, STAGED_COLOR, DIVERGENCE_COLOR = (
+    "#d62728", "#1f77b4", "#2ca02c", "#9467bd")
+METHOD_COLORS = {"doeblin": "#d62728", "doeblin-edit": "#ff7f0e", "u-gibbs": "#1f77b4",
+                 "basic-gibbs": "#2ca02c", "0-stage": "#1f77b4", "1-stage": "#ff7f0e",
+                 "2-stage": "#d62728"}
+#: Elements hold plain dicts of arrays: HoloViews' default, a pandas DataFrame, costs several
+#: ms per element on every redraw (conversion, cloning by .opts, range computation).
+_DICT = ["dictionary"]
+Curve, Scatter, Rectangles, Segments, Points, Spread, ErrorBars = (
+    functools.partial(cls, datatype=_DICT) for cls in (
+        hv.Curve, hv.Scatter, hv.Rectangles, hv.Segments, hv.Points, hv.Spread, hv.ErrorBars))
+#: Width over height of a live plot's frame (the page's plots are PLOT_WIDTH x PLOT_HEIGHT
+#: pixels including axes, title and toolbar), to keep circles round without data_aspect.
+LIVE_FRAME_RATIO = 1.1
+EPS = hv.Dimension("eps", label="restart probability ε")
+STATE = hv.Dimension("state", label="state y")
+PROB = hv.Dimension("p", label="probability")
+
+
+# ============================================================== computations (cached)
+
+
+class ChainKey(NamedTuple):
+    """The knobs that define P, the simpler chain and u, with irrelevant ones normalised away
+    (so that moving the seed of a random chain does not recompute the three-state chain)."""
+
+    chain: str
+    delta: float
+    size: int
+    sparsity: float
+    reversible: bool
+    seed: int
+    restart: str
+    restart_state: int
+
+
+@dataclass(frozen=True)
+class ChainSetup:
+    """The chain P, the simpler chain (restart law "chain", staged chain's middle stage), u."""
+
+    P: np.ndarray
+    simple: np.ndarray
+    u: np.ndarray
+    pi: np.ndarray
+    gap: float
+
+
+@functools.lru_cache(maxsize=32)
+def build_chain(key: ChainKey) -> ChainSetup:
+    """P, the simpler chain and u for one set of chain knobs (cached)."""
+    if key.chain == "three-state":
+        P = db.three_state_chain(key.delta)
+        simple = db.three_state_chain(max(key.delta, SIMPLE_DELTA))
+    elif key.chain == "barbell":
+        P = db.barbell_chain(key.size // 2, bridge=key.delta)
+        simple = db.barbell_chain(key.size // 2, bridge=max(key.delta, SIMPLE_DELTA))
+    else:
+        P = db.random_chain(key.size, sparsity=key.sparsity, reversible=key.reversible,
+                            seed=key.seed)
+        # the same weights without the zeros: a denser, faster-mixing relative of P
+        simple = db.random_chain(key.size, sparsity=0.0, reversible=key.reversible,
+                                 seed=key.seed)
+    n = P.shape[0]
+    u = db.restart_law(key.restart, n, state=key.restart_state, chain=simple)
+    return ChainSetup(P=P, simple=simple, u=u, pi=db.stationary(P), gap=db.spectral_gap(P))
+
+
+@functools.lru_cache(maxsize=32)
+def eps_sweep(key: ChainKey, log_eps_min: float, points: int) -> db.RestartSweep:
+    """Props 3.1-3.5 over a log grid of eps from 10^log_eps_min to 1 (cached)."""
+    setup = build_chain(key)
+    return db.restart_sweep(setup.P, setup.u, np.geomspace(10.0**log_eps_min, 1.0, points))
+
+
+@functools.lru_cache(maxsize=64)
+def spectrum(key: ChainKey, eps: float) -> db.RestartSpectrum:
+    """Eigenvalues of P and P~ at one eps (Prop 3.1, cached)."""
+    setup = build_chain(key)
+    return db.restart_spectrum(setup.P, setup.u, eps)
+
+
+@dataclass(frozen=True)
+class Race:
+    """The sampling race without its trajectories (which can hold millions of states)."""
+
+    checkpoints: np.ndarray
+    completed: np.ndarray
+    restart_histograms: np.ndarray
+    plain_histograms: np.ndarray
+    restart_law: np.ndarray
+    stationary_law: np.ndarray
+    restart_tv: np.ndarray
+    restart_tv_pi: np.ndarray
+    plain_tv: np.ndarray
+    top: float
+
+
+@functools.lru_cache(maxsize=32)
+def sampling_race(key: ChainKey, eps: float, budget: int, start: int, seed: int) -> Race:
+    """Exact draws from pi~ against the plain chain, the same number of steps (cached)."""
+    setup = build_chain(key)
+    draws = max(1, round(budget * eps))
+    s = db.sample_restart(setup.P, setup.u, eps, draws, start=start, n_checkpoints=N_CHECKPOINTS,
+                          seed=seed)
+    top = max(float(s.restart_histograms.max()), float(s.plain_histograms.max()),
+              float(s.restart_law.max()), float(s.stationary_law.max()))
+    return Race(checkpoints=s.checkpoints, completed=s.completed,
+                restart_histograms=s.restart_histograms, plain_histograms=s.plain_histograms,
+                restart_law=s.restart_law, stationary_law=s.stationary_law,
+                restart_tv=s.restart_tv, restart_tv_pi=s.restart_tv_pi, plain_tv=s.plain_tv,
+                top=top)
+
+
+@functools.lru_cache(maxsize=32)
+def staged(key: ChainKey, eps1: float) -> db.StagedSweep:
+    """The three-stage chain of Fig 2(b) over the eps_2 grid (cached)."""
+    setup = build_chain(key)
+    return db.staged_sweep(setup.P, setup.simple, setup.u, eps1, STAGED_EPS2)
+
+
+@functools.lru_cache(maxsize=16)
+def staged_bounds(eps1: float) -> db.StagedBounds:
+    """Thm 3.6 and Cor 3.7: they depend on the stage chain only, not on P (cached)."""
+    return db.staged_cycle_bounds(eps1, STAGED_EPS2)
+
+
+@dataclass(frozen=True)
+class DoeblinRun:
+    """Everything the static panels draw for one parameter set."""
+
+    setup: ChainSetup
+    sweep: db.RestartSweep
+    spectrum: db.RestartSpectrum
+    race: Race
+    staged: db.StagedSweep
+    bounds: db.StagedBounds
+    state: int
+    eps: float
+
+
+# --- the experiments: ~30-40 s each, run off the event loop, cached across sessions ---------
+#
+# Not functools.lru_cache: the progress callback is not part of the key, a session must be able
+# to ask whether a result is ready without computing it, and two sessions asking for the same
+# settings at once should share one computation (the second waits on the first's lock).
+
+WORD_KEYS = ("transitions", "epochs", "seeds")
+DNF_KEYS = ("trials",)
+#: Seconds of one unit of work measured on the development machine (2 shared cores), used for
+#: the estimate shown before a run: word task per transition x epoch x seed, DNF per trial.
+WORD_SECONDS_PER_UNIT = 35.0 / (20 * 22 * 4)
+DNF_SECONDS_PER_TRIAL = 35.0 / 80
+_EXPERIMENTS: OrderedDict = OrderedDict()
+_EXPERIMENT_LOCKS: dict = {}
+_GUARD = threading.Lock()
+_MAX_EXPERIMENTS = 8
+
+
+def _experiment_key(kind: str, settings: dict) -> tuple:
+    return (kind, *sorted(settings.items()))
+
+
+def cached_experiment(kind: str, settings: dict):
+    """The result of an experiment if some session already computed it, else None."""
+    with _GUARD:
+        return _EXPERIMENTS.get(_experiment_key(kind, settings))
+
+
+def run_experiment(kind: str, settings: dict, progress: Callable | None = None):
+    """Run the word task ("word", Fig 4) or the DNF search ("dnf", Table 1), or return the cached
+    result. Blocking: the page calls it in a worker thread."""
+    key = _experiment_key(kind, settings)
+    with _GUARD:
+        lock = _EXPERIMENT_LOCKS.setdefault(key, threading.Lock())
+    if not lock.acquire(blocking=False):
+        if progress is not None:
+            progress(0.0, "Another session is running these settings: waiting for its result")
+        lock.acquire()
+    try:
+        hit = cached_experiment(kind, settings)
+        if hit is not None:
+            return hit
+        if kind == "word":
+            result = db.train_word_task(**settings, seed=0, progress=progress)
+        elif kind == "dnf":
+            result = db.dnf_experiment(**settings, seed=0, progress=progress)
+        else:
+            raise ValueError(f"kind must be 'word' or 'dnf', got {kind!r}")
+        with _GUARD:
+            _EXPERIMENTS[key] = result
+            while len(_EXPERIMENTS) > _MAX_EXPERIMENTS:
+                old, _ = _EXPERIMENTS.popitem(last=False)
+                _EXPERIMENT_LOCKS.pop(old, None)
+        return result
+    finally:
+        lock.release()
+
+
+# ============================================================== the explorer
+
+
+CHAIN_KNOBS = ("chain", "log_delta", "size", "sparsity", "reversible", "seed", "restart",
+               "restart_state")
+SWEEP_KNOBS = CHAIN_KNOBS + ("log_eps_min", "eps_points")
+RACE_KNOBS = CHAIN_KNOBS + ("log_eps", "log_budget", "start", "checkpoint")
+
+
+class DoeblinExplorer(Explorer):
+    """Strong Doeblin chains (eqs 1-3, Props 3.1-3.5, Sec 3.1) and their experiments (Sec 5)."""
+
+    slug = "doeblin"
+    title = "Doeblin mixing"
+    summary = "Restart a slow chain with probability ε: it mixes in 1/ε steps, with a biased law."
+    paper = "Steinhardt & Liang, Learning Fast-Mixing Models for Structured Prediction"
+    figures = "Figs 1, 2, 4 and Table 1; eqs 1-3, Props 3.1-3.5, Thm 3.6, Cor 3.7"
+
+    # --- the chain ---------------------------------------------------------------------------
+    chain = param.Selector(default="three-state", objects=["three-state", "random", "barbell"],
+                           label="Chain P",
+                           doc="The three-state chain of Fig 1, a random ergodic chain, or a "
+                               "barbell: two dense clusters joined by one weak edge.")
+    log_delta = param.Number(-4.0, bounds=(-6.0, -0.5), step=0.1,
+                             label="Mode escape δ = 10^x (three-state, barbell)",
+                             doc="log10 of the probability delta of leaving a mode: the "
+                                 "three-state chain's delta (Fig 1 uses 1e-4) or the barbell's "
+                                 "bridge. The chain mixes in about 1/delta steps.")
+    size = param.Integer(8, bounds=(4, 40), label="States n (random, barbell)",
+                         doc="Number of states of the random chain; the barbell has two "
+                             "clusters of n/2 states.")
+    sparsity = param.Number(0.5, bounds=(0.0, 0.95), step=0.05, label="Sparsity (random)",
+                            doc="Fraction of the random chain's transition weights set to zero "
+                                "(a cycle and the self-loops stay, so it is ergodic).")
+    reversible = param.Boolean(True, label="Reversible (random)",
+                               doc="Symmetrise the random chain's weights so that it satisfies "
+                                   "detailed balance, the hypothesis of Prop 3.5.")
+    seed = param.Integer(1, bounds=(0, 99_999), label="Seed",
+                         doc="Seed of the random chain and of both samplers of the race.")
+
+    # --- the restart -------------------------------------------------------------------------
+    restart = param.Selector(default="uniform",
+                             objects={"uniform": "uniform", "point mass": "point",
+                                      "stationary law of a simpler chain": "chain"},
+                             label="Restart law u",
+                             doc="Uniform; a point mass at one state; or the stationary law of a "
+                                 "faster-mixing relative of P (delta raised to 0.1, or the random "
+                                 "chain's weights without the zeros).")
+    restart_state = param.Integer(3, bounds=(1, 40), label="Point mass at state",
+                                  doc="State (1-based, clamped to n) of the point-mass restart.")
+    log_eps = param.Number(-2.0, bounds=(-4.0, 0.0), step=0.1,
+                           label="Restart probability ε = 10^x",
+                           doc="log10 of eps for the eigenvalues, the sampling race and the "
+                               "marker on the curves.")
+    state = param.Integer(1, bounds=(1, 40), label="Tracked state y",
+                          doc="State (1-based, clamped to n) whose probability the first panel "
+                              "follows; Fig 1 tracks state 1.")
+    log_eps_min = param.Number(-8.0, bounds=(-10.0, -2.0), step=0.5,
+                               label="Smallest ε plotted = 10^x",
+                               doc="Left end of the log grid of eps in the curve panels.")
+    eps_points = param.Integer(81, bounds=(20, 300), label="Points of the ε grid",
+                               doc="Number of log-spaced eps values (one eigen-decomposition "
+                                   "each).")
+
+    # --- the race and the staged chain ----------------------------------------------------------
+    log_budget = param.Number(5.0, bounds=(3.0, 6.5), step=0.1, label="Race budget = 10^x steps",
+                              doc="Steps given to each sampler: about budget * eps exact draws "
+                                  "(1/eps steps each) against the same number of plain steps.")
+    start = param.Integer(1, bounds=(1, 40), label="Plain chain starts at state",
+                          doc="Initial state (1-based, clamped to n) of the plain chain.")
+    checkpoint = param.Integer(N_CHECKPOINTS - 1, bounds=(0, N_CHECKPOINTS - 1),
+                               label="Race checkpoint",
+                               doc="Which of the geometrically spaced budgets the histograms "
+                                   "show (the play control runs through them).")
+    log_eps1 = param.Number(-1.0, bounds=(-2.0, 0.0), step=0.1,
+                            label="Staged chain: ε₁ = 10^x",
+                            doc="Rate of leaving the simpler middle stage of Fig 2(b): about "
+                                "1/eps_1 steps of the simpler chain after each restart.")
+
+    # --- the experiments (run by their buttons) --------------------------------------------------
+    transitions = param.Integer(20, bounds=(5, 100), label="Transitions T",
+                                doc="Word task: Gibbs steps per chain; Doeblin uses eps = 1/T.")
+    epochs = param.Integer(20, bounds=(1, 60), label="Epochs",
+                           doc="Word task: passes over the 300 training words.")
+    seeds = param.Integer(4, bounds=(1, 10), label="Seeds",
+                          doc="Word task: independent repetitions (mean ± s.e. bands).")
+    trials = param.Integer(80, bounds=(5, 500), label="Trials per level",
+                           doc="DNF search: problems drawn per difficulty level.")
+
+    widgets = {
+        "seed": pn.widgets.IntInput,
+        # a chain or eps move redraws every panel (~25 ms each): update on release while dragging
+        "log_delta": {"throttled": True},
+        "log_eps": {"throttled": True},
+        "size": {"throttled": True},
+        "sparsity": {"throttled": True},
+        "eps_points": {"throttled": True},
+        "log_eps_min": {"throttled": True},
+        "log_budget": {"throttled": True},
+        "log_eps1": {"throttled": True},
+        "transitions": pn.widgets.IntInput,
+        "epochs": pn.widgets.IntInput,
+        "seeds": pn.widgets.IntInput,
+        "trials": pn.widgets.IntInput,
+    }
+    #: Sidebar groups (the experiments' settings sit next to their buttons, the checkpoint next
+    #: to its play control).
+    groups = {
+        "The chain": ("chain", "log_delta", "size", "sparsity", "reversible", "seed"),
+        "The restart": ("restart", "restart_state", "log_eps", "state", "log_eps_min",
+                        "eps_points"),
+        "Sampling race and staged chain": ("log_budget", "start", "log_eps1"),
+    }
+
+    plots = (
+        Plot("stationary_plot", title="π̃_ε(y) against ε: two regimes (Fig 1 right)"),
+        Plot("divergence_plot", title="Distance to π (Props 3.4, 3.5)"),
+        Plot("gap_plot", title="Spectral gap (Prop 3.1)"),
+        Plot("eigen_plot", title="Eigenvalues of P and P̃ (Prop 3.1)"),
+        Plot("race_plot", title="Race: histograms at the checkpoint"),
+        Plot("race_tv_plot", title="Race: total variation to the target"),
+        Plot("staged_plot", title="Staged chain of Fig 2(b) (Thm 3.6, Cor 3.7)"),
+    )
+    #: Knobs each panel redraws on (the play control only redraws the race).
+    depends = {
+        "stationary_plot": SWEEP_KNOBS + ("state", "log_eps"),
+        "divergence_plot": SWEEP_KNOBS,
+        "gap_plot": SWEEP_KNOBS,
+        "eigen_plot": CHAIN_KNOBS + ("log_eps",),
+        "race_plot": RACE_KNOBS,
+        "race_tv_plot": RACE_KNOBS,
+        "staged_plot": CHAIN_KNOBS + ("log_eps1",),
+    }
+
+    text = r"""
+### Strong Doeblin chains: fast mixing bought with bias
+
+Take a chain $P$ (row-stochastic here: $P_{ij} = \Pr(\text{next} = j \mid \text{now} = i)$, laws
+are row vectors, $\pi P = \pi$; the paper writes columns, $A = P^\top$) and a restart law $u$.
+At every step, restart from $u$ with probability $\varepsilon$:
+
+$$\tilde P = (1 - \varepsilon)\, P + \varepsilon\, \mathbf{1} u^\top \qquad (2)$$
+
+**Prop 3.1:** $\lambda_k(\tilde P) = (1 - \varepsilon)\lambda_k(P)$ for $k > 1$, so the spectral
+gap is at least $\varepsilon$: $\tilde P$ mixes in about $1/\varepsilon$ steps, however slow $P$ is.
+**Prop 3.2:** its stationary law is
+
+$$\tilde\pi_\varepsilon = \varepsilon \sum_{j \ge 0} (1 - \varepsilon)^j\, u^\top P^j
+= \varepsilon\, u^\top (I - (1 - \varepsilon) P)^{-1}, \qquad (3)$$
+
+so an exact draw is $T \sim \mathrm{Geometric}(\varepsilon)$, $y_0 \sim u$, then $T$ steps of $P$.
+The price is bias, $\tilde\pi_\varepsilon \neq \pi$. **Prop 3.4:**
+$\mathrm{KL}(\tilde\pi_\varepsilon \,\|\, \pi)$ and $\mathrm{KL}(\pi \,\|\, \tilde\pi_\varepsilon)$
+shrink monotonically as $\varepsilon \to 0$.
+**Prop 3.5:** for reversible $P$,
+$d_\pi(\tilde\pi_\varepsilon) \le \frac{\varepsilon}{1 - \lambda_2(P)}\, d_\pi(u)$: the bias
+vanishes once $1/\varepsilon$ is well above the mixing time of $P$.
+
+**What you see.** $\tilde\pi_\varepsilon(y)$ against $\varepsilon$ with its two regimes either side
+of the dotted line $\varepsilon = 1 - |\lambda_2(P)|$; the divergences; the gap and its bound; the
+eigenvalues, those of $\tilde P$ inside the dashed circle of radius $1 - \varepsilon$. The race gives
+exact draws and the plain chain the same number of steps (press play): the draws converge to
+$\tilde\pi$ from the first one, the chain to $\pi$ only after crossing between its modes. The staged
+chain (Fig 2(b)) restarts, runs a simpler chain, then $P$. The learning curves (Fig 4) and the DNF
+table (Table 1) are computed on demand.
+
+**Try.** Three-state chain, $\delta = 10^{-4}$: restarts land in state 3 with probability 5/9, so for
+$\delta \ll \varepsilon$ state 1 gets about 4/9 instead of 1/2; move $\delta$ and the bend follows.
+Restart from a point mass; shrink the race budget below $1/\delta$; try the barbell.
+
+From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Prediction*, ICML 2015.
+"""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        #: Experiment results shown on this page: kind -> (settings, result).
+        self.experiments: dict[str, tuple[dict, object]] = {}
+        self._sections: dict[str, _ExperimentSection] = {}
+
+    # --- computation -------------------------------------------------------------------------
+    def _n_states(self) -> int:
+        return 3 if self.chain == "three-state" else 2 * (self.size // 2) \
+            if self.chain == "barbell" else self.size
+
+    def _clamp(self, state: int) -> int:
+        """A 1-based state knob as a 0-based index of the current chain."""
+        return min(state, self._n_states()) - 1
+
+    def chain_key(self) -> ChainKey:
+        random = self.chain == "random"
+        return ChainKey(
+            chain=self.chain,
+            delta=0.0 if random else round(10.0 ** float(self.log_delta), 12),
+            size=0 if self.chain == "three-state" else int(self.size),
+            sparsity=float(self.sparsity) if random else 0.0,
+            reversible=bool(self.reversible) if random else False,
+            seed=int(self.seed) if random else 0,
+            restart=self.restart,
+            restart_state=self._clamp(self.restart_state) if self.restart == "point" else 0,
+        )
+
+    @property
+    def eps(self) -> float:
+        return round(10.0 ** float(self.log_eps), 12)
+
+    def _compute(self) -> DoeblinRun:
+        key = self.chain_key()
+        eps1 = round(10.0 ** float(self.log_eps1), 12)
+        return DoeblinRun(
+            setup=build_chain(key),
+            sweep=eps_sweep(key, float(self.log_eps_min), int(self.eps_points)),
+            spectrum=spectrum(key, self.eps),
+            race=sampling_race(key, self.eps, int(round(10.0 ** float(self.log_budget))),
+                               self._clamp(self.start), int(self.seed)),
+            staged=staged(key, eps1),
+            bounds=staged_bounds(eps1),
+            state=self._clamp(self.state),
+            eps=self.eps,
+        )
+
+    # --- plots -------------------------------------------------------------------------------
+    def stationary_plot(self):
+        res = self.result()
+        sw, y = res.sweep, res.state
+        dims = [EPS, hv.Dimension("p", label=f"stationary probability of state {y + 1}")]
+        curve = Curve((sw.eps, sw.stationary[:, y]), *dims, label=f"π̃_ε({y + 1})")
+        pi = Curve((sw.eps[[0, -1]], np.full(2, sw.pi[y])), *dims,
+                   label=f"π({y + 1}) = {sw.pi[y]:.3g}")
+        now = Scatter(([res.eps], [res.race.restart_law[y]]), *dims,
+                      label=f"ε = {res.eps:.3g}")
+        boundary = hv.VLine(max(res.setup.gap, float(sw.eps[0])))
+        return style(
+            style(curve, color=RESTART_COLOR, bokeh=dict(line_width=2.5), mpl=dict(linewidth=2))
+            * style(pi, color=CHAIN_COLOR, bokeh=dict(line_width=1.5, **DASHED),
+                    mpl=dict(linewidth=1.2, **MPL_DASHED))
+            * style(boundary, color="gray", bokeh=dict(line_width=1, **DOTTED),
+                    mpl=dict(linewidth=1, **MPL_DOTTED))
+            * style(now, color="black", bokeh=dict(size=9), mpl=dict(s=40)),
+            logx=True, framewise=True, legend_position="bottom_left",
+            xlim=(float(sw.eps[0]), 1.0),
+            mpl=dict(hooks=[_square_axes]),
+        )
+
+    def divergence_plot(self):
+        res = self.result()
+        sw = res.sweep
+        y = hv.Dimension("d", label="divergence from π (nats; d_π: Mahalanobis)")
+        # KL below 1e-14 nats is round-off (a difference of nearly equal logs): not drawn
+        kl_a, kl_b = _positive(sw.kl_restart_pi, 1e-14), _positive(sw.kl_pi_restart, 1e-14)
+        kl1 = Curve((sw.eps, kl_a), EPS, y, label="KL(π̃ ‖ π)")
+        kl2 = Curve((sw.eps, kl_b), EPS, y, label="KL(π ‖ π̃)")
+        maha = Curve((sw.eps, _positive(sw.mahalanobis)), EPS, y, label="d_π(π̃)")
+        thick = dict(bokeh=dict(line_width=2.5), mpl=dict(linewidth=2))
+        overlay = (style(kl1, color=RESTART_COLOR, **thick) * style(kl2, color=CHAIN_COLOR, **thick)
+                   * style(maha, color=DIVERGENCE_COLOR, bokeh=dict(line_width=2),
+                           mpl=dict(linewidth=1.5)))
+        if sw.reversible and np.isfinite(sw.mahalanobis_bound).all():
+            bound = Curve((sw.eps, sw.mahalanobis_bound), EPS, y, label="Prop 3.5 bound")
+            overlay = overlay * style(bound, color=DIVERGENCE_COLOR, bokeh=DASHED, mpl=MPL_DASHED)
+        finite = np.concatenate([kl_a, kl_b, _positive(sw.mahalanobis)])
+        finite = finite[np.isfinite(finite)]
+        top = 10 * float(finite.max()) if finite.size else 1.0
+        # the decades below the curves hold the legend
+        low = max(float(finite.min()) if finite.size else 1e-12, top * 1e-14) / 1e4
+        return style(overlay, logx=True, logy=True, framewise=True, ylim=(low, top),
+                     legend_position="bottom_right")
+
+    def gap_plot(self):
+        res = self.result()
+        sw = res.sweep
+        y = hv.Dimension("gap", label="spectral gap 1 − |λ₂|")
+        # as eps -> 0 the curve levels off at the gap of P (no separate line: fewer elements)
+        gap = Curve((sw.eps, sw.gaps), EPS, y, label=f"gap of P̃ (of P: {res.setup.gap:.2g})")
+        bound = Curve((sw.eps, sw.eps), EPS, y, label="ε (Prop 3.1)")
+        return style(
+            style(gap, color=RESTART_COLOR, bokeh=dict(line_width=3), mpl=dict(linewidth=2))
+            * style(bound, color="black", bokeh=dict(line_width=1.5, **DASHED),
+                    mpl=dict(linewidth=1.2, **MPL_DASHED)),
+            logx=True, logy=True, framewise=True, legend_position="bottom_right",
+            ylim=(min(float(sw.eps[0]), res.setup.gap if res.setup.gap > 0 else 1.0) / 100, 3.0),
+        )
+
+    def eigen_plot(self):
+        res = self.result()
+        sp = res.spectrum
+        dims = [hv.Dimension("re", label="Re λ"), hv.Dimension("im", label="Im λ")]
+        r = 1.0 - sp.eps
+        circles = hv.Path([np.column_stack([CIRCLE.real, CIRCLE.imag]),
+                           np.column_stack([r * CIRCLE.real, r * CIRCLE.imag])], kdims=dims)
+        circles = style(circles, color="gray", bokeh=dict(line_width=1, line_dash="dashed"),
+                        mpl=dict(linewidth=0.8, linestyle="dashed"))
+        chain = Points((sp.chain.real, sp.chain.imag), kdims=dims, label="eigenvalues of P")
+        chain = style(chain, color=CHAIN_COLOR,
+                      bokeh=dict(size=12, fill_alpha=0.0, line_width=2, line_color=CHAIN_COLOR),
+                      mpl=dict(s=70, facecolors="none", edgecolors=CHAIN_COLOR, linewidth=1.5))
+        restart = Points((sp.restart.real, sp.restart.imag), kdims=dims,
+                         label=f"of P̃, ε = {sp.eps:.3g}")
+        restart = style(restart, color=RESTART_COLOR, bokeh=dict(size=6), mpl=dict(s=16))
+        # The strip below the unit circle holds the legend. Ranges instead of data_aspect=1
+        # (which costs ~13 ms per redraw): a 1:1 square in export, and the live frame's
+        # width/height ratio on the page, so that circles stay round.
+        return style(circles * chain * restart, legend_position="bottom_right",
+                     bokeh=dict(xlim=(-1.45 * LIVE_FRAME_RATIO, 1.45 * LIVE_FRAME_RATIO),
+                                ylim=(-1.75, 1.15)),
+                     mpl=dict(xlim=(-1.45, 1.45), ylim=(-1.75, 1.15)))
+
+    def _race_index(self, race: Race) -> int:
+        return min(int(self.checkpoint), len(race.checkpoints) - 1)
+
+    def race_plot(self):
+        res = self.result()
+        race = res.race
+        c = self._race_index(race)
+        n = race.restart_law.size
+        s = np.arange(1, n + 1, dtype=float)
+        dims = [STATE, PROB, "x1", "p1"]
+        steps, draws = int(race.checkpoints[c]), int(race.completed[c])
+        h1 = race.restart_histograms[c]
+        h2 = race.plain_histograms[c]
+        exact = Rectangles((s - 0.42, 0 * s, s, h1), kdims=dims,
+                           label=f"{draws:,} exact draws")
+        plain = Rectangles((s, 0 * s, s + 0.42, h2), kdims=dims,
+                           label=f"plain chain, {steps:,} steps")
+        # targets: pi~ over the draws' bars, pi over the chain's
+        level = np.r_[race.restart_law, race.stationary_law]
+        targets = Segments((np.r_[s - 0.46, s - 0.04], level, np.r_[s + 0.04, s + 0.46], level),
+                           kdims=dims, label="targets π̃ (left), π (right)")
+        top = 1.7 * race.top  # room for the legend above the bars
+        return style(
+            style(exact, color=RESTART_COLOR, bokeh=dict(line_color=None, alpha=0.8),
+                  mpl=dict(alpha=0.8, linewidth=0))
+            * style(plain, color=CHAIN_COLOR, bokeh=dict(line_color=None, alpha=0.8),
+                    mpl=dict(alpha=0.8, linewidth=0))
+            * style(targets, color="black", bokeh=dict(line_width=2.5), mpl=dict(linewidth=2)),
+            xlim=(0.4, n + 0.6), ylim=(0, top), framewise=True, legend_position="top_right",
+            xticks=list(range(1, n + 1, max(1, n // 10))),
+            show_legend=True,
+        )
+
+    def race_tv_plot(self):
+        res = self.result()
+        race = res.race
+        c = self._race_index(race)
+        x = hv.Dimension("steps", label="steps spent by each sampler")
+        y = hv.Dimension("tv", label="total variation distance")
+        cp = race.checkpoints.astype(float)
+        draws = Curve((cp, _positive(race.restart_tv)), x, y, label="exact draws vs π̃")
+        draws_pi = Curve((cp, _positive(race.restart_tv_pi)), x, y, label="exact draws vs π")
+        plain = Curve((cp, _positive(race.plain_tv)), x, y, label="plain chain vs π")
+        now = hv.VLine(float(cp[c]))
+        return style(
+            style(draws, color=RESTART_COLOR, bokeh=dict(line_width=2.5), mpl=dict(linewidth=2))
+            * style(draws_pi, color=RESTART_COLOR, bokeh=dict(line_width=1.5, **DASHED),
+                    mpl=dict(linewidth=1.2, **MPL_DASHED))
+            * style(plain, color=CHAIN_COLOR, bokeh=dict(line_width=2.5), mpl=dict(linewidth=2))
+            * style(now, color="gray", bokeh=dict(line_width=1), mpl=dict(linewidth=1)),
+            logx=True, logy=True, framewise=True, legend_position="top_right",
+            # TV <= 1: the decade above it holds the legend
+            xlim=(float(cp[0]), float(cp[-1])), ylim=(1e-3, 10.0),
+        )
+
+    def staged_plot(self):
+        res = self.result()
+        st, bd = res.staged, res.bounds
+        x = hv.Dimension("eps2", label="restart rate ε₂ of the last stage")
+        y = hv.Dimension("gap", label="spectral gap")
+        three = Curve((st.eps2, st.gaps), x, y, label=f"3 stages (ε₁ = {st.eps1:.2g})")
+        two = Curve((st.eps2, st.doeblin_gaps), x, y, label="2 stages (eq 2)")
+        thm = Curve((bd.eps2, bd.theorem), x, y, label="Thm 3.6")
+        cor = Curve((bd.eps2, bd.corollary), x, y, label="Cor 3.7 (ε₂/78)")
+        return style(
+            style(three, color=STAGED_COLOR, bokeh=dict(line_width=3), mpl=dict(linewidth=2))
+            * style(two, color=RESTART_COLOR, bokeh=dict(line_width=1.5), mpl=dict(linewidth=1.2))
+            * style(thm, color="black", bokeh=dict(line_width=1.5, **DASHED),
+                    mpl=dict(linewidth=1.2, **MPL_DASHED))
+            * style(cor, color="black", bokeh=dict(line_width=1.5, **DOTTED),
+                    mpl=dict(linewidth=1.2, **MPL_DOTTED)),
+            logx=True, logy=True, framewise=True, legend_position="top_left",
+            # the gaps stay below 1 and start low on the left: the top left holds the legend
+            ylim=(float(np.nanmin(bd.corollary, initial=1e-4)) / 3, 300.0),
+        )
+
+    # --- experiment plots (drawn once computed) -------------------------------------------------
+    def _accuracy_plot(self, which: str):
+        _, res = self.experiments["word"]
+        x = hv.Dimension("epoch", label="epoch (passes over the training set)")
+        y = hv.Dimension("acc", label=f"held-out {which} accuracy")
+        mean = res.word_mean if which == "word" else res.char_mean
+        se = res.word_se if which == "word" else res.char_se
+        u = res.u_word_accuracy if which == "word" else res.u_char_accuracy
+        oracle = res.oracle_word_accuracy if which == "word" else res.oracle_char_accuracy
+        ep = res.epochs.astype(float)
+        layers = []
+        for k, method in enumerate(res.methods):
+            color = METHOD_COLORS[method]
+            layers.append(style(Spread((ep, mean[:, k], se[:, k]), x, [y, "se"]),
+                                color=color, alpha=0.2, bokeh=dict(line_color=None),
+                                mpl=dict(linewidth=0)))
+            layers.append(style(Curve((ep, mean[:, k]), x, y, label=method), color=color,
+                                bokeh=dict(line_width=2.5), mpl=dict(linewidth=1.8)))
+        guides = hv.Path([np.array([[ep[0], u.mean()], [ep[-1], u.mean()]]),
+                          np.array([[ep[0], oracle.mean()], [ep[-1], oracle.mean()]])],
+                         kdims=[x, y])
+        layers.append(style(guides, color="gray", bokeh=dict(line_width=1, **DOTTED),
+                            mpl=dict(linewidth=1, **MPL_DOTTED)))
+        top = max(float(oracle.mean()), float((mean + se).max()))
+        # word accuracy stays low (legend above the curves), character accuracy high (below)
+        room = 1.7 if which == "word" else 1.2
+        return style(hv.Overlay(layers), ylim=(0, min(1.0, room * top)),
+                     legend_position="top_right" if which == "word" else "bottom_right",
+                     framewise=True)
+
+    def word_plot(self):
+        return self._accuracy_plot("word")
+
+    def char_plot(self):
+        return self._accuracy_plot("character")
+
+    def dnf_plot(self):
+        _, res = self.experiments["dnf"]
+        x = hv.Dimension("level", label="difficulty level")
+        y = hv.Dimension("ms", label="time to a zero-error formula (ms)")
+        levels = np.arange(len(res.levels), dtype=float)
+        layers = []
+        for k, method in enumerate(res.methods):
+            xs = levels + 0.08 * (k - 1)
+            mean, se = 1e3 * res.mean_seconds[:, k], 1e3 * res.se_seconds[:, k]
+            color = METHOD_COLORS[method]
+            layers.append(style(ErrorBars((xs, mean, np.minimum(se, 0.95 * mean), se),
+                                          x, [y, "lo", "hi"]), color=color))
+            layers.append(style(Curve((xs, mean), x, y, label=method), color=color,
+                                bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
+            layers.append(style(Scatter((xs, mean), x, y), color=color,
+                                bokeh=dict(size=7), mpl=dict(s=25)))
+        ticks = list(zip(levels, res.levels))
+        return style(hv.Overlay(layers), logy=True, xticks=ticks, xlim=(-0.4, len(levels) - 0.6),
+                     legend_position="top_left", framewise=True)
+
+    def _experiment_plots(self) -> tuple[Plot, ...]:
+        extra = ()
+        if "word" in self.experiments:
+            extra += (Plot("word_plot", title="Word accuracy (Fig 4 left)"),
+                      Plot("char_plot", title="Character accuracy (Fig 4 right)"))
+        if "dnf" in self.experiments:
+            extra += (Plot("dnf_plot", title="DNF search time (Table 1)"),)
+        return extra
+
+    # --- figure and page -------------------------------------------------------------------------
+    def figure(self) -> hv.Layout:
+        """The static figure; the experiments' panels are included once they have been run."""
+        extra = self._experiment_plots()
+        if not extra:
+            return super().figure()
+        self.plots = type(self).plots + extra  # instance attribute, read by Explorer.figure
+        try:
+            return super().figure()
+        finally:
+            del self.plots
+
+    def dynamic(self, plot: Plot) -> hv.DynamicMap:
+        """A DynamicMap of one panel that redraws only on the knobs it depends on."""
+        stream = hv.streams.Params(self, list(self.depends[plot.method]))
+        dmap = hv.DynamicMap(lambda **_: getattr(self, plot.method)(), streams=[stream],
+                             cache_size=1)
+        return dmap.opts(title=plot.title, width=PLOT_WIDTH, height=PLOT_HEIGHT, framewise=True)
+
+    def controls(self) -> pn.viewable.Viewable:
+        """The sidebar knobs, in three groups."""
+        sections = []
+        for heading, names in self.groups.items():
+            sections.append(pn.pane.Markdown(f"**{heading}**", margin=(10, 10, 0, 10)))
+            sections.append(pn.Param(self, parameters=list(names), widgets=self.widgets,
+                                     show_name=False, sizing_mode="stretch_width"))
+        return pn.Column(*sections, sizing_mode="stretch_width")
+
+    def panel(self) -> pn.viewable.Viewable:
+        base = super().panel()
+        alert, about, grid, downloads = base.objects
+        panes = list(grid.objects)
+        player = pn.widgets.Player.from_param(
+            self.param.checkpoint, interval=250, loop_policy="once", show_loop_controls=False,
+            show_value=False, width=300, scale_buttons=0.8,
+        )
+        race_caption = pn.pane.Markdown(
+            "**Sampling race.** Press play to watch both histograms as the budget grows "
+            "(geometric checkpoints); the right panel marks the checkpoint shown.",
+            sizing_mode="stretch_width")
+        staged_text = pn.pane.Markdown(math_markdown(STAGED_TEXT), width=420)
+        self._sections = {"word": _ExperimentSection(self, "word"),
+                          "dnf": _ExperimentSection(self, "dnf")}
+        return pn.Column(
+            alert, about,
+            pn.GridBox(*panes[:4], ncols=2),
+            pn.Row(player, race_caption, sizing_mode="stretch_width"),
+            pn.GridBox(*panes[4:6], ncols=2),
+            pn.Row(panes[6], staged_text),
+            downloads,
+            self._sections["word"].card(),
+            self._sections["dnf"].card(),
+            sizing_mode="stretch_width",
+        )
+
+    # --- experiments ----------------------------------------------------------------------------
+    def experiment_settings(self, kind: str) -> dict:
+        names = WORD_KEYS if kind == "word" else DNF_KEYS
+        return {name: int(getattr(self, name)) for name in names}
+
+    def run_experiment(self, kind: str, progress: Callable | None = None):
+        """Run (or fetch from the cache) the word task or the DNF search, blocking, and show it."""
+        settings = self.experiment_settings(kind)
+        result = run_experiment(kind, settings, progress)
+        self.experiments[kind] = (settings, result)
+        return result
+
+
+STAGED_TEXT = r"""
+**Staged chains (Sec 3.1, Fig 2(b)).** A stage variable $z$ cycles: restart ($y \sim u$), then a
+simpler chain $A_1$ (the restart law's "simpler chain") left at rate $\varepsilon_1$, then $P$ left
+at rate $\varepsilon_2$, back to the restart. **Thm 3.6** bounds the gap by
+$\max_{a \le b} \gamma_{a,b} / b$, where $\gamma_{a,b}$ is the chance, whatever the start, that
+the first restart after time $a$ happens by time $b$; **Cor 3.7** gives $\varepsilon_2 / 78$ when
+$\varepsilon_2 \le \varepsilon_1 / 2$. Both depend only on the stage cycle, not on $P$: the green
+curve stays above them for every chain. The red curve is the plain two-stage chain of eq 2.
+"""
+
+WORD_TEXT = r"""
+**Learning (Sec 4-5, Fig 4).** Noisy 4-letter words (each letter replaced at random with
+probability 1/2) are decoded by a model whose $u_\theta$ sees one position at a time and whose
+Gibbs chain $A_\theta$ adds bigrams and an in-dictionary feature. Four trainings with the same
+budget of $T$ transitions: Algorithm 1 ("doeblin", $\varepsilon = 1/T$), its edit-distance-weighted
+variant of Sec 5 ("doeblin-edit"), and MCMC gradients from Gibbs chains started at $u_\theta$
+("u-gibbs") or at the input ("basic-gibbs"). Bands: ± one standard error over seeds; dotted lines:
+$u_\theta$ alone and the Bayes decoder that knows the channel. This is a synthetic stand-in for the
+paper's keyboard-gesture data. **What the default run shows:** basic-Gibbs ends with the best
+word accuracy and doeblin-edit with the best character accuracy, so the paper's clear win of
+Doeblin training is not reproduced here; the line under the plots reads the ordering off your run.
+"""
+
+DNF_TEXT = r"""
+**DNF search (Sec 5, Table 1).** Find a formula $f(x) = \bigvee_i \bigwedge_j [a_{ij}^\top x \le
+b_{ij}]$ with zero errors on labelled examples by Metropolis-Hastings: no restarts (0-stage),
+uniform restarts with probability 0.0002 per step (1-stage), or restart, Geometric(0.04) steps
+on a simplified per-disjunct cost, then the full cost (2-stage, Fig 2(b)). Time to success, mean
+± s.e. over trials, on generated problems of four sizes ("≥": some runs hit the step cap). **What
+the default run shows:** restarts do not speed up the search on these generated problems, and
+the paper's 50x gap over no restarts (measured on program-verification instances) does not
+appear; the line under the table reads the comparison off your run.
+"""
+
+
+class _ExperimentSection:
+    """Settings, Run button, progress bar, status line and results of one experiment."""
+
+    def __init__(self, explorer: DoeblinExplorer, kind: str):
+        self.explorer = explorer
+        self.kind = kind
+        names = WORD_KEYS if kind == "word" else DNF_KEYS
+        self.settings = pn.Param(
+            explorer, parameters=list(names), show_name=False, default_layout=pn.Row,
+            widgets={n: {"type": pn.widgets.IntInput, "width": 170} for n in names})
+        label = "Run the word task" if kind == "word" else "Run the DNF search"
+        self.button = pn.widgets.Button(label=label, color="primary", width=200)
+        self.button.on_click(self._on_click)
+        self.progress = pn.indicators.Progress(value=0, max=1000, active=False, width=320,
+                                               bar_color="primary", margin=(14, 10))
+        self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.results = pn.Column(sizing_mode="stretch_width")
+        self._last_report = 0.0
+        self.running = False
+        if kind in explorer.experiments:
+            self.show()
+        else:
+            self.placeholder()
+        explorer.param.watch(self._settings_changed, list(names))
+
+    def _settings_changed(self, *events) -> None:
+        # the estimate (or "already computed") follows the settings until a result is shown
+        if not self.running and self.kind not in self.explorer.experiments:
+            self.placeholder()
+
+    def card(self) -> pn.Card:
+        title = ("Learning curves on the word task (Fig 4)" if self.kind == "word"
+                 else "DNF formula search (Table 1)")
+        text = WORD_TEXT if self.kind == "word" else DNF_TEXT
+        return pn.Card(
+            pn.pane.Markdown(math_markdown(text), sizing_mode="stretch_width", max_width=960),
+            self.settings,
+            pn.Row(self.button, self.progress, sizing_mode="stretch_width"),
+            self.status, self.results,
+            title=title, collapsible=True, sizing_mode="stretch_width", margin=(10, 10),
+        )
+
+    def estimate(self) -> float:
+        s = self.explorer.experiment_settings(self.kind)
+        if self.kind == "word":
+            return WORD_SECONDS_PER_UNIT * s["transitions"] * (s["epochs"] + 2) * s["seeds"]
+        return DNF_SECONDS_PER_TRIAL * s["trials"]
+
+    def placeholder(self) -> None:
+        what = ("train the four methods on the word task" if self.kind == "word"
+                else "run the three DNF searches on every difficulty level")
+        seconds = self.estimate()
+        cached = cached_experiment(self.kind, self.explorer.experiment_settings(self.kind))
+        when = "already computed: instant" if cached is not None else f"about {seconds:.0f} s"
+        self.results.objects = [pn.pane.Alert(
+            f"Click **Run** to {what} ({when}). The computation runs in the background: the "
+            "rest of the page stays live.", alert_type="info", sizing_mode="stretch_width")]
+
+    def show(self) -> None:
+        settings, result = self.explorer.experiments[self.kind]
+        explorer = self.explorer
+        if self.kind == "word":
+            methods = ["word_plot", "char_plot"]
+        else:
+            methods = ["dnf_plot"]
+        panes = []
+        for method in methods:
+            plot = next(p for p in explorer._experiment_plots() if p.method == method)
+            element = style(getattr(explorer, method)(), title=plot.title)
+            panes.append(pn.pane.HoloViews(element.opts(width=PLOT_WIDTH, height=PLOT_HEIGHT),
+                                           sizing_mode="fixed", linked_axes=False))
+        body = [pn.Row(*panes)]
+        if self.kind == "dnf":
+            body.append(pn.pane.Markdown(dnf_table_markdown(result), sizing_mode="stretch_width"))
+        body.append(pn.pane.Markdown(experiment_summary(self.kind, settings, result),
+                                     sizing_mode="stretch_width"))
+        self.results.objects = body
+
+    # --- running off the event loop -------------------------------------------------------------
+    def report(self, fraction: float, message: str) -> None:
+        """The engine's progress callback, called in the worker thread: Panel schedules the
+        widget updates onto the session's event loop. At most ~5 updates per second."""
+        now = time.monotonic()
+        if fraction < 1.0 and now - self._last_report < 0.2:
+            return
+        self._last_report = now
+        self.progress.value = int(round(1000 * min(max(fraction, 0.0), 1.0)))
+        self.status.object = f"{100 * fraction:.0f} %: {message}"
+
+    async def _on_click(self, event=None) -> None:
+        self.running = True
+        self.button.disabled = True
+        self.progress.active = True
+        self.progress.value = 0
+        started = time.monotonic()
+        self.status.object = "Starting…"
+        if self.kind not in self.explorer.experiments:
+            self.results.objects = [pn.pane.Alert(
+                f"Running (about {self.estimate():.0f} s): the results appear here when done. "
+                "The rest of the page stays live meanwhile.", alert_type="info",
+                sizing_mode="stretch_width")]
+        try:
+            await asyncio.to_thread(self.explorer.run_experiment, self.kind, self.report)
+        except Exception as exc:  # shown on the page; the server keeps running
+            self.status.object = f"**Failed:** {exc}"
+        else:
+            self.progress.value = 1000
+            self.status.object = f"Done in {time.monotonic() - started:.1f} s."
+            self.show()
+        finally:
+            self.running = False
+            self.progress.active = False
+            self.button.disabled = False
+
+
+def experiment_summary(kind: str, settings: dict, result) -> str:
+    """One line read off a result: which method wins (no hard-coded numbers)."""
+    if kind == "word":
+        names = list(result.methods)
+        w, ws = result.word_mean[-1], result.word_se[-1]
+        c, cs = result.char_mean[-1], result.char_se[-1]
+        bw, bc = int(np.argmax(w)), int(np.argmax(c))
+        finals = ", ".join(f"{m} {w[k]:.3f} / {c[k]:.3f}" for k, m in enumerate(names))
+        return (f"**This run** (T = {settings['transitions']}, {settings['epochs']} epochs, "
+                f"{settings['seeds']} seeds, {result.seconds:.0f} s): best final word accuracy "
+                f"**{names[bw]}** ({w[bw]:.3f} ± {ws[bw]:.3f}), best character accuracy "
+                f"**{names[bc]}** ({c[bc]:.3f} ± {cs[bc]:.3f}). Final word / character accuracy: "
+                f"{finals}; u alone {result.u_word_accuracy.mean():.3f} / "
+                f"{result.u_char_accuracy.mean():.3f}, Bayes decoder "
+                f"{result.oracle_word_accuracy.mean():.3f} / "
+                f"{result.oracle_char_accuracy.mean():.3f}.")
+    names = list(result.methods)
+    hard = len(result.levels) - 1
+    t = result.mean_seconds[hard]
+    fastest = int(np.argmin(t))
+    steps = result.mean_steps[hard]
+    ratios = []
+    for a, b in (("0-stage", "1-stage"), ("1-stage", "2-stage"), ("0-stage", "2-stage")):
+        if a in names and b in names:
+            i, j = names.index(a), names.index(b)
+            ratios.append(f"{a} / {b} {t[i] / t[j]:.2f}x (steps {steps[i] / steps[j]:.2f}x)")
+    return (f"**This run** ({settings['trials']} trials per level, {result.total_seconds:.0f} s): "
+            f"fastest on the hardest level ({result.levels[hard]}) is **{names[fastest]}**; time "
+            f"ratios there (above 1: the second method is faster) {', '.join(ratios)}. Times are "
+            "wall-clock and vary with the machine's load; step counts do not.")
+
+
+def dnf_table_markdown(result) -> str:
+    """Table 1 as Markdown: mean ± s.e. time (ms) and mean steps, methods x levels."""
+    head = "| method | " + " | ".join(result.levels) + " |"
+    rule = "|---|" + "---|" * len(result.levels)
+    rows = [head, rule]
+    for k, method in enumerate(result.methods):
+        cells = []
+        for a in range(len(result.levels)):
+            ge = "≥ " if result.solved_fraction[a, k] < 1 else ""
+            cells.append(f"{ge}{1e3 * result.mean_seconds[a, k]:.3g} ± "
+                         f"{1e3 * result.se_seconds[a, k]:.2g} ms "
+                         f"({result.mean_steps[a, k]:,.0f} steps)")
+        rows.append(f"| {method} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def _square_axes(plot, element) -> None:
+    """Matplotlib hook: a square box. HoloViews' default 'square' aspect is computed from the
+    data range and comes out several times too narrow with a log x and a linear y axis."""
+    ax = plot.handles["axis"]
+    ax.set_aspect("auto")
+    aspect = plot.aspect  # width / height when given as a number (e.g. the thumbnails' 1.5)
+    ax.set_box_aspect(1 / aspect if isinstance(aspect, (int, float)) else 1)
+
+
+def _positive(values: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    """Values for a log axis: zeros (or values at most ``floor``) and infinities become gaps."""
+    out = np.asarray(values, dtype=float).copy()
+    out[~(out > floor) | ~np.isfinite(out)] = np.nan
+    return out
+
