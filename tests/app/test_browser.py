@@ -160,7 +160,7 @@ def test_bad_url_value_shows_message_not_traceback(server, page):
 def test_bad_typed_value_shows_alert(server, page):
     _open(page, f"{server}?page=herding")
     _wait_for_plots(page, len(EXPLORERS["herding"].plots))
-    field = page.locator("input[type='text']").first
+    field = page.get_by_label("Initial weights w0")
     field.fill("1, banana")
     field.press("Enter")
     _wait_for_text(page, "Could not compute with these settings")

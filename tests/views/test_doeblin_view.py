@@ -4,6 +4,7 @@ checkpoints, the staged chain, and the experiments (cached, shown and exported o
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 
 import holoviews as hv
 import numpy as np
@@ -189,7 +190,10 @@ def test_run_button_runs_off_the_event_loop():
         await task
         return ticks
 
-    ticks = asyncio.run(click_and_tick())
+    # A fresh event loop in a thread of its own: the browser tests' Playwright loop may be
+    # running in this thread when the whole suite runs in one process.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        ticks = pool.submit(asyncio.run, click_and_tick()).result()
     assert ticks > 0
     assert "word" in e.experiments and section.progress.value == 1000
     assert section.status.object.startswith("Done")
