@@ -98,7 +98,6 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
     if len(points) <= threshold:
         return points
     import datashader as ds
-    import datashader.transfer_functions as tf
     import pandas as pd
 
     xdim, ydim = points.kdims[:2]
@@ -379,7 +378,7 @@ class Explorer(param.Parameterized):
         buttons = [
             pn.widgets.FileDownload(
                 callback=(lambda s=s: self.export_bytes(s)), filename=f"{self.slug}{s}",
-                label=s[1:].upper(), button_type="light", width=70, embed=False,
+                label=s[1:].upper(), color="light", width=70, embed=False,
             )
             for s in EXPORT_FORMATS
         ]
@@ -417,7 +416,7 @@ class Explorer(param.Parameterized):
                     if plot.zoom:
                         pane.object = self.dynamic(plot)
 
-            reset = pn.widgets.Button(name="Reset zoom", button_type="primary", width=120)
+            reset = pn.widgets.Button(label="Reset zoom", color="primary", width=120)
             reset.on_click(on_reset)
             grid = pn.Column(pn.Row(reset, pn.pane.Markdown(
                 "Zoom into the first plot (box or wheel zoom) to recompute that window at full "

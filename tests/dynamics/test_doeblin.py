@@ -445,7 +445,6 @@ def test_staged_chain_entries():
 
 def theorem36_reference(C, zstar, horizon):
     """gamma_{a,b} / b maximised by brute force: P[tau_a = s | z_0] from the chain killed at z*."""
-    k = C.shape[0]
     best = 0.0
     for a in range(1, horizon + 1):
         law = np.linalg.matrix_power(C, a)

@@ -6,8 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from dynamics import _doeblin_learning as lk
 from dynamics import doeblin as db
@@ -393,16 +391,21 @@ def test_u_pretraining_increases_the_likelihood():
     assert mean_loglik(theta) > before + 1.0
 
 
-@settings(max_examples=15)
-@given(seed=st.integers(0, 2**32 - 1), eps=st.floats(0.05, 1.0))
+@pytest.mark.parametrize("seed, eps", [(11, 0.05), (2678, 0.75), (404, 0.3), (97, 1.0),
+                                       (5150, 0.12), (31337, 0.5)])
 def test_likelihood_estimate_is_unbiased(seed, eps):
-    # E[Z / k] = p(y | x) exactly (Sec 4.1), so the mean of many runs is close to the closed form
+    # E[Z / k] = p(y | x) exactly (Sec 4.1). Independent runs give independent estimates, so
+    # their mean must lie within a few standard errors (estimated from the runs) of the closed
+    # form; a biased estimator (e.g. a wrong importance weight) fails this by many errors.
     theta = random_theta(seed % 1000)
     x = np.array([seed % 3, (seed // 3) % 3, 1])
     y = np.array([1, 1, 1])
     p = math.exp(db.exact_log_likelihood(theta, x, y, MODEL, eps=eps))
-    est = db.sample_gradient(theta, x, y, MODEL, eps=eps, samples=4000, seed=seed).likelihood
-    assert est == pytest.approx(p, rel=0.15)
+    rng = np.random.default_rng(seed)
+    runs = np.array([db.sample_gradient(theta, x, y, MODEL, eps=eps, samples=1000,
+                                        seed=rng).likelihood for _ in range(40)])
+    standard_error = runs.std(ddof=1) / np.sqrt(len(runs))
+    assert abs(runs.mean() - p) < 5 * standard_error + 1e-12 * p
 
 
 # ---------------------------------------------------------------- training epochs vs references
