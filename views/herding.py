@@ -16,7 +16,7 @@ import panel as pn
 import param
 
 from dynamics import herding
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, parse_vector, style
+from views._common import DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, parse_vector, style
 
 #: Resolution (cells per side) of the cone and Tipi images.
 GRID = 150
@@ -114,10 +114,9 @@ class HerdingExplorer(Explorer):
     plots = (
         Plot("cones_plot", cloud="attractor_cloud", title="Cones and the attractor (Figs 1.10-1.11)"),
         Plot("tipi_plot", cloud="attractor_cloud", title="Tipi function l0(w) (eq 1.10, Fig 1.2)"),
-        Plot("moment_plot", title="Moment error (Prop 1.2); dashed: ∝ 1/T and ∝ 1/√T"),
+        Plot("moment_plot", title="Moment error (Prop 1.2)"),
         Plot("autocorrelation_plot", title="Autocorrelation R(t) (eq 1.13, Fig 1.4)"),
         Plot("words_plot", title="Distinct words M(T) (eqs 1.36-1.37)"),
-        Plot("cycling_plot", title="Perceptron cycling w·v <= 0 (eq 1.40)"),
     )
 
     text = r"""
@@ -137,8 +136,10 @@ average of $\phi(s_t)$ reaches $\bar\phi$ at rate $O(1/T)$ (Prop 1.2), against $
 independent samples from the same distribution. *Autocorrelation:* herding samples are negatively
 correlated at short lags (eq 1.13, Fig 1.4); i.i.d. samples are not. *Words:* the number $M(T)$ of
 distinct length-$T$ subsequences grows polynomially, like $T^K$ (eq 1.37), far below a random
-sequence's exponential growth. *Cycling:* $w_{t-1}^\top(\bar\phi - \phi(s_t)) \le 0$ at every step
-(eq 1.40), the condition of the perceptron cycling theorem that keeps $w$ bounded.
+sequence's exponential growth. *Cycling:* the line above the plots checks
+$w_{t-1}^\top(\bar\phi - \phi(s_t)) = \ell_0(w_{t-1}) \le 0$ at every step (eq 1.40), the
+condition of the perceptron cycling theorem that keeps $w$ bounded; it is the Tipi function at
+the current weights, never positive while $\bar\phi$ lies in the hull of the features.
 
 **Try.** Change the seed to see other attractors; set $K = 2$ and $D = 3$ (the torus page explains
 that case); scale $\eta$ and watch the attractor rescale while the moments and words stay the same;
@@ -205,11 +206,11 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         iid_curve = hv.Curve((t, err.iid[keep]), *dims, label=f"i.i.d. (slope {err.iid_slope:.2f})")
         # Guides through the middle of each curve (straight lines on log-log axes: two points).
         ends = t[[0, -1]]
-        guides = hv.Path([(ends, err.herding[keep][mid] * t[mid] / ends),
-                          (ends, err.iid[keep][mid] * np.sqrt(t[mid] / ends))], kdims=dims,
-                         label="guides ∝ 1/T and ∝ 1/√T")
+        g1 = hv.Curve((ends, err.herding[keep][mid] * t[mid] / ends), *dims, label="∝ 1/T")
+        g2 = hv.Curve((ends, err.iid[keep][mid] * np.sqrt(t[mid] / ends)), *dims, label="∝ 1/√T")
         overlay = (style(herd_curve, color=HERDING_COLOR) * style(iid_curve, color=IID_COLOR)
-                   * style(guides, color="gray", bokeh=DASHED, mpl=MPL_DASHED))
+                   * style(g1, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
+                   * style(g2, color="gray", bokeh=DOTTED, mpl=MPL_DOTTED))
         return style(overlay, logx=True, logy=True, legend_position="bottom_left")
 
     def autocorrelation_plot(self):
@@ -236,17 +237,16 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
                    * style(sturm, color=STURMIAN_COLOR))
         return style(overlay, logx=True, logy=True, legend_position="top_left")
 
-    def cycling_plot(self):
-        run = self.result().run
-        c = run.cycling
-        keep = np.linspace(0, len(c) - 1, min(len(c), 4000)).astype(int)
-        dims = [hv.Dimension("t", label="step t"),
-                hv.Dimension("wv", label="wₜ₋₁ · (φ̄ − φ(sₜ))")]
-        verdict = "holds at every step" if run.cycling_holds else "VIOLATED"
-        pts = hv.Scatter((keep + 1, c[keep]), *dims, label=f"max {c.max():.3g}: {verdict}")
-        pts = style(pts, color="#9467bd", bokeh=dict(size=2), mpl=dict(s=2))
-        return style(pts * style(hv.HLine(0.0), color="black"), legend_position="bottom_left",
-                     show_legend=True)
+    def status(self) -> str:
+        """The perceptron-cycling check of eq 1.40 over the run, and the two measured rates."""
+        res = self.result()
+        run, err = res.run, res.error
+        verdict = ("held at every one of" if run.cycling_holds else "**failed** in")
+        return (f"**Perceptron cycling (eq 1.40):** $w_{{t-1}}^\\top(\\bar\\phi - \\phi(s_t)) "
+                f"= \\ell_0(w_{{t-1}}) \\le 0$ {verdict} the {len(run.cycling):,} steps "
+                f"(largest value {run.cycling_max:.3g}), so $\\|w_t\\|$ stays bounded "
+                f"(largest {run.weight_radius:.3g}). **Fitted rates:** herding "
+                f"$T^{{{err.herding_slope:.2f}}}$, i.i.d. $T^{{{err.iid_slope:.2f}}}$.")
 
 
 def _log_spaced(n: int, count: int) -> np.ndarray:

@@ -20,9 +20,9 @@ from views import EXPLORERS
 
 #: For each explorer, a knob and fresh values to move it through (fresh, so no cache hits).
 MOVES = {
-    "herding": ("seed", [101, 102, 103, 104, 105, 106, 107, 108]),
+    "herding": ("seed", list(range(101, 117))),
     "neuron": ("rate", [0.301, 0.302, 0.303, 0.304, 0.305, 0.306, 0.307, 0.308]),
-    "torus": ("seed", [101, 102, 103, 104, 105, 106, 107, 108]),
+    "torus": ("seed", list(range(101, 117))),
     "bifurcation": ("eta", [0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98]),
     "doeblin": ("log_delta", [-3.9, -3.8, -3.7, -3.6, -3.5, -3.4, -3.3, -3.2]),
 }
