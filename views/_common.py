@@ -406,7 +406,16 @@ class Explorer(param.Parameterized):
         return pn.panel(_alert)
 
     def panel(self) -> pn.viewable.Viewable:
-        """The page body: alert, plots, downloads and text (controls go in the sidebar)."""
+        """The page body: alert, text, status line, plots and downloads (controls go in the
+        sidebar). Explorers that arrange their page differently reuse ``page_parts``."""
+        parts = self.page_parts()
+        return pn.Column(parts["alert"], parts["about"], parts["status"], parts["grid"],
+                         parts["downloads"], sizing_mode="stretch_width")
+
+    def page_parts(self) -> dict:
+        """The pieces of the page body, by name: alert, about, status, panes (one live pane
+        per plot), grid (the panes laid out, with the zoom reset when there is one) and
+        downloads."""
         panes = [
             pn.pane.HoloViews(self.dynamic(p), sizing_mode="fixed", linked_axes=False)
             for p in self.plots
@@ -434,8 +443,8 @@ class Explorer(param.Parameterized):
         status = pn.pane.Markdown(pn.bind(lambda **_: math_markdown(self.status()),
                                           **{k: self.param[k] for k in self.knob_names()}),
                                   sizing_mode="stretch_width", margin=(0, 10))
-        return pn.Column(self.alert(), about, status, grid, self.downloads(),
-                         sizing_mode="stretch_width")
+        return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
+                    downloads=self.downloads())
 
     def status(self) -> str:
         """A line of measured facts above the plots (Markdown with LaTeX), updated live;

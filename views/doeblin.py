@@ -712,9 +712,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         return pn.Column(*sections, sizing_mode="stretch_width")
 
     def panel(self) -> pn.viewable.Viewable:
-        base = super().panel()
-        alert, about, grid, downloads = base.objects
-        panes = list(grid.objects)
+        parts = self.page_parts()
+        panes = parts["panes"]
         player = pn.widgets.Player.from_param(
             self.param.checkpoint, interval=250, loop_policy="once", show_loop_controls=False,
             show_value=False, width=300, scale_buttons=0.8,
@@ -727,12 +726,12 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         self._sections = {"word": _ExperimentSection(self, "word"),
                           "dnf": _ExperimentSection(self, "dnf")}
         return pn.Column(
-            alert, about,
+            parts["alert"], parts["about"], parts["status"],
             pn.GridBox(*panes[:4], ncols=2),
             pn.Row(player, race_caption, sizing_mode="stretch_width"),
             pn.GridBox(*panes[4:6], ncols=2),
             pn.Row(panes[6], staged_text),
-            downloads,
+            parts["downloads"],
             self._sections["word"].card(),
             self._sections["dnf"].card(),
             sizing_mode="stretch_width",
