@@ -350,18 +350,23 @@ def _add_grad_log_u(theta, V, L, x, y, coef, g, buf):
 
 
 @njit(cache=True, nogil=True)
+def _categorical(probs, V):
+    """One draw from probs[:V] by inverting the CDF with one uniform (the last letter takes
+    any rounding slack)."""
+    r = np.random.random()
+    acc = 0.0
+    for c in range(V):
+        acc += probs[c]
+        if r < acc:
+            return c
+    return V - 1
+
+
+@njit(cache=True, nogil=True)
 def _sample_u(theta, V, L, x, y, buf):
     for i in range(L):
         _u_probs(theta, V, L, x, i, buf)
-        r = np.random.random()
-        acc = 0.0
-        c = V - 1
-        for cc in range(V):
-            acc += buf[cc]
-            if r < acc:
-                c = cc
-                break
-        y[i] = c
+        y[i] = _categorical(buf, V)
 
 
 @njit(cache=True, nogil=True)
@@ -410,14 +415,7 @@ def _gibbs_step(theta, V, L, x, y, code, in_dict, pw, buf):
     if i >= L:
         i = L - 1
     _cond_probs(theta, V, L, x, y, code, i, in_dict, pw, buf)
-    r = np.random.random()
-    acc = 0.0
-    c = V - 1
-    for cc in range(V):
-        acc += buf[cc]
-        if r < acc:
-            c = cc
-            break
+    c = _categorical(buf, V)
     code += (c - y[i]) * pw[i]
     y[i] = c
     return code
