@@ -422,14 +422,22 @@ def _gibbs_step(theta, V, L, x, y, code, in_dict, pw, buf):
 
 
 @njit(cache=True, nogil=True)
-def _a_prob(theta, V, L, x, y_from, code_from, y_to, in_dict, pw, buf):
-    """A_theta(y_to | y_from): (1/L) sum_i [y_{-i} agree] cond_i(y_to_i | y_from_{-i})."""
+def _differences(y_from, y_to, L):
+    """How many positions differ, and the last one that does (-1 when none): A_theta moves
+    one position at a time, so only 0 or 1 differences have positive probability."""
     diff = -1
     n_diff = 0
     for i in range(L):
         if y_from[i] != y_to[i]:
             n_diff += 1
             diff = i
+    return n_diff, diff
+
+
+@njit(cache=True, nogil=True)
+def _a_prob(theta, V, L, x, y_from, code_from, y_to, in_dict, pw, buf):
+    """A_theta(y_to | y_from): (1/L) sum_i [y_{-i} agree] cond_i(y_to_i | y_from_{-i})."""
+    n_diff, diff = _differences(y_from, y_to, L)
     if n_diff >= 2:
         return 0.0
     if n_diff == 1:
@@ -448,12 +456,7 @@ def _add_grad_log_a(theta, V, L, x, y_from, code_from, y_to, coef, g, in_dict, p
 
     One differing position i: d log cond_i. None: A is the mixture (1/L) sum_i c_i with
     c_i = cond_i(y_i | y_{-i}), whose log-derivative is sum_i (c_i / sum_j c_j) d log c_i."""
-    diff = -1
-    n_diff = 0
-    for i in range(L):
-        if y_from[i] != y_to[i]:
-            n_diff += 1
-            diff = i
+    n_diff, diff = _differences(y_from, y_to, L)
     if n_diff >= 2:
         return
     if n_diff == 1:
