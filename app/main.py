@@ -65,7 +65,7 @@ def card(slug: str, cls) -> pn.Column:
         sizing_mode="stretch_width",
     )
     return pn.Column(picture, body, width=330, styles={"border": "1px solid #ddd",
-                     "border-radius": "8px", "padding": "8px"}, sizing_mode="fixed")
+                     "border-radius": "8px", "padding": "8px"}, sizing_mode=None)
 
 
 HOME_TEXT = """

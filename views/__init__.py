@@ -19,4 +19,15 @@ EXPLORERS = {
     for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, DoeblinExplorer)
 }
 
-__all__ = ["EXPLORERS"]
+__all__ = ["EXPLORERS", "warmup"]
+
+
+def warmup() -> None:
+    """Build the first explorer's page once, with its default knobs, into a throwaway Bokeh
+    document: this pays every first-time cost of drawing a page (datashader's kernels, the
+    plotting classes, the default computation, which stays cached) before the first visitor.
+    The server calls it at start, after ``dynamics.warmup()``."""
+    from bokeh.document import Document
+
+    explorer = next(iter(EXPLORERS.values()))()
+    explorer.panel().get_root(Document())

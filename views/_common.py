@@ -17,6 +17,7 @@ HoloViews elements. This module turns those into:
 from __future__ import annotations
 
 import contextvars
+import functools
 import io
 import os
 import re
@@ -24,25 +25,33 @@ import pathlib
 import tempfile
 from typing import ClassVar
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import holoviews as hv  # noqa: E402
-import numpy as np  # noqa: E402
-import holoviews.plotting.bokeh  # noqa: E402,F401  (registers the Bokeh backend)
-import holoviews.plotting.mpl  # noqa: E402,F401  (registers the matplotlib backend for export)
-import panel as pn  # noqa: E402
-import param  # noqa: E402
+import holoviews as hv
+import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
+import numpy as np
+import panel as pn
+import param
 
 hv.Store.set_current_backend("bokeh")
 # Columns as plain dicts of NumPy arrays rather than pandas DataFrames: the same elements, at a
 # fraction of the construction and range-finding cost on every redraw.
 hv.Dataset.datatype = ["dictionary"] + [d for d in hv.Dataset.datatype if d != "dictionary"]
-# HoloViews' matplotlib layouts resize the figure to fit aspects by redrawing it several times
-# unless fig_inches is a tuple, which its option system turns into a list: turn the refit off,
-# since figure() sets the size itself. This cuts export time about threefold.
-holoviews.plotting.mpl.LayoutPlot.v17_layout_format = False
+
+
+@functools.cache
+def matplotlib_backend() -> None:
+    """Load HoloViews' matplotlib backend (for export), once, on first use: importing it costs
+    about a second, which the server would otherwise pay at start before the first page."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import holoviews.plotting.mpl
+
+    # HoloViews' matplotlib layouts resize the figure to fit aspects by redrawing it several
+    # times unless fig_inches is a tuple, which its option system turns into a list: turn the
+    # refit off, since figure() sets the size itself. This cuts export time about threefold.
+    holoviews.plotting.mpl.LayoutPlot.v17_layout_format = False
+    hv.Store.set_current_backend("bokeh")
+
 
 __all__ = [
     "Explorer",
@@ -54,6 +63,7 @@ __all__ = [
     "dense",
     "parse_vector",
     "math_markdown",
+    "matplotlib_backend",
 ]
 
 #: Formats ``export`` writes, by file suffix.
@@ -71,18 +81,57 @@ MPL_DASHED, MPL_DOTTED = {"linestyle": "dashed"}, {"linestyle": "dotted"}
 
 
 #: True while ``figure()`` builds elements for export: only then are matplotlib options applied
-#: (each ``.opts`` call clones the element, and the live page must redraw in under 150 ms).
+#: (the live page must redraw in under 150 ms, and needs only the Bokeh ones).
 _EXPORTING = contextvars.ContextVar("ldx_exporting", default=False)
 
 
 def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **common):
     """Apply options: ``common`` ones (logx, xlim, title, color, ...) to both backends, ``bokeh``
     ones to the live page only, ``mpl`` ones to exported figures only."""
-    # In place (clone=False): elements are built fresh for every draw, and a clone per option
-    # call is a large part of a redraw's cost.
-    element = element.opts(**common, **(bokeh or {}), clone=False)
+    element = _apply_options(element, "bokeh", {**common, **(bokeh or {})})
     if _EXPORTING.get():
-        element = element.opts(**common, **(mpl or {}), backend="matplotlib", clone=False)
+        matplotlib_backend()
+        element = _apply_options(element, "matplotlib", {**common, **(mpl or {})})
+    return element
+
+
+#: Option trees already built, by (element type, its current options id, backend, options): the
+#: value is a tiny stand-in object that holds the tree's id, so HoloViews keeps the tree alive.
+#: Styling constants only (no session state), bounded by ``_STYLE_CACHE_SIZE`` (oldest dropped
+#: first: options that follow the data, such as axis limits, make new entries).
+_STYLE_TREES: dict = {}
+#: The option ids held in ``_STYLE_TREES``.
+_STYLE_IDS: set = set()
+_STYLE_CACHE_SIZE = 1024
+
+
+def _apply_options(element, backend: str, options: dict):
+    """``element.opts(**options, backend=backend, clone=False)``, memoized.
+
+    Every ``.opts`` call builds a fresh custom option tree and clears HoloViews' option-lookup
+    cache, which made styling about a fifth of a redraw. Elements are built fresh for every draw
+    with the same few option sets, so the tree built the first time is reused: the new element
+    just takes its id (exactly what ``.opts`` would produce; an element whose current options
+    did not come from here is styled the ordinary way).
+    """
+    if not options:
+        return element
+    text = repr(sorted(options.items()))
+    # An option value whose repr is its address (a function, say) is not a stable key.
+    key = None if " at 0x" in text else (type(element), element.id, backend, text)
+    holder = _STYLE_TREES.get(key) if key is not None else None
+    if holder is not None:
+        element.id = holder.id
+        return element
+    known = element.id is None or element.id in _STYLE_IDS
+    element = element.opts(**options, backend=backend, clone=False)
+    if key is not None and known and element.id is not None:
+        if len(_STYLE_TREES) >= _STYLE_CACHE_SIZE:
+            _STYLE_IDS.discard(_STYLE_TREES.pop(next(iter(_STYLE_TREES))).id)
+        holder = hv.core.dimension.LabelledData(None)
+        holder.id = element.id
+        _STYLE_TREES[key] = holder
+        _STYLE_IDS.add(element.id)
     return element
 
 
@@ -215,6 +264,7 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
         model = hv.render(figure, backend="bokeh")
         path.write_text(file_html(model, INLINE, title=title or path.stem), encoding="utf-8")
         return path
+    matplotlib_backend()
     import matplotlib.pyplot as plt
 
     fig = hv.render(figure, backend="matplotlib")
@@ -226,13 +276,6 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
     finally:
         plt.close(fig)
     return path
-
-
-def warmup_rendering() -> None:
-    """Compile datashader's aggregation and spreading kernels (numba) on a tiny cloud, so the
-    first dense plot of the first session does not stall; the server calls this at start."""
-    points = hv.Points(np.random.default_rng(0).random((64, 2)))
-    hv.render(dense(points, threshold=0), backend="bokeh")
 
 
 class Explorer(param.Parameterized):
@@ -317,6 +360,7 @@ class Explorer(param.Parameterized):
 
     def figure(self) -> hv.Layout:
         """The whole current figure as one static HoloViews Layout (for export and headless use)."""
+        matplotlib_backend()
         token = _EXPORTING.set(True)
         try:
             layout = hv.Layout([self.element(p) for p in self.plots]).cols(self.columns)
@@ -347,23 +391,31 @@ class Explorer(param.Parameterized):
         """
         knobs = hv.streams.Params(self, self.knob_names())
         view = self._view.get(plot.method)
+        page_style = functools.partial(self.page_style, plot)
         if view is None:
-            dmap = hv.DynamicMap(lambda **_: getattr(self, plot.method)(), streams=[knobs])
-        else:
-            last = {}
+            return hv.DynamicMap(lambda **_: page_style(getattr(self, plot.method)()),
+                                 streams=[knobs])
+        last = {}
 
-            def callback(x_range=None, y_range=None, **values):
-                if not plot.zoom and values != last:
-                    # New knobs: draw the new cloud whole; the axes follow it (framewise).
-                    last.clear()
-                    last.update(values)
-                    x_range = y_range = None
-                return self._windowed(plot, x_range, y_range)
+        def callback(x_range=None, y_range=None, **values):
+            if not plot.zoom and values != last:
+                # New knobs: draw the new cloud whole; the axes follow it (framewise).
+                last.clear()
+                last.update(values)
+                x_range = y_range = None
+            return page_style(self._windowed(plot, x_range, y_range))
 
-            dmap = hv.DynamicMap(callback, streams=[knobs, view])
-        # framewise: axes follow the data when knobs change (a new seed, a longer run); a range
-        # the user zoomed to is kept by HoloViews until the plot is reset.
-        return dmap.opts(title=plot.title, width=PLOT_WIDTH, height=PLOT_HEIGHT, framewise=True)
+        return hv.DynamicMap(callback, streams=[knobs, view])
+
+    @staticmethod
+    def page_style(plot: Plot, element):
+        """A live panel's frame styled for the page: its title and size, and framewise axes
+        (they follow the data when knobs change; a range the user zoomed to is kept by
+        HoloViews until the plot is reset). Applied to each frame in the DynamicMap callback
+        (memoized, see ``style``) rather than by ``dmap.opts``, which wraps the DynamicMap in
+        a second one that re-applies the options to every frame."""
+        return style(element, title=plot.title,
+                     bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT, framewise=True))
 
     def reset_zoom(self) -> None:
         """Back to the full range of every zoomable plot (recomputed at the knobs' range).
@@ -417,7 +469,8 @@ class Explorer(param.Parameterized):
         per plot), grid (the panes laid out, with the zoom reset when there is one) and
         downloads."""
         panes = [
-            pn.pane.HoloViews(self.dynamic(p), sizing_mode="fixed", linked_axes=False)
+            pn.pane.HoloViews(self.dynamic(p), sizing_mode="fixed", width=PLOT_WIDTH,
+                              height=PLOT_HEIGHT, linked_axes=False)
             for p in self.plots
         ]
         grid = pn.GridBox(*panes, ncols=self.columns)

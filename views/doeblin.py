@@ -698,9 +698,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
     def dynamic(self, plot: Plot) -> hv.DynamicMap:
         """A DynamicMap of one panel that redraws only on the knobs it depends on."""
         stream = hv.streams.Params(self, list(self.depends[plot.method]))
-        dmap = hv.DynamicMap(lambda **_: getattr(self, plot.method)(), streams=[stream],
-                             cache_size=1)
-        return dmap.opts(title=plot.title, width=PLOT_WIDTH, height=PLOT_HEIGHT, framewise=True)
+        return hv.DynamicMap(lambda **_: self.page_style(plot, getattr(self, plot.method)()),
+                             streams=[stream], cache_size=1)
 
     def controls(self) -> pn.viewable.Viewable:
         """The sidebar knobs, in three groups."""
@@ -855,7 +854,8 @@ class _ExperimentSection:
             plot = next(p for p in explorer._experiment_plots() if p.method == method)
             element = style(getattr(explorer, method)(), title=plot.title)
             panes.append(pn.pane.HoloViews(element.opts(width=PLOT_WIDTH, height=PLOT_HEIGHT),
-                                           sizing_mode="fixed", linked_axes=False))
+                                           sizing_mode="fixed", width=PLOT_WIDTH,
+                                           height=PLOT_HEIGHT, linked_axes=False))
         body = [pn.Row(*panes)]
         if self.kind == "dnf":
             body.append(pn.pane.Markdown(dnf_table_markdown(result), sizing_mode="stretch_width"))

@@ -202,8 +202,8 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
                 hv.Dimension("error", label="‖mean φ(s) − φ̄‖₂")]
         mid = len(keep) // 2
         herd_curve = hv.Curve((t, err.herding[keep]), *dims,
-                              label=f"herding (slope {err.herding_slope:.2f})")
-        iid_curve = hv.Curve((t, err.iid[keep]), *dims, label=f"i.i.d. (slope {err.iid_slope:.2f})")
+                              label="herding")
+        iid_curve = hv.Curve((t, err.iid[keep]), *dims, label="i.i.d.")
         # Guides through the middle of each curve (straight lines on log-log axes: two points).
         ends = t[[0, -1]]
         g1 = hv.Curve((ends, err.herding[keep][mid] * t[mid] / ends), *dims, label="∝ 1/T")
