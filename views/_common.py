@@ -413,7 +413,13 @@ class Explorer(param.Parameterized):
         (they follow the data when knobs change; a range the user zoomed to is kept by
         HoloViews until the plot is reset). Applied to each frame in the DynamicMap callback
         (memoized, see ``style``) rather than by ``dmap.opts``, which wraps the DynamicMap in
-        a second one that re-applies the options to every frame."""
+        a second one that re-applies the options to every frame.
+
+        ``framewise`` is a normalization option that HoloViews reads from each element: set on an
+        Overlay alone it is ignored and the axes stay where the first frame put them."""
+        if isinstance(element, hv.Overlay):
+            for layer in element:
+                style(layer, bokeh=dict(framewise=True))
         return style(element, title=plot.title,
                      bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT, framewise=True))
 
