@@ -309,6 +309,8 @@ class Explorer(param.Parameterized):
         #: shared between the live page and export.
         self._view = {p.method: hv.streams.RangeXY(x_range=None, y_range=None)
                       for p in self.plots if p.zoom or p.cloud is not None}
+        #: Rasterized clouds of the current result, by cloud and window (see ``_raster``).
+        self._rasters: dict = {}
 
     # --- computation -------------------------------------------------------------------------
     def knob_names(self) -> list[str]:
@@ -351,12 +353,25 @@ class Explorer(param.Parameterized):
         resolution; its cloud is rasterized over x_range x y_range (its extent when None)."""
         element = self._call(plot, plot.method, x_range)
         if plot.cloud is not None:
-            cloud = self._call(plot, plot.cloud, x_range)
-            both = x_range is not None and y_range is not None
-            element = element * dense(cloud, threshold=threshold,
-                                      x_range=x_range if both else None,
-                                      y_range=y_range if both else None)
+            element = element * self._raster(plot, x_range, y_range, threshold)
         return element
+
+    def _raster(self, plot: Plot, x_range, y_range, threshold: int):
+        """The cloud of ``plot`` as ``dense`` draws it, computed once per result and window:
+        panels sharing a cloud (the herding page's cones and Tipi) rasterize it once per move."""
+        both = x_range is not None and y_range is not None
+        window = (x_range, y_range) if both else (None, None)
+        # A zoomable plot's cloud is recomputed for its x window, so the window is in the key.
+        key = (plot.cloud, x_range if plot.zoom else None, window, threshold, _EXPORTING.get())
+        result = self.result()
+        memo = self._rasters.get(key)
+        if memo is not None and memo[0] is result:
+            return memo[1]
+        cloud = self._call(plot, plot.cloud, x_range)
+        raster = dense(cloud, threshold=threshold, x_range=window[0], y_range=window[1])
+        self._rasters = {k: v for k, v in self._rasters.items() if v[0] is result}
+        self._rasters[key] = (result, raster)
+        return raster
 
     def figure(self) -> hv.Layout:
         """The whole current figure as one static HoloViews Layout (for export and headless use)."""

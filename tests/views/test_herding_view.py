@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from bokeh.document import Document
 
@@ -38,3 +39,17 @@ def test_moment_axis_follows_the_number_of_steps(live):
     assert figs["Moment"].x_range.end == pytest.approx(20_000)
     explorer.steps = 1_000
     assert figs["Moment"].x_range.end == pytest.approx(1_000)
+
+
+def test_cones_and_tipi_share_one_raster_per_result():
+    """Both weight-space panels draw the same attractor cloud: it is rasterized once per
+    result, and a new seed gives a new raster."""
+    explorer = EXPLORERS["herding"]()
+    cones, tipi = explorer.plots[0], explorer.plots[1]
+    assert cones.cloud == tipi.cloud
+    first = explorer._raster(cones, None, None, 0)
+    assert explorer._raster(tipi, None, None, 0) is first
+    explorer.seed = 2
+    second = explorer._raster(tipi, None, None, 0)
+    assert second is not first
+    assert not np.array_equal(first.dimension_values(2), second.dimension_values(2))
