@@ -36,12 +36,14 @@ __all__ = [
     "RandomModel",
     "HerdingResult",
     "MomentError",
+    "ConeSectors",
     "random_model",
     "herd",
     "moment_error",
     "autocorrelation",
     "word_counts",
     "cone_labels",
+    "cone_sectors",
     "tipi",
 ]
 
@@ -626,6 +628,65 @@ def cone_labels(features, points) -> np.ndarray:
     phi = check_features(features)
     pts = _check_points(points, phi.shape[1])
     return _scores_reduce(phi, pts)[0]
+
+
+@dataclass(frozen=True)
+class ConeSectors:
+    """The cones of weight space cut by the plane of (w_1, w_2), as angular sectors.
+
+    Sector i holds the directions (cos t, sin t, 0, ..., 0) with ``start[i] <= t < stop[i]``
+    (radians, counter-clockwise, ``start[0] = 0``, ``stop[-1] = 2 pi``); ``states[i]`` is the
+    state whose cone contains them. Neighbouring sectors have different states, except that the
+    first and the last may be one cone split at t = 0.
+    """
+
+    states: np.ndarray
+    start: np.ndarray
+    stop: np.ndarray
+
+
+def cone_sectors(features) -> ConeSectors:
+    """The cones of Fig 1.10 in the plane of the first two weight coordinates, exactly.
+
+    A cone is the set of w where state x wins the argmax of eq 1.7. It is invariant to scaling
+    w by a positive number, so in the plane w = r (cos t, sin t, 0, ..., 0) it is a union of
+    sectors from the origin. Between two neighbouring states x and y the boundary is where
+    (phi(x) - phi(y)) . (cos t, sin t) = 0, i.e. t = atan2(dy, dx) +- pi/2 for the difference
+    (dx, dy) of their first two features. All such angles are the candidate boundaries; the
+    state between two consecutive candidates is `cone_labels` at the middle angle (so ties go
+    to the lowest index, as in `herd`), and equal neighbours are merged.
+
+    Parameters
+    ----------
+    features : array_like, shape (D, K), K >= 2
+
+    Returns
+    -------
+    ConeSectors
+    """
+    phi = check_features(features)
+    D, K = phi.shape
+    if K < 2:
+        raise ValueError(f"features must have K >= 2 columns for the (w1, w2) plane, got K = {K}")
+    plane = phi[:, :2]
+    diff = (plane[:, None, :] - plane[None, :, :]).reshape(-1, 2)
+    diff = diff[np.any(diff != 0.0, axis=1)]
+    base = np.arctan2(diff[:, 1], diff[:, 0])
+    cuts = np.mod(np.concatenate([base + np.pi / 2, base - np.pi / 2]), 2 * np.pi)
+    cuts = np.unique(np.concatenate([[0.0, 2 * np.pi], cuts]))
+    cuts = cuts[np.concatenate([[True], np.diff(cuts) > 1e-12])]  # drop rounding twins
+    if cuts[-1] < 2 * np.pi:
+        cuts = np.append(cuts, 2 * np.pi)
+    else:
+        cuts[-1] = 2 * np.pi
+    middle = 0.5 * (cuts[:-1] + cuts[1:])
+    directions = np.zeros((middle.size, K))
+    directions[:, 0], directions[:, 1] = np.cos(middle), np.sin(middle)
+    labels = cone_labels(phi, directions)
+    keep = np.concatenate([[True], labels[1:] != labels[:-1]])
+    start = cuts[:-1][keep]
+    stop = np.append(start[1:], 2 * np.pi)
+    return ConeSectors(states=labels[keep], start=start, stop=stop)
 
 
 def tipi(features, moments, points) -> np.ndarray:

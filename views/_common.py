@@ -85,6 +85,12 @@ MPL_DASHED, MPL_DOTTED = {"linestyle": "dashed"}, {"linestyle": "dotted"}
 _EXPORTING = contextvars.ContextVar("ldx_exporting", default=False)
 
 
+def exporting() -> bool:
+    """Whether elements are being built for an exported figure (``figure()``, ``export``)
+    rather than for the live page."""
+    return _EXPORTING.get()
+
+
 def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **common):
     """Apply options: ``common`` ones (logx, xlim, title, color, ...) to both backends, ``bokeh``
     ones to the live page only, ``mpl`` ones to exported figures only."""

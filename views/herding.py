@@ -16,9 +16,10 @@ import panel as pn
 import param
 
 from dynamics import herding
-from views._common import DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, parse_vector, style
+from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, exporting,
+                            parse_vector, style)
 
-#: Resolution (cells per side) of the cone and Tipi images.
+#: Resolution (cells per side) of the live page's cone raster and of the Tipi image.
 GRID = 150
 #: Burn-in steps dropped before drawing the attractor cloud (the transient from w0).
 BURN_IN = 100
@@ -44,6 +45,7 @@ class HerdingRun:
     words: np.ndarray
     extent: tuple[float, float, float, float]
     labels: np.ndarray
+    sectors: herding.ConeSectors
     tipi: np.ndarray
 
 
@@ -73,7 +75,8 @@ def run_herding(n_states: int, n_features: int, seed: int, steps: int, w0: tuple
         autocorrelation=herding.autocorrelation(run.states, max_lag),
         iid_autocorrelation=herding.autocorrelation(iid_states, max_lag),
         words=herding.word_counts(run.states, max_word),
-        extent=extent, labels=labels, tipi=tipi,
+        extent=extent, labels=labels, sectors=herding.cone_sectors(model.features),
+        tipi=tipi,
     )
 
 
@@ -158,9 +161,15 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         res = self.result()
         D = self.n_states
         states = dict(cmap=STATE_COLORS[:D], clim=(-0.5, D - 0.5))
-        labels = hv.Image(res.labels, bounds=res.extent, kdims=WEIGHT_DIMS,
-                          vdims=[hv.Dimension("state", label="cone of state")])
-        labels = style(labels, alpha=0.3, colorbar=False, **states, bokeh=dict(tools=["hover"]))
+        if exporting():
+            labels = style(self._cones(res), color="state", alpha=0.3, padding=0, **states,
+                           bokeh=dict(line_alpha=0, tools=["hover"]), mpl=dict(linewidth=0))
+        else:
+            labels = hv.Image(res.labels, bounds=res.extent, kdims=WEIGHT_DIMS,
+                              vdims=[hv.Dimension("state", label="cone of state")])
+            labels = style(labels, alpha=0.3, colorbar=False, **states,
+                           bokeh=dict(tools=["hover"]))
+
         # Translation vectors rho(x) = phi_bar - phi(x) from the origin, one per state (Fig 1.10),
         # scaled to the window; the circles mark the features phi(x) themselves (Fig 1.11).
         rho = res.model.moments[:2] - res.model.features[:, :2]
@@ -181,6 +190,21 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
             overlay = overlay * style(path, color="#444444", alpha=0.7,
                                       bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
         return overlay
+
+    @staticmethod
+    def _cones(res: HerdingRun) -> hv.Polygons:
+        """The cones as exact wedges clipped to the window (`herding.cone_sectors`): vector
+        shapes for exported figures. The live page draws the 150 x 150 raster of
+        `herding.cone_labels` instead, which redraws about 10 ms faster."""
+        sec = res.sectors
+        arcs = list(zip(sec.states, sec.start, sec.stop))
+        if len(arcs) > 1 and arcs[0][0] == arcs[-1][0]:
+            # One cone split at angle 0: one wedge, so no seam shows between its halves.
+            arcs = [(arcs[0][0], arcs[-1][1], arcs[0][2] + 2 * np.pi)] + arcs[1:-1]
+        wedges = [{"w1": xy[:, 0], "w2": xy[:, 1], "state": int(state)}
+                  for state, a, b in arcs for xy in [_wedge(res.extent[2], a, b)]]
+        return hv.Polygons(wedges, kdims=WEIGHT_DIMS,
+                           vdims=[hv.Dimension("state", label="cone of state")])
 
     def attractor_cloud(self):
         res = self.result()
@@ -247,6 +271,17 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
                 f"(largest value {run.cycling_max:.3g}), so $\\|w_t\\|$ stays bounded "
                 f"(largest {run.weight_radius:.3g}). **Fitted rates:** herding "
                 f"$T^{{{err.herding_slope:.2f}}}$, i.i.d. $T^{{{err.iid_slope:.2f}}}$.")
+
+
+def _wedge(half: float, start: float, stop: float) -> np.ndarray:
+    """Vertices of the sector of angles [start, stop] from the origin, cut by the square
+    [-half, half]^2: the origin, where the two rays leave the square, and the square's corners
+    in between (so the polygon is exactly the wedge inside the window)."""
+    corners = np.pi / 4 + np.pi / 2 * np.arange(-4, 9)
+    angles = np.concatenate([[start], corners[(corners > start) & (corners < stop)], [stop]])
+    radius = half / np.maximum(np.abs(np.cos(angles)), np.abs(np.sin(angles)))
+    ring = np.column_stack([radius * np.cos(angles), radius * np.sin(angles)])
+    return np.vstack([[0.0, 0.0], ring])
 
 
 def _log_spaced(n: int, count: int) -> np.ndarray:

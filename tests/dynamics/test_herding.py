@@ -18,6 +18,7 @@ from dynamics import herding
 from dynamics.herding import (
     autocorrelation,
     cone_labels,
+    cone_sectors,
     herd,
     moment_error,
     random_model,
@@ -390,6 +391,60 @@ def test_cone_labels_follow_the_trajectory(model_args, steps):
     labels = cone_labels(model.features, res.weights[:-1])
     assert labels.dtype == np.int64
     np.testing.assert_array_equal(labels, res.states)
+
+
+@given(st.integers(0, 2**31), st.integers(2, 12), st.integers(2, 6))
+def test_cone_sectors_are_the_normal_fan_of_the_feature_hull(seed, D, K):
+    """Fig 1.10 in the (w1, w2) plane: the sectors tile the circle, agree with cone_labels
+    everywhere, and (derived independently) belong to the vertices of the convex hull of the
+    features' first two coordinates, the sector of a vertex being as wide as pi minus the
+    hull's interior angle there (the exterior angles of a convex polygon sum to 2 pi)."""
+    phi = random_model(D, K, seed=seed).features
+    sec = cone_sectors(phi)
+    assert sec.start[0] == 0.0 and sec.stop[-1] == 2 * np.pi
+    np.testing.assert_array_equal(sec.start[1:], sec.stop[:-1])
+    assert np.all(sec.stop > sec.start)
+    assert np.all(sec.states[1:] != sec.states[:-1])
+    # Every direction's state is the sector's (away from the boundaries).
+    t = np.random.default_rng(seed).uniform(0, 2 * np.pi, 500)
+    index = np.searchsorted(sec.stop, t, side="right")
+    gap = np.minimum(t - sec.start[index], sec.stop[index] - t)
+    u = np.zeros((t.size, K))
+    u[:, 0], u[:, 1] = np.cos(t), np.sin(t)
+    ok = gap > 1e-9
+    np.testing.assert_array_equal(sec.states[index][ok], cone_labels(phi, u)[ok])
+    # Widths per state, with the cone split at t = 0 joined again.
+    width = {}
+    for state, a, b in zip(sec.states, sec.start, sec.stop):
+        width[state] = width.get(state, 0.0) + (b - a)
+    plane = phi[:, :2]
+    if D == 2:
+        assert width == pytest.approx({0: np.pi, 1: np.pi})
+        return
+    hull = ConvexHull(plane)
+    assert set(width) == set(hull.vertices)
+    ring = list(hull.vertices)  # counter-clockwise in 2D
+    for i, v in enumerate(ring):
+        a, b = plane[ring[i - 1]] - plane[v], plane[ring[(i + 1) % len(ring)]] - plane[v]
+        interior = np.arccos(np.clip(a @ b / np.linalg.norm(a) / np.linalg.norm(b), -1, 1))
+        assert width[v] == pytest.approx(np.pi - interior, abs=1e-9)
+
+
+def test_cone_sectors_of_a_square_and_of_duplicates():
+    # Features at the four compass points: each owns the quarter circle around it; state 0's
+    # quarter straddles t = 0 and is split there.
+    square = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    sec = cone_sectors(square)
+    np.testing.assert_array_equal(sec.states, [0, 1, 2, 3, 0])
+    np.testing.assert_allclose(sec.start / np.pi, [0, 0.25, 0.75, 1.25, 1.75])
+    # A duplicated row never owns a sector (ties go to the lowest index); all rows equal in
+    # the plane: state 0 owns the whole circle.
+    sec = cone_sectors(np.vstack([square, square[1]]))
+    assert 4 not in sec.states
+    sec = cone_sectors(np.array([[1.0, 2.0, 0.0], [1.0, 2.0, 5.0]]))
+    np.testing.assert_array_equal(sec.states, [0])
+    with pytest.raises(ValueError, match="K >= 2"):
+        cone_sectors(np.array([[1.0], [2.0]]))
 
 
 def test_random_model_is_reproducible_and_consistent():

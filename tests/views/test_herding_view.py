@@ -53,3 +53,28 @@ def test_cones_and_tipi_share_one_raster_per_result():
     second = explorer._raster(tipi, None, None, 0)
     assert second is not first
     assert not np.array_equal(first.dimension_values(2), second.dimension_values(2))
+
+
+def test_exported_cones_are_exact_wedges_tiling_the_window():
+    """Exported figures draw the cones as vector wedges from `cone_sectors`, clipped to the
+    square window: their areas add up to the window's, and random points of the window fall
+    in the wedge of the state `cone_labels` gives them."""
+    import holoviews as hv
+    from matplotlib.path import Path
+
+    from dynamics import herding
+
+    explorer = EXPLORERS["herding"](seed=4)
+    panel = explorer.figure().values()[0]
+    wedges = next(e for e in panel if isinstance(e, hv.Polygons))
+    res = explorer.result()
+    half = res.extent[2]
+    points = np.random.default_rng(0).uniform(-half, half, (2000, 2))
+    labels = herding.cone_labels(res.model.features, points)
+    total = 0.0
+    for poly in wedges.split():
+        x, y = poly.dimension_values(0), poly.dimension_values(1)
+        total += 0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+        inside = Path(np.column_stack([x, y])).contains_points(points)
+        assert np.all(labels[inside] == poly.dimension_values("state")[0])
+    assert total == pytest.approx((2 * half) ** 2, rel=1e-9)
