@@ -103,8 +103,9 @@ def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **comm
 
 #: Option trees already built, by (element type, its current options id, backend, options): the
 #: value is a tiny stand-in object that holds the tree's id, so HoloViews keeps the tree alive.
-#: Styling constants only (no session state), bounded by ``_STYLE_CACHE_SIZE`` (oldest dropped
-#: first: options that follow the data, such as axis limits, make new entries).
+#: Styling constants only (no session state), bounded by ``_STYLE_CACHE_SIZE`` (options that
+#: follow the data, such as axis limits, make new entries): when full it starts afresh, since a
+#: key names the id of the tree it was built on, and HoloViews reuses the ids of freed trees.
 _STYLE_TREES: dict = {}
 #: The option ids held in ``_STYLE_TREES``.
 _STYLE_IDS: set = set()
@@ -133,7 +134,8 @@ def _apply_options(element, backend: str, options: dict):
     element = element.opts(**options, backend=backend, clone=False)
     if key is not None and known and element.id is not None:
         if len(_STYLE_TREES) >= _STYLE_CACHE_SIZE:
-            _STYLE_IDS.discard(_STYLE_TREES.pop(next(iter(_STYLE_TREES))).id)
+            _STYLE_TREES.clear()
+            _STYLE_IDS.clear()
         holder = hv.core.dimension.LabelledData(None)
         holder.id = element.id
         _STYLE_TREES[key] = holder

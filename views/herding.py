@@ -45,7 +45,6 @@ class HerdingRun:
     words: np.ndarray
     extent: tuple[float, float, float, float]
     labels: np.ndarray
-    sectors: herding.ConeSectors
     tipi: np.ndarray
 
 
@@ -75,8 +74,7 @@ def run_herding(n_states: int, n_features: int, seed: int, steps: int, w0: tuple
         autocorrelation=herding.autocorrelation(run.states, max_lag),
         iid_autocorrelation=herding.autocorrelation(iid_states, max_lag),
         words=herding.word_counts(run.states, max_word),
-        extent=extent, labels=labels, sectors=herding.cone_sectors(model.features),
-        tipi=tipi,
+        extent=extent, labels=labels, tipi=tipi,
     )
 
 
@@ -196,7 +194,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         """The cones as exact wedges clipped to the window (`herding.cone_sectors`): vector
         shapes for exported figures. The live page draws the 150 x 150 raster of
         `herding.cone_labels` instead, which redraws about 10 ms faster."""
-        sec = res.sectors
+        sec = herding.cone_sectors(res.model.features)  # only exports need it: not per move
         arcs = list(zip(sec.states, sec.start, sec.stop))
         if len(arcs) > 1 and arcs[0][0] == arcs[-1][0]:
             # One cone split at angle 0: one wedge, so no seam shows between its halves.
