@@ -37,6 +37,28 @@ hv.Store.set_current_backend("bokeh")
 hv.Dataset.datatype = ["dictionary"] + [d for d in hv.Dataset.datatype if d != "dictionary"]
 
 
+class RasterImage(hv.Image):
+    """An ``hv.Image`` under a name of its own, drawn by the same plotting classes with the same
+    default options, so that HoloViews' ``nodata`` compositor does not apply to it.
+
+    That compositor matches elements by type name ("Image") and, when a live panel shows one,
+    wraps the panel's DynamicMap in a second one that clones every frame and runs an operation
+    on each image (it only acts when the ``nodata`` option is set, which these pages never
+    use): about a fifth of a redraw of the herding page, which shows three images. Extension
+    libraries register their own element types the same way (GeoViews' ``gv.Image``)."""
+
+
+def _register_raster_image(backend: str) -> None:
+    """Draw ``RasterImage`` on ``backend`` as HoloViews draws ``hv.Image``."""
+    hv.Store.register({RasterImage: hv.Store.registry[backend][hv.Image]}, backend)
+    tree = hv.Store.options(backend=backend)
+    for group in ("style", "norm"):
+        tree[RasterImage.__name__] = hv.Options(group, **tree.Image.groups[group].kwargs)
+
+
+_register_raster_image("bokeh")
+
+
 @functools.cache
 def matplotlib_backend() -> None:
     """Load HoloViews' matplotlib backend (for export), once, on first use: importing it costs
@@ -50,12 +72,14 @@ def matplotlib_backend() -> None:
     # times unless fig_inches is a tuple, which its option system turns into a list: turn the
     # refit off, since figure() sets the size itself. This cuts export time about threefold.
     holoviews.plotting.mpl.LayoutPlot.v17_layout_format = False
+    _register_raster_image("matplotlib")
     hv.Store.set_current_backend("bokeh")
 
 
 __all__ = [
     "Explorer",
     "Plot",
+    "RasterImage",
     "EXPORT_FORMATS",
     "DENSE_POINTS",
     "export_figure",
@@ -173,7 +197,7 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
     counts = canvas.points(pd.DataFrame({"x": x, "y": y}), "x", "y", agg=ds.count())
     counts = counts.astype(float)
     counts = counts.where(counts > 0)  # empty pixels transparent
-    image = hv.Image((counts.coords["x"].values, counts.coords["y"].values, counts.values),
+    image = RasterImage((counts.coords["x"].values, counts.coords["y"].values, counts.values),
                      kdims=[xdim, ydim], vdims=[hv.Dimension("count", label="points per pixel")])
     # Linear colour from dark grey (one point) to black (the most): histogram equalisation
     # degenerates to a blank raster when every pixel holds one point.

@@ -16,8 +16,8 @@ import panel as pn
 import param
 
 from dynamics import herding
-from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, exporting,
-                            parse_vector, style)
+from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
+                            exporting, parse_vector, style)
 
 #: Resolution (cells per side) of the live page's cone raster and of the Tipi image.
 GRID = 150
@@ -163,7 +163,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
             labels = style(self._cones(res), color="state", alpha=0.3, padding=0, **states,
                            bokeh=dict(line_alpha=0, tools=["hover"]), mpl=dict(linewidth=0))
         else:
-            labels = hv.Image(res.labels, bounds=res.extent, kdims=WEIGHT_DIMS,
+            labels = RasterImage(res.labels, bounds=res.extent, kdims=WEIGHT_DIMS,
                               vdims=[hv.Dimension("state", label="cone of state")])
             labels = style(labels, alpha=0.3, colorbar=False, **states,
                            bokeh=dict(tools=["hover"]))
@@ -212,7 +212,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
 
     def tipi_plot(self):
         res = self.result()
-        image = hv.Image(res.tipi, bounds=res.extent, kdims=WEIGHT_DIMS,
+        image = RasterImage(res.tipi, bounds=res.extent, kdims=WEIGHT_DIMS,
                          vdims=[hv.Dimension("l0", label="ℓ₀(w)")])
         return style(image, cmap="viridis", colorbar=True, bokeh=dict(tools=["hover"]))
 

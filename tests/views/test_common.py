@@ -52,3 +52,33 @@ def test_restyling_keeps_earlier_options():
 
 def test_views_warmup_builds_a_page():
     views.warmup()  # must not raise; the server calls it at start
+
+
+def test_raster_image_is_drawn_like_an_image():
+    """RasterImage gets hv.Image's plotting classes and default options in both backends."""
+    from views._common import RasterImage, matplotlib_backend
+
+    matplotlib_backend()
+    data = np.random.default_rng(1).random((4, 3))
+    for backend in ("bokeh", "matplotlib"):
+        assert hv.Store.registry[backend][RasterImage] is hv.Store.registry[backend][hv.Image]
+        for group in ("plot", "style", "norm"):
+            assert (hv.Store.lookup_options(backend, RasterImage(data), group).kwargs
+                    == hv.Store.lookup_options(backend, hv.Image(data), group).kwargs)
+
+
+def test_live_panels_skip_the_image_compositor(monkeypatch):
+    """No HoloViews compositor runs on a slider move of the herding page (three images): the
+    `nodata` compositor would wrap each image panel's DynamicMap and re-process every frame."""
+    from bokeh.document import Document
+    from holoviews.core.options import Compositor
+
+    explorer = views.EXPLORERS["herding"]()
+    explorer.panel().get_root(Document())
+    calls = []
+    collapse = Compositor.collapse_element.__func__
+    monkeypatch.setattr(Compositor, "collapse_element",
+                        classmethod(lambda cls, *a, **k: calls.append(1) or collapse(cls, *a, **k)))
+    explorer.seed = 7
+    assert explorer.error == ""
+    assert calls == []
