@@ -66,12 +66,12 @@ def matplotlib_backend() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    import holoviews.plotting.mpl
+    from holoviews.plotting import mpl as hv_mpl
 
     # HoloViews' matplotlib layouts resize the figure to fit aspects by redrawing it several
     # times unless fig_inches is a tuple, which its option system turns into a list: turn the
     # refit off, since figure() sets the size itself. This cuts export time about threefold.
-    holoviews.plotting.mpl.LayoutPlot.v17_layout_format = False
+    hv_mpl.LayoutPlot.v17_layout_format = False
     _register_raster_image("matplotlib")
     hv.Store.set_current_backend("bokeh")
 
@@ -177,8 +177,8 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
     else a datashader raster over ``x_range`` x ``y_range`` (default: the cloud's extent).
 
     Datashader is called directly (``Canvas.points``, one raster pixel per screen pixel of the
-    plot frame), not through HoloViews' ``rasterize`` operation: the same picture at a tenth of the cost per update, which keeps
-    a slider move under the 150 ms budget. The live page re-rasterizes on zoom (see
+    plot frame), not through HoloViews' ``rasterize`` operation: the same picture at a tenth of
+    the cost per update, which keeps a slider move under the 150 ms budget. The live page re-rasterizes on zoom (see
     ``Explorer.dynamic``).
     """
     if len(points) <= threshold:
