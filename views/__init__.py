@@ -12,6 +12,7 @@ from views.neuron import NeuronExplorer
 from views.torus import TorusExplorer
 from views.bifurcation import BifurcationExplorer
 from views.doeblin import DoeblinExplorer
+from views._common import warmup_rasters
 
 #: Short name -> explorer class, in the order of the app's navigation.
 EXPLORERS = {
@@ -19,14 +20,15 @@ EXPLORERS = {
     for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, DoeblinExplorer)
 }
 
-__all__ = ["EXPLORERS", "warmup"]
+__all__ = ["EXPLORERS", "warmup", "warmup_rasters"]
 
 
 def warmup() -> None:
     """Build the first explorer's page once, with its default knobs, into a throwaway Bokeh
     document: this pays every first-time cost of drawing a page (datashader's kernels, the
     plotting classes, the default computation, which stays cached) before the first visitor.
-    The server calls it at start, after ``dynamics.warmup()``."""
+    The server calls it at start, on its event loop, after ``dynamics.warmup()`` and
+    ``warmup_rasters()`` have run in a background thread (see ``app/app_hooks.py``)."""
     from bokeh.document import Document
 
     explorer = next(iter(EXPLORERS.values()))()

@@ -85,6 +85,8 @@ __all__ = [
     "export_figure",
     "style",
     "dense",
+    "count_points",
+    "warmup_rasters",
     "parse_vector",
     "math_markdown",
     "matplotlib_backend",
@@ -178,30 +180,48 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
 
     Datashader is called directly (``Canvas.points``, one raster pixel per screen pixel of the
     plot frame), not through HoloViews' ``rasterize`` operation: the same picture at a tenth of
-    the cost per update, which keeps a slider move under the 150 ms budget. The live page re-rasterizes on zoom (see
-    ``Explorer.dynamic``).
+    the cost per update, which keeps a slider move under the 150 ms budget. The live page
+    re-rasterizes on zoom (see ``Explorer.dynamic``).
     """
     if len(points) <= threshold:
         return points
-    import datashader as ds
-    import pandas as pd
-
     xdim, ydim = points.kdims[:2]
     x = points.dimension_values(0)
     y = points.dimension_values(1)
     if x_range is None or y_range is None:
         x_range = _padded(x)
         y_range = _padded(y)
+    xs, ys, counts = count_points(x, y, x_range, y_range, width, height)
+    image = RasterImage((xs, ys, counts), kdims=[xdim, ydim],
+                        vdims=[hv.Dimension("count", label="points per pixel")])
+    # Linear colour from dark grey (one point) to black (the most): histogram equalisation
+    # degenerates to a blank raster when every pixel holds one point.
+    return style(image, cmap=cmap, cnorm="linear", colorbar=False)
+
+
+def count_points(x: np.ndarray, y: np.ndarray, x_range, y_range, width: int, height: int):
+    """Datashader's count of the points (x, y) in each of ``width`` x ``height`` pixels over
+    ``x_range`` x ``y_range``: the pixel centres along x and y, and the counts (float, shape
+    ``(height, width)``, NaN where a pixel is empty, so it is drawn transparent).
+
+    Touches no HoloViews or Bokeh object, so ``warmup_rasters`` can call it from a thread."""
+    import datashader as ds
+    import pandas as pd
+
     canvas = ds.Canvas(plot_width=width, plot_height=height, x_range=tuple(x_range),
                        y_range=tuple(y_range))
     counts = canvas.points(pd.DataFrame({"x": x, "y": y}), "x", "y", agg=ds.count())
     counts = counts.astype(float)
-    counts = counts.where(counts > 0)  # empty pixels transparent
-    image = RasterImage((counts.coords["x"].values, counts.coords["y"].values, counts.values),
-                     kdims=[xdim, ydim], vdims=[hv.Dimension("count", label="points per pixel")])
-    # Linear colour from dark grey (one point) to black (the most): histogram equalisation
-    # degenerates to a blank raster when every pixel holds one point.
-    return style(image, cmap=cmap, cnorm="linear", colorbar=False)
+    counts = counts.where(counts > 0)
+    return counts.coords["x"].values, counts.coords["y"].values, counts.values
+
+
+def warmup_rasters() -> None:
+    """Import datashader and compile its point-counting kernels (about 2.5 s on first use in a
+    process; datashader generates them at run time, so Numba cannot cache them on disk). Safe to
+    run in a background thread: it builds no HoloViews or Bokeh object."""
+    cloud = np.random.default_rng(0).normal(size=(2, 100))
+    count_points(cloud[0], cloud[1], (-3.0, 3.0), (-3.0, 3.0), 8, 6)
 
 
 def _padded(values: np.ndarray) -> tuple[float, float]:

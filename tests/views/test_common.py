@@ -82,3 +82,37 @@ def test_live_panels_skip_the_image_compositor(monkeypatch):
     explorer.seed = 7
     assert explorer.error == ""
     assert calls == []
+
+
+def test_count_points_matches_a_histogram():
+    """The raster of a cloud counts the points per pixel: np.histogram2d over the same pixel
+    edges, rows from the bottom (y ascending), empty pixels NaN."""
+    from views._common import count_points
+
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=5000), rng.normal(scale=0.5, size=5000)
+    xs, ys, counts = count_points(x, y, (-2.0, 2.5), (-1.0, 1.0), 30, 20)
+    assert counts.shape == (20, 30)
+    np.testing.assert_allclose(xs, -2.0 + 4.5 * (np.arange(30) + 0.5) / 30)
+    np.testing.assert_allclose(ys, -1.0 + 2.0 * (np.arange(20) + 0.5) / 20)
+    hist, _, _ = np.histogram2d(x, y, bins=(np.linspace(-2.0, 2.5, 31), np.linspace(-1.0, 1.0, 21)))
+    expected = np.where(hist.T > 0, hist.T, np.nan)
+    np.testing.assert_array_equal(counts, expected)
+
+
+def test_warmup_rasters_runs_in_a_thread():
+    """The server runs it in a background thread while sessions are served."""
+    import threading
+
+    errors = []
+
+    def run():
+        try:
+            views.warmup_rasters()
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive() and errors == []
