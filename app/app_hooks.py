@@ -1,6 +1,10 @@
 """Server lifecycle hooks of the ``app`` directory application (picked up by ``panel serve app``)."""
 
 import gc
+import os
+import pathlib
+import subprocess
+import sys
 import threading
 import time
 
@@ -14,12 +18,51 @@ def _warm_in_background(loop: IOLoop) -> None:
     """Load (or, the first time after installing, compile) every Numba kernel and datashader's
     kernels. None of this touches HoloViews or Bokeh, so it runs in a thread while the server
     already answers: the home page is served at once, and a page that needs a kernel before it
-    is ready waits for it (Numba and Python's imports take locks)."""
-    dynamics.warmup(verbose=True)
+    is ready waits for it (Numba and Python's imports take locks).
+
+    The first page's kernels come first. When they had to be compiled (the very first start
+    after installing, or after their source changed), the others are compiled by a separate
+    Python process, which fills Numba's on-disk cache on the other core, and then loaded from
+    that cache: compiling the bifurcation and Doeblin kernels takes about 40 s, which in this
+    process would hold the interpreter lock against every page served meanwhile."""
+    first = ("herding", "neuron", "torus")
+    rest = [name for name in dynamics.ENGINES if name not in first]
+    dynamics.warmup(verbose=True, engines=first)
     start = time.perf_counter()
     views.warmup_rasters()
     print(f"views: datashader ready in {time.perf_counter() - start:.2f} s", flush=True)
     loop.add_callback(_warm_page)
+    if _compiled(first):
+        _compile_elsewhere(rest)
+    dynamics.warmup(verbose=True, engines=rest)
+
+
+def _compiled(engines) -> bool:
+    """Whether any Numba kernel of these engine modules was compiled in this process rather
+    than loaded from the on-disk cache."""
+    from numba.core.dispatcher import Dispatcher
+
+    return any(isinstance(kernel, Dispatcher) and kernel.stats.cache_misses
+               for name in engines for kernel in vars(sys.modules[f"dynamics.{name}"]).values())
+
+
+def _compile_elsewhere(engines: list[str]) -> None:
+    """Run ``dynamics.warmup(engines=...)`` in a child Python process (same interpreter, same
+    ``dynamics`` package), which writes Numba's on-disk cache; a failure there only means this
+    process compiles the kernels itself afterwards."""
+    root = pathlib.Path(dynamics.__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+    start = time.perf_counter()
+    try:
+        subprocess.run([sys.executable, "-c", f"import dynamics; dynamics.warmup(engines={engines!r})"],
+                       env=env, check=True, timeout=600, stdout=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as exc:
+        print(f"dynamics: the child process could not compile the kernels ({exc}); "
+              "compiling them here", flush=True)
+        return
+    print(f"dynamics: {', '.join(engines)} compiled or loaded by a child process in "
+          f"{time.perf_counter() - start:.2f} s", flush=True)
 
 
 def _warm_page() -> None:

@@ -3,6 +3,8 @@
 import ast
 import pathlib
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GUI = {"param", "panel", "holoviews", "bokeh", "datashader", "matplotlib"}
 
@@ -34,3 +36,11 @@ def test_every_engine_module_is_warmed_up():
 
     modules = {p.stem for p in (ROOT / "dynamics").glob("*.py") if not p.stem.startswith("_")}
     assert modules == set(dynamics.ENGINES)
+
+
+def test_warmup_of_chosen_engines():
+    import dynamics
+
+    assert set(dynamics.warmup(engines=["neuron", "torus"])) == {"neuron", "torus"}
+    with pytest.raises(ValueError, match="engines must be names"):
+        dynamics.warmup(engines=["herding", "hopfield"])

@@ -1,0 +1,57 @@
+"""The server's start-up hooks (app/app_hooks.py): warming up in the background."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+from .conftest import ROOT
+
+import dynamics
+
+
+def _hooks():
+    spec = importlib.util.spec_from_file_location("ldx_app_hooks", ROOT / "app" / "app_hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_served_app_warms_every_engine_and_the_first_page(server):
+    """The served app loads every engine's kernels and draws the first page, in the background,
+    while it already answers (the fixture has had an answer from it)."""
+    log = ROOT / "tests" / "app" / "server.log"
+    wanted = [f"dynamics.{name}: ready" for name in dynamics.ENGINES]
+    wanted += ["views: datashader ready", "views: first page drawn"]
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        text = log.read_text()
+        if all(w in text for w in wanted):
+            break
+        time.sleep(0.5)
+    missing = [w for w in wanted if w not in log.read_text()]
+    assert missing == [], f"not in the server log: {missing}"
+    assert "Traceback" not in log.read_text()
+
+
+def test_child_process_fills_the_kernel_cache(capsys):
+    hooks = _hooks()
+    hooks._compile_elsewhere(["torus"])
+    assert "torus compiled or loaded by a child process" in capsys.readouterr().out
+
+
+def test_compiled_tells_a_compile_from_a_cache_load(tmp_path, monkeypatch):
+    """True once a kernel of the module was compiled in this process (a cache miss), False
+    while none was."""
+    import sys
+
+    (tmp_path / "ldx_probe.py").write_text(
+        "from numba import njit\n\n@njit(cache=True)\ndef _twice(x):\n    return 2 * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import ldx_probe
+
+    monkeypatch.setitem(sys.modules, "dynamics.ldx_probe", ldx_probe)
+    hooks = _hooks()
+    assert hooks._compiled(["ldx_probe"]) is False  # nothing compiled yet
+    assert ldx_probe._twice(2.0) == 4.0  # fresh directory: compiled, not loaded
+    assert hooks._compiled(["ldx_probe"]) is True
