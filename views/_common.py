@@ -284,10 +284,14 @@ class Plot:
     zooming re-rasterizes), in exported figures only when larger than ``DENSE_POINTS``.
     """
 
-    def __init__(self, method: str, *, title: str, cloud: str | None = None, zoom: bool = False):
+    def __init__(self, method: str, *, title: str, cloud: str | None = None, zoom: bool = False,
+                 ignores: tuple[str, ...] = ()):
         self.method = method
         self.title = title
         self.cloud = cloud
+        #: Knobs the panel does not depend on (display settings of other panels): moving one
+        #: of them leaves this panel as it is, so the live page does not redraw it.
+        self.ignores = frozenset(ignores)
         #: Zoom recomputes: ``method`` and ``cloud`` take ``x_range`` (the visible x window, or
         #: None for the full range) and compute that window at full resolution; the page adds
         #: a reset button.
@@ -449,14 +453,15 @@ class Explorer(param.Parameterized):
 
     # --- the page ----------------------------------------------------------------------------
     def dynamic(self, plot: Plot) -> hv.DynamicMap:
-        """A DynamicMap of one panel, recomputed when any knob changes; zoom survives updates.
+        """A DynamicMap of one panel, recomputed when a knob it depends on changes (any but
+        ``plot.ignores``); zoom survives updates.
 
         Panels with a cloud or a zoomable window are one DynamicMap that also follows the
         visible ranges: a zoom re-rasterizes the cloud over the window (and recomputes a
         zoomable plot there), all in one callback, which is much cheaper per update than a
         chain of datashader DynamicMaps.
         """
-        knobs = hv.streams.Params(self, self.knob_names())
+        knobs = hv.streams.Params(self, [k for k in self.knob_names() if k not in plot.ignores])
         view = self._view.get(plot.method)
         page_style = functools.partial(self.page_style, plot)
         if view is None:

@@ -113,11 +113,14 @@ class HerdingExplorer(Explorer):
     }
 
     plots = (
-        Plot("cones_plot", cloud="attractor_cloud", title="Cones and the attractor (Figs 1.10-1.11)"),
-        Plot("tipi_plot", cloud="attractor_cloud", title="Tipi function ℓ₀(w) (eq 1.10, Fig 1.2)"),
-        Plot("moment_plot", title="Moment error (Prop 1.2)"),
-        Plot("autocorrelation_plot", title="Autocorrelation R(t) (eq 1.13, Fig 1.4)"),
-        Plot("words_plot", title="Distinct words M(T) (eqs 1.36-1.37)"),
+        Plot("cones_plot", cloud="attractor_cloud", title="Cones and the attractor (Figs 1.10-1.11)",
+             ignores=("max_lag", "max_word")),
+        Plot("tipi_plot", cloud="attractor_cloud", title="Tipi function ℓ₀(w) (eq 1.10, Fig 1.2)",
+             ignores=("max_lag", "max_word")),
+        Plot("moment_plot", title="Moment error (Prop 1.2)", ignores=("max_lag", "max_word")),
+        Plot("autocorrelation_plot", title="Autocorrelation R(t) (eq 1.13, Fig 1.4)",
+             ignores=("max_word",)),
+        Plot("words_plot", title="Distinct words M(T) (eqs 1.36-1.37)", ignores=("max_lag",)),
     )
 
     text = r"""

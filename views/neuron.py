@@ -106,10 +106,13 @@ class NeuronExplorer(Explorer):
     }
 
     plots = (
-        Plot("weights_plot", title="Weights wₜ (eqs 1.25-1.26, Figs 1.8-1.9a)"),
-        Plot("stripes_plot", title="States: herding vs rabbit sequence (Fig 1.9b)"),
-        Plot("discrepancy_plot", title="Discrepancy D(T) (Prop 1.5, Cor 1.6)"),
-        Plot("words_plot", title="Distinct words M(T) (eq 1.36)"),
+        Plot("weights_plot", title="Weights wₜ (eqs 1.25-1.26, Figs 1.8-1.9a)",
+             ignores=("max_word",)),
+        Plot("stripes_plot", title="States: herding vs rabbit sequence (Fig 1.9b)",
+             ignores=("max_word",)),
+        Plot("discrepancy_plot", title="Discrepancy D(T) (Prop 1.5, Cor 1.6)",
+             ignores=("stripes", "max_word")),
+        Plot("words_plot", title="Distinct words M(T) (eq 1.36)", ignores=("stripes",)),
     )
 
     text = r"""

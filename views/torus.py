@@ -118,10 +118,13 @@ class TorusExplorer(Explorer):
     }
 
     plots = (
-        Plot("torus_plot", cloud="torus_cloud", title="Torus: irrational rotation (eq 1.72)"),
-        Plot("rational_plot", title="Torus: rational rotation (a/q, b/q)"),
-        Plot("weights_plot", title="Weights and the lattice L (Fig 1.17)"),
-        Plot("discrepancy_plot", title="How evenly the orbit fills the torus"),
+        Plot("torus_plot", cloud="torus_cloud", title="Torus: irrational rotation (eq 1.72)",
+             ignores=("q", "bins")),
+        Plot("rational_plot", title="Torus: rational rotation (a/q, b/q)",
+             ignores=("bins", "arrows")),
+        Plot("weights_plot", title="Weights and the lattice L (Fig 1.17)", ignores=("q", "bins")),
+        Plot("discrepancy_plot", title="How evenly the orbit fills the torus",
+             ignores=("arrows",)),
     )
 
     text = r"""

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 
 import holoviews as hv
 import numpy as np
+import param
 import pytest
 from PIL import Image
 from pypdf import PdfReader
@@ -122,3 +123,60 @@ def test_parse_vector():
         parse_vector("w0", "1, 2, 3", 2)
     with pytest.raises(ValueError, match="finite"):
         parse_vector("w0", "nan", 2)
+
+
+def _other_value(explorer, name):
+    """A valid value of knob ``name`` well away from its current one."""
+    p = explorer.param[name]
+    current = getattr(explorer, name)
+    if isinstance(p, param.Selector):
+        return next(o for o in p.objects if o != current)
+    lo, hi = p.bounds
+    value = lo + (hi - lo) / 3 if current > lo + (hi - lo) / 2 else lo + 2 * (hi - lo) / 3
+    return int(round(value)) if isinstance(p, param.Integer) else value
+
+
+def _texts(figure) -> list[str]:
+    """Every label and text drawn in a figure."""
+    return [str(e.text) if isinstance(e, hv.Text) else e.label
+            for e in figure.traverse(lambda e: e, [hv.Element])]
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_ignored_knobs_leave_their_panels_unchanged(slug):
+    """A panel that declares it ignores a knob is not redrawn when that knob moves: what it
+    shows must indeed not depend on it."""
+    cls = EXPLORERS[slug]
+    for plot in cls.plots:
+        for name in sorted(plot.ignores):
+            explorer = cls()
+            assert name in explorer.knob_names()
+            before = explorer.element(plot)
+            explorer.param.update(**{name: _other_value(explorer, name)})
+            after = explorer.element(plot)
+            assert explorer.error == ""
+            a, b = _data(before), _data(after)
+            assert len(a) == len(b) and all(
+                x.shape == y.shape and np.allclose(x, y, equal_nan=True) for x, y in zip(a, b)
+            ), f"{plot.method} depends on {name}"
+            assert _texts(before) == _texts(after), f"{plot.method} labels depend on {name}"
+
+
+def test_moving_a_display_knob_redraws_only_its_panel():
+    """On the live herding page the autocorrelation lags redraw the autocorrelation panel
+    alone; the seed redraws every panel."""
+    from bokeh.document import Document
+
+    explorer = EXPLORERS["herding"]()
+    calls = []
+    for plot in explorer.plots:
+        method = getattr(explorer, plot.method)
+        setattr(explorer, plot.method,
+                lambda method=method, name=plot.method, **kw: calls.append(name) or method(**kw))
+    explorer.panel().get_root(Document())
+    calls.clear()
+    explorer.max_lag = 50
+    assert calls == ["autocorrelation_plot"]
+    calls.clear()
+    explorer.seed = 11
+    assert sorted(set(calls)) == sorted(p.method for p in explorer.plots)
