@@ -187,4 +187,5 @@ def kl_divergence(p, q) -> float:
     mask = p > 0
     if np.any(q[mask] <= 0):
         return float("inf")
-    return float(np.sum(p[mask] * np.log(p[mask] / q[mask])))
+    # log p - log q rather than log(p / q): the ratio overflows when q_i is tiny (1e-310).
+    return float(np.sum(p[mask] * (np.log(p[mask]) - np.log(q[mask]))))
