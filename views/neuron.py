@@ -198,7 +198,9 @@ $w_0 = 5$: the weights walk down into the interval and the bound grows according
         lo, hi = res.interval
         band = style(hv.HSpan(lo, hi), alpha=0.15, framewise=True,
                      bokeh=dict(color=BAND_COLOR, line_alpha=0),
-                     mpl=dict(color=BAND_COLOR, linewidth=0))
+                     # color=None: HoloViews would add a cycle colour as 'color' beside
+                     # facecolor, which matplotlib warns about.
+                     mpl=dict(facecolor=BAND_COLOR, color=None, linewidth=0))
         line = style(hv.Curve((t, w), T_DIM, W_DIM), color="#888888", framewise=True,
                      bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
         # Dot w_{t-1} coloured by the state it triggers, s_t = I(w_{t-1} > 0), as in the stripes.
