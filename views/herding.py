@@ -31,6 +31,7 @@ STATE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
                 "#c5b0d5", "#c49c94"]
 HERDING_COLOR, IID_COLOR, STURMIAN_COLOR = "#d62728", "#1f77b4", "#2ca02c"
 WEIGHT_DIMS = [hv.Dimension("w1", label="w₁"), hv.Dimension("w2", label="w₂")]
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 @dataclass(frozen=True)
@@ -256,7 +257,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         K = self.n_features
         words = style(hv.Curve((T, res.words), *dims, label="herding"), color=HERDING_COLOR)
         # Guide T^K through the last point (eq 1.37), and the Sturmian minimum T + 1.
-        guide = hv.Curve((T, res.words[-1] * (T / T[-1]) ** K), *dims, label=f"∝ T^{K}")
+        guide = hv.Curve((T, res.words[-1] * (T / T[-1]) ** K), *dims, label=f"∝ T{str(K).translate(SUPERSCRIPTS)}")
         sturm = hv.Curve((T, T + 1), *dims, label="T + 1 (Sturmian)")
         overlay = (words * style(guide, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
                    * style(sturm, color=STURMIAN_COLOR))
