@@ -130,10 +130,13 @@ class BifurcationExplorer(Explorer):
     plots = (
         Plot("orbit_annotations", cloud="orbit_cloud", zoom=True,
              title="Orbit diagram: attractor of w_k against T (Fig 1.1)"),
-        Plot("period_plot", title="Attractor period against T (Fig 1.1 left)"),
-        Plot("attractor_plot", title="Attractor sets by temperature (Fig 1.1 right)"),
-        Plot("lyapunov_plot", title="Largest Lyapunov exponent"),
-        Plot("cascade_table", title="Doubling temperatures and Feigenbaum ratios"),
+        Plot("period_plot", title="Attractor period against T (Fig 1.1 left)",
+             ignores=("coordinate",)),
+        Plot("attractor_plot", title="Attractor sets by temperature (Fig 1.1 right)",
+             ignores=("coordinate",)),
+        Plot("lyapunov_plot", title="Largest Lyapunov exponent", ignores=("coordinate",)),
+        Plot("cascade_table", title="Doubling temperatures and Feigenbaum ratios",
+             ignores=("coordinate",)),
     )
 
     text = r"""

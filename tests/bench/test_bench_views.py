@@ -36,6 +36,7 @@ DISPLAY_MOVES = {
     ("neuron", "stripes"): list(range(35, 51)),
     ("torus", "arrows"): [5, 6, 7, 8, 9, 10, 11, 12] * 2,
     ("torus", "q"): list(range(14, 30)),
+    ("bifurcation", "coordinate"): [2, 1] * 4,
 }
 SANITY_SECONDS = 1.0
 
@@ -95,4 +96,4 @@ def test_display_knob_server_time(slug, name):
     print(f"\n{slug}: slider '{name}' redraws {len(redrawn)} of {len(explorer.plots)} panels, "
           f"server time median {1e3 * median:.0f} ms, max {1e3 * max(times):.0f} ms "
           f"(machine reference loop {1e3 * _machine_reference():.0f} ms)")
-    assert median < TARGETS[slug]
+    assert median < TARGETS.get(slug, SANITY_SECONDS)
