@@ -285,13 +285,18 @@ class Plot:
     """
 
     def __init__(self, method: str, *, title: str, cloud: str | None = None, zoom: bool = False,
-                 ignores: tuple[str, ...] = ()):
+                 ignores: tuple[str, ...] = (), depends: tuple[str, ...] | None = None):
+        if ignores and depends is not None:
+            raise ValueError("give a panel's ignores or its depends, not both")
         self.method = method
         self.title = title
         self.cloud = cloud
         #: Knobs the panel does not depend on (display settings of other panels): moving one
         #: of them leaves this panel as it is, so the live page does not redraw it.
         self.ignores = frozenset(ignores)
+        #: Or, for pages with many knobs, the knobs it does depend on (None: every knob but
+        #: ``ignores``). See ``Explorer.redraw_knobs``.
+        self.depends = None if depends is None else tuple(depends)
         #: Zoom recomputes: ``method`` and ``cloud`` take ``x_range`` (the visible x window, or
         #: None for the full range) and compute that window at full resolution; the page adds
         #: a reset button.
@@ -373,6 +378,13 @@ class Explorer(param.Parameterized):
         """The user-facing parameters (everything but ``name`` and ``error``)."""
         return [p for p in self.param if p not in ("name", "error") and self.param[p].precedence != -1]
 
+    def redraw_knobs(self, plot: Plot) -> list[str]:
+        """The knobs whose change redraws ``plot`` on the live page: its ``depends``, or every
+        knob but its ``ignores``."""
+        if plot.depends is not None:
+            return list(plot.depends)
+        return [k for k in self.knob_names() if k not in plot.ignores]
+
     def _compute(self):  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -453,20 +465,21 @@ class Explorer(param.Parameterized):
 
     # --- the page ----------------------------------------------------------------------------
     def dynamic(self, plot: Plot) -> hv.DynamicMap:
-        """A DynamicMap of one panel, recomputed when a knob it depends on changes (any but
-        ``plot.ignores``); zoom survives updates.
+        """A DynamicMap of one panel, recomputed when a knob it depends on changes
+        (``redraw_knobs``); zoom survives updates.
 
         Panels with a cloud or a zoomable window are one DynamicMap that also follows the
         visible ranges: a zoom re-rasterizes the cloud over the window (and recomputes a
         zoomable plot there), all in one callback, which is much cheaper per update than a
         chain of datashader DynamicMaps.
         """
-        knobs = hv.streams.Params(self, [k for k in self.knob_names() if k not in plot.ignores])
+        knobs = hv.streams.Params(self, self.redraw_knobs(plot))
         view = self._view.get(plot.method)
         page_style = functools.partial(self.page_style, plot)
         if view is None:
+            # cache_size=1: every frame comes from new knobs; older ones are never shown again.
             return hv.DynamicMap(lambda **_: page_style(getattr(self, plot.method)()),
-                                 streams=[knobs])
+                                 streams=[knobs], cache_size=1)
         last = {}
 
         def callback(x_range=None, y_range=None, **values):

@@ -350,25 +350,19 @@ class DoeblinExplorer(Explorer):
         "Sampling race and staged chain": ("log_budget", "start", "log_eps1"),
     }
 
+    #: Each panel redraws only on the knobs it reads (the play control only redraws the race).
     plots = (
-        Plot("stationary_plot", title="π̃_ε(y) against ε: two regimes (Fig 1 right)"),
-        Plot("divergence_plot", title="Distance to π (Props 3.4, 3.5)"),
-        Plot("gap_plot", title="Spectral gap (Prop 3.1)"),
-        Plot("eigen_plot", title="Eigenvalues of P and P̃ (Prop 3.1)"),
-        Plot("race_plot", title="Race: histograms at the checkpoint"),
-        Plot("race_tv_plot", title="Race: total variation to the target"),
-        Plot("staged_plot", title="Staged chain of Fig 2(b) (Thm 3.6, Cor 3.7)"),
+        Plot("stationary_plot", title="π̃_ε(y) against ε: two regimes (Fig 1 right)",
+             depends=SWEEP_KNOBS + ("state", "log_eps")),
+        Plot("divergence_plot", title="Distance to π (Props 3.4, 3.5)", depends=SWEEP_KNOBS),
+        Plot("gap_plot", title="Spectral gap (Prop 3.1)", depends=SWEEP_KNOBS),
+        Plot("eigen_plot", title="Eigenvalues of P and P̃ (Prop 3.1)",
+             depends=CHAIN_KNOBS + ("log_eps",)),
+        Plot("race_plot", title="Race: histograms at the checkpoint", depends=RACE_KNOBS),
+        Plot("race_tv_plot", title="Race: total variation to the target", depends=RACE_KNOBS),
+        Plot("staged_plot", title="Staged chain of Fig 2(b) (Thm 3.6, Cor 3.7)",
+             depends=CHAIN_KNOBS + ("log_eps1",)),
     )
-    #: Knobs each panel redraws on (the play control only redraws the race).
-    depends = {
-        "stationary_plot": SWEEP_KNOBS + ("state", "log_eps"),
-        "divergence_plot": SWEEP_KNOBS,
-        "gap_plot": SWEEP_KNOBS,
-        "eigen_plot": CHAIN_KNOBS + ("log_eps",),
-        "race_plot": RACE_KNOBS,
-        "race_tv_plot": RACE_KNOBS,
-        "staged_plot": CHAIN_KNOBS + ("log_eps1",),
-    }
 
     text = r"""
 ### Strong Doeblin chains: fast mixing bought with bias
@@ -694,12 +688,6 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
             return super().figure()
         finally:
             del self.plots
-
-    def dynamic(self, plot: Plot) -> hv.DynamicMap:
-        """A DynamicMap of one panel that redraws only on the knobs it depends on."""
-        stream = hv.streams.Params(self, list(self.depends[plot.method]))
-        return hv.DynamicMap(lambda **_: self.page_style(plot, getattr(self, plot.method)()),
-                             streams=[stream], cache_size=1)
 
     def controls(self) -> pn.viewable.Viewable:
         """The sidebar knobs, in three groups."""

@@ -116,3 +116,16 @@ def test_warmup_rasters_runs_in_a_thread():
     thread.start()
     thread.join(timeout=120)
     assert not thread.is_alive() and errors == []
+
+
+def test_redraw_knobs_follow_depends_or_ignores():
+    from views._common import Plot
+
+    herding = views.EXPLORERS["herding"]()
+    words = next(p for p in herding.plots if p.method == "words_plot")
+    assert herding.redraw_knobs(words) == [k for k in herding.knob_names() if k != "max_lag"]
+    doeblin = views.EXPLORERS["doeblin"]()
+    race = next(p for p in doeblin.plots if p.method == "race_plot")
+    assert doeblin.redraw_knobs(race) == list(race.depends) and "checkpoint" in race.depends
+    with pytest.raises(ValueError, match="not both"):
+        Plot("words_plot", title="t", ignores=("max_lag",), depends=("seed",))

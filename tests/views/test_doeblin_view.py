@@ -100,8 +100,8 @@ def test_checkpoint_moves_only_the_race_panels():
     e.checkpoint = len(race.checkpoints) - 1
     assert not _same(early, _arrays(e.race_plot()))
     assert _same(first, _arrays(e.stationary_plot()))
-    for name, deps in DoeblinExplorer.depends.items():
-        assert ("checkpoint" in deps) == name.startswith("race"), name
+    for p in DoeblinExplorer.plots:
+        assert ("checkpoint" in p.depends) == p.method.startswith("race"), p.method
 
 
 def test_race_histograms_are_the_engines():
@@ -209,7 +209,7 @@ OTHER = dict(chain="barbell", log_delta=-3.0, size=10, sparsity=0.2, reversible=
 
 @pytest.mark.parametrize("base", [dict(), dict(chain="random")])
 def test_every_panel_lists_the_knobs_it_reads(base):
-    # a panel whose data changes with a knob must redraw on it (DoeblinExplorer.depends)
+    # a panel whose data changes with a knob must redraw on it (its Plot.depends)
     for knob, value in OTHER.items():
         if knob in base:
             continue
@@ -218,4 +218,4 @@ def test_every_panel_lists_the_knobs_it_reads(base):
         e.param.update(**{knob: value})
         for p in DoeblinExplorer.plots:
             if not _same(before[p.method], _arrays(getattr(e, p.method)())):
-                assert knob in DoeblinExplorer.depends[p.method], (knob, p.method)
+                assert knob in p.depends, (knob, p.method)
