@@ -257,7 +257,8 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         K = self.n_features
         words = style(hv.Curve((T, res.words), *dims, label="herding"), color=HERDING_COLOR)
         # Guide T^K through the last point (eq 1.37), and the Sturmian minimum T + 1.
-        guide = hv.Curve((T, res.words[-1] * (T / T[-1]) ** K), *dims, label=f"∝ T{str(K).translate(SUPERSCRIPTS)}")
+        guide = hv.Curve((T, res.words[-1] * (T / T[-1]) ** K), *dims,
+                         label=f"∝ T{str(K).translate(SUPERSCRIPTS)}")
         sturm = hv.Curve((T, T + 1), *dims, label="T + 1 (Sturmian)")
         overlay = (words * style(guide, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
                    * style(sturm, color=STURMIAN_COLOR))
