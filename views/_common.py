@@ -476,8 +476,9 @@ class Explorer(param.Parameterized):
         knobs = hv.streams.Params(self, self.redraw_knobs(plot))
         view = self._view.get(plot.method)
         page_style = functools.partial(self.page_style, plot)
+        # cache_size=1: every frame comes from new knobs or a new window; older ones are never
+        # shown again.
         if view is None:
-            # cache_size=1: every frame comes from new knobs; older ones are never shown again.
             return hv.DynamicMap(lambda **_: page_style(getattr(self, plot.method)()),
                                  streams=[knobs], cache_size=1)
         last = {}
@@ -490,7 +491,7 @@ class Explorer(param.Parameterized):
                 x_range = y_range = None
             return page_style(self._windowed(plot, x_range, y_range))
 
-        return hv.DynamicMap(callback, streams=[knobs, view])
+        return hv.DynamicMap(callback, streams=[knobs, view], cache_size=1)
 
     @staticmethod
     def page_style(plot: Plot, element):

@@ -168,7 +168,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
                            bokeh=dict(line_alpha=0, tools=["hover"]), mpl=dict(linewidth=0))
         else:
             labels = RasterImage(res.labels, bounds=res.extent, kdims=WEIGHT_DIMS,
-                              vdims=[hv.Dimension("state", label="cone of state")])
+                                 vdims=[hv.Dimension("state", label="cone of state")])
             labels = style(labels, alpha=0.3, colorbar=False, **states,
                            bokeh=dict(tools=["hover"]))
 
