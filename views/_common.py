@@ -484,11 +484,15 @@ class Explorer(param.Parameterized):
         last = {}
 
         def callback(x_range=None, y_range=None, **values):
-            if not plot.zoom and values != last:
-                # New knobs: draw the new cloud whole; the axes follow it (framewise).
+            if values != last:
+                # New knobs move the cloud, so the last window no longer frames it: draw it
+                # whole (a zoomable plot keeps its x window, recomputed at full resolution);
+                # the axes follow it (framewise).
                 last.clear()
                 last.update(values)
-                x_range = y_range = None
+                y_range = None
+                if not plot.zoom:
+                    x_range = None
             return page_style(self._windowed(plot, x_range, y_range))
 
         return hv.DynamicMap(callback, streams=[knobs, view], cache_size=1)

@@ -129,3 +129,24 @@ def test_redraw_knobs_follow_depends_or_ignores():
     assert doeblin.redraw_knobs(race) == list(race.depends) and "checkpoint" in race.depends
     with pytest.raises(ValueError, match="not both"):
         Plot("words_plot", title="t", ignores=("max_lag",), depends=("seed",))
+
+
+def test_zoomable_cloud_is_redrawn_whole_in_y_after_a_knob_change():
+    """The orbit diagram keeps its temperature window across knob changes, but a new plotted
+    weight moves the cloud in y: its raster must cover the new values, not the window the
+    previous coordinate was drawn in."""
+    explorer = views.EXPLORERS["bifurcation"]()
+    plot = explorer.plots[0]
+    assert plot.zoom and plot.cloud is not None
+    dmap = explorer.dynamic(plot)
+    dmap[()]
+    first = explorer._call(plot, plot.cloud).dimension_values(1)
+    window = (-0.9, 0.0)  # w_1 spans -1.08..0.22 there, w_2 -0.05..1.03
+    explorer._view[plot.method].event(x_range=window, y_range=(first.min(), first.max()))
+    explorer.coordinate = 2
+    raster = next(layer for layer in dmap[()] if isinstance(layer, hv.Image))
+    cloud = explorer._call(plot, plot.cloud, window).dimension_values(1)
+    lo, hi = raster.range(1)
+    assert lo <= cloud.min() and hi >= cloud.max()
+    x0, x1 = raster.range(0)
+    assert x0 >= window[0] - 0.05 and x1 <= window[1] + 0.05  # the zoom window is kept
