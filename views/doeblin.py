@@ -260,7 +260,7 @@ class DoeblinExplorer(Explorer):
                            doc="The three-state chain of Fig 1, a random ergodic chain, or a "
                                "barbell: two dense clusters joined by one weak edge.")
     log_delta = param.Number(-4.0, bounds=(-6.0, -0.5), step=0.1,
-                             label="Mode escape δ = 10^x (three-state, barbell)",
+                             label="Mode escape δ = 10^x (3-state, barbell)",
                              doc="log10 of the probability delta of leaving a mode: the "
                                  "three-state chain's delta (Fig 1 uses 1e-4) or the barbell's "
                                  "bridge. The chain mixes in about 1/delta steps.")
@@ -476,7 +476,7 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
     def divergence_plot(self):
         res = self.result()
         sw = res.sweep
-        y = hv.Dimension("d", label="divergence from π (nats; d_π: Mahalanobis)")
+        y = hv.Dimension("d", label="divergence from π (KL nats, d_π)")
         # KL below 1e-14 nats is round-off (a difference of nearly equal logs): not drawn
         kl_a, kl_b = _positive(sw.kl_restart_pi, 1e-14), _positive(sw.kl_pi_restart, 1e-14)
         kl1 = Curve((sw.eps, kl_a), EPS, y, label="KL(π̃ ‖ π)")
