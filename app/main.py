@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import pathlib
+import urllib.parse
 
 import panel as pn
 
@@ -68,40 +69,57 @@ def card(slug: str, cls) -> pn.Column:
                      "border-radius": "8px", "padding": "8px"}, sizing_mode=None)
 
 
-HOME_TEXT = """
+HOME_INTRO = """
 ## Learning algorithms as dynamical systems
 
-Each page runs one learning algorithm as an iterated map and shows what it does: herding walks a
-fractal attractor at the edge of chaos; a single herded neuron writes the Fibonacci rabbit
-sequence; herding with $D = K + 1$ states is a rotation on a torus. Every page explains its plot
-with the paper's equations, every slider updates the figure live, the URL always holds the current
-settings (copy it to share the exact view), and every figure exports to PNG, SVG, PDF or HTML.
+Each page runs one learning algorithm as an iterated map and shows what it does. Every page explains
+its plot with the paper's equations, every slider updates the figure live, the URL always holds the
+current settings (copy it to share the exact view), and every figure exports to PNG, SVG, PDF or
+HTML.
 """
+
+
+def home_text() -> str:
+    """The home page's text: the introduction and one line per explorer, generated from
+    ``views.EXPLORERS`` so that it names every page there is."""
+    lines = [f"- **[{cls.title}](?page={slug})**: {cls.summary}" for slug, cls in EXPLORERS.items()]
+    return HOME_INTRO + "\n" + "\n".join(lines) + "\n"
 
 
 def home() -> pn.Column:
     cards = pn.FlexBox(*[card(slug, cls) for slug, cls in EXPLORERS.items()], gap="16px")
-    return pn.Column(pn.pane.Markdown(math_markdown(HOME_TEXT), max_width=900), cards)
+    return pn.Column(pn.pane.Markdown(math_markdown(home_text()), max_width=900), cards)
 
 
 def explorer_page(slug: str):
-    """Build the explorer of ``slug`` for this session, synced to the URL."""
-    explorer = EXPLORERS[slug]()
+    """Build the explorer of ``slug`` for this session from the URL's query, and keep the URL
+    equal to its knobs from then on.
 
-    def on_error(values: dict) -> None:
-        # Apply what is valid one by one, and say which URL values were refused.
-        refused = []
-        for name, value in values.items():
-            try:
-                explorer.param.update(**{name: value})
-            except Exception as exc:  # param raises ValueError or TypeError for bad values
-                refused.append(f"{name}={value!r} ({str(exc).splitlines()[0]})")
-        if refused and pn.state.notifications is not None:
-            pn.state.notifications.warning("Ignored URL settings: " + "; ".join(refused),
-                                           duration=10_000)
+    The query is read by ``Explorer.from_query``, which applies every valid value, clamps
+    dependent knobs and falls back to the defaults if the values cannot be computed together;
+    what it did not use is said once, in a notification and in the page's notice. The URL is
+    then written from the knobs' canonical text (floats on their slider's step, w0 as typed),
+    so a link the app wrote reopens exactly this state."""
+    cls = EXPLORERS[slug]
+    args = dict(pn.state.session_args or {})
+    explorer, messages = cls.from_query(args)
+    if messages:
+        def toast():
+            # once the page is in the browser: a toast sent while the session is being built
+            # is lost
+            if pn.state.notifications is not None:
+                pn.state.notifications.warning("Some settings in the link were not used or "
+                                               "were adjusted: " + " ".join(messages),
+                                               duration=15_000)
 
-    if pn.state.location is not None:
-        pn.state.location.sync(explorer, explorer.knob_names(), on_error=on_error)
+        pn.state.onload(toast)
+    location = pn.state.location
+    if location is not None:
+        def write_url(*_):
+            location.search = "?" + urllib.parse.urlencode({"page": slug, **explorer.query()})
+
+        explorer.param.watch(write_url, explorer.knob_names())
+        write_url()
     return explorer
 
 

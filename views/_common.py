@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import html
 import io
+import logging
 import os
 import re
 import pathlib
@@ -30,6 +32,8 @@ import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
 import numpy as np
 import panel as pn
 import param
+
+from views import _knobs
 
 hv.Store.set_current_backend("bokeh")
 # Columns as plain dicts of NumPy arrays rather than pandas DataFrames: the same elements, at a
@@ -117,9 +121,43 @@ def exporting() -> bool:
     return _EXPORTING.get()
 
 
+class _ColorbarTitle:
+    """Bokeh hook that keeps a colour bar's title equal to its colour dimension's label.
+
+    HoloViews draws a colour bar once, with the first frame's label, and never updates its
+    title: the torus page's bar kept "q = 13 points" after q moved to 43. Run on every frame
+    (HoloViews calls hooks after each update). A named class, so that its repr is stable and
+    ``style`` can memoize the options that hold it."""
+
+    def __call__(self, plot, element) -> None:
+        if plot.clabel is not None:
+            return
+        # Handles "<prefix>colorbar" and "<prefix>color_dim" ("color_" for a mapped colour
+        # option); color_dim is the first frame's dimension: look up its current label.
+        for key, bar in list(plot.handles.items()):
+            if not key.endswith("colorbar"):
+                continue
+            color_dim = plot.handles.get(key[: -len("colorbar")] + "color_dim")
+            if isinstance(color_dim, hv.dim):
+                color_dim = color_dim.dimension
+            current = element.get_dimension(getattr(color_dim, "name", None))
+            if current is not None and bar.title != current.pprint_label:
+                bar.title = current.pprint_label
+
+    def __repr__(self) -> str:
+        return "views._common.COLORBAR_TITLE"
+
+
+COLORBAR_TITLE = _ColorbarTitle()
+
+
 def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **common):
     """Apply options: ``common`` ones (logx, xlim, title, color, ...) to both backends, ``bokeh``
-    ones to the live page only, ``mpl`` ones to exported figures only."""
+    ones to the live page only, ``mpl`` ones to exported figures only. A colour bar gets the
+    ``COLORBAR_TITLE`` hook on the page, so its title follows the data."""
+    if common.get("colorbar"):
+        bokeh = dict(bokeh or {})
+        bokeh["hooks"] = [*bokeh.get("hooks", []), COLORBAR_TITLE]
     element = _apply_options(element, "bokeh", {**common, **(bokeh or {})})
     if _EXPORTING.get():
         matplotlib_backend()
@@ -222,6 +260,58 @@ def warmup_rasters() -> None:
     run in a background thread: it builds no HoloViews or Bokeh object."""
     cloud = np.random.default_rng(0).normal(size=(2, 100))
     count_points(cloud[0], cloud[1], (-3.0, 3.0), (-3.0, 3.0), 8, 6)
+
+
+def table_html(table: hv.Table, title: str) -> str:
+    """An ``hv.Table`` as an HTML table with its title (the live page's tables)."""
+    head = "".join(f"<th>{html.escape(d.pprint_label)}</th>" for d in table.dimensions())
+    columns = [table.dimension_values(d) for d in table.dimensions()]
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+                   for row in zip(*columns))
+    return (f"<div style='font:600 15px sans-serif;margin:4px 0 8px'>{html.escape(title)}</div>"
+            "<table style='border-collapse:collapse;font:13px sans-serif;width:100%'>"
+            f"<thead style='border-bottom:1px solid #999;text-align:left'><tr>{head}</tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
+
+
+def _extent(element) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The x and y ranges that an element's (or overlay's) data cover: points, lines, images,
+    both ends of segments and rectangles (reference lines and text do not count)."""
+    xs, ys = [], []
+    layers = list(element) if isinstance(element, hv.Overlay) else [element]
+    for layer in layers:
+        if isinstance(layer, (hv.VLine, hv.HLine, hv.HSpan, hv.VSpan, hv.Text, hv.Table)):
+            continue
+        if len(layer) == 0:
+            continue
+        ends = (0, 2) if isinstance(layer, (hv.Segments, hv.Rectangles)) else (0,)
+        for i in ends:
+            xs.extend(layer.range(i))
+            ys.extend(layer.range(i + 1))
+    xs = [float(v) for v in xs if v is not None and np.isfinite(v)]
+    ys = [float(v) for v in ys if v is not None and np.isfinite(v)]
+    x = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    y = (min(ys), max(ys)) if ys else (0.0, 1.0)
+    return _widened(x), _widened(y)
+
+
+def _widened(r: tuple[float, float]) -> tuple[float, float]:
+    lo, hi = r
+    if hi > lo:
+        return (lo, hi)
+    pad = max(abs(lo), 1.0) * 0.01
+    return (lo - pad, hi + pad)
+
+
+def _same_window(window, x_range, y_range, rtol: float = 1e-6) -> bool:
+    """Whether a reported (x_range, y_range) is ``window`` (up to float noise)."""
+    if window is None or x_range is None or y_range is None:
+        return False
+    for (a0, a1), (b0, b1) in zip(window, (x_range, y_range)):
+        tol = rtol * max(abs(a1 - a0), 1e-300)
+        if abs(a0 - b0) > tol or abs(a1 - b1) > tol:
+            return False
+    return True
 
 
 def _padded(values: np.ndarray) -> tuple[float, float]:
@@ -360,8 +450,18 @@ class Explorer(param.Parameterized):
     columns: ClassVar[int] = 2
     #: Widget overrides for ``pn.Param`` (parameter name -> widget type or dict).
     widgets: ClassVar[dict] = {}
+    #: Knobs typed as text (``views._knobs.Field``: refused values are answered inline and
+    #: never reinterpreted) rather than set by a slider or a menu.
+    fields: ClassVar[tuple[str, ...]] = ()
+    #: Sidebar groups, heading -> knob names; knobs in no group come first, without a heading.
+    groups: ClassVar[dict[str, tuple[str, ...]]] = {}
+    #: Knobs whose widgets the page places itself, next to what they drive (not in the sidebar).
+    placed: ClassVar[tuple[str, ...]] = ()
 
     error = param.String(default="", precedence=-1, doc="Message of the last failed computation.")
+    notice = param.String(default="", precedence=-1,
+                          doc="What the page changed or ignored in the last settings, in words "
+                              "(a dependent knob clamped, a value in a link refused).")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -372,11 +472,145 @@ class Explorer(param.Parameterized):
                       for p in self.plots if p.zoom or p.cloud is not None}
         #: Rasterized clouds of the current result, by cloud and window (see ``_raster``).
         self._rasters: dict = {}
+        self.notice = " ".join(self._constrain())
+
+    # --- knobs -------------------------------------------------------------------------------
+    @classmethod
+    def knob_names(cls) -> list[str]:
+        """The user-facing parameters (everything but ``name``, ``error`` and ``notice``)."""
+        return [p for p in cls.param if p != "name" and cls.param[p].precedence != -1]
+
+    def __setattr__(self, name, value):
+        # Every knob move, from a widget, the URL or a script, ends in a consistent state in
+        # one batch of parameter events: slider floats snapped to their step, dependent knobs
+        # clamped to the bounds that the other knobs give them (with a notice saying so), and
+        # zoom windows reset (the page then shows exactly what a fresh load of its URL shows).
+        private = self.__dict__.get("_param__private")
+        if (private is None or not private.initialized or name.startswith("_")
+                or name not in type(self)._knob_set()):
+            return super().__setattr__(name, value)
+        with param.parameterized.batch_call_watchers(self):
+            super().__setattr__(name, value)
+            notes = self._constrain()
+            if notes or self.notice:
+                self.notice = " ".join(notes)
+            for view in self._view.values():
+                view.update(x_range=None, y_range=None)
+
+    @classmethod
+    @functools.cache
+    def _knob_set(cls) -> frozenset:
+        return frozenset(cls.knob_names())
+
+    def _put(self, name: str, value) -> None:
+        """Set a knob without the normalisation of ``__setattr__`` (used by it)."""
+        param.Parameterized.__setattr__(self, name, value)
+
+    def knob_bounds(self) -> dict[str, tuple]:
+        """Bounds of the knobs that depend on other knobs: name -> (lo, hi, why), ``why``
+        naming what sets them ("K = 2"). The widgets follow them and the value is clamped."""
+        return {}
+
+    def validate(self, name: str, value) -> None:
+        """Refuse (``ValueError`` with a sentence for the page) a value that the knob's type and
+        bounds allow but the other knobs do not (herding's w0 needs 1 or K numbers)."""
+
+    def _constrain(self) -> list[str]:
+        """Make the knobs consistent, returning a note for each value changed on the way:
+        slider floats snapped to their step, ranges kept wider than one step, dependent knobs
+        clamped to ``knob_bounds`` (whose bounds the widgets then show)."""
+        notes = []
+        for name in self.knob_names():
+            p = self.param[name]
+            value = getattr(self, name)
+            if name not in self.fields:
+                snapped = _knobs.snap(p, value)
+                if snapped != value:
+                    self._put(name, snapped)
+                    value = snapped
+            if isinstance(p, param.Range) and value is not None:
+                lo, hi = value
+                blo, bhi = p.bounds
+                step = p.step or (bhi - blo) / 100
+                if hi - lo < step * (1 - 1e-9):
+                    wide = (lo, lo + step) if lo + step <= bhi else (hi - step, hi)
+                    wide = _knobs.snap(p, wide)
+                    self._put(name, wide)
+                    notes.append(f"{p.label}: the two ends must differ, so {lo:g} to {hi:g} "
+                                 f"became {wide[0]:g} to {wide[1]:g}.")
+        for name, (lo, hi, why) in self.knob_bounds().items():
+            p = self.param[name]
+            value = getattr(self, name)
+            new = min(max(value, lo), hi)
+            if new != value:
+                self._put(name, new)
+                notes.append(f"{p.label} set to {new}: it was {value}, and {why} allows "
+                             f"{lo} to {hi}.")
+            if tuple(p.bounds) != (lo, hi):
+                p.bounds = (lo, hi)
+        return notes
+
+    def parse_knob(self, name: str, raw):
+        """The value of knob ``name`` written as text (a URL value, a typed field), checked
+        against its current bounds and the other knobs. ``ValueError``: a sentence saying what
+        is allowed."""
+        p = self.param[name]
+        value = _knobs.parse(p, raw)
+        self.validate(name, value)
+        return value
+
+    def knob_text(self, name: str) -> str:
+        """The canonical text of a knob's value (what the URL holds)."""
+        return _knobs.text(self.param[name], getattr(self, name))
+
+    def query(self) -> dict[str, str]:
+        """Every knob as text: the URL query that reopens this exact state."""
+        return {name: self.knob_text(name) for name in self.knob_names()}
+
+    @classmethod
+    def from_query(cls, args: dict) -> tuple["Explorer", list[str]]:
+        """An explorer built from a URL's query (name -> list of raw values, as
+        ``pn.state.session_args`` gives it), and a sentence for each part that was not used or
+        was changed. Never raises for what a URL holds: unknown names, malformed, out-of-range
+        or repeated values are reported and skipped; if the valid values together cannot be
+        computed, the defaults are used and that is reported too."""
+        messages, values = [], {}
+        for key, raws in args.items():
+            key = key.decode(errors="replace") if isinstance(key, bytes) else str(key)
+            if key == "page":
+                continue
+            if key not in cls._knob_set():
+                messages.append(f"there is no setting {key!r} on this page.")
+                continue
+            raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
+            if not raws:
+                continue
+            if len(raws) > 1:
+                messages.append(f"{cls.param[key].label} was given {len(raws)} times: the "
+                                "last one was used.")
+            try:
+                values[key] = _knobs.parse(cls.param[key], raws[-1])
+            except ValueError as exc:
+                messages.append(f"{exc}.")
+        explorer = cls(**values)
+        for key in list(values):
+            try:
+                explorer.validate(key, getattr(explorer, key))
+            except ValueError as exc:
+                messages.append(f"{exc}.")
+                setattr(explorer, key, cls.param[key].default)
+        if explorer.notice:
+            messages.append(explorer.notice)
+        try:
+            explorer.result()
+        except Exception as exc:  # noqa: BLE001 - any failure: fall back to the defaults
+            messages.append(f"these settings could not be computed together ({exc}); the page "
+                            "shows the default settings instead.")
+            explorer = cls()
+        explorer.notice = " ".join(messages)
+        return explorer, messages
 
     # --- computation -------------------------------------------------------------------------
-    def knob_names(self) -> list[str]:
-        """The user-facing parameters (everything but ``name`` and ``error``)."""
-        return [p for p in self.param if p not in ("name", "error") and self.param[p].precedence != -1]
 
     def redraw_knobs(self, plot: Plot) -> list[str]:
         """The knobs whose change redraws ``plot`` on the live page: its ``depends``, or every
@@ -392,8 +626,13 @@ class Explorer(param.Parameterized):
         """The result for the current knobs; on failure, the last good one (and ``error`` is set)."""
         try:
             res = self._compute()
-        except ValueError as exc:
-            self.error = str(exc)
+        except Exception as exc:
+            # A ValueError is an engine refusing these settings, in words; anything else is a
+            # bug, logged in full, but the page still keeps its last good plot and answers the
+            # next move.
+            if not isinstance(exc, ValueError):
+                logging.getLogger(__name__).exception("computing %s failed", self.slug)
+            self.error = str(exc) or type(exc).__name__
             if self._last_good is None:
                 raise
             return self._last_good
@@ -430,7 +669,11 @@ class Explorer(param.Parameterized):
         both = x_range is not None and y_range is not None
         window = (x_range, y_range) if both else (None, None)
         # A zoomable plot's cloud is recomputed for its x window, so the window is in the key.
-        key = (plot.cloud, x_range if plot.zoom else None, window, threshold, _EXPORTING.get())
+        # The knobs are in the key too: a cloud may show a knob that the result does not
+        # depend on (the bifurcation diagram's plotted weight).
+        knobs = tuple(getattr(self, k) for k in self.redraw_knobs(plot))
+        key = (plot.cloud, x_range if plot.zoom else None, window, threshold, _EXPORTING.get(),
+               knobs)
         result = self.result()
         memo = self._rasters.get(key)
         if memo is not None and memo[0] is result:
@@ -481,19 +724,28 @@ class Explorer(param.Parameterized):
         if view is None:
             return hv.DynamicMap(lambda **_: page_style(getattr(self, plot.method)()),
                                  streams=[knobs], cache_size=1)
-        last = {}
+        last, shown = {}, {}
 
         def callback(x_range=None, y_range=None, **values):
             if values != last:
-                # New knobs move the cloud, so the last window no longer frames it: draw it
-                # whole (a zoomable plot keeps its x window, recomputed at full resolution);
-                # the axes follow it (framewise).
+                # New knobs: draw the new result whole, exactly as a fresh load of the page's
+                # URL would (a kept zoom window would show a stale range of another result).
+                # __setattr__ also reset the window streams, so an export shows the same.
                 last.clear()
                 last.update(values)
-                y_range = None
-                if not plot.zoom:
-                    x_range = None
-            return page_style(self._windowed(plot, x_range, y_range))
+                x_range = y_range = None
+            elif x_range is not None and _same_window(shown.get("window"), x_range, y_range):
+                # The plot reporting the window it was given: HoloViews asks once a plot is
+                # drawn, the browser after an update. Nothing was zoomed: the same frame.
+                x_range = y_range = None
+            element = self._windowed(plot, x_range, y_range)
+            if x_range is None:
+                # The whole result, framed exactly (no HoloViews padding): the window that a
+                # report of it is recognised by above.
+                window = _extent(element)
+                shown["window"] = window
+                element = style(element, bokeh=dict(xlim=window[0], ylim=window[1]))
+            return page_style(element)
 
         return hv.DynamicMap(callback, streams=[knobs, view], cache_size=1)
 
@@ -508,8 +760,17 @@ class Explorer(param.Parameterized):
         ``framewise`` is a normalization option that HoloViews reads from each element: set on an
         Overlay alone it is ignored and the axes stay where the first frame put them."""
         if isinstance(element, hv.Overlay):
-            for layer in element:
-                style(layer, bokeh=dict(framewise=True))
+            # Each layer's group names its place in the overlay: HoloViews matches a new
+            # frame's layers to the drawn ones by (type, group, label), and a label that
+            # changes with the data ("gap of P: 0.49") could otherwise be matched to another
+            # layer's glyph, swapping styles and legend order against a fresh page.
+            layers = [style(layer, bokeh=dict(framewise=True)) for layer in element]
+            legend = {f"Layer{i}": layer.label for i, layer in enumerate(layers) if layer.label}
+            element = element.clone([
+                layer if isinstance(layer, hv.element.Annotation) else
+                layer.relabel(group=f"Layer{i}", label=f"Layer{i}" if layer.label else "")
+                for i, layer in enumerate(layers)])
+            element = style(element, bokeh=dict(legend_labels=legend))
         return style(element, title=plot.title,
                      bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT, framewise=True))
 
@@ -521,10 +782,27 @@ class Explorer(param.Parameterized):
             if plot.zoom:
                 self._view[plot.method] = hv.streams.RangeXY(x_range=None, y_range=None)
 
+    def control(self, name: str) -> pn.viewable.Viewable:
+        """The widget of one knob, linked both ways: a ``views._knobs.Field`` for a typed knob
+        (``fields``), else what ``pn.Param`` builds from the parameter (``widgets`` overrides),
+        whose bounds follow ``knob_bounds``."""
+        if name in self.fields:
+            return _knobs.Field(self, name)
+        spec = self.widgets.get(name)
+        return pn.Param.widget(name, self, spec if spec is not None else {})
+
     def controls(self) -> pn.viewable.Viewable:
-        """The knobs as widgets (built by ``pn.Param`` from the parameters)."""
-        return pn.Param(self, parameters=self.knob_names(), widgets=self.widgets,
-                        show_name=False, sizing_mode="stretch_width")
+        """The sidebar: every knob's widget, in declaration order, grouped under the headings
+        of ``groups`` (knobs in no group first)."""
+        grouped = [n for names in self.groups.values() for n in names] + list(self.placed)
+        sections = [(None, [n for n in self.knob_names() if n not in grouped]),
+                    *self.groups.items()]
+        items = []
+        for heading, names in sections:
+            if heading is not None:
+                items.append(pn.pane.Markdown(f"**{heading}**", margin=(10, 10, 0, 10)))
+            items.extend(self.control(n) for n in names)
+        return pn.Column(*items, sizing_mode="stretch_width")
 
     def downloads(self) -> pn.Row:
         """One download button per export format."""
@@ -539,17 +817,25 @@ class Explorer(param.Parameterized):
                       *buttons, sizing_mode="fixed", width=150 + 4 * 80, height=50)
 
     def alert(self) -> pn.viewable.Viewable:
-        """A visible alert while the last computation failed; empty otherwise."""
+        """Visible alerts: one while the last computation failed (the plots keep the last good
+        result), one saying what the page changed or ignored in the last settings
+        (``notice``); empty otherwise."""
 
-        @param.depends(self.param.error)
-        def _alert(error=None):
-            if not self.error:
+        @param.depends(self.param.error, self.param.notice)
+        def _alert(error=None, notice=None):
+            alerts = []
+            if self.notice:
+                alerts.append(pn.pane.Alert(
+                    f"**Settings adjusted:** {self.notice}", alert_type="warning",
+                    sizing_mode="stretch_width", css_classes=["ldx-notice"]))
+            if self.error:
+                alerts.append(pn.pane.Alert(
+                    f"**Could not compute with these settings:** {self.error}\n\n"
+                    "The plots show the last good result.",
+                    alert_type="danger", sizing_mode="stretch_width"))
+            if not alerts:
                 return pn.Spacer(height=0)
-            return pn.pane.Alert(
-                f"**Could not compute with these settings:** {self.error}\n\n"
-                "The plots show the last good result.",
-                alert_type="danger", sizing_mode="stretch_width",
-            )
+            return pn.Column(*alerts, sizing_mode="stretch_width")
 
         return pn.panel(_alert)
 
@@ -564,12 +850,9 @@ class Explorer(param.Parameterized):
         """The pieces of the page body, by name: alert, about, status, panes (one live pane
         per plot), grid (the panes laid out, with the zoom reset when there is one) and
         downloads."""
-        panes = [
-            pn.pane.HoloViews(self.dynamic(p), sizing_mode="fixed", width=PLOT_WIDTH,
-                              height=PLOT_HEIGHT, linked_axes=False)
-            for p in self.plots
-        ]
-        grid = pn.GridBox(*panes, ncols=self.columns)
+        panes = [self._pane(p) for p in self.plots]
+        # Panels wrap: two columns on a wide screen, one on a projector's 1024 x 768.
+        grid = pn.FlexBox(*panes, gap="8px", sizing_mode="stretch_width")
         if any(p.zoom for p in self.plots):
             def on_reset(_):
                 # A fresh plot starts from the full range; a stream reset alone would leave the
@@ -594,6 +877,23 @@ class Explorer(param.Parameterized):
                                   sizing_mode="stretch_width", margin=(0, 10))
         return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
                     downloads=self.downloads())
+
+    def _pane(self, plot: Plot) -> pn.viewable.Viewable:
+        """The live pane of one panel: a HoloViews plot, or, for a table, an HTML table.
+
+        Bokeh's DataTable (what HoloViews draws a Table with) fails to initialise inside a
+        wrapping FlexBox ("SlickGrid Cannot find stylesheet"), shows a row-number column and
+        cuts long cells; a plain HTML table has none of these problems. Exports keep the
+        ``hv.Table``."""
+        if isinstance(getattr(self, plot.method)(), hv.Table):
+            knobs = {k: self.param[k] for k in self.redraw_knobs(plot)}
+            return pn.pane.HTML(
+                pn.bind(lambda **_: table_html(getattr(self, plot.method)(), plot.title),
+                        **knobs),
+                sizing_mode="fixed", width=PLOT_WIDTH, height=PLOT_HEIGHT,
+                css_classes=["ldx-table"])
+        return pn.pane.HoloViews(self.dynamic(plot), sizing_mode="fixed", width=PLOT_WIDTH,
+                                 height=PLOT_HEIGHT, linked_axes=False)
 
     def status(self) -> str:
         """A line of measured facts above the plots (Markdown with LaTeX), updated live;

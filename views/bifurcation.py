@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics import bifurcation as bf
@@ -118,8 +117,8 @@ class BifurcationExplorer(Explorer):
     coordinate = param.Integer(1, bounds=(1, 4), label="Plotted weight w_k",
                                doc="Which weight coordinate the orbit diagram shows (k <= K).")
 
+    fields = ("seed",)
     widgets = {
-        "seed": pn.widgets.IntInput,
         "log_t": {"throttled": True},
         "resolution": {"throttled": True},
         "burn_in": {"throttled": True},
@@ -162,6 +161,10 @@ resolution and the cascade repeats itself. Change the seed: most random 4-state 
 cascade, some stop after one or two doublings. Raise $\eta$: only $\eta/T$ matters, so the whole
 picture slides to higher temperatures.
 """
+
+    # --- knobs -------------------------------------------------------------------------------
+    def knob_bounds(self) -> dict[str, tuple]:
+        return {"coordinate": (1, self.n_features, f"K = {self.n_features}")}
 
     # --- computation -------------------------------------------------------------------------
     def _args(self) -> tuple:

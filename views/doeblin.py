@@ -325,8 +325,10 @@ class DoeblinExplorer(Explorer):
     trials = param.Integer(80, bounds=(5, 500), label="Trials per level",
                            doc="DNF search: problems drawn per difficulty level.")
 
+    fields = ("seed", "transitions", "epochs", "seeds", "trials")
+    #: Placed on the page next to what they drive, not in the sidebar.
+    placed = ("checkpoint", "transitions", "epochs", "seeds", "trials")
     widgets = {
-        "seed": pn.widgets.IntInput,
         # a chain or eps move redraws every panel (~25 ms each): update on release while dragging
         "log_delta": {"throttled": True},
         "log_eps": {"throttled": True},
@@ -336,10 +338,6 @@ class DoeblinExplorer(Explorer):
         "log_eps_min": {"throttled": True},
         "log_budget": {"throttled": True},
         "log_eps1": {"throttled": True},
-        "transitions": pn.widgets.IntInput,
-        "epochs": pn.widgets.IntInput,
-        "seeds": pn.widgets.IntInput,
-        "trials": pn.widgets.IntInput,
     }
     #: Sidebar groups (the experiments' settings sit next to their buttons, the checkpoint next
     #: to its play control).
@@ -413,6 +411,11 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
     def _n_states(self) -> int:
         return 3 if self.chain == "three-state" else 2 * (self.size // 2) \
             if self.chain == "barbell" else self.size
+
+    def knob_bounds(self) -> dict[str, tuple]:
+        n = self._n_states()
+        why = f"a chain of n = {n} states"
+        return {name: (1, n, why) for name in ("restart_state", "state", "start")}
 
     def _clamp(self, state: int) -> int:
         """A 1-based state knob as a 0-based index of the current chain."""
@@ -689,15 +692,6 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         finally:
             del self.plots
 
-    def controls(self) -> pn.viewable.Viewable:
-        """The sidebar knobs, in three groups."""
-        sections = []
-        for heading, names in self.groups.items():
-            sections.append(pn.pane.Markdown(f"**{heading}**", margin=(10, 10, 0, 10)))
-            sections.append(pn.Param(self, parameters=list(names), widgets=self.widgets,
-                                     show_name=False, sizing_mode="stretch_width"))
-        return pn.Column(*sections, sizing_mode="stretch_width")
-
     def panel(self) -> pn.viewable.Viewable:
         parts = self.page_parts()
         panes = parts["panes"]
@@ -714,10 +708,10 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
                           "dnf": _ExperimentSection(self, "dnf")}
         return pn.Column(
             parts["alert"], parts["about"], parts["status"],
-            pn.GridBox(*panes[:4], ncols=2),
+            pn.FlexBox(*panes[:4], gap="8px"),
             pn.Row(player, race_caption, sizing_mode="stretch_width"),
-            pn.GridBox(*panes[4:6], ncols=2),
-            pn.Row(panes[6], staged_text),
+            pn.FlexBox(*panes[4:6], gap="8px"),
+            pn.FlexBox(panes[6], staged_text, gap="8px"),
             parts["downloads"],
             self._sections["word"].card(),
             self._sections["dnf"].card(),
@@ -779,9 +773,7 @@ class _ExperimentSection:
         self.explorer = explorer
         self.kind = kind
         names = WORD_KEYS if kind == "word" else DNF_KEYS
-        self.settings = pn.Param(
-            explorer, parameters=list(names), show_name=False, default_layout=pn.Row,
-            widgets={n: {"type": pn.widgets.IntInput, "width": 170} for n in names})
+        self.settings = pn.Row(*[pn.Column(explorer.control(n), width=180) for n in names])
         label = "Run the word task" if kind == "word" else "Run the DNF search"
         self.button = pn.widgets.Button(label=label, color="primary", width=200)
         self.button.on_click(self._on_click)

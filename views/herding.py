@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics import herding
@@ -105,8 +104,8 @@ class HerdingExplorer(Explorer):
     max_word = param.Integer(24, bounds=(2, 60), label="Longest word length",
                              doc="Largest word length T for the complexity M(T), eq 1.36.")
 
+    fields = ("seed", "w0")
     widgets = {
-        "seed": pn.widgets.IntInput,
         "steps": {"throttled": True},
         "eta": {"throttled": True},
         "max_lag": {"throttled": True},
@@ -151,6 +150,24 @@ that case); scale $\eta$ and watch the attractor rescale while the moments and w
 start far away ($w_0 = 20, -20$) and watch the transient fall onto the attractor.
 For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the other coordinates at 0.
 """
+
+    # --- knobs -------------------------------------------------------------------------------
+    def validate(self, name: str, value) -> None:
+        if name == "w0":
+            parse_vector("Initial weights w0", value, self.n_features)
+
+    def _constrain(self) -> list[str]:
+        """w0 follows K: typed with the old K's count of numbers, it is cut or padded with
+        zeros (one number stays one number, used for every coordinate)."""
+        notes = super()._constrain()
+        parts = [p for p in str(self.w0).replace(";", ",").replace(" ", ",").split(",") if p]
+        K = self.n_features
+        if len(parts) > 1 and len(parts) != K:
+            new = ", ".join((parts + ["0"] * K)[:K])
+            self._put("w0", new)
+            notes.append(f"Initial weights w0 set to {new}: K = {K} needs 1 or {K} numbers, "
+                         f"it had {len(parts)}.")
+        return notes
 
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> HerdingRun:

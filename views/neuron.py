@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics import neuron
@@ -97,9 +96,8 @@ class NeuronExplorer(Explorer):
     max_word = param.Integer(30, bounds=(2, 100), label="Longest word length",
                              doc="Largest word length T for the complexity M(T), eq 1.36.")
 
+    fields = ("rate", "w0")
     widgets = {
-        "rate": {"type": pn.widgets.FloatInput, "format": "0.[0000000000000000]"},
-        "w0": {"type": pn.widgets.FloatInput, "format": "0.[0000000000000000]"},
         "steps": {"throttled": True},
         "stripes": {"throttled": True},
         "max_word": {"throttled": True},

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 from holoviews import dim
 
@@ -109,8 +108,8 @@ class TorusExplorer(Explorer):
                            doc="Number of first herding steps drawn as arrows (on the torus) and "
                                "as segments (in the w-plane).")
 
+    fields = ("seed",)
     widgets = {
-        "seed": pn.widgets.IntInput,
         "steps": {"throttled": True},
         "q": {"throttled": True},
         "bins": {"throttled": True},

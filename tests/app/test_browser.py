@@ -151,19 +151,23 @@ def test_url_restores_state(server, page):
 def test_bad_url_value_shows_message_not_traceback(server, page):
     _open(page, f"{server}?page=herding&n_states=banana&seed=3")
     _wait_for_plots(page, len(EXPLORERS["herding"].plots))
-    _wait_for_text(page, "Ignored URL settings")
+    _wait_for_text(page, "Some settings in the link were not used")
+    _wait_for_text(page, "States D must be a whole number from 2 to 16; got 'banana'")
     assert "Traceback" not in _deep_text(page)
     assert "3" in _input_values(page)  # the good value (seed=3) still applies
     assert page.errors == []
 
 
-def test_bad_typed_value_shows_alert(server, page):
+def test_bad_typed_value_is_refused_with_a_message(server, page):
     _open(page, f"{server}?page=herding")
     _wait_for_plots(page, len(EXPLORERS["herding"].plots))
+    url = page.url
     field = page.get_by_label("Initial weights w0")
     field.fill("1, banana")
     field.press("Enter")
-    _wait_for_text(page, "Could not compute with these settings")
+    _wait_for_text(page, "Initial weights w0 must be numbers separated by commas")
+    assert field.input_value() == "0"  # the last good value is back
+    assert page.url == url
     assert "Traceback" not in _deep_text(page)
     page.screenshot(path=str(SCREENSHOTS / "herding-bad-value.png"), full_page=True)
     assert page.errors == []

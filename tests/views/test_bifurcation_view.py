@@ -50,12 +50,19 @@ def test_cascade_table_lists_refined_doublings(explorer):
     assert list(res.cascade.periods[:4]) == [2, 4, 8, 16]
 
 
-def test_coordinate_beyond_k_shows_message_and_keeps_plot():
-    e = BifurcationExplorer(resolution=100, burn_in=500, keep=32)
-    e.figure()
-    e.coordinate = 3
-    e.figure()
-    assert "k <= K = 2" in e.error
-    e.coordinate = 2
-    e.figure()
+def test_plotted_weight_is_bounded_by_k_and_follows_it():
+    """w_k <= K: the knob's bounds follow K, lowering K below w_k clamps it with a notice, and
+    the page keeps responding (it used to freeze with an error once w_k > K)."""
+    e = BifurcationExplorer(n_features=3, coordinate=3, resolution=100, burn_in=500, keep=32)
+    assert e.param["coordinate"].bounds == (1, 3)
+    with pytest.raises(ValueError):
+        e.coordinate = 4
+    e.n_features = 2
+    assert e.coordinate == 2 and e.param["coordinate"].bounds == (1, 2)
+    assert "w_k" in e.notice and "K = 2" in e.notice
+    before = e.orbit_cloud().dimension_values(1)
+    e.eta = 0.8
     assert e.error == ""
+    assert not np.array_equal(before, e.orbit_cloud().dimension_values(1))
+    e.n_features = 3
+    assert e.param["coordinate"].bounds == (1, 3) and e.coordinate == 2 and e.notice == ""

@@ -131,10 +131,10 @@ def test_redraw_knobs_follow_depends_or_ignores():
         Plot("words_plot", title="t", ignores=("max_lag",), depends=("seed",))
 
 
-def test_zoomable_cloud_is_redrawn_whole_in_y_after_a_knob_change():
-    """The orbit diagram keeps its temperature window across knob changes, but a new plotted
-    weight moves the cloud in y: its raster must cover the new values, not the window the
-    previous coordinate was drawn in."""
+def test_a_knob_change_draws_the_zoomable_plot_whole_as_a_fresh_load_would():
+    """A knob move draws the new result over its full range (x and y), as a fresh load of the
+    page's URL would, and resets the window that exports use: a kept zoom window showed the old
+    temperature range after the range knob moved, and w_1's y window after choosing w_2."""
     explorer = views.EXPLORERS["bifurcation"]()
     plot = explorer.plots[0]
     assert plot.zoom and plot.cloud is not None
@@ -144,9 +144,14 @@ def test_zoomable_cloud_is_redrawn_whole_in_y_after_a_knob_change():
     window = (-0.9, 0.0)  # w_1 spans -1.08..0.22 there, w_2 -0.05..1.03
     explorer._view[plot.method].event(x_range=window, y_range=(first.min(), first.max()))
     explorer.coordinate = 2
+    assert explorer._view[plot.method].x_range is None
     raster = next(layer for layer in dmap[()] if isinstance(layer, hv.Image))
-    cloud = explorer._call(plot, plot.cloud, window).dimension_values(1)
+    cloud = explorer._call(plot, plot.cloud).dimension_values(1)
     lo, hi = raster.range(1)
     assert lo <= cloud.min() and hi >= cloud.max()
     x0, x1 = raster.range(0)
-    assert x0 >= window[0] - 0.05 and x1 <= window[1] + 0.05  # the zoom window is kept
+    assert x0 <= explorer.log_t[0] + 0.01 and x1 >= explorer.log_t[1] - 0.01
+    explorer.log_t = (-1.2, -0.5)
+    raster = next(layer for layer in dmap[()] if isinstance(layer, hv.Image))
+    x0, x1 = raster.range(0)
+    assert abs(x0 - -1.2) < 0.02 and abs(x1 - -0.5) < 0.02  # the raster pads by 2 %

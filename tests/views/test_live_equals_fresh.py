@@ -1,0 +1,62 @@
+"""Live == fresh, for every registered explorer: after any sequence of valid knob moves, every
+panel of the live page draws exactly what a new page opened at the URL the live page wrote
+draws (data, axis labels and ranges, titles, legends, colour bars, tables).
+
+The pages are real Panel pages rendered to Bokeh models in-process (what the server keeps in sync
+with the browser). The walks are seeded random sequences of moves, and include moves that
+invalidate another knob (lowering K below the plotted weight w_k, shrinking a chain below the
+tracked state), which the page resolves by clamping. A new explorer gets this test by
+registering in ``views.EXPLORERS``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from views import EXPLORERS
+
+from ._pages import differences, random_value, render
+
+#: Walks per explorer and moves per walk; every move is compared with a fresh page.
+WALKS, MOVES = 2, 5
+#: Moves that make another knob invalid, tried first in a walk (explorer -> knob values).
+INVALIDATING = {
+    "bifurcation": [("n_features", 4), ("coordinate", 4), ("n_features", 2)],
+    "doeblin": [("chain", "random"), ("size", 20), ("state", 18), ("restart", "point"),
+                ("restart_state", 15), ("chain", "three-state")],
+    "herding": [("n_features", 3), ("w0", "1, 2, 3"), ("n_features", 2)],
+}
+
+
+def _fresh(cls, live):
+    explorer, messages = cls.from_query({k: [v] for k, v in live.query().items()})
+    assert messages == [], f"the URL the page wrote did not reopen cleanly: {messages}"
+    assert all(getattr(explorer, k) == getattr(live, k) for k in live.knob_names())
+    return explorer
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_live_page_equals_a_fresh_page_after_random_knob_moves(slug):
+    cls = EXPLORERS[slug]
+    tried = 0
+    for walk in range(WALKS):
+        rng = np.random.default_rng([walk, len(slug)])
+        live = cls()
+        models = render(live)
+        moves = list(INVALIDATING.get(slug, [])) if walk == 0 else []
+        while len(moves) < MOVES + (len(INVALIDATING.get(slug, [])) if walk == 0 else 0):
+            name = live.knob_names()[rng.integers(len(live.knob_names()))]
+            moves.append((name, None))
+        done = []
+        for name, value in moves:
+            if value is None:
+                value = random_value(live, name, rng)
+            setattr(live, name, value)
+            done.append((name, value))
+            assert live.error == "", f"{slug}: {name}={value!r} failed: {live.error}"
+            found = differences(models, render(_fresh(cls, live)))
+            tried += 1
+            assert found == [], (f"{slug}: after the moves {done} the live page differs from "
+                                 "a fresh one:\n" + "\n".join(found[:20]))
+    assert tried >= WALKS * MOVES
