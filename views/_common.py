@@ -28,57 +28,13 @@ import tempfile
 from typing import ClassVar
 
 import holoviews as hv
-import holoviews.plotting.bokeh  # noqa: F401  (registers the Bokeh backend)
 import numpy as np
 import panel as pn
 import param
 
 from views import _knobs
-
-hv.Store.set_current_backend("bokeh")
-# Columns as plain dicts of NumPy arrays rather than pandas DataFrames: the same elements, at a
-# fraction of the construction and range-finding cost on every redraw.
-hv.Dataset.datatype = ["dictionary"] + [d for d in hv.Dataset.datatype if d != "dictionary"]
-
-
-class RasterImage(hv.Image):
-    """An ``hv.Image`` under a name of its own, drawn by the same plotting classes with the same
-    default options, so that HoloViews' ``nodata`` compositor does not apply to it.
-
-    That compositor matches elements by type name ("Image") and, when a live panel shows one,
-    wraps the panel's DynamicMap in a second one that clones every frame and runs an operation
-    on each image (it only acts when the ``nodata`` option is set, which these pages never
-    use): about a fifth of a redraw of the herding page, which shows three images. Extension
-    libraries register their own element types the same way (GeoViews' ``gv.Image``)."""
-
-
-def _register_raster_image(backend: str) -> None:
-    """Draw ``RasterImage`` on ``backend`` as HoloViews draws ``hv.Image``."""
-    hv.Store.register({RasterImage: hv.Store.registry[backend][hv.Image]}, backend)
-    tree = hv.Store.options(backend=backend)
-    for group in ("style", "norm"):
-        tree[RasterImage.__name__] = hv.Options(group, **tree.Image.groups[group].kwargs)
-
-
-_register_raster_image("bokeh")
-
-
-@functools.cache
-def matplotlib_backend() -> None:
-    """Load HoloViews' matplotlib backend (for export), once, on first use: importing it costs
-    about a second, which the server would otherwise pay at start before the first page."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from holoviews.plotting import mpl as hv_mpl
-
-    # HoloViews' matplotlib layouts resize the figure to fit aspects by redrawing it several
-    # times unless fig_inches is a tuple, which its option system turns into a list: turn the
-    # refit off, since figure() sets the size itself. This cuts export time about threefold.
-    hv_mpl.LayoutPlot.v17_layout_format = False
-    _register_raster_image("matplotlib")
-    hv.Store.set_current_backend("bokeh")
-
+from views._workarounds import (COLORBAR_TITLE, RasterImage, apply_options, bokeh_backend,
+                                dictionary_columns, matplotlib_backend, render_matplotlib)
 
 __all__ = [
     "Explorer",
@@ -121,36 +77,6 @@ def exporting() -> bool:
     return _EXPORTING.get()
 
 
-class _ColorbarTitle:
-    """Bokeh hook that keeps a colour bar's title equal to its colour dimension's label.
-
-    HoloViews draws a colour bar once, with the first frame's label, and never updates its
-    title: the torus page's bar kept "q = 13 points" after q moved to 43. Run on every frame
-    (HoloViews calls hooks after each update). A named class, so that its repr is stable and
-    ``style`` can memoize the options that hold it."""
-
-    def __call__(self, plot, element) -> None:
-        if plot.clabel is not None:
-            return
-        # Handles "<prefix>colorbar" and "<prefix>color_dim" ("color_" for a mapped colour
-        # option); color_dim is the first frame's dimension: look up its current label.
-        for key, bar in list(plot.handles.items()):
-            if not key.endswith("colorbar"):
-                continue
-            color_dim = plot.handles.get(key[: -len("colorbar")] + "color_dim")
-            if isinstance(color_dim, hv.dim):
-                color_dim = color_dim.dimension
-            current = element.get_dimension(getattr(color_dim, "name", None))
-            if current is not None and bar.title != current.pprint_label:
-                bar.title = current.pprint_label
-
-    def __repr__(self) -> str:
-        return "views._common.COLORBAR_TITLE"
-
-
-COLORBAR_TITLE = _ColorbarTitle()
-
-
 def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **common):
     """Apply options: ``common`` ones (logx, xlim, title, color, ...) to both backends, ``bokeh``
     ones to the live page only, ``mpl`` ones to exported figures only. A colour bar gets the
@@ -158,52 +84,11 @@ def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **comm
     if common.get("colorbar"):
         bokeh = dict(bokeh or {})
         bokeh["hooks"] = [*bokeh.get("hooks", []), COLORBAR_TITLE]
-    element = _apply_options(element, "bokeh", {**common, **(bokeh or {})})
+    bokeh_backend()
+    element = apply_options(element, "bokeh", {**common, **(bokeh or {})})
     if _EXPORTING.get():
         matplotlib_backend()
-        element = _apply_options(element, "matplotlib", {**common, **(mpl or {})})
-    return element
-
-
-#: Option trees already built, by (element type, its current options id, backend, options): the
-#: value is a tiny stand-in object that holds the tree's id, so HoloViews keeps the tree alive.
-#: Styling constants only (no session state), bounded by ``_STYLE_CACHE_SIZE`` (options that
-#: follow the data, such as axis limits, make new entries): when full it starts afresh, since a
-#: key names the id of the tree it was built on, and HoloViews reuses the ids of freed trees.
-_STYLE_TREES: dict = {}
-#: The option ids held in ``_STYLE_TREES``.
-_STYLE_IDS: set = set()
-_STYLE_CACHE_SIZE = 1024
-
-
-def _apply_options(element, backend: str, options: dict):
-    """``element.opts(**options, backend=backend, clone=False)``, memoized.
-
-    Every ``.opts`` call builds a fresh custom option tree and clears HoloViews' option-lookup
-    cache, which made styling about a fifth of a redraw. Elements are built fresh for every draw
-    with the same few option sets, so the tree built the first time is reused: the new element
-    just takes its id (exactly what ``.opts`` would produce; an element whose current options
-    did not come from here is styled the ordinary way).
-    """
-    if not options:
-        return element
-    text = repr(sorted(options.items()))
-    # An option value whose repr is its address (a function, say) is not a stable key.
-    key = None if " at 0x" in text else (type(element), element.id, backend, text)
-    holder = _STYLE_TREES.get(key) if key is not None else None
-    if holder is not None:
-        element.id = holder.id
-        return element
-    known = element.id is None or element.id in _STYLE_IDS
-    element = element.opts(**options, backend=backend, clone=False)
-    if key is not None and known and element.id is not None:
-        if len(_STYLE_TREES) >= _STYLE_CACHE_SIZE:
-            _STYLE_TREES.clear()
-            _STYLE_IDS.clear()
-        holder = hv.core.dimension.LabelledData(None)
-        holder.id = element.id
-        _STYLE_TREES[key] = holder
-        _STYLE_IDS.add(element.id)
+        element = apply_options(element, "matplotlib", {**common, **(mpl or {})})
     return element
 
 
@@ -412,13 +297,13 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
         from bokeh.embed import file_html
         from bokeh.resources import INLINE
 
+        bokeh_backend()
         model = hv.render(figure, backend="bokeh")
         path.write_text(file_html(model, INLINE, title=title or path.stem), encoding="utf-8")
         return path
-    matplotlib_backend()
     import matplotlib.pyplot as plt
 
-    fig = hv.render(figure, backend="matplotlib")
+    fig = render_matplotlib(figure)
     try:
         if title:
             fig.suptitle(title, fontsize=13, y=1.0, va="bottom")
@@ -642,7 +527,9 @@ class Explorer(param.Parameterized):
 
     # --- figure and export -------------------------------------------------------------------
     def _call(self, plot: Plot, method: str, x_range=None):
-        return getattr(self, method)(x_range=x_range) if plot.zoom else getattr(self, method)()
+        with dictionary_columns():
+            return (getattr(self, method)(x_range=x_range) if plot.zoom
+                    else getattr(self, method)())
 
     def element(self, plot: Plot):
         """The static element of one panel, as the page shows it: clouds rasterized over the
@@ -651,7 +538,7 @@ class Explorer(param.Parameterized):
         if view is not None:
             element = self._windowed(plot, view.x_range, view.y_range, threshold=DENSE_POINTS)
         else:
-            element = getattr(self, plot.method)()
+            element = self._call(plot, plot.method)
         return style(element, title=plot.title,
                      bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT))
 
@@ -722,7 +609,7 @@ class Explorer(param.Parameterized):
         # cache_size=1: every frame comes from new knobs or a new window; older ones are never
         # shown again.
         if view is None:
-            return hv.DynamicMap(lambda **_: page_style(getattr(self, plot.method)()),
+            return hv.DynamicMap(lambda **_: page_style(self._call(plot, plot.method)),
                                  streams=[knobs], cache_size=1)
         last, shown = {}, {}
 
@@ -885,15 +772,15 @@ class Explorer(param.Parameterized):
         wrapping FlexBox ("SlickGrid Cannot find stylesheet"), shows a row-number column and
         cuts long cells; a plain HTML table has none of these problems. Exports keep the
         ``hv.Table``."""
-        if isinstance(getattr(self, plot.method)(), hv.Table):
+        if isinstance(self._call(plot, plot.method), hv.Table):
             knobs = {k: self.param[k] for k in self.redraw_knobs(plot)}
             return pn.pane.HTML(
-                pn.bind(lambda **_: table_html(getattr(self, plot.method)(), plot.title),
+                pn.bind(lambda **_: table_html(self._call(plot, plot.method), plot.title),
                         **knobs),
                 sizing_mode="fixed", width=PLOT_WIDTH, height=PLOT_HEIGHT,
                 css_classes=["ldx-table"])
-        return pn.pane.HoloViews(self.dynamic(plot), sizing_mode="fixed", width=PLOT_WIDTH,
-                                 height=PLOT_HEIGHT, linked_axes=False)
+        return pn.pane.HoloViews(self.dynamic(plot), backend="bokeh", sizing_mode="fixed",
+                                 width=PLOT_WIDTH, height=PLOT_HEIGHT, linked_axes=False)
 
     def status(self) -> str:
         """A line of measured facts above the plots (Markdown with LaTeX), updated live;

@@ -832,8 +832,9 @@ class _ExperimentSection:
         panes = []
         for method in methods:
             plot = next(p for p in explorer._experiment_plots() if p.method == method)
-            element = style(getattr(explorer, method)(), title=plot.title)
-            panes.append(pn.pane.HoloViews(element.opts(width=PLOT_WIDTH, height=PLOT_HEIGHT),
+            element = style(getattr(explorer, method)(), title=plot.title,
+                            bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT))
+            panes.append(pn.pane.HoloViews(element, backend="bokeh",
                                            sizing_mode="fixed", width=PLOT_WIDTH,
                                            height=PLOT_HEIGHT, linked_axes=False))
         body = [pn.Row(*panes)]

@@ -1,0 +1,103 @@
+"""Importing ``views`` changes no global state of HoloViews, Bokeh or param, and each workaround
+in ``views/_workarounds.py`` still does what it is there for (these fail when a HoloViews
+release breaks one). The memoized styling and RasterImage are guarded in test_common.py."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import holoviews as hv
+import numpy as np
+
+from views import EXPLORERS
+from views import _workarounds
+
+STATE = textwrap.dedent("""
+    import json, sys
+    import bokeh.settings, param
+    import holoviews as hv
+    {preload}
+
+    def state():
+        from holoviews.plotting import plot as hv_plot
+        registry = {{b: sorted(t.__name__ for t in r) for b, r in hv.Store.registry.items()}}
+        options = {{b: sorted(str(k) for k in hv.Store.options(backend=b).children)
+                    for b in hv.Store.renderers}}
+        mpl = sys.modules.get("holoviews.plotting.mpl")
+        return {{
+            "current_backend": hv.Store.current_backend,
+            "renderers": sorted(hv.Store.renderers),
+            "datatype": list(hv.Dataset.datatype),
+            "registry": registry,
+            "options": options,
+            "compositors": len(hv.core.options.Compositor.definitions),
+            "layout_format": getattr(mpl.LayoutPlot, "v17_layout_format", None) if mpl else None,
+            "bokeh_settings": {{k: str(getattr(bokeh.settings.settings, k)())
+                                for k in ("log_level", "minified", "resources")}},
+            "param_warnings": param.parameterized.warnings_as_exceptions,
+        }}
+
+    before = state()
+    import views
+    after = state()
+    print(json.dumps({{"before": before, "after": after}}))
+""")
+
+
+def _import_state(preload: str) -> dict:
+    import json
+
+    out = subprocess.run([sys.executable, "-c", STATE.format(preload=preload)],
+                         capture_output=True, text=True, check=True, timeout=300)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_importing_views_changes_no_global_state():
+    """In a fresh interpreter, and in one that already uses both HoloViews backends (as a
+    notebook would), ``import views`` leaves HoloViews', Bokeh's and param's state as it was."""
+    for preload in ("", "import holoviews.plotting.bokeh, holoviews.plotting.mpl\n"
+                        "hv.Store.set_current_backend('matplotlib')"):
+        states = _import_state(preload)
+        assert states["before"] == states["after"], preload
+
+
+def test_page_elements_are_dictionary_backed_and_the_default_is_kept():
+    """``dictionary_columns`` (the speedup) still makes HoloViews build dict-backed columns,
+    and only inside the block."""
+    default = list(hv.Dataset.datatype)
+    with _workarounds.dictionary_columns():
+        curve = hv.Curve((np.arange(3.0), np.arange(3.0)))
+    assert curve.interface.datatype == "dictionary"
+    assert list(hv.Dataset.datatype) == default
+    explorer = EXPLORERS["herding"]()
+    moment = next(p for p in explorer.plots if p.method == "moment_plot")
+    element = explorer.element(moment)
+    assert all(layer.interface.datatype == "dictionary" for layer in element)
+    assert list(hv.Dataset.datatype) == default
+
+
+def test_fast_matplotlib_layout_still_switches_off_the_refit():
+    """HoloViews' matplotlib LayoutPlot still has the refit switch that the export turns off
+    (a renamed attribute would make the subclass a silent no-op), and HoloViews' own class is
+    left as it is."""
+    from holoviews.plotting import mpl as hv_mpl
+
+    _workarounds.matplotlib_backend()
+    assert hv_mpl.LayoutPlot.v17_layout_format is True
+    fast = _workarounds._fast_layout_plot()
+    assert issubclass(fast, hv_mpl.LayoutPlot) and fast.v17_layout_format is False
+    fig = _workarounds.render_matplotlib(hv.Layout([hv.Curve([1, 2]), hv.Curve([2, 1])]))
+    assert len(fig.axes) == 2
+
+
+def test_loading_a_backend_keeps_the_current_one():
+    _workarounds.matplotlib_backend()
+    hv.Store.set_current_backend("matplotlib")
+    try:
+        _workarounds.bokeh_backend.cache_clear()
+        _workarounds.bokeh_backend()
+        assert hv.Store.current_backend == "matplotlib"
+    finally:
+        hv.Store.set_current_backend("bokeh")

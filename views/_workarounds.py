@@ -1,0 +1,201 @@
+"""Everything the explorers do around HoloViews' defaults, in one place: what each buys, and the
+test in ``tests/views/test_workarounds.py`` that fails when a HoloViews release breaks it.
+
+Importing ``views`` changes no global state of HoloViews, Bokeh or param: the backends are loaded
+on first use (``bokeh_backend``, ``matplotlib_backend``) with HoloViews' current backend put back
+afterwards, our element type is an addition (``RasterImage``), and the column-format speedup is
+scoped to the page's own element building (``dictionary_columns``).
+
+| workaround | buys | guarded by |
+| --- | --- | --- |
+| ``RasterImage`` | skips the ``nodata`` compositor's DynamicMap wrapper: ~20 % of a herding redraw | no compositor runs during a move |
+| ``apply_options`` memo | reuses option trees: ~20 % of a redraw went to ``.opts`` | memoized styling equals ``.opts`` |
+| ``dictionary_columns`` | dict-of-arrays columns instead of pandas: several ms per element per redraw | elements built in it are dictionary-backed |
+| ``render_matplotlib`` | no layout refit by repeated redraws: export about 3x faster | ``LayoutPlot.v17_layout_format`` still exists |
+| ``COLORBAR_TITLE`` (bug) | a colour bar's title follows the data (HoloViews draws it once) | live == fresh test (torus q) |
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+
+import holoviews as hv
+
+__all__ = ["RasterImage", "bokeh_backend", "matplotlib_backend", "apply_options",
+           "dictionary_columns", "render_matplotlib", "COLORBAR_TITLE"]
+
+
+class RasterImage(hv.Image):
+    """An ``hv.Image`` under a name of its own, drawn by the same plotting classes with the same
+    default options, so that HoloViews' ``nodata`` compositor does not apply to it.
+
+    That compositor matches elements by type name ("Image") and, when a live panel shows one,
+    wraps the panel's DynamicMap in a second one that clones every frame and runs an operation
+    on each image (it only acts when the ``nodata`` option is set, which these pages never
+    use): about a fifth of a redraw of the herding page, which shows three images. Extension
+    libraries register their own element types the same way (GeoViews' ``gv.Image``)."""
+
+
+def _register_raster_image(backend: str) -> None:
+    """Draw ``RasterImage`` on ``backend`` as HoloViews draws ``hv.Image``."""
+    hv.Store.register({RasterImage: hv.Store.registry[backend][hv.Image]}, backend)
+    tree = hv.Store.options(backend=backend)
+    for group in ("style", "norm"):
+        tree[RasterImage.__name__] = hv.Options(group, **tree.Image.groups[group].kwargs)
+
+
+@contextlib.contextmanager
+def _keeping_current_backend():
+    """Loading a HoloViews backend makes it the current one: put the caller's back if it was
+    loaded (HoloViews refuses options while its current backend is not loaded, so in a fresh
+    process the first backend loaded stays current, as ``hv.extension`` would leave it)."""
+    loaded = hv.Store.current_backend in hv.Store.renderers
+    current = hv.Store.current_backend
+    try:
+        yield
+    finally:
+        if loaded:
+            hv.Store.set_current_backend(current)
+
+
+@functools.cache
+def bokeh_backend() -> None:
+    """Load HoloViews' Bokeh backend (the live page's) and draw ``RasterImage`` there."""
+    with _keeping_current_backend():
+        import holoviews.plotting.bokeh  # noqa: F401
+
+        _register_raster_image("bokeh")
+
+
+@functools.cache
+def matplotlib_backend() -> None:
+    """Load HoloViews' matplotlib backend (for export), once, on first use: importing it costs
+    about a second, which the server would otherwise pay at start before the first page."""
+    with _keeping_current_backend():
+        from holoviews.plotting import mpl  # noqa: F401
+
+        _register_raster_image("matplotlib")
+
+
+@functools.cache
+def _fast_layout_plot():
+    """HoloViews' matplotlib LayoutPlot without the aspect refit.
+
+    It resizes a figure to fit aspects by redrawing it several times unless fig_inches is a
+    tuple, which its option system turns into a list; figure() sets the size itself, so the
+    refit is turned off, in a subclass (HoloViews' class is left as it is). This cuts export
+    time about threefold."""
+    from holoviews.plotting import mpl as hv_mpl
+
+    return type("FastLayoutPlot", (hv_mpl.LayoutPlot,), {"v17_layout_format": False})
+
+
+def render_matplotlib(obj):
+    """``hv.render(obj, backend="matplotlib")``, with ``_fast_layout_plot`` for a Layout."""
+    matplotlib_backend()
+    if not isinstance(obj, hv.Layout):
+        return hv.render(obj, backend="matplotlib")
+    renderer = hv.renderer("matplotlib")
+    plot = _fast_layout_plot()(obj, renderer=renderer)
+    plot.update(tuple(plot.keys[0]) if plot.keys else ())
+    return plot.state
+
+
+# --- option trees --------------------------------------------------------------------------
+
+#: Option trees already built, by (element type, its current options id, backend, options): the
+#: value is a tiny stand-in object that holds the tree's id, so HoloViews keeps the tree alive.
+#: Styling constants only (no session state), bounded by ``_STYLE_CACHE_SIZE`` (options that
+#: follow the data, such as axis limits, make new entries): when full it starts afresh, since a
+#: key names the id of the tree it was built on, and HoloViews reuses the ids of freed trees.
+_STYLE_TREES: dict = {}
+#: The option ids held in ``_STYLE_TREES``.
+_STYLE_IDS: set = set()
+_STYLE_CACHE_SIZE = 1024
+
+
+def apply_options(element, backend: str, options: dict):
+    """``element.opts(**options, backend=backend, clone=False)``, memoized.
+
+    Every ``.opts`` call builds a fresh custom option tree and clears HoloViews' option-lookup
+    cache, which made styling about a fifth of a redraw. Elements are built fresh for every draw
+    with the same few option sets, so the tree built the first time is reused: the new element
+    just takes its id (exactly what ``.opts`` would produce; an element whose current options
+    did not come from here is styled the ordinary way).
+    """
+    if not options:
+        return element
+    text = repr(sorted(options.items()))
+    # An option value whose repr is its address (a function, say) is not a stable key.
+    key = None if " at 0x" in text else (type(element), element.id, backend, text)
+    holder = _STYLE_TREES.get(key) if key is not None else None
+    if holder is not None:
+        element.id = holder.id
+        return element
+    known = element.id is None or element.id in _STYLE_IDS
+    element = element.opts(**options, backend=backend, clone=False)
+    if key is not None and known and element.id is not None:
+        if len(_STYLE_TREES) >= _STYLE_CACHE_SIZE:
+            _STYLE_TREES.clear()
+            _STYLE_IDS.clear()
+        holder = hv.core.dimension.LabelledData(None)
+        holder.id = element.id
+        _STYLE_TREES[key] = holder
+        _STYLE_IDS.add(element.id)
+    return element
+
+
+# --- column format -------------------------------------------------------------------------
+
+_DATATYPE_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def dictionary_columns():
+    """Within it, elements hold their columns as plain dicts of NumPy arrays rather than
+    pandas DataFrames (HoloViews' default): the same elements, at a fraction of the
+    construction and range-finding cost on every redraw. HoloViews reads the preference from a
+    class attribute, which is set for the block and put back after it (re-entrant; the pages
+    build elements on one event loop)."""
+    with _DATATYPE_LOCK:
+        saved = hv.Dataset.datatype
+        hv.Dataset.datatype = ["dictionary"] + [d for d in saved if d != "dictionary"]
+        try:
+            yield
+        finally:
+            hv.Dataset.datatype = saved
+
+
+# --- a HoloViews bug ------------------------------------------------------------------------
+
+
+class _ColorbarTitle:
+    """Bokeh hook that keeps a colour bar's title equal to its colour dimension's label.
+
+    HoloViews draws a colour bar once, with the first frame's label, and never updates its
+    title: the torus page's bar kept "q = 13 points" after q moved to 43. Run on every frame
+    (HoloViews calls hooks after each update). A named class, so that its repr is stable and
+    ``apply_options`` can memoize the options that hold it."""
+
+    def __call__(self, plot, element) -> None:
+        if plot.clabel is not None:
+            return
+        # Handles "<prefix>colorbar" and "<prefix>color_dim" ("color_" for a mapped colour
+        # option); color_dim is the first frame's dimension: look up its current label.
+        for key, bar in list(plot.handles.items()):
+            if not key.endswith("colorbar"):
+                continue
+            color_dim = plot.handles.get(key[: -len("colorbar")] + "color_dim")
+            if isinstance(color_dim, hv.dim):
+                color_dim = color_dim.dimension
+            current = element.get_dimension(getattr(color_dim, "name", None))
+            if current is not None and bar.title != current.pprint_label:
+                bar.title = current.pprint_label
+
+    def __repr__(self) -> str:
+        return "views._workarounds.COLORBAR_TITLE"
+
+
+COLORBAR_TITLE = _ColorbarTitle()
