@@ -7,6 +7,8 @@ than producing silent NaNs, a numba crash or a hang deep inside a kernel.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 
 import numpy as np
@@ -26,6 +28,9 @@ __all__ = [
     "check_stochastic_matrix",
     "kl_divergence",
     "describe",
+    "Cancelled",
+    "check_progress",
+    "report",
 ]
 
 #: Upper bound on trajectory lengths. 10**8 steps of a K = 2 trajectory is 1.6 GB of weights,
@@ -189,3 +194,47 @@ def kl_divergence(p, q) -> float:
         return float("inf")
     # log p - log q rather than log(p / q): the ratio overflows when q_i is tiny (1e-310).
     return float(np.sum(p[mask] * (np.log(p[mask]) - np.log(q[mask]))))
+
+
+# --- long computations: progress and stopping early ---------------------------------------------
+#
+# An engine that runs for more than a second takes ``progress=callable(fraction, message)`` and
+# calls it (through ``report``) at least once a second, with the fraction done in [0, 1] and a
+# sentence saying what it is doing. A callable that also takes a ``partial`` keyword receives
+# the result so far (an engine-specific object whose computed entries never change afterwards),
+# so that a page can draw learning curves while they grow. To stop early, the callable raises
+# ``Cancelled``: the engine does not catch it, so it unwinds at once and returns nothing.
+
+
+class Cancelled(Exception):
+    """Raised by a progress callable to stop a long computation early."""
+
+
+def check_progress(progress):
+    """``progress`` validated: None or a callable."""
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress must be callable or None, got {describe(progress)}")
+    return progress
+
+
+@functools.lru_cache(maxsize=64)
+def _takes_partial(progress) -> bool:
+    try:
+        parameters = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.name == "partial" or p.kind == p.VAR_KEYWORD for p in parameters)
+
+
+def report(progress, fraction: float, message: str, partial=None) -> None:
+    """Call ``progress(fraction, message)``, with ``partial=`` when it takes one (see above)."""
+    if progress is None:
+        return
+    try:
+        takes = _takes_partial(progress)
+    except TypeError:  # unhashable callable
+        takes = False
+    if takes and partial is not None:
+        progress(fraction, message, partial=partial)
+    else:
+        progress(fraction, message)

@@ -38,7 +38,9 @@ from dynamics._common import (
     check_count,
     check_in_range,
     check_positive,
+    check_progress,
     describe,
+    report,
 )
 
 __all__ = [
@@ -501,8 +503,7 @@ def dnf_experiment(levels=None, *, trials: int = 80, max_steps: int = 1_000_000,
     methods = tuple(methods)
     for meth in methods:
         _check_method(meth)
-    if progress is not None and not callable(progress):
-        raise ValueError(f"progress must be callable or None, got {describe(progress)}")
+    check_progress(progress)
     rng = as_generator(seed)
     _warmup()  # compile before the clock starts
     names = tuple(levels)
@@ -521,8 +522,7 @@ def dnf_experiment(levels=None, *, trials: int = 80, max_steps: int = 1_000_000,
                 steps[a, k, t] = res.steps
                 seconds[a, k, t] = res.seconds
                 solved[a, k, t] = res.solved
-            if progress is not None:
-                progress((a * trials + t + 1) / total, f"{name}: trial {t + 1}/{trials}")
+            report(progress, (a * trials + t + 1) / total, f"{name}: trial {t + 1}/{trials}")
     se = (lambda v: v.std(axis=-1, ddof=1) / math.sqrt(trials)) if trials > 1 else (
         lambda v: np.zeros(v.shape[:-1]))
     return DNFTable(

@@ -41,7 +41,9 @@ from dynamics._common import (
     check_count,
     check_in_range,
     check_positive,
+    check_progress,
     describe,
+    report,
 )
 
 __all__ = [
@@ -61,6 +63,7 @@ __all__ = [
     "make_word_task",
     "WORD_METHODS",
     "WordTaskResult",
+    "WordTaskProgress",
     "train_word_task",
 ]
 
@@ -1043,6 +1046,17 @@ def _mean_se(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return m, a.std(axis=-1, ddof=1) / math.sqrt(a.shape[-1])
 
 
+@dataclass(frozen=True)
+class WordTaskProgress:
+    """The word task's held-out accuracies so far (``train_word_task`` passes it to a progress
+    callable that takes ``partial``): shape (epochs + 1, methods, seeds), NaN where not yet
+    computed; every computed entry equals the final result's."""
+
+    methods: tuple
+    word_accuracy: np.ndarray
+    char_accuracy: np.ndarray
+
+
 def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
                     chains: int = 16, step_size: float = 0.3, u_epochs: int = 5,
                     n_train: int = 300, n_test: int = 200, noise: float = 0.5,
@@ -1096,13 +1110,12 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
     methods = tuple(methods)
     if not methods or any(mth not in WORD_METHODS for mth in methods):
         raise ValueError(f"methods must be a non-empty subset of {WORD_METHODS}, got {methods!r}")
-    if progress is not None and not callable(progress):
-        raise ValueError(f"progress must be callable or None, got {describe(progress)}")
+    check_progress(progress)
     rng = as_generator(seed)
     eps = 1.0 / T
     n_methods = len(methods)
-    word = np.empty((epochs + 1, n_methods, seeds))
-    char = np.empty((epochs + 1, n_methods, seeds))
+    word = np.full((epochs + 1, n_methods, seeds), np.nan)
+    char = np.full((epochs + 1, n_methods, seeds), np.nan)
     long_word = np.empty((n_methods, seeds))
     long_char = np.empty((n_methods, seeds))
     w_dict = np.empty((n_methods, seeds))
@@ -1119,7 +1132,9 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
         nonlocal done
         done += 1
         if progress is not None:
-            progress(done / total_units, message)
+            # the curves so far: entries not yet computed are NaN, computed ones are final
+            report(progress, done / total_units, message,
+                   partial=WordTaskProgress(methods, word.copy(), char.copy()))
 
     def s32():
         return int(rng.integers(0, 2**32))

@@ -25,6 +25,7 @@ import os
 import re
 import pathlib
 import tempfile
+from dataclasses import dataclass
 from typing import ClassVar
 
 import holoviews as hv
@@ -33,12 +34,15 @@ import panel as pn
 import param
 
 from views import _knobs
+from views._jobs import Job, JobSection, Run
 from views._workarounds import (COLORBAR_TITLE, RasterImage, apply_options, bokeh_backend,
                                 dictionary_columns, matplotlib_backend, render_matplotlib)
 
 __all__ = [
     "Explorer",
     "Plot",
+    "Section",
+    "Run",
     "RasterImage",
     "EXPORT_FORMATS",
     "DENSE_POINTS",
@@ -278,6 +282,17 @@ class Plot:
         self.zoom = zoom
 
 
+@dataclass(frozen=True)
+class Section:
+    """A group of panels on the page (``Explorer.sections``): ``plots`` names their methods in
+    order, ``header`` an explorer method returning a widget drawn above them (a play control),
+    ``aside`` Markdown text drawn beside them."""
+
+    plots: tuple[str, ...]
+    header: str | None = None
+    aside: str = ""
+
+
 def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
     """Write a HoloViews object to ``path``; the format follows the suffix.
 
@@ -340,8 +355,14 @@ class Explorer(param.Parameterized):
     fields: ClassVar[tuple[str, ...]] = ()
     #: Sidebar groups, heading -> knob names; knobs in no group come first, without a heading.
     groups: ClassVar[dict[str, tuple[str, ...]]] = {}
-    #: Knobs whose widgets the page places itself, next to what they drive (not in the sidebar).
+    #: Knobs whose widgets the page places itself, next to what they drive (not in the sidebar;
+    #: a run's settings are placed with the run).
     placed: ClassVar[tuple[str, ...]] = ()
+    #: How the panels are laid out: sections of panels, each with an optional widget above and
+    #: text beside (default: one section with every panel).
+    sections: ClassVar[tuple["Section", ...]] = ()
+    #: Long computations the page offers (learning runs, experiments): see ``views._jobs``.
+    runs: ClassVar[tuple[Run, ...]] = ()
 
     error = param.String(default="", precedence=-1, doc="Message of the last failed computation.")
     notice = param.String(default="", precedence=-1,
@@ -357,6 +378,9 @@ class Explorer(param.Parameterized):
                       for p in self.plots if p.zoom or p.cloud is not None}
         #: Rasterized clouds of the current result, by cloud and window (see ``_raster``).
         self._rasters: dict = {}
+        #: One job per declared run, and the run each run panel draws.
+        self.jobs = {run.name: Job(self, run) for run in self.runs}
+        self._run_of = {p.method: run.name for run in self.runs for p in run.plots}
         self.notice = " ".join(self._constrain())
 
     # --- knobs -------------------------------------------------------------------------------
@@ -528,8 +552,25 @@ class Explorer(param.Parameterized):
     # --- figure and export -------------------------------------------------------------------
     def _call(self, plot: Plot, method: str, x_range=None):
         with dictionary_columns():
+            if method in self._run_of:  # a run's panel draws the result it shows
+                return getattr(self, method)(self.jobs[self._run_of[method]].shown)
             return (getattr(self, method)(x_range=x_range) if plot.zoom
                     else getattr(self, method)())
+
+    def panels(self) -> tuple[Plot, ...]:
+        """The panels of the current figure: ``plots``, then those of every run that has a
+        finished result."""
+        extra = tuple(p for run in self.runs if self.jobs[run.name].result is not None
+                      for p in run.plots)
+        return tuple(self.plots) + extra
+
+    def run_pane(self, plot: Plot, stream) -> pn.viewable.Viewable:
+        """A run panel on the page, redrawn whenever the job shows a new (partial) result."""
+        return pn.pane.HoloViews(
+            hv.DynamicMap(lambda **_: self.page_style(plot, self._call(plot, plot.method)),
+                          streams=[stream], cache_size=1),
+            backend="bokeh", sizing_mode="fixed", width=PLOT_WIDTH, height=PLOT_HEIGHT,
+            linked_axes=False)
 
     def element(self, plot: Plot):
         """The static element of one panel, as the page shows it: clouds rasterized over the
@@ -576,10 +617,11 @@ class Explorer(param.Parameterized):
         matplotlib_backend()
         token = _EXPORTING.set(True)
         try:
-            layout = hv.Layout([self.element(p) for p in self.plots]).cols(self.columns)
+            panels = self.panels()
+            layout = hv.Layout([self.element(p) for p in panels]).cols(self.columns)
         finally:
             _EXPORTING.reset(token)
-        rows = -(-len(self.plots) // self.columns)
+        rows = -(-len(panels) // self.columns)
         return layout.opts(sublabel_format="", fig_inches=(FIG_INCHES * self.columns, 3.6 * rows),
                            hspace=0.35, vspace=0.45, backend="matplotlib")
 
@@ -681,7 +723,8 @@ class Explorer(param.Parameterized):
     def controls(self) -> pn.viewable.Viewable:
         """The sidebar: every knob's widget, in declaration order, grouped under the headings
         of ``groups`` (knobs in no group first)."""
-        grouped = [n for names in self.groups.values() for n in names] + list(self.placed)
+        grouped = [n for names in self.groups.values() for n in names] + list(self.placed) + [
+            n for run in self.runs for n in run.settings]
         sections = [(None, [n for n in self.knob_names() if n not in grouped]),
                     *self.groups.items()]
         items = []
@@ -731,15 +774,14 @@ class Explorer(param.Parameterized):
         sidebar). Explorers that arrange their page differently reuse ``page_parts``."""
         parts = self.page_parts()
         return pn.Column(parts["alert"], parts["about"], parts["status"], parts["grid"],
-                         parts["downloads"], sizing_mode="stretch_width")
+                         parts["downloads"], *parts["runs"], sizing_mode="stretch_width")
 
     def page_parts(self) -> dict:
         """The pieces of the page body, by name: alert, about, status, panes (one live pane
         per plot), grid (the panes laid out, with the zoom reset when there is one) and
         downloads."""
         panes = [self._pane(p) for p in self.plots]
-        # Panels wrap: two columns on a wide screen, one on a projector's 1024 x 768.
-        grid = pn.FlexBox(*panes, gap="8px", sizing_mode="stretch_width")
+        grid = self._sections(dict(zip((p.method for p in self.plots), panes)))
         if any(p.zoom for p in self.plots):
             def on_reset(_):
                 # A fresh plot starts from the full range; a stream reset alone would leave the
@@ -762,8 +804,27 @@ class Explorer(param.Parameterized):
         status = pn.pane.Markdown(pn.bind(lambda **_: math_markdown(self.status()),
                                           **{k: self.param[k] for k in self.knob_names()}),
                                   sizing_mode="stretch_width", margin=(0, 10))
+        runs = [JobSection(self, self.jobs[run.name]) for run in self.runs]
         return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
-                    downloads=self.downloads())
+                    downloads=self.downloads(), runs=runs)
+
+    def _sections(self, panes: dict) -> pn.Column:
+        """The panels laid out by ``sections`` (default: all in one). Panels wrap: two columns
+        on a wide screen, one on a projector's 1024 x 768."""
+        sections = self.sections or (Section(tuple(panes)),)
+        laid = [n for section in sections for n in section.plots]
+        if sorted(laid) != sorted(panes):
+            raise ValueError(f"{type(self).__name__}.sections must place every panel once, "
+                             f"got {laid} for {list(panes)}")
+        blocks = []
+        for section in sections:
+            if section.header is not None:
+                blocks.append(getattr(self, section.header)())
+            items = [panes[n] for n in section.plots]
+            if section.aside:
+                items.append(pn.pane.Markdown(math_markdown(section.aside), width=PLOT_WIDTH))
+            blocks.append(pn.FlexBox(*items, gap="8px", sizing_mode="stretch_width"))
+        return pn.Column(*blocks, sizing_mode="stretch_width")
 
     def _pane(self, plot: Plot) -> pn.viewable.Viewable:
         """The live pane of one panel: a HoloViews plot, or, for a table, an HTML table.

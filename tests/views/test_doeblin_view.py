@@ -3,9 +3,6 @@ checkpoints, the staged chain, and the experiments (cached, shown and exported o
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-
 import holoviews as hv
 import numpy as np
 import pytest
@@ -15,6 +12,7 @@ import views.doeblin as vd
 from dynamics import doeblin as db
 from views import EXPLORERS
 from views.doeblin import DoeblinExplorer
+from views._jobs import cached_result
 
 #: Small experiment settings (a second or two each).
 SMALL = dict(transitions=5, epochs=1, seeds=1, trials=5)
@@ -146,7 +144,7 @@ def test_page_builds_with_player_and_placeholders():
     players[0].value = 5
     assert e.checkpoint == 5
     text = " ".join(str(getattr(o, "object", "")) for o in body.select(lambda o: True))
-    assert "Click **Run** to train" in text and "Click **Run** to run" in text
+    assert "Click **Run the word task**" in text and "Click **Run the DNF search**" in text
 
 
 def test_experiments_run_cache_show_and_export(tmp_path):
@@ -154,51 +152,45 @@ def test_experiments_run_cache_show_and_export(tmp_path):
     body = e.panel()
     body.get_root(Document())
     reports = []
-    word = e.run_experiment("word", progress=lambda f, m: reports.append((f, m)))
+    word = e.jobs["word"].compute(progress=lambda f, m: reports.append((f, m)))
     assert reports and reports[-1][0] == pytest.approx(1.0)
     assert word.word_mean.shape == (2, 4)
     # cached across explorers (sessions): a second run is instant and reports nothing
     other = DoeblinExplorer(**SMALL)
-    assert vd.cached_experiment("word", other.experiment_settings("word")) is word
+    run = other.jobs["word"].run
+    assert cached_result(other, run, other.jobs["word"].current_settings()) is word
     again = []
-    assert other.run_experiment("word", progress=lambda f, m: again.append(f)) is word
+    assert other.jobs["word"].compute(progress=lambda f, m: again.append(f)) is word
     assert again == []
-    e.run_experiment("dnf")
+    e.jobs["dnf"].compute()
     # the figure grows by the experiments' panels once they are run
     figure = e.figure()
     assert len(figure) == len(DoeblinExplorer.plots) + 3
     assert len(DoeblinExplorer().figure()) == len(DoeblinExplorer.plots)
     path = e.export(tmp_path / "with-experiments.png")
     assert path.stat().st_size > 10_000
-    summary = vd.experiment_summary("word", e.experiments["word"][0], word)
+    summary = vd.experiment_summary("word", e.jobs["word"].settings, word)
     assert "best final word accuracy" in summary and any(m in summary for m in word.methods)
-    table = vd.dnf_table_markdown(e.experiments["dnf"][1])
+    table = vd.dnf_table_markdown(e.jobs["dnf"].result)
     assert len(table.splitlines()) == 2 + 3 and "2-stage" in table
 
 
-def test_run_button_runs_off_the_event_loop():
-    e = DoeblinExplorer(transitions=6, epochs=1, seeds=1)
-    e.panel().get_root(Document())
-    section = e._sections["word"]
-
-    async def click_and_tick():
-        ticks = 0
-        task = asyncio.ensure_future(section._on_click())
-        while not task.done():  # the loop keeps running while the experiment trains
-            ticks += 1
-            await asyncio.sleep(0.01)
-        await task
-        return ticks
-
-    # A fresh event loop in a thread of its own: the browser tests' Playwright loop may be
-    # running in this thread when the whole suite runs in one process.
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        ticks = pool.submit(asyncio.run, click_and_tick()).result()
-    assert ticks > 0
-    assert "word" in e.experiments and section.progress.value == 1000
-    assert section.status.object.startswith("Done")
-    assert not section.button.disabled
-    assert len(section.results.objects) >= 2  # plots and the summary line
+def test_summaries_say_whether_the_run_agrees_with_the_paper():
+    """The page's sentence about the outcome is generated from the result (it cannot go
+    stale): a run where Doeblin training ends best agrees with Fig 4, one where a Gibbs
+    baseline does differs; restarts needing fewer steps agree with Table 1."""
+    assert vd._word_verdict("doeblin-edit").startswith("**Agrees")
+    assert vd._word_verdict("basic-gibbs").startswith("**Differs") and "basic-gibbs" in \
+        vd._word_verdict("basic-gibbs")
+    names = ["0-stage", "1-stage", "2-stage"]
+    assert vd._dnf_verdict(names, np.array([1000.0, 400.0, 500.0])).startswith("**Agrees")
+    assert "2.50x fewer" in vd._dnf_verdict(names, np.array([1000.0, 400.0, 500.0]))
+    assert vd._dnf_verdict(names, np.array([100.0, 400.0, 500.0])).startswith("**Differs")
+    e = DoeblinExplorer(**SMALL)
+    word = e.jobs["word"].compute()
+    best = word.methods[int(np.argmax(word.word_mean[-1]))]
+    assert vd._word_verdict(best) in vd.experiment_summary("word", e.jobs["word"].settings, word)
+    assert "What the default run shows" not in vd.WORD_TEXT + vd.DNF_TEXT
 
 
 #: Another value for every knob of the static panels.

@@ -191,3 +191,15 @@ def test_moving_a_display_knob_redraws_only_its_panel():
     calls.clear()
     explorer.seed = 11
     assert sorted(set(calls)) == sorted(p.method for p in explorer.plots)
+
+
+def test_every_explorer_has_a_redraw_benchmark_and_the_guide_says_how():
+    """Registering an explorer asks for a bench entry too (CONTRIBUTING.md, step 3)."""
+    import pathlib
+
+    from tests.bench.test_bench_views import MOVES
+
+    assert set(MOVES) == set(EXPLORERS)
+    guide = (pathlib.Path(__file__).resolve().parents[2] / "CONTRIBUTING.md").read_text()
+    for step in ("dynamics.ENGINES", "EXPLORERS", "CHANGES", "_thumbnails", "MOVES", "Run("):
+        assert step in guide, step

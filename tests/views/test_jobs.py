@@ -1,0 +1,129 @@
+"""Long runs as jobs (views/_jobs.py), on the Doeblin page's word task and DNF search: progress
+reaches 100 %, partial curves stream and equal the final curves' prefix, Cancel stops the engine
+within a second, a newer request supersedes an older one, a failure shows an alert and keeps the
+previous result, and the page's event loop keeps running throughout."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+
+import numpy as np
+import pytest
+from bokeh.document import Document
+
+from views import _jobs
+from views._jobs import JobSection
+from views.doeblin import DoeblinExplorer
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """The results cache is shared across sessions: stand-in results must not leak out."""
+    saved = dict(_jobs._CACHE)
+    _jobs._CACHE.clear()
+    yield
+    _jobs._CACHE.clear()
+    _jobs._CACHE.update(saved)
+
+
+def _in_loop(coroutine_function):
+    """Run a coroutine in a fresh event loop in a thread of its own (the browser tests'
+    Playwright loop may be running in this thread when the whole suite runs together)."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine_function()).result()
+
+
+def test_a_run_streams_partial_curves_that_are_the_final_curves_prefix():
+    e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
+    job = e.jobs["word"]
+    section = JobSection(e, job)
+    section.__panel__().get_root(Document())
+    shown, fractions = [], []
+    job.param.watch(lambda ev: shown.append(ev.new), "shown")
+    job.param.watch(lambda ev: fractions.append(ev.new), "fraction")
+
+    async def run():
+        ticks = 0
+        task = asyncio.ensure_future(section._on_click())
+        while not task.done():  # the loop keeps running while the job trains
+            ticks += 1
+            await asyncio.sleep(0.01)
+        await task
+        return ticks
+
+    assert _in_loop(run) > 10
+    final = job.result
+    assert final is not None and job.fraction == 1.0 and fractions[-1] == 1.0
+    assert not job.running and job.error == ""
+    partials = [s for s in shown if s is not final]
+    assert len(partials) >= 2  # the curves grew on the page
+    for partial in partials:
+        done = np.isfinite(partial.word_accuracy)
+        assert done.any()
+        assert np.array_equal(partial.word_accuracy[done], final.word_accuracy[done])
+    assert len(section.results.objects) >= 2  # panels and the summary line
+    assert "Agrees" in section.results.objects[-1].object or \
+        "Differs" in section.results.objects[-1].object
+
+
+def test_cancel_stops_the_engine_within_a_second_and_keeps_the_last_result():
+    e = DoeblinExplorer(transitions=40, epochs=40, seeds=4)  # a couple of minutes if let run
+    job = e.jobs["word"]
+
+    async def run():
+        task = asyncio.ensure_future(job.start())
+        while job.fraction == 0.0:
+            await asyncio.sleep(0.02)
+        cancelled = time.monotonic()
+        job.cancel()
+        await task
+        return time.monotonic() - cancelled
+
+    seconds = _in_loop(run)
+    assert seconds < 1.0, seconds
+    assert not job.running and job.result is None and "Cancelled" in job.message
+
+
+def test_a_newer_request_supersedes_an_older_one(monkeypatch):
+    """The older run cannot be cancelled (this stand-in never reports progress) and finishes
+    last: its result must not replace the newer one."""
+    def slow_search(self, settings, progress=None):
+        time.sleep(1.5 if settings["trials"] == 5 else 0.3)
+        return f"result of {settings['trials']} trials"
+
+    monkeypatch.setattr(DoeblinExplorer, "run_dnf_search", slow_search)
+    e = DoeblinExplorer(trials=5)
+    job = e.jobs["dnf"]
+
+    async def run():
+        older = asyncio.ensure_future(job.start())
+        await asyncio.sleep(0.1)
+        e.trials = 6
+        await job.start()
+        assert job.result == "result of 6 trials"
+        await older
+        await asyncio.sleep(0.05)
+
+    _in_loop(run)
+    assert job.result == "result of 6 trials" and job.settings == {"trials": 6}
+    assert job.shown == job.result and not job.running
+
+
+def test_a_failing_run_shows_an_alert_and_keeps_the_previous_result(monkeypatch):
+    e = DoeblinExplorer(trials=5)
+    job = e.jobs["dnf"]
+    good = job.compute()
+
+    def broken(self, settings, progress=None):
+        raise ValueError("trials must be odd, got 6 (a test failure)")
+
+    monkeypatch.setattr(DoeblinExplorer, "run_dnf_search", broken)
+    e.trials = 6
+    section = JobSection(e, job)
+    section.__panel__().get_root(Document())
+    _in_loop(job.start)
+    assert "a test failure" in job.error and job.result is good and job.shown is good
+    assert section.alert.visible and "a test failure" in section.alert.object
+    assert not job.running and len(section.results.objects) >= 2  # the last result stays

@@ -1,0 +1,269 @@
+"""Long computations on a page (learning runs, experiments) as jobs: one mechanism for every
+explorer.
+
+An explorer declares what it offers with ``Run`` (class attribute ``runs``); each page gets one
+``Job`` per run, and ``JobSection`` draws it: the run's settings, Run and Cancel buttons, a
+progress bar with status text, an alert when a run fails, and the run's panels, which grow while
+it runs (the engine's partial results, see ``dynamics._common.report``) and keep the last result
+on screen. The computation runs in a worker thread (the engines' Numba kernels release the GIL),
+so the page answers meanwhile; every update of the page happens on the session's event loop.
+
+- A newer request supersedes an older one: the older is cancelled (its progress callable raises
+  ``dynamics._common.Cancelled`` at the engine's next report) and whatever it returns is never
+  shown.
+- Results are cached per settings across sessions (``CACHE_SIZE`` entries): asking again is
+  instant.
+- A failing run shows an alert; the previous result stays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import holoviews as hv
+import panel as pn
+import param
+
+from dynamics._common import Cancelled
+
+__all__ = ["Run", "Job", "JobSection", "cached_result", "CACHE_SIZE"]
+
+#: Finished results kept across sessions, by (page, run, settings).
+CACHE_SIZE = 16
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_LOCK = threading.Lock()
+#: How often a running job's progress and partial result reach the page (seconds).
+REFRESH = 0.25
+
+
+@dataclass(frozen=True)
+class Run:
+    """A long computation an explorer offers, declared on its class (``runs``).
+
+    ``compute``, ``estimate``, ``summary`` and ``extra`` name explorer methods:
+    ``compute(settings, progress)`` returns the result (it calls one engine, passing
+    ``progress`` on); ``estimate(settings)`` gives the expected seconds; ``summary(settings,
+    result)`` and ``extra(settings, result)`` Markdown shown under the panels (a line read off
+    the result, a table). ``plots`` are panels whose methods take the
+    result (a partial one while the run goes, when the engine streams them)."""
+
+    name: str
+    title: str
+    button: str
+    settings: tuple[str, ...]
+    compute: str
+    plots: tuple = ()
+    text: str = ""
+    estimate: str | None = None
+    summary: str | None = None
+    extra: str | None = None
+
+
+def _cache_key(explorer, run: Run, settings: dict) -> tuple:
+    return (explorer.slug, run.name, *sorted(settings.items()))
+
+
+def cached_result(explorer, run: Run, settings: dict):
+    """The result of ``run`` with ``settings`` if some session computed it, else None."""
+    with _CACHE_LOCK:
+        return _CACHE.get(_cache_key(explorer, run, settings))
+
+
+def _store(explorer, run: Run, settings: dict, result) -> None:
+    with _CACHE_LOCK:
+        _CACHE[_cache_key(explorer, run, settings)] = result
+        while len(_CACHE) > CACHE_SIZE:
+            _CACHE.popitem(last=False)
+
+
+class Job(param.Parameterized):
+    """One run on one page: its state, and the result it shows."""
+
+    running = param.Boolean(False, doc="A computation is under way.")
+    fraction = param.Number(0.0, bounds=(0.0, 1.0), doc="Fraction done of the running computation.")
+    message = param.String("", doc="What the job is doing, or how it ended.")
+    error = param.String("", doc="Why the last run failed (empty when it did not).")
+    shown = param.Parameter(None, doc="The result on screen: the last finished one, or the "
+                                      "running computation's partial result.")
+    settings = param.Dict(None, allow_None=True, doc="The settings of the finished result.")
+    result = param.Parameter(None, doc="The last finished result.")
+
+    def __init__(self, explorer, run: Run, **params):
+        super().__init__(**params)
+        self.explorer, self.run = explorer, run
+        self._token = 0
+        self._cancel: threading.Event | None = None
+
+    def current_settings(self) -> dict:
+        return {name: getattr(self.explorer, name) for name in self.run.settings}
+
+    # --- running -------------------------------------------------------------------------------
+    def _progress_callable(self, cancel: threading.Event, latest: dict):
+        def progress(fraction, message, partial=None):
+            if cancel.is_set():
+                raise Cancelled()
+            latest.update(fraction=float(fraction), message=str(message))
+            if partial is not None:
+                latest["partial"] = partial
+        return progress
+
+    def _compute(self, settings: dict, progress):
+        return getattr(self.explorer, self.run.compute)(dict(settings), progress)
+
+    def compute(self, progress=None):
+        """Run (or fetch from the cache) with the current settings, blocking, and show the
+        result: for scripts and tests. ``progress`` gets the engine's reports."""
+        settings = self.current_settings()
+        result = cached_result(self.explorer, self.run, settings)
+        if result is None:
+            result = self._compute(settings, progress)
+            _store(self.explorer, self.run, settings, result)
+        self._finish(settings, result, 0.0)
+        return result
+
+    def cancel(self) -> None:
+        """Stop the running computation at the engine's next progress report."""
+        if self._cancel is not None:
+            self._cancel.set()
+
+    async def start(self) -> None:
+        """Run with the current settings in a worker thread, showing progress and partial
+        results on this event loop; a later ``start`` supersedes this one."""
+        self._token += 1
+        token = self._token
+        self.cancel()  # supersede the run under way, if any
+        cancel = threading.Event()
+        self._cancel = cancel
+        settings = self.current_settings()
+        started = time.monotonic()
+        hit = cached_result(self.explorer, self.run, settings)
+        if hit is not None:
+            self._finish(settings, hit, 0.0)
+            self.message = "Already computed (cached): shown at once."
+            return
+        latest: dict = {}
+        self.param.update(running=True, error="", fraction=0.0, message="Starting…")
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(None, self._compute, settings,
+                                      self._progress_callable(cancel, latest))
+        while not future.done():
+            await asyncio.wait({future}, timeout=REFRESH)
+            if token == self._token and latest:
+                update = dict(fraction=min(max(latest["fraction"], 0.0), 1.0),
+                              message=f"{100 * latest['fraction']:.0f} %: {latest['message']}")
+                if "partial" in latest:
+                    update["shown"] = latest.pop("partial")
+                self.param.update(**update)
+        try:
+            result = future.result()
+        except Cancelled:
+            if token == self._token:
+                self.param.update(running=False, shown=self.result,
+                                  message="Cancelled; the last finished result is shown."
+                                  if self.result is not None else "Cancelled.")
+            return
+        except Exception as exc:  # noqa: BLE001 - shown on the page; the server keeps running
+            if token == self._token:
+                self.param.update(running=False, shown=self.result, error=str(exc) or
+                                  type(exc).__name__, message="Failed.")
+            return
+        _store(self.explorer, self.run, settings, result)
+        if token == self._token:
+            self._finish(settings, result, time.monotonic() - started)
+
+    def _finish(self, settings: dict, result, seconds: float) -> None:
+        self.param.update(running=False, fraction=1.0, error="", settings=dict(settings),
+                          result=result, shown=result,
+                          message=f"Done in {seconds:.1f} s." if seconds else "Done.")
+
+
+class JobSection(pn.viewable.Viewer):
+    """A run's part of the page: text, settings, Run and Cancel, progress, alert, panels."""
+
+    def __init__(self, explorer, job: Job):
+        super().__init__()
+        self.explorer, self.job, run = explorer, job, job.run
+        self.settings = pn.FlexBox(*[pn.Column(explorer.control(n), width=180)
+                                     for n in run.settings], gap="8px")
+        self.button = pn.widgets.Button(label=run.button, color="primary", width=200)
+        self.stop = pn.widgets.Button(label="Cancel", color="light", width=90, disabled=True)
+        self.progress = pn.indicators.Progress(value=0, max=1000, active=False,
+                                               sizing_mode="stretch_width", max_width=400,
+                                               bar_color="primary", margin=(14, 10))
+        self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
+        self.alert = pn.pane.Alert("", alert_type="danger", visible=False,
+                                   sizing_mode="stretch_width")
+        self.results = pn.Column(sizing_mode="stretch_width")
+        self.button.on_click(self._on_click)
+        self.stop.on_click(lambda _: job.cancel())
+        job.param.watch(self._state, ["running", "fraction", "message", "error"])
+        job.param.watch(self._shown, ["shown"])
+        explorer.param.watch(self._settings_changed, list(run.settings))
+        self._panes = None
+        self._state()
+        self._shown()
+
+    async def _on_click(self, event=None) -> None:
+        await self.job.start()
+
+    # --- drawing ---------------------------------------------------------------------------------
+    def _state(self, *events) -> None:
+        job = self.job
+        self.button.disabled = False  # a new request supersedes the running one
+        self.stop.disabled = not job.running
+        self.progress.active = job.running
+        self.progress.value = int(round(1000 * job.fraction))
+        self.status.object = job.message
+        self.alert.object = f"**The run failed:** {job.error}" if job.error else ""
+        self.alert.visible = bool(job.error)
+
+    def placeholder(self) -> pn.pane.Alert:
+        run, explorer = self.job.run, self.explorer
+        settings = self.job.current_settings()
+        if cached_result(explorer, run, settings) is not None:
+            when = "already computed: instant"
+        elif run.estimate is not None:
+            when = f"about {getattr(explorer, run.estimate)(settings):.0f} s"
+        else:
+            when = "it runs in the background"
+        return pn.pane.Alert(
+            f"Click **{run.button}** to compute ({when}). The computation runs in the "
+            "background: the rest of the page stays live.", alert_type="info",
+            sizing_mode="stretch_width")
+
+    def _settings_changed(self, *events) -> None:
+        if self.job.shown is None and not self.job.running:
+            self.results.objects = [self.placeholder()]
+
+    def _shown(self, *events) -> None:
+        job, explorer = self.job, self.explorer
+        if job.shown is None:
+            self.results.objects = [self.placeholder()]
+            return
+        if self._panes is None:
+            stream = hv.streams.Params(job, ["shown"])
+            self._panes = [explorer.run_pane(plot, stream) for plot in job.run.plots]
+        body = [pn.FlexBox(*self._panes, gap="8px")]
+        if job.result is not None and job.shown is job.result:
+            for name in (job.run.extra, job.run.summary):
+                if name is not None:
+                    body.append(pn.pane.Markdown(
+                        getattr(explorer, name)(job.settings, job.result),
+                        sizing_mode="stretch_width"))
+        self.results.objects = body
+
+    def __panel__(self):
+        from views._common import math_markdown
+
+        run = self.job.run
+        return pn.Card(
+            pn.pane.Markdown(math_markdown(run.text), sizing_mode="stretch_width", max_width=960),
+            self.settings,
+            pn.Row(self.button, self.stop, self.progress, sizing_mode="stretch_width"),
+            self.status, self.alert, self.results,
+            title=run.title, collapsible=True, sizing_mode="stretch_width", margin=(10, 10),
+        )
