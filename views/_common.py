@@ -36,7 +36,8 @@ import param
 from views import _knobs
 from views._jobs import Job, JobSection, Run
 from views._workarounds import (COLORBAR_TITLE, RasterImage, apply_options, bokeh_backend,
-                                dictionary_columns, matplotlib_backend, render_matplotlib)
+                                dictionary_columns, matplotlib_backend, render_matplotlib,
+                                standalone_resources)
 
 __all__ = [
     "Explorer",
@@ -310,11 +311,11 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
         # Plain Bokeh with inline BokehJS: a single file that works offline (saving through
         # Panel would link Panel's stylesheets from a CDN).
         from bokeh.embed import file_html
-        from bokeh.resources import INLINE
 
         bokeh_backend()
         model = hv.render(figure, backend="bokeh")
-        path.write_text(file_html(model, INLINE, title=title or path.stem), encoding="utf-8")
+        path.write_text(file_html(model, standalone_resources(), title=title or path.stem),
+                        encoding="utf-8")
         return path
     import matplotlib.pyplot as plt
 

@@ -12,6 +12,7 @@ scoped to the page's own element building (``dictionary_columns``).
 | ``apply_options`` memo | reuses option trees: ~20 % of a redraw went to ``.opts`` | memoized styling equals ``.opts`` |
 | ``dictionary_columns`` | dict-of-arrays columns instead of pandas: several ms per element per redraw | elements built in it are dictionary-backed |
 | ``render_matplotlib`` | no layout refit by repeated redraws: export about 3x faster | ``LayoutPlot.v17_layout_format`` still exists |
+| ``standalone_resources`` | an HTML export that works offline: Bokeh's inline resources without the external files that every imported extension's models (Panel's katex, MathJax) add | the offline export test in Chromium |
 | ``COLORBAR_TITLE`` (bug) | a colour bar's title follows the data (HoloViews draws it once) | live == fresh test (torus q) |
 """
 
@@ -24,7 +25,7 @@ import threading
 import holoviews as hv
 
 __all__ = ["RasterImage", "bokeh_backend", "matplotlib_backend", "apply_options",
-           "dictionary_columns", "render_matplotlib", "COLORBAR_TITLE"]
+           "dictionary_columns", "render_matplotlib", "standalone_resources", "COLORBAR_TITLE"]
 
 
 class RasterImage(hv.Image):
@@ -199,3 +200,27 @@ class _ColorbarTitle:
 
 
 COLORBAR_TITLE = _ColorbarTitle()
+
+
+# --- standalone HTML ------------------------------------------------------------------------
+
+
+def standalone_resources():
+    """Bokeh's inline resources for an exported figure, without external files.
+
+    ``bokeh.resources.Resources`` adds the ``__javascript__`` and ``__css__`` files of every
+    model class ever imported, used or not: once Panel is imported (the app calls
+    ``pn.extension("katex")``), a plain Bokeh figure's "standalone" file asked for katex,
+    es-module-shims under ``static/`` and MathJax from a CDN, which fail offline. An exported
+    figure holds Bokeh's own models only, whose code is inline."""
+    from bokeh.resources import Resources
+
+    class StandaloneResources(Resources):
+        def _collect_external_resources(self, resource_attr) -> list[str]:
+            return []
+
+        def clone(self, *, components=None):  # Bokeh's bundler clones the resources
+            return StandaloneResources(mode="inline", components=components if components
+                                       is not None else list(self.components))
+
+    return StandaloneResources(mode="inline")
