@@ -29,6 +29,7 @@ HERDING_STEPS = 20_000
 MAX_PERIOD = 64
 LOG_T = hv.Dimension("logT", label="log₁₀ temperature T")
 DOUBLING_COLOR, THRESH_COLOR = "#d62728", "#2ca02c"
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class BifurcationExplorer(Explorer):
                          doc="Attractor samples per temperature (periods up to keep/2 detected).")
     eta = param.Number(1.0, bounds=(0.1, 5.0), step=0.05, label="Step size eta",
                        doc="Constant step of the gradient ascent; only eta / T matters.")
-    coordinate = param.Integer(1, bounds=(1, 4), label="Plotted weight w_k",
+    coordinate = param.Integer(1, bounds=(1, 4), label="Plotted weight wₖ",
                                doc="Which weight coordinate the orbit diagram shows (k <= K).")
 
     fields = ("seed",)
@@ -128,10 +129,10 @@ class BifurcationExplorer(Explorer):
 
     plots = (
         Plot("orbit_annotations", cloud="orbit_cloud", zoom=True,
-             title="Orbit diagram: attractor of w_k against T (Fig 1.1)"),
+             title="Orbit diagram of wₖ against T (Fig 1.1)"),
         Plot("period_plot", title="Attractor period against T (Fig 1.1 left)",
              ignores=("coordinate",)),
-        Plot("attractor_plot", title="Attractor sets by temperature (Fig 1.1 right)",
+        Plot("attractor_plot", title="Attractor sets (Fig 1.1 right)",
              ignores=("coordinate",)),
         Plot("lyapunov_plot", title="Largest Lyapunov exponent", ignores=("coordinate",)),
         Plot("cascade_table", title="Doubling temperatures and Feigenbaum ratios",
@@ -207,7 +208,7 @@ picture slides to higher temperatures.
         return hv.Points((x, y), kdims=[LOG_T, self._wdim()])
 
     def _wdim(self) -> hv.Dimension:
-        return hv.Dimension("w", label=f"weight w_{self._valid()[1] + 1} on the attractor")
+        return hv.Dimension("w", label=f"weight w{str(self._valid()[1] + 1).translate(SUBSCRIPTS)} on the attractor")
 
     def _doubling_marks(self, res: Analysis, y0: float, y1: float, x0: float, x1: float,
                         ydim: hv.Dimension):
@@ -245,7 +246,7 @@ picture slides to higher temperatures.
                       interpolation="steps-mid", bokeh=dict(line_width=1.5), mpl=dict(linewidth=1.2))
         c = res.cascade
         dots = hv.Scatter((np.log10(c.temperatures), c.periods.astype(float)), *dims,
-                          label="doublings T_n")
+                          label="doublings Tₙ")
         dots = style(dots, color=DOUBLING_COLOR, bokeh=dict(size=7), mpl=dict(s=25))
         overlay = curve * dots
         if c.t_thresh_extrapolated is not None:
@@ -303,6 +304,6 @@ picture slides to higher temperatures.
         if not rows:
             rows = [("-", "-", "no cascade in this range", "", "")]
         table = hv.Table(rows, kdims=["n", "period"],
-                         vdims=["T_n", "δ_n", "found by"])
+                         vdims=["Tₙ", "δₙ", "found by"])
         return style(table, bokeh=dict(width=460, height=400),
                      mpl=dict(max_font_size=9, max_value_len=24))

@@ -243,7 +243,7 @@ class DoeblinExplorer(Explorer):
                            doc="The three-state chain of Fig 1, a random ergodic chain, or a "
                                "barbell: two dense clusters joined by one weak edge.")
     log_delta = param.Number(-4.0, bounds=(-6.0, -0.5), step=0.1,
-                             label="Mode escape δ = 10^x (3-state, barbell)",
+                             label="Mode escape, log₁₀ δ (3-state, barbell)",
                              doc="log10 of the probability delta of leaving a mode: the "
                                  "three-state chain's delta (Fig 1 uses 1e-4) or the barbell's "
                                  "bridge. The chain mixes in about 1/delta steps.")
@@ -270,21 +270,21 @@ class DoeblinExplorer(Explorer):
     restart_state = param.Integer(3, bounds=(1, 40), label="Point mass at state",
                                   doc="State (1-based, clamped to n) of the point-mass restart.")
     log_eps = param.Number(-2.0, bounds=(-4.0, 0.0), step=0.1,
-                           label="Restart probability ε = 10^x",
+                           label="Restart probability, log₁₀ ε",
                            doc="log10 of eps for the eigenvalues, the sampling race and the "
                                "marker on the curves.")
     state = param.Integer(1, bounds=(1, 40), label="Tracked state y",
                           doc="State (1-based, clamped to n) whose probability the first panel "
                               "follows; Fig 1 tracks state 1.")
     log_eps_min = param.Number(-8.0, bounds=(-10.0, -2.0), step=0.5,
-                               label="Smallest ε plotted = 10^x",
+                               label="Smallest ε plotted, log₁₀ ε",
                                doc="Left end of the log grid of eps in the curve panels.")
     eps_points = param.Integer(81, bounds=(20, 300), label="Points of the ε grid",
                                doc="Number of log-spaced eps values (one eigen-decomposition "
                                    "each).")
 
     # --- the race and the staged chain ----------------------------------------------------------
-    log_budget = param.Number(5.0, bounds=(3.0, 6.5), step=0.1, label="Race budget = 10^x steps",
+    log_budget = param.Number(5.0, bounds=(3.0, 6.5), step=0.1, label="Race budget, log₁₀ steps",
                               doc="Steps given to each sampler: about budget * eps exact draws "
                                   "(1/eps steps each) against the same number of plain steps.")
     start = param.Integer(1, bounds=(1, 40), label="Plain chain starts at state",
@@ -294,7 +294,7 @@ class DoeblinExplorer(Explorer):
                                doc="Which of the geometrically spaced budgets the histograms "
                                    "show (the play control runs through them).")
     log_eps1 = param.Number(-1.0, bounds=(-2.0, 0.0), step=0.1,
-                            label="Staged chain: ε₁ = 10^x",
+                            label="Staged chain, log₁₀ ε₁",
                             doc="Rate of leaving the simpler middle stage of Fig 2(b): about "
                                 "1/eps_1 steps of the simpler chain after each restart.")
 
@@ -333,7 +333,7 @@ class DoeblinExplorer(Explorer):
 
     #: Each panel redraws only on the knobs it reads (the play control only redraws the race).
     plots = (
-        Plot("stationary_plot", title="π̃_ε(y) against ε: two regimes (Fig 1 right)",
+        Plot("stationary_plot", title="π̃(y) against ε: two regimes (Fig 1 right)",
              depends=SWEEP_KNOBS + ("state", "log_eps")),
         Plot("divergence_plot", title="Distance to π (Props 3.4, 3.5)", depends=SWEEP_KNOBS),
         Plot("gap_plot", title="Spectral gap (Prop 3.1)", depends=SWEEP_KNOBS),
@@ -452,7 +452,7 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         res = self.result()
         sw, y = res.sweep, res.state
         dims = [EPS, hv.Dimension("p", label=f"stationary probability of state {y + 1}")]
-        curve = Curve((sw.eps, sw.stationary[:, y]), *dims, label=f"π̃_ε({y + 1})")
+        curve = Curve((sw.eps, sw.stationary[:, y]), *dims, label=f"π̃({y + 1}) at each ε")
         pi = Curve((sw.eps[[0, -1]], np.full(2, sw.pi[y])), *dims,
                    label=f"π({y + 1}) = {sw.pi[y]:.3g}")
         now = Scatter(([res.eps], [res.race.restart_law[y]]), *dims,
@@ -473,12 +473,12 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
     def divergence_plot(self):
         res = self.result()
         sw = res.sweep
-        y = hv.Dimension("d", label="divergence from π (KL nats, d_π)")
+        y = hv.Dimension("d", label="divergence from π (KL in nats; Mahalanobis)")
         # KL below 1e-14 nats is round-off (a difference of nearly equal logs): not drawn
         kl_a, kl_b = _positive(sw.kl_restart_pi, 1e-14), _positive(sw.kl_pi_restart, 1e-14)
         kl1 = Curve((sw.eps, kl_a), EPS, y, label="KL(π̃ ‖ π)")
         kl2 = Curve((sw.eps, kl_b), EPS, y, label="KL(π ‖ π̃)")
-        maha = Curve((sw.eps, _positive(sw.mahalanobis)), EPS, y, label="d_π(π̃)")
+        maha = Curve((sw.eps, _positive(sw.mahalanobis)), EPS, y, label="Mahalanobis distance of π̃ from π")
         thick = dict(bokeh=dict(line_width=2.5), mpl=dict(linewidth=2))
         overlay = (style(kl1, color=RESTART_COLOR, **thick) * style(kl2, color=CHAIN_COLOR, **thick)
                    * style(maha, color=DIVERGENCE_COLOR, bokeh=dict(line_width=2),

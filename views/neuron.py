@@ -69,7 +69,7 @@ class NeuronExplorer(Explorer):
 
     slug = "neuron"
     title = "Single neuron"
-    summary = "One herded neuron writes the Fibonacci rabbit sequence: Sturmian, |D_T| <= 1."
+    summary = "One herded neuron writes the Fibonacci rabbit sequence: Sturmian, |D(T)| ≤ 1."
     paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
     figures = "Figs 1.8-1.9; eqs 1.25-1.32, Prop 1.5, Cor 1.6, eqs 1.36-1.37"
 

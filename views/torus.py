@@ -144,12 +144,12 @@ glued, and the rotation is $\rho = (p_1, p_2)$, the target probabilities of $x_1
 the first steps, each the same vector $\rho$ (an arrow leaving one side comes back on the
 opposite side). *Top right:* the same features with target probabilities $(a/q, b/q)$: the
 orbit closes after $q$ steps and visits only $q$ points (colour: visit order).
-*Bottom left:* the weights themselves (grey) with the lattice (red) and its generators $b_1, b_2$
+*Bottom left:* the weights themselves (black dots) with the lattice (red) and its generators $b_1, b_2$
 drawn from $\phi(x_0)$ (blue), as in Fig 1.17; the first herding steps (orange) differ from step
 to step, yet the weights fill a region with the area of one lattice cell, whose copies shifted
 along $L$ tile the plane.
 *Bottom right:* the largest deviation of a cell's share of the first $N$ points from
-$1/\text{bins}^2$. The irrational orbit's falls roughly like $1/N$ (random points: $1/\sqrt N$);
+$1/\text{bins}^2$. The irrational orbit's curve falls roughly like $1/N$ (random points: $1/\sqrt N$);
 the rational orbit's stalls, since most cells stay empty.
 
 **Try.** Raise $q$: the rational orbit looks even for longer, but its curve still stalls. Change

@@ -1,0 +1,55 @@
+"""Plot and knob labels read as mathematics in both backends: subscripts, Greek and relations
+are written in Unicode (w₁, ε, ≤), never as raw ``_``, ``^``, ``~`` or ``<=`` (Bokeh and
+matplotlib would print those as they are)."""
+
+from __future__ import annotations
+
+import re
+
+import holoviews as hv
+import pytest
+
+from views import EXPLORERS
+from views._common import _EXPORTING
+
+RAW = re.compile(r"_\w|_{|\^|~|<=|>=|\\[a-z]+")
+
+
+def _texts(explorer) -> list[str]:
+    """Every text a figure draws: titles, axis and colour labels, legends, text marks, table
+    headers."""
+    token = _EXPORTING.set(True)
+    try:
+        elements = [explorer.element(p) for p in explorer.panels()]
+        titles = [p.title for p in explorer.panels()]
+    finally:
+        _EXPORTING.reset(token)
+    texts = list(titles)
+    for element in elements:
+        for el in element.traverse(lambda e: e, [hv.Element]):
+            texts.append(el.label)
+            if isinstance(el, hv.Text):
+                texts.append(str(el.text))
+            texts.extend(d.pprint_label for d in el.dimensions())
+            for backend in ("bokeh", "matplotlib"):
+                opts = hv.Store.lookup_options(backend, el, "plot").kwargs
+                texts.extend(str(opts[k]) for k in ("title", "xlabel", "ylabel", "clabel")
+                             if opts.get(k))
+    return [t for t in texts if t]
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_figure_labels_have_no_raw_markup(slug):
+    cls = EXPLORERS[slug]
+    explorer = cls()
+    bad = sorted({t for t in _texts(explorer) if RAW.search(t)})
+    bad += [f"{name}: {explorer.param[name].label}" for name in cls.knob_names()
+            if RAW.search(explorer.param[name].label or "")]
+    bad += [t for t in (cls.title, cls.summary) if RAW.search(t)]
+    assert bad == [], bad
+
+
+def test_a_dependent_label_renders_its_subscript():
+    explorer = EXPLORERS["bifurcation"](n_features=3, coordinate=3)
+    labels = _texts(explorer)
+    assert any("w₃" in t for t in labels), labels
