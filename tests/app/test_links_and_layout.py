@@ -1,0 +1,227 @@
+"""Live pages you can trust, in a real browser: odd links never give a blank page, dependent
+knobs never freeze a page, a live page draws what a fresh load of its URL draws, typed values
+are refused with a message, and every page fits a 1024 x 768 projector."""
+
+from __future__ import annotations
+
+import io
+import re
+import urllib.parse
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.views.test_url_fuzz import queries
+from views import EXPLORERS
+
+from .conftest import SCREENSHOTS
+from .test_browser import LOAD_TIMEOUT, REDRAW_TIMEOUT, _canvas_count, _open, _wait_for_plots
+
+pytestmark = pytest.mark.browser
+
+#: Generated links per page opened in the browser (the in-process test tries 200 per page).
+LINKS = 20
+
+_COUNT_CANVASES = """() => {
+    const found = [];
+    const walk = root => root.querySelectorAll('*').forEach(el => {
+        if (el.classList && el.classList.contains('bk-Canvas')) found.push(el);
+        if (el.shadowRoot) walk(el.shadowRoot);
+    });
+    walk(document);
+    return found.length;
+}"""
+
+
+def _canvases(page) -> int:
+    return page.evaluate(_COUNT_CANVASES)
+
+
+def _wait_for_url_change(page, old: str) -> None:
+    page.wait_for_function("u => window.location.href !== u", arg=old, timeout=REDRAW_TIMEOUT)
+
+
+def _settled_screenshot(locator, page) -> bytes:
+    """A screenshot of ``locator`` once two consecutive ones agree (the redraw is over)."""
+    previous = locator.screenshot()
+    for _ in range(40):
+        page.wait_for_timeout(250)
+        current = locator.screenshot()
+        if current == previous:
+            return current
+        previous = current
+    return previous
+
+
+def _difference(a: bytes, b: bytes) -> float:
+    x = np.asarray(Image.open(io.BytesIO(a)).convert("L"), dtype=float)
+    y = np.asarray(Image.open(io.BytesIO(b)).convert("L"), dtype=float)
+    return float("inf") if x.shape != y.shape else float(np.abs(x - y).mean())
+
+
+#: Links opened at once (each in its own tab): the server builds one session at a time on its
+#: core while Chromium draws the others on the other core.
+AT_ONCE = 4
+
+
+@pytest.mark.parametrize("slug", list(EXPLORERS))
+def test_odd_links_open_a_drawn_page_with_no_console_error(server, browser, slug):
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    tabs = [context.new_page() for _ in range(AT_ONCE)]
+    errors: dict = {}
+    for i, tab in enumerate(tabs):
+        tab.on("console", lambda m, i=i: errors.setdefault(i, []).append(m.text)
+               if m.type == "error" else None)
+        tab.on("pageerror", lambda exc, i=i: errors.setdefault(i, []).append(str(exc)))
+    links = queries(EXPLORERS[slug], LINKS, seed=100 + len(slug))
+    opened = 0
+    try:
+        for start in range(0, len(links), AT_ONCE):
+            batch = links[start:start + AT_ONCE]
+            errors.clear()
+            for tab, query in zip(tabs, batch):
+                tab.goto(f"{server}?{query}", wait_until="commit", timeout=LOAD_TIMEOUT)
+            for i, (tab, query) in enumerate(zip(tabs, batch)):
+                tab.wait_for_function(f"() => ({_COUNT_CANVASES})() >= 1",
+                                      timeout=LOAD_TIMEOUT)
+                assert errors.get(i, []) == [], (query, errors[i])
+                opened += 1
+    finally:
+        context.close()
+    assert opened == LINKS
+
+
+def test_lowering_k_below_the_plotted_weight_clamps_it_and_the_page_keeps_drawing(server, page):
+    _open(page, f"{server}?page=bifurcation&n_features=3&coordinate=3&resolution=200")
+    _wait_for_plots(page, _canvas_count(EXPLORERS["bifurcation"]))
+    url = page.url
+    handles = page.locator(".noUi-handle")
+    k = handles.nth(1)  # sliders: States D, Features K, ...
+    k.focus()
+    page.keyboard.press("ArrowLeft")
+    _wait_for_url_change(page, url)
+    page.wait_for_function("() => window.location.href.includes('coordinate=2')",
+                           timeout=REDRAW_TIMEOUT)
+    assert "n_features=2" in page.url
+    page.get_by_text(re.compile("Plotted weight wₖ set to 2")).first.wait_for(
+        timeout=REDRAW_TIMEOUT)
+    canvas = page.locator(".bk-Canvas").first
+    before = _settled_screenshot(canvas, page)
+    url = page.url
+    eta = page.locator(".noUi-handle").nth(handles.count() - 2)  # Step size eta
+    eta.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    _wait_for_url_change(page, url)
+    after = _settled_screenshot(canvas, page)
+    assert _difference(before, after) > 0.5, "the orbit diagram froze after the clamp"
+    assert page.get_by_text("Could not compute").count() == 0
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("slug, knob, handle", [
+    ("bifurcation", "log_t", 2),   # the temperature range's low end
+    ("torus", "q", 1),             # the colour bar names q
+])
+def test_live_page_draws_what_a_fresh_load_of_its_url_draws(server, browser, page, slug, knob,
+                                                             handle):
+    _open(page, f"{server}?page={slug}" + ("&resolution=200" if slug == "bifurcation" else ""))
+    _wait_for_plots(page, _canvas_count(EXPLORERS[slug]))
+    url = page.url
+    page.locator(".noUi-handle").nth(handle).focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    _wait_for_url_change(page, url)
+    page.wait_for_function(f"u => window.location.href.includes('{knob}=')", arg=url,
+                           timeout=REDRAW_TIMEOUT)
+    page.wait_for_timeout(500)  # let a throttled slider's last value land
+    panel = 1 if slug == "torus" else 0
+    live = _settled_screenshot(page.locator(".bk-Canvas").nth(panel), page)
+    fresh_context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    fresh = fresh_context.new_page()
+    try:
+        _open(fresh, page.url)
+        _wait_for_plots(fresh, _canvas_count(EXPLORERS[slug]))
+        reopened = _settled_screenshot(fresh.locator(".bk-Canvas").nth(panel), fresh)
+    finally:
+        fresh_context.close()
+    difference = _difference(live, reopened)
+    SCREENSHOTS.mkdir(exist_ok=True)
+    (SCREENSHOTS / f"{slug}-live.png").write_bytes(live)
+    (SCREENSHOTS / f"{slug}-fresh.png").write_bytes(reopened)
+    assert difference < 1.0, f"live and fresh pages differ by {difference:.2f} grey levels"
+    assert page.errors == []
+
+
+def test_typed_values_are_refused_with_the_allowed_range(server, page):
+    _open(page, f"{server}?page=herding")
+    _wait_for_plots(page, len(EXPLORERS["herding"].plots))
+    field = page.get_by_label("Model seed")
+    url = page.url
+    for bad in ("-5", "100000", "1e9", "3.7"):
+        field.fill(bad)
+        field.press("Enter")
+        page.get_by_text(re.compile(rf"Model seed must be a whole number from 0 to 99,999; "
+                                    rf"got '{re.escape(bad)}'")).first.wait_for(
+            timeout=REDRAW_TIMEOUT)
+        assert field.input_value() == "1" and page.url == url
+    field.fill("7")
+    field.press("Enter")
+    _wait_for_url_change(page, url)
+    assert "seed=7" in page.url
+    page.get_by_text(re.compile("Model seed must be")).first.wait_for(state="hidden",
+                                                                      timeout=REDRAW_TIMEOUT)
+    _open(page, f"{server}?page=neuron")
+    _wait_for_plots(page, len(EXPLORERS["neuron"].plots))
+    rate = page.get_by_label("Firing rate π")
+    for bad in ("2", "1e9"):
+        rate.fill(bad)
+        rate.press("Enter")
+        page.get_by_text(re.compile(rf"Firing rate π must be a number from 0 to 1; "
+                                    rf"got '{re.escape(bad)}'")).first.wait_for(
+            timeout=REDRAW_TIMEOUT)
+    url = page.url
+    rate.fill("0.3")
+    rate.press("Enter")
+    _wait_for_url_change(page, url)
+    assert "rate=0.3" in page.url
+    assert page.errors == []
+
+
+def test_a_link_the_app_wrote_reopens_without_a_message(server, page):
+    _open(page, f"{server}?page=herding")
+    _wait_for_plots(page, len(EXPLORERS["herding"].plots))
+    url = page.url
+    field = page.get_by_label("Initial weights w0")
+    field.fill("2")
+    field.press("Enter")
+    _wait_for_url_change(page, url)
+    assert "w0=2" in page.url
+    written = page.url
+    _open(page, written)
+    _wait_for_plots(page, len(EXPLORERS["herding"].plots))
+    assert page.get_by_label("Initial weights w0").input_value() == "2"
+    assert page.locator(".ldx-notice").count() == 0
+    assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query) == \
+        urllib.parse.parse_qs(urllib.parse.urlparse(written).query)
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("slug", ["home", *EXPLORERS])
+def test_every_page_fits_a_1024_by_768_screen(server, browser, slug):
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    page = context.new_page()
+    try:
+        _open(page, f"{server}?page={slug}")
+        if slug == "home":
+            page.wait_for_selector("text=Open the explorer", timeout=LOAD_TIMEOUT)
+        else:
+            _wait_for_plots(page, _canvas_count(EXPLORERS[slug]))
+        SCREENSHOTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{slug}-1024.png"), full_page=True)
+        width, inner = page.evaluate(
+            "[document.documentElement.scrollWidth, window.innerWidth]")
+    finally:
+        context.close()
+    assert width <= inner, f"{slug}: the page scrolls sideways ({width} > {inner} px)"
