@@ -42,8 +42,15 @@ def _compiled(engines) -> bool:
     than loaded from the on-disk cache."""
     from numba.core.dispatcher import Dispatcher
 
+    def modules(name):
+        # an engine is a module, or a package of modules (dynamics.doeblin)
+        prefix = f"dynamics.{name}"
+        return [m for key, m in list(sys.modules.items())
+                if key == prefix or key.startswith(prefix + ".")]
+
     return any(isinstance(kernel, Dispatcher) and kernel.stats.cache_misses
-               for name in engines for kernel in vars(sys.modules[f"dynamics.{name}"]).values())
+               for name in engines for module in modules(name)
+               for kernel in vars(module).values())
 
 
 def _compile_elsewhere(engines: list[str]) -> None:

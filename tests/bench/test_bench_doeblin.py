@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from dynamics import _doeblin_dnf as dk
+from dynamics.doeblin import dnf as dk
 from dynamics import doeblin as db
 from tests.bench._timing import best_time
 from tests.dynamics.test_doeblin import numpy_sample_restart

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from dynamics import _doeblin_dnf as dk
+from dynamics.doeblin import dnf as dk
 from dynamics import doeblin as db
 
 

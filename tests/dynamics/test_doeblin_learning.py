@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from dynamics import _doeblin_learning as lk
+from dynamics.doeblin import learning as lk
+from dynamics.doeblin import word_task as wk
 from dynamics import doeblin as db
 
 V, L = 3, 3
@@ -198,7 +199,7 @@ def test_features_of_the_gibbs_energy():
     n_u = MODEL.u_params
     for y in states().astype(np.int64):
         g = np.zeros(MODEL.n_params)
-        lk._add_features_a(V, L, x, y, int(np.dot(y, PW)), MODEL.in_dictionary, 1.0, g)
+        wk._add_features_a(V, L, x, y, int(np.dot(y, PW)), MODEL.in_dictionary, 1.0, g)
         assert np.all(g[:n_u] == 0)
         assert theta[n_u:] @ g[n_u:] == pytest.approx(energy(theta, x, y), rel=1e-12)
 
@@ -333,7 +334,7 @@ def test_make_word_task():
     codes = task.y_train @ (m.n_letters ** np.arange(3, -1, -1))
     assert np.all(m.in_dictionary[codes] == 1)
     assert m.in_dictionary.sum() == len(set(db.WORD_LIST))
-    assert lk._oracle_accuracy(task) == (1.0, 1.0)
+    assert wk._oracle_accuracy(task) == (1.0, 1.0)
     noisy = db.make_word_task(n_train=4000, n_test=1, noise=0.5, seed=2)
     kept = np.mean(noisy.x_train == noisy.y_train)
     assert abs(kept - (0.5 + 0.5 / 8)) < 0.02
@@ -350,7 +351,7 @@ def test_evaluate_matches_the_exact_accuracy_of_u():
         pu = u_conditionals(theta, x, m)[np.arange(4), y]
         word += pu.prod() / 15
         char += pu.mean() / 15
-    got = lk._evaluate(theta, task.x_test, task.y_test, m.n_letters, m.length, m.in_dictionary,
+    got = wk._evaluate(theta, task.x_test, task.y_test, m.n_letters, m.length, m.in_dictionary,
                        3, 10, 0.1, 4000, 5)
     assert got[0] == pytest.approx(word, abs=0.01)
     assert got[1] == pytest.approx(char, abs=0.01)
@@ -385,7 +386,7 @@ def test_u_pretraining_increases_the_likelihood():
     before = mean_loglik(theta)  # = 4 log(1/8)
     assert before == pytest.approx(4 * math.log(1 / 8))
     for _ in range(3):
-        lk._train_u_epoch(theta, G, task.x_train, task.y_train, np.arange(200), m.n_letters,
+        wk._train_u_epoch(theta, G, task.x_train, task.y_train, np.arange(200), m.n_letters,
                           m.length, 0.3)
     assert np.all(theta[m.u_params:] == 0)  # only the u block moves
     assert mean_loglik(theta) > before + 1.0
@@ -477,7 +478,7 @@ def test_gibbs_training_epoch_matches_numpy_reference():
     for init_u in (True, False):
         theta, G = random_theta(20), np.full(MODEL.n_params, 0.5)
         ref_theta, ref_G = theta.copy(), G.copy()
-        lk._train_gibbs_epoch(theta, G, X, Y, order, V, L, MODEL.in_dictionary, init_u, T,
+        wk._train_gibbs_epoch(theta, G, X, Y, order, V, L, MODEL.in_dictionary, init_u, T,
                               chains, eta, 99)
         rnd = ReplayRandom(99)
         a_block = slice(MODEL.u_params, MODEL.n_params)
@@ -503,7 +504,7 @@ def test_doeblin_training_epoch_matches_numpy_reference():
     eps, k, eta = 0.25, 3, 0.1
     theta, G = random_theta(21), np.zeros(MODEL.n_params)
     ref_theta, ref_G = theta.copy(), G.copy()
-    mean_log_z = lk._train_doeblin_epoch(theta, G, X, Y, order, V, L, MODEL.in_dictionary, eps,
+    mean_log_z = wk._train_doeblin_epoch(theta, G, X, Y, order, V, L, MODEL.in_dictionary, eps,
                                          k, eta, False, 5)
     rnd = ReplayRandom(5)
     logs = []

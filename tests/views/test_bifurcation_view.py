@@ -59,7 +59,7 @@ def test_plotted_weight_is_bounded_by_k_and_follows_it():
         e.coordinate = 4
     e.n_features = 2
     assert e.coordinate == 2 and e.param["coordinate"].bounds == (1, 2)
-    assert "w_k" in e.notice and "K = 2" in e.notice
+    assert "wₖ" in e.notice and "K = 2" in e.notice
     before = e.orbit_cloud().dimension_values(1)
     e.eta = 0.8
     assert e.error == ""

@@ -48,7 +48,7 @@ def test_first_slider_is_delta_and_changes_the_first_panel():
     first_slider = next(w for w in controls.select(lambda o: hasattr(o, "start")
                                                     and hasattr(o, "end")
                                                     and type(o).__name__.endswith("Slider")))
-    assert first_slider.name.startswith("Mode escape δ")
+    assert first_slider.name.startswith("Mode escape, log₁₀ δ")
     before = _arrays(e.stationary_plot())
     e.log_delta = e.log_delta + 0.2
     assert not _same(before, _arrays(e.stationary_plot()))

@@ -1,6 +1,6 @@
 """Learning strong Doeblin chains (Steinhardt & Liang, Sec 4, Algorithm 1); the word task (Sec 5).
 
-Re-exported by ``dynamics.doeblin``; see that module for the row-stochastic conventions.
+Part of ``dynamics.doeblin``; see that package for the row-stochastic conventions.
 
 The model family
 ----------------
@@ -29,7 +29,6 @@ models small enough to enumerate.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,12 +40,13 @@ from dynamics._common import (
     check_count,
     check_in_range,
     check_positive,
-    check_progress,
     describe,
-    report,
 )
 
 __all__ = [
+    "MAX_CODES",
+    "MAX_ENUMERATED",
+    "MAX_TRANSITIONS",
     "SequenceModel",
     "sequence_model",
     "model_chains",
@@ -57,15 +57,8 @@ __all__ = [
     "sample_gradient",
     "GradientConvergence",
     "gradient_convergence",
-    "WORD_LETTERS",
-    "WORD_LIST",
-    "WordTask",
-    "make_word_task",
-    "WORD_METHODS",
-    "WordTaskResult",
-    "WordTaskProgress",
-    "train_word_task",
 ]
+
 
 #: Cap on V**L (the size of the in-dictionary table).
 MAX_CODES = 1 << 20
@@ -74,24 +67,6 @@ MAX_ENUMERATED = 512
 #: Cap on the mean number of transitions 1 / eps of a learned chain.
 MAX_TRANSITIONS = 10_000
 
-#: Letters of the word task (a small alphabet that still spells many English words).
-WORD_LETTERS = "aeinorst"
-#: The dictionary of the word task: 4-letter English words over WORD_LETTERS. Many are one letter
-#: apart (rate / rite, tone / note / none / nose), so a noisy letter string is ambiguous
-#: position by position and only the whole word (the global in-dictionary feature) decides.
-WORD_LIST = (
-    "rate", "tone", "nest", "rest", "test", "sort", "note", "seat", "tear", "rose", "nose",
-    "tire", "iron", "rain", "earn", "near", "star", "east", "ears", "rent", "sent", "tent",
-    "site", "into", "riot", "trio", "stir", "sine", "anti", "tons", "soot", "root", "neat",
-    "ante", "tart", "onto", "oats", "sore", "tore", "torn", "rise", "ties", "toes", "nets",
-    "teen", "seen", "tree", "arts", "rats", "sire", "rite", "tier", "noon", "soon", "none",
-    "nine",
-)
-
-#: Training methods of `train_word_task`: Algorithm 1 ("doeblin"), its Sec 5 edit-distance
-#: variant ("doeblin-edit"), and the two Gibbs baselines of Sec 5.
-WORD_METHODS = ("doeblin", "doeblin-edit", "u-gibbs", "basic-gibbs")
-_EVAL_MODE = {"doeblin": 0, "doeblin-edit": 0, "u-gibbs": 1, "basic-gibbs": 2}
 
 
 # ============================================================== model
@@ -769,429 +744,8 @@ def gradient_convergence(theta, x, y, model: SequenceModel, *, eps: float,
                                likelihood_errors=lik_err, exact=exact, likelihood=p)
 
 
-# ============================================================== the word task (Sec 5)
-
-
-@dataclass(frozen=True)
-class WordTask:
-    """Short dictionary words sent through a noisy channel (in the spirit of Sec 5's keyboard task).
-
-    Attributes
-    ----------
-    model : SequenceModel
-        V = len(letters), L = word length, in-dictionary table of ``words``.
-    letters : str
-    words : ndarray of int64 (n_words, L)
-    x_train, y_train : ndarray of int64 (n_train, L)
-        Noisy inputs and intended words.
-    x_test, y_test : ndarray of int64 (n_test, L)
-    noise : float
-        Each letter is replaced, with probability ``noise``, by a uniformly random letter.
-    """
-
-    model: SequenceModel
-    letters: str
-    words: np.ndarray
-    x_train: np.ndarray
-    y_train: np.ndarray
-    x_test: np.ndarray
-    y_test: np.ndarray
-    noise: float
-
-
-def make_word_task(*, n_train: int = 300, n_test: int = 200, noise: float = 0.5,
-                   words=WORD_LIST, letters: str = WORD_LETTERS, seed=None) -> WordTask:
-    """Draw a word task: y uniform over ``words``, x = y with each letter replaced w.p. ``noise``.
-
-    Local evidence is weak (a letter survives with probability 1 - noise + noise / V), but the
-    whole word is usually determined by the dictionary: the global feature decides.
-    """
-    n_train = check_count("n_train", n_train, high=100_000)
-    n_test = check_count("n_test", n_test, high=100_000)
-    noise = check_in_range("noise", noise, 0.0, 1.0)
-    if not isinstance(letters, str) or len(set(letters)) != len(letters) or len(letters) < 2:
-        raise ValueError(
-            f"letters must be a string of distinct characters, got {describe(letters)}"
-        )
-    words = tuple(words)
-    if not words or len({len(w) for w in words}) != 1:
-        raise ValueError("words must be a non-empty sequence of strings of equal length")
-    bad = [w for w in words if any(ch not in letters for ch in w)]
-    if bad:
-        raise ValueError(f"words must use only the letters {letters!r}, got {bad[:3]}")
-    index = {ch: k for k, ch in enumerate(letters)}
-    W = np.array([[index[ch] for ch in w] for w in sorted(set(words))], dtype=np.int64)
-    V, L = len(letters), W.shape[1]
-    model = sequence_model(V, L, W)
-    rng = as_generator(seed)
-
-    def draw(m):
-        y = W[rng.integers(0, W.shape[0], size=m)]
-        flip = rng.random(y.shape) < noise
-        x = np.where(flip, rng.integers(0, V, size=y.shape), y)
-        return x.astype(np.int64), y.astype(np.int64)
-
-    x_train, y_train = draw(n_train)
-    x_test, y_test = draw(n_test)
-    return WordTask(model=model, letters=letters, words=W, x_train=x_train, y_train=y_train,
-                    x_test=x_test, y_test=y_test, noise=noise)
-
-
-@njit(cache=True, nogil=True)
-def _adagrad(theta, G, g, eta, lo, hi):
-    """AdaGrad ascent step on theta[lo:hi] (Duchi et al. 2010)."""
-    for j in range(lo, hi):
-        G[j] += g[j] * g[j]
-        if G[j] > 0.0:
-            theta[j] += eta * g[j] / math.sqrt(G[j])
-
-
-@njit(cache=True, nogil=True)
-def _train_u_epoch(theta, G, X, Y, order, V, L, eta):
-    """One AdaGrad pass of the exact (convex) gradient of log u_theta(y | x) on the u block."""
-    g = np.zeros(theta.size)
-    buf = np.empty(V)
-    n_u = V * V + L * V
-    for n in order:
-        g[:n_u] = 0.0
-        _add_grad_log_u(theta, V, L, X[n], Y[n], 1.0, g, buf)
-        _adagrad(theta, G, g, eta, 0, n_u)
-
-
-@njit(cache=True, nogil=True)
-def _train_doeblin_epoch(theta, G, X, Y, order, V, L, in_dict, eps, chains, eta, edit, seed):
-    """One AdaGrad pass on all of theta with Algorithm 1's gradient (k = chains samples), or with
-    its edit-distance-weighted variant (``edit``). Returns the mean log of Z / k."""
-    np.random.seed(seed)
-    pw = _powers(V, L)
-    buf = np.empty(V)
-    g = np.empty(theta.size)
-    loglik = 0.0
-    for n in order:
-        if edit:
-            lik = _edit_weighted_gradient(theta, V, L, X[n], Y[n], in_dict, pw, eps, chains, g,
-                                          buf)
-        else:
-            lik = _algorithm1(theta, V, L, X[n], Y[n], in_dict, pw, eps, chains, g, buf)
-        loglik += math.log(lik)
-        _adagrad(theta, G, g, eta, 0, theta.size)
-    return loglik / order.size
-
-
-@njit(cache=True, nogil=True)
-def _add_features_a(V, L, x, y, code, in_dict, coef, g):
-    """g += coef * phi_A(x, y): the sufficient statistics of the Gibbs energy E."""
-    ue, up, ae, ap, bg, dc, n = _offsets(V, L)
-    for i in range(L):
-        g[ae + x[i] * V + y[i]] += coef
-        g[ap + i * V + y[i]] += coef
-        if i > 0:
-            g[bg + y[i - 1] * V + y[i]] += coef
-    g[dc] += coef * in_dict[code]
-
-
-@njit(cache=True, nogil=True)
-def _train_gibbs_epoch(theta, G, X, Y, order, V, L, in_dict, init_u, T, chains, eta, seed):
-    """One AdaGrad pass of the MCMC gradient phi_A(x, y) - E_samples phi_A(x, y^) on the A block.
-
-    Chains start from u_theta (init_u) or from y = x (basic-Gibbs), run T Gibbs steps, and the
-    second half of each chain (steps T//2 + 1 .. T) provides the samples (first half burn-in)."""
-    np.random.seed(seed)
-    pw = _powers(V, L)
-    buf = np.empty(V)
-    g = np.zeros(theta.size)
-    y = np.empty(L, dtype=np.int64)
-    n_u = V * V + L * V
-    burn = T // 2
-    n_kept = chains * (T - burn)
-    for n in order:
-        x = X[n]
-        g[:] = 0.0
-        _add_features_a(V, L, x, Y[n], _code_of(Y[n], pw), in_dict, 1.0, g)
-        for _ in range(chains):
-            if init_u:
-                _sample_u(theta, V, L, x, y, buf)
-            else:
-                y[:] = x
-            code = _code_of(y, pw)
-            for t in range(1, T + 1):
-                code = _gibbs_step(theta, V, L, x, y, code, in_dict, pw, buf)
-                if t > burn:
-                    _add_features_a(V, L, x, y, code, in_dict, -1.0 / n_kept, g)
-        _adagrad(theta, G, g, eta, n_u, theta.size)
-
-
-@njit(cache=True, nogil=True)
-def _evaluate(theta, X, Y, V, L, in_dict, mode, T, eps, chains, seed):
-    """Held-out (word, character) accuracy.
-
-    mode 0 (Doeblin): each chain is one exact draw from pi~ (y_0 ~ u, Geometric(eps) Gibbs
-    steps), scored at its end. mode 1 (u-Gibbs) / 2 (basic-Gibbs): chains from u / from y = x,
-    T Gibbs steps, scored on the second half (steps T//2 + 1 .. T). mode 3: draws from u alone."""
-    np.random.seed(seed)
-    pw = _powers(V, L)
-    buf = np.empty(V)
-    y = np.empty(L, dtype=np.int64)
-    burn = T // 2
-    word = 0.0
-    char = 0.0
-    for n in range(X.shape[0]):
-        x = X[n]
-        wn = 0.0
-        cn = 0.0
-        scored = 0
-        for _ in range(chains):
-            if mode == 2:
-                y[:] = x
-            else:
-                _sample_u(theta, V, L, x, y, buf)
-            code = _code_of(y, pw)
-            if mode == 0:
-                steps = _geometric(eps)
-            elif mode == 3:
-                steps = 0
-            else:
-                steps = T
-            for t in range(1, steps + 1):
-                code = _gibbs_step(theta, V, L, x, y, code, in_dict, pw, buf)
-                if (mode == 1 or mode == 2) and t > burn:
-                    ok = 0
-                    for i in range(L):
-                        ok += y[i] == Y[n, i]
-                    wn += ok == L
-                    cn += ok / L
-                    scored += 1
-            if mode == 0 or mode == 3:
-                ok = 0
-                for i in range(L):
-                    ok += y[i] == Y[n, i]
-                wn += ok == L
-                cn += ok / L
-                scored += 1
-        word += wn / scored
-        char += cn / scored
-    return word / X.shape[0], char / X.shape[0]
-
-
-def _oracle_accuracy(task: WordTask) -> tuple[float, float]:
-    """Bayes decoder knowing the channel and the (uniform) dictionary: MAP word per input."""
-    V = task.model.n_letters
-    keep = 1.0 - task.noise + task.noise / V
-    other = task.noise / V
-    match = (task.x_test[:, None, :] == task.words[None, :, :])
-    loglik = np.where(match, np.log(keep), np.log(max(other, 1e-300))).sum(axis=2)
-    pred = task.words[np.argmax(loglik, axis=1)]
-    ok = pred == task.y_test
-    return float(ok.all(axis=1).mean()), float(ok.mean())
-
-
-@dataclass(frozen=True)
-class WordTaskResult:
-    """Held-out accuracy curves of the training methods on the word task (Fig 4).
-
-    Attributes
-    ----------
-    epochs : ndarray of int64 (n_evals,)
-        Passes over the training data at each evaluation (0 = the initialisation).
-    methods : tuple of str
-        A subset of ("doeblin", "doeblin-edit", "u-gibbs", "basic-gibbs").
-    word_accuracy, char_accuracy : ndarray (n_evals, n_methods, n_seeds)
-        Held-out word / character accuracy, each method with its own sampler and budget T.
-    word_mean, word_se, char_mean, char_se : ndarray (n_evals, n_methods)
-        Mean and standard error over seeds.
-    long_word_accuracy, long_char_accuracy : ndarray (n_methods, n_seeds)
-        The final parameters evaluated with a 10x larger budget (10 T steps, eps / 10): how good
-        the learned model is once its own sampler has more time.
-    dictionary_weight : ndarray (n_methods, n_seeds)
-        The learned weight of the in-dictionary feature.
-    train_objective : ndarray (epochs, n_methods, n_seeds)
-        Doeblin methods: mean log(Z / k) over the training pass (an estimate of eq 4, or of the
-        smoothed objective for "doeblin-edit"); 0 for the Gibbs methods.
-    u_word_accuracy, u_char_accuracy : ndarray (n_seeds,)
-        The pre-trained u_theta alone (all methods start from it).
-    oracle_word_accuracy, oracle_char_accuracy : ndarray (n_seeds,)
-        The Bayes decoder that knows the channel and the dictionary (a ceiling).
-    transitions : int
-        T: Gibbs chains run T steps; Doeblin uses eps = 1 / T (same expected number).
-    chains : int
-    seconds : float
-        Wall-clock time of the whole experiment.
-    """
-
-    epochs: np.ndarray
-    methods: tuple
-    word_accuracy: np.ndarray
-    char_accuracy: np.ndarray
-    word_mean: np.ndarray
-    word_se: np.ndarray
-    char_mean: np.ndarray
-    char_se: np.ndarray
-    long_word_accuracy: np.ndarray
-    long_char_accuracy: np.ndarray
-    dictionary_weight: np.ndarray
-    train_objective: np.ndarray
-    u_word_accuracy: np.ndarray
-    u_char_accuracy: np.ndarray
-    oracle_word_accuracy: np.ndarray
-    oracle_char_accuracy: np.ndarray
-    transitions: int
-    chains: int
-    seconds: float
-
-
-def _mean_se(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    m = a.mean(axis=-1)
-    if a.shape[-1] < 2:
-        return m, np.zeros_like(m)
-    return m, a.std(axis=-1, ddof=1) / math.sqrt(a.shape[-1])
-
-
-@dataclass(frozen=True)
-class WordTaskProgress:
-    """The word task's held-out accuracies so far (``train_word_task`` passes it to a progress
-    callable that takes ``partial``): shape (epochs + 1, methods, seeds), NaN where not yet
-    computed; every computed entry equals the final result's."""
-
-    methods: tuple
-    word_accuracy: np.ndarray
-    char_accuracy: np.ndarray
-
-
-def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
-                    chains: int = 16, step_size: float = 0.3, u_epochs: int = 5,
-                    n_train: int = 300, n_test: int = 200, noise: float = 0.5,
-                    methods=WORD_METHODS, seed=0, progress=None) -> WordTaskResult:
-    """Train Doeblin learning and the Gibbs baselines on the word task (Sec 5, Fig 4).
-
-    Per seed: draw a task (`make_word_task`); train u_theta alone by its exact convex gradient
-    (``u_epochs`` AdaGrad passes); initialise A_theta to leave u invariant (A's unary weights =
-    u's, bigrams and dictionary weight 0; Assumption 4.3), so every method starts at p = u. Then
-    each method makes ``epochs`` AdaGrad passes (same step size), ``chains`` chains per example,
-    and is evaluated on held-out data after every pass:
-
-    - "doeblin": Algorithm 1 (exact importance weights A(y | y_{t-1})), eps = 1 / transitions,
-      on all of theta. Tested by exact draws from pi~: y_0 ~ u, Geometric(eps) Gibbs steps
-      (1 / eps = T steps per chain on average), scored at the end.
-    - "doeblin-edit": the same with the weights exp(-(D + 1)) that Sec 5 uses for this task.
-    - "u-gibbs": gradient phi_A(x, y) - E phi_A(x, y^) with y^ from Gibbs chains of T steps
-      started from u_theta, first half burn-in; trains A only (u stays as pre-trained); tested
-      the same way (fraction of correct second-half samples).
-    - "basic-gibbs": the same with chains started at y = x.
-
-    Parameters
-    ----------
-    transitions : int
-        T in [2, 1000].
-    epochs : int
-        Passes over the training set, in [1, 1000].
-    seeds : int
-        Independent repetitions (new data, new chains), in [1, 100].
-    chains : int
-        Chains (Algorithm 1 samples) per example, in [1, 1000].
-    step_size : float
-        AdaGrad step size.
-    u_epochs : int
-        Passes of the pre-training of u, in [0, 1000].
-    n_train, n_test : int
-    noise : float
-        Channel noise in [0, 1].
-    methods : sequence of str
-        Subset of `WORD_METHODS`.
-    seed : int, Generator or None
-    progress : callable(fraction: float, message: str) or None
-        Called after every evaluated pass.
-    """
-    T = check_count("transitions", transitions, low=2, high=1000)
-    epochs = check_count("epochs", epochs, high=1000)
-    seeds = check_count("seeds", seeds, high=100)
-    chains = check_count("chains", chains, high=1000)
-    eta = check_positive("step_size", step_size)
-    u_epochs = check_count("u_epochs", u_epochs, low=0, high=1000)
-    methods = tuple(methods)
-    if not methods or any(mth not in WORD_METHODS for mth in methods):
-        raise ValueError(f"methods must be a non-empty subset of {WORD_METHODS}, got {methods!r}")
-    check_progress(progress)
-    rng = as_generator(seed)
-    eps = 1.0 / T
-    n_methods = len(methods)
-    word = np.full((epochs + 1, n_methods, seeds), np.nan)
-    char = np.full((epochs + 1, n_methods, seeds), np.nan)
-    long_word = np.empty((n_methods, seeds))
-    long_char = np.empty((n_methods, seeds))
-    w_dict = np.empty((n_methods, seeds))
-    objective = np.zeros((epochs, n_methods, seeds))
-    u_word = np.empty(seeds)
-    u_char = np.empty(seeds)
-    o_word = np.empty(seeds)
-    o_char = np.empty(seeds)
-    total_units = seeds * n_methods * (epochs + 2)
-    done = 0
-    start = time.perf_counter()
-
-    def tick(message):
-        nonlocal done
-        done += 1
-        if progress is not None:
-            # the curves so far: entries not yet computed are NaN, computed ones are final
-            report(progress, done / total_units, message,
-                   partial=WordTaskProgress(methods, word.copy(), char.copy()))
-
-    def s32():
-        return int(rng.integers(0, 2**32))
-
-    for s in range(seeds):
-        task = make_word_task(n_train=n_train, n_test=n_test, noise=noise, seed=rng)
-        m = task.model
-        V, L, D = m.n_letters, m.length, m.in_dictionary
-        sl = m.slices
-        theta0 = np.zeros(m.n_params)
-        G0 = np.zeros(m.n_params)
-        for _ in range(u_epochs):
-            _train_u_epoch(theta0, G0, task.x_train, task.y_train,
-                           rng.permutation(n_train).astype(np.int64), V, L, eta)
-        theta0[sl["a_emit"]] = theta0[sl["u_emit"]]
-        theta0[sl["a_pos"]] = theta0[sl["u_pos"]]
-        u_word[s], u_char[s] = _evaluate(theta0, task.x_test, task.y_test, V, L, D, 3, T, eps,
-                                         chains, s32())
-        o_word[s], o_char[s] = _oracle_accuracy(task)
-        for k, method in enumerate(methods):
-            theta = theta0.copy()
-            G = np.zeros(m.n_params)
-            G[: m.u_params] = G0[: m.u_params]  # u continues its AdaGrad schedule
-            mode = _EVAL_MODE[method]
-            for e in range(epochs + 1):
-                if e > 0:
-                    order = rng.permutation(n_train).astype(np.int64)
-                    if method.startswith("doeblin"):
-                        objective[e - 1, k, s] = _train_doeblin_epoch(
-                            theta, G, task.x_train, task.y_train, order, V, L, D, eps, chains,
-                            eta, method == "doeblin-edit", s32())
-                    else:
-                        _train_gibbs_epoch(theta, G, task.x_train, task.y_train, order, V, L, D,
-                                           method == "u-gibbs", T, chains, eta, s32())
-                word[e, k, s], char[e, k, s] = _evaluate(theta, task.x_test, task.y_test, V, L,
-                                                         D, mode, T, eps, chains, s32())
-                tick(f"seed {s + 1}/{seeds}, {method}, epoch {e}/{epochs}: "
-                     f"word accuracy {word[e, k, s]:.3f}")
-            long_word[k, s], long_char[k, s] = _evaluate(theta, task.x_test, task.y_test, V, L,
-                                                         D, mode, 10 * T, eps / 10, chains,
-                                                         s32())
-            w_dict[k, s] = theta[sl["dictionary"]][0]
-            tick(f"seed {s + 1}/{seeds}, {method}: long-budget accuracy {long_word[k, s]:.3f}")
-    wm, ws = _mean_se(word)
-    cm, cs = _mean_se(char)
-    return WordTaskResult(
-        epochs=np.arange(epochs + 1, dtype=np.int64), methods=methods,
-        word_accuracy=word, char_accuracy=char, word_mean=wm, word_se=ws, char_mean=cm,
-        char_se=cs, long_word_accuracy=long_word, long_char_accuracy=long_char,
-        dictionary_weight=w_dict, train_objective=objective, u_word_accuracy=u_word,
-        u_char_accuracy=u_char, oracle_word_accuracy=o_word, oracle_char_accuracy=o_char,
-        transitions=T, chains=chains, seconds=time.perf_counter() - start,
-    )
-
-
 def _warmup() -> None:
-    """Compile every kernel of the learning module on a tiny model (production dtypes)."""
+    """Compile every kernel of Algorithm 1 on a tiny model (production dtypes)."""
     model = sequence_model(2, 2, np.array([[0, 1]]))
     theta = np.zeros(model.n_params)
     x = np.array([0, 1], dtype=np.int64)
@@ -1200,13 +754,3 @@ def _warmup() -> None:
     for edit in (False, True):
         _sample_gradient_kernel(theta, 2, 2, x, y, model.in_dictionary, 0.5, 2, edit, 0, g)
     gibbs_path(theta, x, model, steps=2, seed=0)
-    X = np.array([[0, 1]], dtype=np.int64)
-    order = np.zeros(1, dtype=np.int64)
-    G = np.zeros(model.n_params)
-    _train_u_epoch(theta, G, X, X, order, 2, 2, 0.1)
-    for edit in (False, True):
-        _train_doeblin_epoch(theta, G, X, X, order, 2, 2, model.in_dictionary, 0.5, 2, 0.1,
-                             edit, 0)
-    _train_gibbs_epoch(theta, G, X, X, order, 2, 2, model.in_dictionary, True, 2, 2, 0.1, 0)
-    for mode in range(4):
-        _evaluate(theta, X, X, 2, 2, model.in_dictionary, mode, 2, 0.5, 2, 0)

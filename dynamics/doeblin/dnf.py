@@ -44,16 +44,17 @@ from dynamics._common import (
 )
 
 __all__ = [
-    "DNF_METHODS",
     "DNF_LEVELS",
+    "DNF_METHODS",
     "DNFProblem",
-    "make_dnf_problem",
     "dnf_errors",
+    "make_dnf_problem",
     "DNFSearchResult",
     "dnf_search",
     "DNFTable",
     "dnf_experiment",
 ]
+
 
 DNF_METHODS = ("0-stage", "1-stage", "2-stage")
 _STAGES = {"0-stage": 0, "1-stage": 1, "2-stage": 2}

@@ -1,0 +1,199 @@
+"""Strong Doeblin chains: Markov chains with a guaranteed mixing time, and learning them.
+
+Implements Steinhardt & Liang, *Learning Fast-Mixing Models for Structured Prediction*
+(seed paper ``002``): the restarted chain of eqs 1-2, its spectral gap (Prop 3.1), its stationary
+law in closed form (Prop 3.2, eq 3) with the exact sampler that the series suggests, the monotone
+KL divergences (Prop 3.4), the Mahalanobis bound (Prop 3.5), staged chains (Sec 3.1, Thm 3.6,
+Cor 3.7), and the three-state chain of the paper's Fig 1, learning (Sec 4, Algorithm 1) and the
+experiments of Sec 5. A package by subject, every public name imported here:
+
+- ``chains``: restarted chains and their closed forms, the exact restart sampler, example chains;
+- ``staged``: staged chains and the bounds of Thm 3.6 and Cor 3.7;
+- ``learning``: the sequence model and Algorithm 1's gradient estimates;
+- ``word_task``: the word task of Sec 5 / Fig 4;
+- ``dnf``: the DNF formula search of Sec 5 / Table 1.
+
+Conventions: row-stochastic matrices
+------------------------------------
+Here ``P[i, j] = P(next = j | now = i)`` (rows sum to 1) and laws are 1-d arrays read as row
+vectors, ``pi @ P``. The paper writes column-stochastic kernels ``A(y_t | y_{t-1})``, i.e. its
+``A[y_t, y_{t-1}]`` is our ``P[y_{t-1}, y_t]``: ``A = P.T``. Its equations translate as
+
+    paper (columns)                              here (rows)
+    A~ = (1 - eps) A + eps u 1^T       (eq 2)    P~ = (1 - eps) P + eps 1 u^T
+    pi~ = eps (I - (1 - eps) A)^{-1} u (eq 3)    (I - (1 - eps) P^T) pi~ = eps u
+    A pi = pi                                    pi P = pi  (i.e. P^T pi = pi)
+
+and eigenvalues are the same for A and P = A^T.
+
+What is here
+------------
+- Closed forms: `restart_chain` (eq 2), `stationary`, `restart_stationary` (Prop 3.2),
+  `spectral_gap`, `restart_spectrum` (Prop 3.1), `restart_sweep` (Props 3.1, 3.4, 3.5 over a
+  grid of eps), `mahalanobis_distance`, `is_reversible`.
+- Sampling: `sample_restart` (exact draws, Prop 3.2, raced against the plain chain).
+- Chains: `three_state_chain` (Fig 1), `random_chain`, `barbell_chain`, `restart_law`.
+- Staged chains (Sec 3.1): `restart_kernel`, `cycle_stage_transition`, `staged_chain`,
+  `stage_marginal`, `staged_gap_bound` (Thm 3.6), `cycle_gap_bound` (Cor 3.7), and
+  `staged_sweep` and `staged_cycle_bounds` (the three-stage chain of Fig 2(b) over a grid
+  of restart rates).
+- Learning (Sec 4): `sequence_model`, `model_chains`, `exact_log_likelihood`, `exact_gradient`,
+  `sample_gradient` (Algorithm 1), `gradient_convergence`, `gibbs_path`; the word task of
+  Sec 5 / Fig 4: `make_word_task`, `train_word_task`.
+- DNF search (Sec 5, Table 1): `make_dnf_problem`, `dnf_search`, `dnf_experiment`.
+"""
+
+from __future__ import annotations
+
+from dynamics.doeblin import chains
+from dynamics.doeblin.chains import (  # noqa: F401
+    MAX_SAMPLE_TRANSITIONS,
+    MAX_SAMPLE_DRAWS,
+    MAX_SWEEP_COST,
+    MAX_STAGED_STATES,
+    MAX_BOUND_HORIZON,
+    RESTART_LAWS,
+    restart_chain,
+    stationary,
+    restart_stationary,
+    second_eigenvalue,
+    spectral_gap,
+    is_reversible,
+    mahalanobis_distance,
+    RestartSpectrum,
+    restart_spectrum,
+    RestartSweep,
+    restart_sweep,
+    RestartSample,
+    sample_restart,
+    three_state_chain,
+    random_chain,
+    barbell_chain,
+    restart_law,
+)
+from dynamics.doeblin import staged
+from dynamics.doeblin.staged import (  # noqa: F401
+    restart_kernel,
+    cycle_stage_transition,
+    staged_chain,
+    stage_marginal,
+    cycle_gap_bound,
+    StagedGapBound,
+    staged_gap_bound,
+    StagedSweep,
+    staged_sweep,
+    StagedBounds,
+    staged_cycle_bounds,
+)
+from dynamics.doeblin import learning
+from dynamics.doeblin.learning import (  # noqa: F401
+    MAX_CODES,
+    MAX_ENUMERATED,
+    MAX_TRANSITIONS,
+    SequenceModel,
+    sequence_model,
+    model_chains,
+    exact_log_likelihood,
+    exact_gradient,
+    gibbs_path,
+    SampledGradient,
+    sample_gradient,
+    GradientConvergence,
+    gradient_convergence,
+)
+from dynamics.doeblin import word_task
+from dynamics.doeblin.word_task import (  # noqa: F401
+    WORD_LETTERS,
+    WORD_LIST,
+    WORD_METHODS,
+    WordTask,
+    make_word_task,
+    WordTaskResult,
+    WordTaskProgress,
+    train_word_task,
+)
+from dynamics.doeblin import dnf
+from dynamics.doeblin.dnf import (  # noqa: F401
+    DNF_LEVELS,
+    DNF_METHODS,
+    DNFProblem,
+    dnf_errors,
+    make_dnf_problem,
+    DNFSearchResult,
+    dnf_search,
+    DNFTable,
+    dnf_experiment,
+)
+
+__all__ = [
+    "DNF_LEVELS",
+    "MAX_SAMPLE_TRANSITIONS",
+    "MAX_SAMPLE_DRAWS",
+    "MAX_SWEEP_COST",
+    "MAX_STAGED_STATES",
+    "MAX_BOUND_HORIZON",
+    "RESTART_LAWS",
+    "restart_chain",
+    "stationary",
+    "restart_stationary",
+    "second_eigenvalue",
+    "spectral_gap",
+    "is_reversible",
+    "mahalanobis_distance",
+    "RestartSpectrum",
+    "restart_spectrum",
+    "RestartSweep",
+    "restart_sweep",
+    "RestartSample",
+    "sample_restart",
+    "three_state_chain",
+    "random_chain",
+    "barbell_chain",
+    "restart_law",
+    "restart_kernel",
+    "cycle_stage_transition",
+    "staged_chain",
+    "stage_marginal",
+    "cycle_gap_bound",
+    "StagedGapBound",
+    "staged_gap_bound",
+    "StagedSweep",
+    "staged_sweep",
+    "StagedBounds",
+    "staged_cycle_bounds",
+    "MAX_CODES",
+    "MAX_ENUMERATED",
+    "MAX_TRANSITIONS",
+    "SequenceModel",
+    "sequence_model",
+    "model_chains",
+    "exact_log_likelihood",
+    "exact_gradient",
+    "gibbs_path",
+    "SampledGradient",
+    "sample_gradient",
+    "GradientConvergence",
+    "gradient_convergence",
+    "WORD_LETTERS",
+    "WORD_LIST",
+    "WORD_METHODS",
+    "WordTask",
+    "make_word_task",
+    "WordTaskResult",
+    "WordTaskProgress",
+    "train_word_task",
+    "DNF_METHODS",
+    "DNFProblem",
+    "dnf_errors",
+    "make_dnf_problem",
+    "DNFSearchResult",
+    "dnf_search",
+    "DNFTable",
+    "dnf_experiment",
+]
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) every kernel of the Doeblin engine with production dtypes."""
+    for module in (chains, staged, learning, word_task, dnf):
+        module._warmup()
