@@ -21,6 +21,7 @@ from scipy.optimize import minimize, root
 from scipy.special import logsumexp
 
 from dynamics import bifurcation as bf
+from dynamics.bifurcation import _kernels
 from dynamics.bifurcation import (
     DEFAULT_SEED,
     FEIGENBAUM_DELTA,
@@ -142,13 +143,13 @@ seeds = st.integers(0, 2**31)
 # ---------------------------------------------------------------------------------------------
 def test_exp_kernel_matches_numpy_exp():
     x = np.concatenate([-np.logspace(-300, np.log10(708.0), 20_000), [0.0, -1e-320, -708.0]])
-    got = np.array([bf._exp(v) for v in x[::50]] + [bf._exp(v) for v in x[-3:]])
+    got = np.array([_kernels._exp(v) for v in x[::50]] + [_kernels._exp(v) for v in x[-3:]])
     want = np.exp(np.concatenate([x[::50], x[-3:]]))
     assert np.max(np.abs(got - want) / want) < 4e-16
-    assert bf._exp(0.0) == 1.0
+    assert _kernels._exp(0.0) == 1.0
     # below -708 the value is flushed to exp(-708), never 0 / inf / NaN
-    assert bf._exp(-1e300) == bf._exp(-np.inf) == bf._exp(-708.0)
-    assert bf._exp(-708.0) == pytest.approx(np.exp(-708.0), rel=1e-15)
+    assert _kernels._exp(-1e300) == _kernels._exp(-np.inf) == _kernels._exp(-708.0)
+    assert _kernels._exp(-708.0) == pytest.approx(np.exp(-708.0), rel=1e-15)
 
 
 @given(seeds, st.integers(2, 6), st.integers(1, 3), st.floats(0.1, 5.0),
@@ -208,7 +209,7 @@ def test_cycle_kernel_matches_numpy_monodromy(seed, T, q):
     model = random_model(4, 2, seed=seed)
     w = np.random.default_rng(seed).standard_normal(2)
     w_out, mono = np.empty(2), np.empty((2, 2))
-    bf._cycle_kernel(model.features, model.moments, 1.0 / T, 1.0, w, q, w_out, mono)
+    _kernels._cycle_kernel(model.features, model.moments, 1.0 / T, 1.0, w, q, w_out, mono)
     traj = numpy_trajectory(model.features, model.moments, T, q, w)
     want = np.eye(2)
     for t in range(q):
