@@ -42,6 +42,7 @@ Feigenbaum ratios), ``lyapunov`` (exponents); the kernels and shared checks are 
 
 from __future__ import annotations
 
+from dynamics.bifurcation import _kernels, cascade, lyapunov, tempered_map
 from dynamics.bifurcation._kernels import (  # noqa: F401
     FEIGENBAUM_DELTA,
     MAX_SAMPLE_VALUES,
@@ -78,31 +79,4 @@ from dynamics.bifurcation.lyapunov import (  # noqa: F401
     lyapunov_sweep,
 )
 
-__all__ = [
-    "FEIGENBAUM_DELTA",
-    "MAX_SAMPLE_VALUES",
-    "MAX_MAP_EVALUATIONS",
-    "MAX_LYAPUNOV_EVALUATIONS",
-    "MAX_REFINE_PERIOD",
-    "TemperedResult",
-    "BifurcationResult",
-    "PeriodDoublings",
-    "DoublingPoint",
-    "LyapunovResult",
-    "LyapunovSweep",
-    "tempered_trajectory",
-    "bifurcation",
-    "attractor_period",
-    "periods",
-    "period_doublings",
-    "refine_doubling",
-    "refine_doublings",
-    "extend_doublings",
-    "doubling_cascade",
-    "lyapunov_exponent",
-    "lyapunov_sweep",
-    "mle_parameters",
-    "fixed_point",
-    "first_doubling_temperature",
-    "DEFAULT_SEED",
-]
+__all__ = [*_kernels.__all__, *tempered_map.__all__, *cascade.__all__, *lyapunov.__all__]
