@@ -25,6 +25,7 @@ import os
 import re
 import pathlib
 import tempfile
+import weakref
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -36,6 +37,7 @@ import param
 from views import _knobs
 from views._jobs import Job, JobSection, Run
 from views._workarounds import (COLORBAR_TITLE, RasterImage, apply_options, bokeh_backend,
+                               one_graph_walk,
                                 dictionary_columns, matplotlib_backend, render_matplotlib,
                                 standalone_resources)
 
@@ -51,6 +53,7 @@ __all__ = [
     "style",
     "dense",
     "count_points",
+    "shade_levels",
     "warmup_rasters",
     "parse_vector",
     "math_markdown",
@@ -120,11 +123,33 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
         x_range = _padded(x)
         y_range = _padded(y)
     xs, ys, counts = count_points(x, y, x_range, y_range, width, height)
-    image = RasterImage((xs, ys, counts), kdims=[xdim, ydim],
-                        vdims=[hv.Dimension("count", label="points per pixel")])
+    image = RasterImage((xs, ys, shade_levels(counts)), kdims=[xdim, ydim],
+                        vdims=[hv.Dimension("level", label="density level")])
     # Linear colour from dark grey (one point) to black (the most): histogram equalisation
-    # degenerates to a blank raster when every pixel holds one point.
-    return style(image, cmap=cmap, cnorm="linear", colorbar=False)
+    # degenerates to a blank raster when every pixel holds one point. Level 0 (no point) is
+    # below the colour range and drawn transparent.
+    return style(image, cmap=cmap, cnorm="linear", clim=(1, SHADES), colorbar=False,
+                 clipping_colors={"min": "transparent"})
+
+
+#: Shading levels of a rasterized cloud: one byte per pixel.
+SHADES = 255
+
+
+def shade_levels(counts: np.ndarray) -> np.ndarray:
+    """Counts per pixel (NaN where empty) as the colour levels the eye sees, one byte each:
+    0 where empty, 1 for one point, ``SHADES`` for the most, linear between (level
+    ``1 + round((c - 1) / (max - 1) * (SHADES - 1))``). What a linear colour map over the
+    counts draws, at a quarter of the bytes of float32 counts on every move."""
+    filled = np.nan_to_num(counts, nan=0.0)
+    levels = np.zeros(filled.shape, dtype=np.uint8)
+    hit = filled > 0
+    top = float(filled.max()) if hit.any() else 0.0
+    if top > 1:
+        levels[hit] = 1 + np.rint((filled[hit] - 1) / (top - 1) * (SHADES - 1))
+    else:
+        levels[hit] = 1
+    return levels
 
 
 def count_points(x: np.ndarray, y: np.ndarray, x_range, y_range, width: int, height: int):
@@ -385,6 +410,9 @@ class Explorer(param.Parameterized):
         self.jobs = {run.name: Job(self, run) for run in self.runs}
         self._run_of = {p.method: run.name for run in self.runs for p in run.plots}
         self.notice = " ".join(self._constrain())
+        #: The knob streams of the live panels (``dynamic``), triggered together by ``_redraw``.
+        self._knob_streams: weakref.WeakSet = weakref.WeakSet()
+        self.param.watch(self._redraw, list(self.knob_names()))
 
     # --- knobs -------------------------------------------------------------------------------
     @classmethod
@@ -413,6 +441,18 @@ class Explorer(param.Parameterized):
     @functools.cache
     def _knob_set(cls) -> frozenset:
         return frozenset(cls.knob_names())
+
+    def _redraw(self, *events) -> None:
+        """Redraw the live panels that depend on the moved knobs, all within one walk of the
+        page's model graph (``one_graph_walk``): one knob move is one batch of events here,
+        whichever way it came (widget, link, script)."""
+        moved = {e.name for e in events}
+        streams = [s for s in self._knob_streams
+                   if moved.intersection(p.name for p in s.parameters)]
+        if streams:
+            with one_graph_walk():
+                for stream in streams:
+                    stream.trigger([stream])
 
     def _put(self, name: str, value) -> None:
         """Set a knob without the normalisation of ``__setattr__`` (used by it)."""
@@ -648,7 +688,8 @@ class Explorer(param.Parameterized):
         zoomable plot there), all in one callback, which is much cheaper per update than a
         chain of datashader DynamicMaps.
         """
-        knobs = hv.streams.Params(self, self.redraw_knobs(plot))
+        knobs = hv.streams.Params(self, self.redraw_knobs(plot), watch=False)
+        self._knob_streams.add(knobs)  # triggered by _redraw
         view = self._view.get(plot.method)
         page_style = functools.partial(self.page_style, plot)
         # cache_size=1: every frame comes from new knobs or a new window; older ones are never
