@@ -49,7 +49,9 @@ class Run:
     ``progress`` on); ``estimate(settings)`` gives the expected seconds; ``summary(settings,
     result)`` and ``extra(settings, result)`` Markdown shown under the panels (a line read off
     the result, a table). ``plots`` are panels whose methods take the
-    result (a partial one while the run goes, when the engine streams them)."""
+    result (a partial one while the run goes, when the engine streams them). ``uses`` names
+    page knobs the run also depends on (a model the live panels share): they stay in the
+    sidebar, but are part of the run's settings (its cache key and ``compute``'s argument)."""
 
     name: str
     title: str
@@ -61,6 +63,7 @@ class Run:
     estimate: str | None = None
     summary: str | None = None
     extra: str | None = None
+    uses: tuple[str, ...] = ()
 
 
 def _cache_key(explorer, run: Run, settings: dict) -> tuple:
@@ -99,7 +102,7 @@ class Job(param.Parameterized):
         self._cancel: threading.Event | None = None
 
     def current_settings(self) -> dict:
-        return {name: getattr(self.explorer, name) for name in self.run.settings}
+        return {name: getattr(self.explorer, name) for name in self.run.settings + self.run.uses}
 
     # --- running -------------------------------------------------------------------------------
     def _progress_callable(self, cancel: threading.Event, latest: dict):
@@ -202,7 +205,7 @@ class JobSection(pn.viewable.Viewer):
         self.stop.on_click(lambda _: job.cancel())
         job.param.watch(self._state, ["running", "fraction", "message", "error"])
         job.param.watch(self._shown, ["shown"])
-        explorer.param.watch(self._settings_changed, list(run.settings))
+        explorer.param.watch(self._settings_changed, list(run.settings + run.uses))
         self._panes = None
         self._state()
         self._shown()

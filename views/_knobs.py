@@ -65,6 +65,8 @@ def describe(p: param.Parameter, bounds=None) -> str:
         kind = "a number"
     elif isinstance(p, param.Boolean):
         return "true or false"
+    elif isinstance(p, param.ListSelector):
+        return "a comma-separated list of " + ", ".join(repr(str(o)) for o in _choices(p))
     elif isinstance(p, param.Selector):
         return "one of " + ", ".join(repr(str(o)) for o in _choices(p))
     else:
@@ -98,6 +100,12 @@ def parse(p: param.Parameter, raw, bounds=None):
         if s.lower() in ("false", "0", "no", "off"):
             return False
         refuse()
+    if isinstance(p, param.ListSelector):  # before Selector: a subclass of it
+        parts = [x.strip() for x in s.split(",")] if s else []
+        choices = {str(o): o for o in p.objects}
+        if any(x not in choices for x in parts) or len(set(parts)) != len(parts):
+            refuse()
+        return [o for o in p.objects if str(o) in parts]  # in the objects' order
     if isinstance(p, param.Selector):
         names = getattr(p, "names", None) or {}
         for name, obj in names.items():
@@ -138,6 +146,8 @@ def text(p: param.Parameter, value) -> str:
         return "true" if value else "false"
     if isinstance(p, param.Range):
         return json.dumps([float(v) for v in value])
+    if isinstance(p, param.ListSelector):
+        return ",".join(str(v) for v in value)
     if isinstance(p, param.Integer):
         return str(int(value))
     if isinstance(p, param.Number):

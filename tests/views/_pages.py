@@ -24,6 +24,8 @@ def random_value(explorer, name: str, rng: np.random.Generator):
     p = explorer.param[name]
     if isinstance(p, param.Boolean):
         return bool(rng.integers(2))
+    if isinstance(p, param.ListSelector):
+        return [o for o in p.objects if rng.random() < 0.6]
     if isinstance(p, param.Selector):
         objects = list(p.objects.values()) if isinstance(p.objects, dict) else list(p.objects)
         return objects[rng.integers(len(objects))]

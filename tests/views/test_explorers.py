@@ -130,7 +130,9 @@ def _move_to_other_value(explorer, name):
     that the explorer computes without an error)."""
     p = explorer.param[name]
     current = getattr(explorer, name)
-    if isinstance(p, param.Selector):
+    if isinstance(p, param.ListSelector):
+        candidates = [list(p.objects)[:1]] if current != list(p.objects)[:1] else [[]]
+    elif isinstance(p, param.Selector):
         candidates = [o for o in p.objects if o != current]
     else:
         lo, hi = p.bounds

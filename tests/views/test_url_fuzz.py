@@ -32,6 +32,8 @@ def _good_text(explorer, name, rng) -> str:
         return json.dumps(list(value))
     if isinstance(p, param.Boolean):
         return "true" if value else "false"
+    if isinstance(p, param.ListSelector):
+        return ",".join(str(v) for v in value)
     if isinstance(p, param.Selector) and getattr(p, "names", None):
         return str(value)
     return str(value)
