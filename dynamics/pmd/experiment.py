@@ -1,0 +1,225 @@
+"""The experiment of Sec 4.6.1 / Fig 4.1: every method on the same data, their total variation and
+cross entropy against the exact posterior as the data are visited, over repeats."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dynamics._common import check_count, check_positive, check_progress, report
+from dynamics.pmd.baselines import gibbs, one_pass_smc, sgld, svi
+from dynamics.pmd.kde import GaussianFit, Particles, median_bandwidth
+from dynamics.pmd.mirror import check_run, particle_mirror_descent
+from dynamics.pmd.model import (Grid, MixtureModel, check_data, cross_entropy, grid_posterior,
+                                total_variation)
+
+__all__ = ["METHODS", "Comparison", "posterior_grid", "estimate_on", "exact_samples",
+           "compare_methods",
+           "mode_shares", "RepeatSummary", "compare_repeats"]
+
+#: The methods of Fig 4.1 that are implemented, in the page's order.
+METHODS = ("PMD", "one-pass SMC", "SGLD", "Gibbs", "SVI")
+
+def posterior_grid(model: MixtureModel, data, *, spacing: float = 0.02,
+                   max_side: int = 500) -> Grid:
+    """A grid fine enough for the exact posterior of ``data`` (``spacing``; coarser when the
+    posterior's box needs more than ``max_side`` points a side): the box where a coarse grid
+    over the prior's +-5 sigma holds posterior density above 1e-8 of its peak, padded by a
+    quarter of its size."""
+    x = check_data(data)
+    spacing = check_positive("spacing", spacing)
+    max_side = check_count("max_side", max_side, low=10, high=4000)
+    reach = 5 * np.array([model.sigma1, model.sigma2])
+    coarse = Grid(np.linspace(-reach[0], reach[0], 101), np.linspace(-reach[1], reach[1], 101))
+    dens = grid_posterior(model, x, coarse.x, coarse.y)
+    rows, cols = np.nonzero(dens > 1e-8 * dens.max())
+    lo = np.array([coarse.x[cols.min()], coarse.y[rows.min()]])
+    hi = np.array([coarse.x[cols.max()], coarse.y[rows.max()]])
+    pad = 0.25 * (hi - lo) + 2 * (coarse.x[1] - coarse.x[0])
+    lo, hi = lo - pad, hi + pad
+    spacing = max(spacing, float((hi - lo).max()) / (max_side - 1))
+    return Grid.around(lo, hi, spacing)
+
+
+def estimate_on(result, grid: Grid, exact: np.ndarray, cloud=None, *, best_of_gaussian=False):
+    """A method's density on ``grid``: the weighted KDE of its particles (median-trick
+    bandwidth) or its Gaussian; with ``best_of_gaussian`` the better, in total variation, of
+    the KDE and a Gaussian fit to the particles (the paper's rule for Gibbs and SGLD).
+    ``cloud`` = (particles, weights) overrides the result's own (a checkpoint)."""
+    if isinstance(result, GaussianFit):
+        return result.density_on(grid)
+    particles, weights = (result.particles, result.weights) if cloud is None else cloud
+    kde = Particles(particles, weights, median_bandwidth(particles), result.method)
+    dens = kde.density_on(grid)
+    if best_of_gaussian and particles.shape[0] > 2:
+        fit = GaussianFit.of(kde).density_on(grid)
+        area = grid.cell_area
+        if total_variation(exact, fit, area) < total_variation(exact, dens, area):
+            dens = fit
+    return dens
+
+
+def mode_shares(particles: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
+    """The weight on theta2 < 0 and on theta2 > 0. The model's symmetry (theta1, theta2) ->
+    (theta1 + theta2, -theta2) flips theta2's sign, so the sign separates its two modes."""
+    below = float(weights[particles[:, 1] < 0].sum())
+    return below, float(weights.sum()) - below
+
+
+def exact_samples(exact: np.ndarray, grid: Grid, m: int, rng: np.random.Generator) -> Particles:
+    """``m`` independent draws from the exact posterior on the grid (a cell by its mass, then a
+    uniform point in it), equally weighted: what a perfect sampler would return."""
+    prob = exact.ravel() / exact.sum()
+    cells = rng.choice(prob.size, size=m, p=prob)
+    step = np.array([grid.x[1] - grid.x[0], grid.y[1] - grid.y[0]])
+    points = grid.points()[cells] + (rng.random((m, 2)) - 0.5) * step
+    return Particles(points, np.full(m, 1.0 / m), median_bandwidth(points), "exact samples")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """All methods on one data set: the ``grid``, the ``exact`` posterior of all the data on it,
+    each method's ``results``, its final density on the grid (``densities``), its learning
+    curves (``curves``: method -> {"seen", "tv", "ce"} arrays against data visited), and the
+    ``floor``: the total variation and cross entropy of as many exact posterior samples as
+    particles, turned into a density by the same KDE rule (what the metric gives a perfect
+    sampler)."""
+
+    grid: Grid
+    exact: np.ndarray
+    results: dict
+    densities: dict
+    curves: dict
+    floor: dict
+
+    def final(self, method: str, metric: str = "tv") -> float:
+        return float(self.curves[method][metric][-1])
+
+
+def _curves(result, grid, exact, best_of_gaussian):
+    area = grid.cell_area
+    seen, tv, ce = [], [], []
+    if isinstance(result, GaussianFit):
+        states = [GaussianFit(m, c, result.method) for m, c in result.history["gaussians"]]
+        dens = [s.density_on(grid) for s in states]
+    else:
+        dens = [estimate_on(result, grid, exact, cloud, best_of_gaussian=best_of_gaussian)
+                for cloud in result.history["clouds"]]
+    for visited, q in zip(result.history["seen"], dens):
+        seen.append(visited)
+        tv.append(total_variation(exact, q, area))
+        ce.append(cross_entropy(exact, q, area))
+    return {"seen": np.asarray(seen), "tv": np.asarray(tv), "ce": np.asarray(ce)}
+
+
+def compare_methods(model: MixtureModel, data, *, methods=METHODS, particles: int = 1500,
+                    batch_size: int = 10, seed=None, grid: Grid | None = None,
+                    pmd_options: dict | None = None, checkpoints: int = 25,
+                    progress=None) -> Comparison:
+    """Run ``methods`` (names from ``METHODS``) on ``data`` with the budget of Sec 4.6.1
+    (``particles`` for every Monte-Carlo method, minibatches of ``batch_size``, burn-in 50 for
+    Gibbs and 1000 for SGLD) and measure total variation and cross entropy against the exact
+    posterior of all the data, at log-spaced checkpoints of the data each has visited. Gibbs
+    and SGLD use the better of a KDE and a Gaussian fit, as the paper does; every KDE has the
+    median-trick bandwidth (0.1 x the median pairwise distance)."""
+    x, m, b = check_run(model, data, particles, batch_size)
+    unknown = [name for name in methods if name not in METHODS]
+    if unknown or not methods:
+        raise ValueError(f"methods must be a non-empty list of names from {METHODS}, got "
+                         f"{list(methods)}")
+    progress = check_progress(progress)
+    grid = posterior_grid(model, x) if grid is None else grid
+    exact = grid_posterior(model, x, grid.x, grid.y)
+    seeds = np.random.SeedSequence(seed).spawn(len(METHODS) + 1)
+    runners = {
+        "PMD": lambda s: particle_mirror_descent(model, x, particles=m, batch_size=b, seed=s,
+                                                 checkpoints=checkpoints, **(pmd_options or {})),
+        "one-pass SMC": lambda s: one_pass_smc(model, x, particles=m, batch_size=b, seed=s,
+                                               checkpoints=checkpoints),
+        "SGLD": lambda s: sgld(model, x, particles=m, batch_size=b, seed=s,
+                               checkpoints=checkpoints),
+        "Gibbs": lambda s: gibbs(model, x, particles=m, seed=s, checkpoints=checkpoints),
+        "SVI": lambda s: svi(model, x, batch_size=b, seed=s, checkpoints=checkpoints),
+    }
+    results, densities, curves = {}, {}, {}
+    for k, name in enumerate(methods):
+        report(progress, k / len(methods), f"{name}: running")
+        rng = np.random.default_rng(seeds[METHODS.index(name)])
+        result = runners[name](rng)
+        best = name in ("SGLD", "Gibbs")
+        results[name] = result
+        densities[name] = estimate_on(result, grid, exact, best_of_gaussian=best)
+        curves[name] = _curves(result, grid, exact, best)
+        report(progress, (k + 1) / len(methods), f"{name}: done",
+               partial={"curves": dict(curves)})
+    perfect = estimate_on(exact_samples(exact, grid, m, np.random.default_rng(seeds[-1])),
+                          grid, exact)
+    floor = {"tv": total_variation(exact, perfect, grid.cell_area),
+             "ce": cross_entropy(exact, perfect, grid.cell_area)}
+    return Comparison(grid, exact, results, densities, curves, floor)
+
+
+@dataclass(frozen=True)
+class RepeatSummary:
+    """``compare_repeats``: per method the curves of every repeat (``tv``, ``ce``: repeats x
+    checkpoints, against ``seen``), each repeat's floor (``Comparison.floor``), and per repeat
+    whether PMD kept both modes (at least
+    ``MODE_FLOOR`` of its weight on each side) and whether its final TV was below SGLD's and
+    Gibbs's."""
+
+    seen: dict
+    tv: dict
+    ce: dict
+    floor_tv: np.ndarray
+    floor_ce: np.ndarray
+    pmd_both_modes: np.ndarray
+    pmd_beats_local: np.ndarray
+    comparisons: tuple
+
+    def fraction_both_modes(self) -> float:
+        return float(np.mean(self.pmd_both_modes))
+
+    def fraction_pmd_best(self) -> float:
+        return float(np.mean(self.pmd_beats_local))
+
+
+#: PMD "keeps both modes" when each side of theta2 = 0 holds at least this share of its weight.
+MODE_FLOOR = 0.1
+
+
+def compare_repeats(model: MixtureModel, theta, n: int, *, repeats: int = 10, seed: int = 0,
+                    methods=METHODS, progress=None, **options) -> RepeatSummary:
+    """``compare_methods`` on ``repeats`` data sets of ``n`` points drawn with ``theta`` (data
+    seed ``seed + r``, method seeds from it)."""
+    repeats = check_count("repeats", repeats, high=1000)
+    progress = check_progress(progress)
+    comparisons = []
+    for r in range(repeats):
+        data = model.sample(n, theta, seed=seed + r)
+
+        def inner(fraction, message, r=r):
+            report(progress, (r + fraction) / repeats, f"repeat {r + 1} of {repeats}: {message}")
+        comparisons.append(compare_methods(model, data, methods=methods, seed=seed + r,
+                                           progress=inner if progress else None, **options))
+        report(progress, (r + 1) / repeats, f"repeat {r + 1} of {repeats} done",
+               partial=_summary(comparisons, methods))
+    return _summary(comparisons, methods)
+
+
+def _summary(comparisons: list, methods) -> RepeatSummary:
+    seen = {name: comparisons[0].curves[name]["seen"] for name in methods}
+    tv = {name: np.array([c.curves[name]["tv"] for c in comparisons]) for name in methods}
+    ce = {name: np.array([c.curves[name]["ce"] for c in comparisons]) for name in methods}
+    both, best = [], []
+    for c in comparisons:
+        if "PMD" in c.results:
+            res = c.results["PMD"]
+            both.append(min(mode_shares(res.particles, res.weights)) >= MODE_FLOOR)
+            local = [c.final(name) for name in ("SGLD", "Gibbs") if name in c.results]
+            best.append(bool(local) and c.final("PMD") < min(local))
+    floor_tv = np.array([c.floor["tv"] for c in comparisons])
+    floor_ce = np.array([c.floor["ce"] for c in comparisons])
+    return RepeatSummary(seen, tv, ce, floor_tv, floor_ce, np.array(both, bool),
+                         np.array(best, bool), tuple(comparisons))
+
