@@ -23,6 +23,7 @@ CHANGES = {
     "torus": {"seed": 5},
     "bifurcation": {"eta": 0.8},
     "doeblin": {"log_delta": -3.0},
+    "pmd": {"seed": 2},
 }
 
 

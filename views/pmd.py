@@ -1,0 +1,402 @@
+"""Particle mirror descent explorer: a cloud of weighted particles learning a two-mode posterior.
+
+Dai's thesis (seed 004), chapter 4: Algorithm 3 and the mixture-model experiment of Sec 4.6.1
+(Fig 4.1). The live panels follow one PMD run as the data arrive (a player over log-spaced
+checkpoints); a run (a job) draws Fig 4.1: total variation and cross entropy of PMD, one-pass SMC,
+SGLD, Gibbs and SVI against the data visited, over repeats, and their final densities.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import param
+from holoviews import dim
+
+from dynamics import pmd
+from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, style
+from views._jobs import Run
+
+#: Prior presets: name -> (sigma1, sigma2). Sec 4.6.1 uses (1, 1); Welling and Teh (Sec 5.1)
+#: sigma1^2 = 10, sigma2^2 = 1 with sigma_x^2 = 2, theta = (0, 1), N = 100 (set those knobs).
+PRIORS = {
+    "σ₁ = σ₂ = 1 (Dai, Sec 4.6.1)": (1.0, 1.0),
+    "σ₁² = 10, σ₂² = 1 (Welling & Teh, Sec 5.1)": (math.sqrt(10.0), 1.0),
+}
+#: Checkpoints a PMD run records (log-spaced in the data seen).
+CHECKPOINTS = 25
+#: Grid spacing of the live panels' densities (the run's metrics use 0.02, as the ridges of
+#: the Sec 4.6.1 posterior are about 0.07 wide).
+PAGE_SPACING = 0.04
+THETA_DIMS = [hv.Dimension("t1", label="θ₁"), hv.Dimension("t2", label="θ₂")]
+METHOD_COLORS = {"PMD": "#d62728", "one-pass SMC": "#ff7f0e", "SGLD": "#1f77b4",
+                 "Gibbs": "#2ca02c", "SVI": "#9467bd"}
+EXACT_COLOR = "#222222"
+#: Seconds per repeat of the Fig 4.1 run at the default sizes on the development machine (2
+#: shared cores), for the estimate shown before a run.
+SECONDS_PER_REPEAT = 6.0
+
+
+@dataclass(frozen=True)
+class PMDPage:
+    """One PMD run on one data set, with the grid the live panels draw on."""
+
+    model: pmd.MixtureModel
+    data: np.ndarray
+    run: pmd.Particles
+    grid: pmd.Grid
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """1, 3, 10, 30, ... between lo and hi: a log axis Bokeh would otherwise label at every
+    integer multiple of a power of ten near its end."""
+    ticks = [m * 10.0**e for e in range(0, 8) for m in (1, 3)]
+    return [t for t in ticks if lo <= t <= hi]
+
+
+@functools.lru_cache(maxsize=8)
+def run_page(prior: str, sigma_x: float, p: float, theta1: float, theta2: float, n_data: int,
+             seed: int, particles: int, batch_size: int, strategy: str, step_rule: str,
+             bandwidth_rule: str) -> PMDPage:
+    """Draw the data and run PMD (cached per argument set)."""
+    sigma1, sigma2 = PRIORS[prior]
+    model = pmd.MixtureModel(sigma1, sigma2, sigma_x, p)
+    data = model.sample(n_data, (theta1, theta2), seed=seed)
+    run = pmd.particle_mirror_descent(model, data, particles=particles, batch_size=batch_size,
+                                      seed=seed, strategy=strategy, step_size_rule=step_rule,
+                                      bandwidth_rule=bandwidth_rule, checkpoints=CHECKPOINTS)
+    grid = pmd.posterior_grid(model, data, spacing=PAGE_SPACING, max_side=160)
+    return PMDPage(model, data, run, grid)
+
+
+@functools.lru_cache(maxsize=64)
+def exact_iterate(key: tuple, steps: int) -> np.ndarray:
+    """The exact mirror-descent iterate after ``steps`` steps on the page's grid."""
+    page = run_page(*key)
+    return pmd.mirror_descent_iterate(page.model, page.data, page.grid.x, page.grid.y,
+                                      steps=steps, batch_size=key[8], step_size_rule=key[10])
+
+
+class PMDExplorer(Explorer):
+    """Particle mirror descent on the two-mode mixture posterior of Sec 4.6.1."""
+
+    slug = "pmd"
+    title = "Particle mirror descent"
+    summary = ("Bayesian inference as mirror descent over densities: weighted particles find "
+               "both modes of a posterior where local samplers find one.")
+    paper = "Dai, Learning over functions, distributions and dynamics via stochastic optimization"
+    figures = "Ch 4: Algorithm 3, eqs 4.5-4.8, Fig 4.1"
+
+    prior = param.Selector(objects=list(PRIORS), default=next(iter(PRIORS)),
+                           label="Model preset (prior)",
+                           doc="Prior scales of theta1 and theta2. Sec 4.6.1 uses 1 and 1; "
+                               "Welling and Teh use variances 10 and 1 (with sigma_x^2 = 2, "
+                               "theta = (0, 1), N = 100).")
+    sigma_x = param.Number(2.5, bounds=(0.5, 5.0), step=0.05, label="Noise σₓ",
+                           doc="Standard deviation of each mixture component.")
+    p = param.Number(0.5, bounds=(0.05, 0.95), step=0.05, label="Mixing weight p",
+                     doc="Weight of the first component N(theta1, sigma_x^2). At 1/2 the "
+                         "posterior has two equal modes.")
+    theta1 = param.Number(1.0, bounds=(-3.0, 3.0), step=0.1, label="True θ₁",
+                          doc="theta1 of the data: mean of the first component.")
+    theta2 = param.Number(-2.0, bounds=(-3.0, 3.0), step=0.1, label="True θ₂",
+                          doc="theta2 of the data: the second component's mean is "
+                              "theta1 + theta2.")
+    n_data = param.Integer(1000, bounds=(20, 2000), step=10, label="Data N",
+                           doc="Number of observations, visited once in minibatches.")
+    seed = param.Integer(1, bounds=(0, 99_999), label="Seed",
+                         doc="Seed of the data and of the particles.")
+    particles = param.Integer(1500, bounds=(100, 3000), step=100, label="Particles m",
+                              doc="Number of particles (the final m_t of the KDE branch).")
+    batch_size = param.Integer(10, bounds=(1, 100), label="Batch size b",
+                               doc="Data per step; each step's likelihood is raised to N / b.")
+    strategy = param.Selector(objects=list(pmd.STRATEGIES), default="particles",
+                              label="Prox-mapping",
+                              doc="particles: prior draws reweighted (eq 4.6); kde: resample "
+                                  "from the weighted KDE every step (eqs 4.7-4.8); hybrid: "
+                                  "the KDE for the first 30 % of the steps, then particles.")
+    step_rule = param.Selector(objects=list(pmd.STEP_SIZES), default="1/t",
+                               label="Step sizes γₜ",
+                               doc="1/t makes the last iterate of one pass the exact "
+                                   "posterior; 2/(t + 1) weighs later data more.")
+    bandwidth_rule = param.Selector(objects=list(pmd.BANDWIDTH_RULES), default="prior",
+                                    label="KDE bandwidth scale",
+                                    doc="h_t = s m_t^(-1/4) (Theorem 17), s the prior's scale "
+                                        "or the cloud's weighted spread (KDE and hybrid only).")
+    checkpoint = param.Integer(20, bounds=(0, CHECKPOINTS - 1), label="Data seen (checkpoint)",
+                               doc="Which recorded step of the run the cloud panels show "
+                                   "(log-spaced in the data seen; the last is the end).")
+    repeats = param.Integer(3, bounds=(1, 10), label="Repeats",
+                            doc="Data sets (and runs of every method) of the Fig 4.1 run; "
+                                "the paper uses 10.")
+    shown = param.ListSelector(default=list(pmd.METHODS), objects=list(pmd.METHODS),
+                               label="Methods shown",
+                               doc="Methods drawn in the Fig 4.1 curves.")
+
+    fields = ("seed",)
+    widgets = {
+        "sigma_x": {"throttled": True}, "p": {"throttled": True},
+        "theta1": {"throttled": True}, "theta2": {"throttled": True},
+        "n_data": {"throttled": True}, "particles": {"throttled": True},
+        "batch_size": {"throttled": True},
+        "shown": {"type": pn.widgets.CheckBoxGroup, "inline": False},
+    }
+    groups = {"Data": ("prior", "sigma_x", "p", "theta1", "theta2", "n_data", "seed"),
+              "Particle mirror descent": ("particles", "batch_size", "strategy", "step_rule",
+                                          "bandwidth_rule"),
+              "Fig 4.1 curves (the run below)": ("shown",)}
+    placed = ("checkpoint",)
+
+    plots = (
+        Plot("cloud_plot", title="Particles over the exact iterate", ignores=("repeats", "shown")),
+        Plot("kde_plot", title="Weighted KDE of the particles", ignores=("repeats", "shown")),
+        Plot("ess_plot", title="Effective sample size", ignores=("repeats", "shown")),
+    )
+    sections = (Section(("cloud_plot", "kde_plot", "ess_plot"), header="player"),)
+    runs = (
+        Run("fig41", title="Every method against the exact posterior (Fig 4.1)",
+            button="Run Fig 4.1", settings=("repeats",), compute="run_fig41",
+            uses=("prior", "sigma_x", "p", "theta1", "theta2", "n_data", "seed", "particles",
+                  "batch_size", "strategy", "step_rule", "bandwidth_rule"),
+            plots=(Plot("tv_plot", title="Total variation (Fig 4.1 (1))"),
+                   Plot("ce_plot", title="Cross entropy (Fig 4.1 (2))"),
+                   Plot("exact_final", title="Exact posterior (Fig 4.1 (3))"),
+                   *(Plot(f"final_{k}", title=f"{name}, end of the first repeat")
+                     for k, name in enumerate(pmd.METHODS))),
+            text=r"""
+Each method gets the same data and the budget of Sec 4.6.1: 1500 particles (the *Particles m*
+knob) for every Monte-Carlo method, minibatches of $b$, burn-in 50 sweeps for Gibbs and 1000
+iterations for SGLD. Curves: total variation $\frac12\int|p - q|$ and cross entropy
+$-\int p \log q$ of each estimate $q$ against the exact posterior $p$ of all the data (on a grid of
+spacing 0.02 or finer), against the data visited (log axis: SGLD visits $b$ per iteration, Gibbs
+all $N$ per sweep). Particle methods are turned into densities by a Gaussian KDE of bandwidth 0.1
+times the median pairwise distance; for Gibbs and SGLD the better of that and a Gaussian fit, as
+the paper does. Lines are means over repeats, bands their range. The dashed line is the
+**floor** of this metric: 1500 exact posterior samples through the same KDE rule. On the two
+ridges the rule's bandwidth (about 0.2) is three times their width, so even perfect samples score
+a total variation near 0.45: a method at the floor is as good as this metric can tell.
+""",
+            estimate="fig41_estimate", summary="fig41_summary"),
+    )
+
+    text = r"""
+### Particle mirror descent: Bayes' rule as gradient steps on densities
+
+The posterior of $N$ data is the density $q$ that minimises
+$\mathrm{KL}(q\,\|\,p) - N\,\mathbb{E}_q[\overline{\log p(x\mid\theta)}]$. Mirror descent with the
+entropy as mirror map turns each minibatch $X_t$ into a multiplicative step (eq 4.3):
+
+$$q_{t+1}(\theta) \propto q_t(\theta)^{1-\gamma_t}\,\big(p(\theta)\,p(X_t\mid\theta)^{N/b}\big)^{\gamma_t}$$
+
+With $\gamma_t = 1/t$ every batch ends with weight $1/T$, so one pass gives the exact posterior.
+PMD carries $q_t$ as **weighted particles**: drawn once from the prior and reweighted,
+$\alpha_i \leftarrow \alpha_i^{1-\gamma_t} p(X_t\mid\theta_i)^{N\gamma_t/b}$ (eq 4.6), or
+resampled each step from the **weighted kernel density estimate**
+$q_t = \sum_i \alpha_i K_h(\theta - \theta_i)$ and reweighted by
+$q_t^{-\gamma_t}(p\,p(X_t\mid\theta)^{N/b})^{\gamma_t}$ (eqs 4.7-4.8).
+
+**The model** (Sec 4.6.1): $x \sim p\,N(\theta_1, \sigma_x^2) + (1-p)\,N(\theta_1 + \theta_2, \sigma_x^2)$
+with $\theta_1, \theta_2 \sim N(0, 1)$. The two means are tied, so with $p = 1/2$ the data cannot
+tell $(\theta_1, \theta_2)$ from $(\theta_1 + \theta_2, -\theta_2)$: the posterior has **two
+modes**, thin ridges about 0.07 wide. A sampler that moves locally (Gibbs, SGLD) finds one ridge
+and rarely crosses; a unimodal family (SVI) cannot hold both.
+
+**What you see.** *Left:* the particles (size and colour: weight) over the contours of the exact
+mirror-descent iterate at this point of the pass (the posterior of the data seen, tempered up to
+$N$ points; at the end, the posterior). *Middle:* the particles' weighted KDE. *Right:* the
+effective sample size $1/\sum\alpha_i^2$ as data arrive. Press play to watch the cloud learn.
+
+**Try.** Set $p = 0.3$: the symmetry breaks and one mode wins. Switch the prox-mapping to *kde*
+or *hybrid*: the particles move, and with a fixed final budget they often settle in one mode
+(the first step, $\gamma_1 = 1$, already weighs them by one batch's likelihood raised to $N/b$).
+Then run Fig 4.1 below.
+"""
+
+    # --- computation -------------------------------------------------------------------------
+    def _key(self) -> tuple:
+        return (self.prior, float(self.sigma_x), float(self.p), float(self.theta1),
+                float(self.theta2), int(self.n_data), int(self.seed), int(self.particles),
+                int(self.batch_size), self.strategy, self.step_rule, self.bandwidth_rule)
+
+    def _compute(self) -> PMDPage:
+        return run_page(*self._key())
+
+    def knob_bounds(self) -> dict:
+        steps = -(-self.n_data // self.batch_size)
+        count = len(pmd.mirror.checkpoint_steps(steps, CHECKPOINTS))
+        return {"checkpoint": (0, count - 1, f"the run's {count} checkpoints")}
+
+    def _at(self):
+        page = self.result()
+        k = min(self.checkpoint, len(page.run.history["seen"]) - 1)
+        cloud, weights = page.run.history["clouds"][k]
+        return page, k, cloud, weights
+
+    def status(self) -> str:
+        page, k, cloud, weights = self._at()
+        seen = page.run.history["seen"][k]
+        below, above = pmd.mode_shares(cloud, weights)
+        exact = exact_iterate(self._key(), self._steps(seen))
+        exact_below = float(exact[page.grid.y < 0].sum() * page.grid.cell_area)
+        return (f"After **{seen}** of {page.data.size} data: effective sample size "
+                f"**{page.run.history['ess'][k]:.0f}** of {cloud.shape[0]}; weight on θ₂ < 0 "
+                f"**{below:.2f}** (exact iterate: {exact_below:.2f}).")
+
+    def _steps(self, seen: int) -> int:
+        return -(-seen // self.batch_size)
+
+    # --- live panels -------------------------------------------------------------------------
+    def cloud_plot(self):
+        page, k, cloud, weights = self._at()
+        seen = page.run.history["seen"][k]
+        exact = exact_iterate(self._key(), self._steps(seen))
+        image = hv.Image((page.grid.x, page.grid.y, exact), kdims=THETA_DIMS, vdims=["q"])
+        levels = list(exact.max() * np.array([0.01, 0.1, 0.3, 0.6, 0.9]))
+        contours = style(hv.operation.contours(image, levels=levels, filled=False),
+                         color=EXACT_COLOR, framewise=True, bokeh=dict(line_width=1),
+                         mpl=dict(linewidth=0.8))
+        order = np.argsort(weights)
+        share = weights[order] * weights.size
+        dots = hv.Points((cloud[order, 0], cloud[order, 1], share), kdims=THETA_DIMS,
+                         vdims=[hv.Dimension("share", label="weight × m")])
+        dots = style(dots, color="share", cmap="inferno_r", logz=True,
+                     clim=(1e-3, max(10.0, float(share.max()))), colorbar=True, framewise=True,
+                     bokeh=dict(size=2 + 1.5 * dim("share").clip(0, 40) ** 0.5, line_alpha=0),
+                     mpl=dict(s=2 + 3 * dim("share").clip(0, 40) ** 0.5, linewidth=0))
+        x0, x1 = page.grid.x[[0, -1]]
+        y0, y1 = page.grid.y[[0, -1]]
+        return style(contours * dots, xlim=(x0, x1), ylim=(y0, y1), framewise=True)
+
+    def kde_plot(self):
+        page, k, cloud, weights = self._at()
+        h = pmd.median_bandwidth(cloud)
+        dens = pmd.Particles(cloud, weights, h, "PMD").density_on(page.grid)
+        image = hv.Image((page.grid.x, page.grid.y, dens.astype(np.float32)), kdims=THETA_DIMS,
+                         vdims=[hv.Dimension("q", label=f"density (h = {h:.3f})")])
+        return style(image, cmap="viridis", colorbar=True, framewise=True,
+                     bokeh=dict(tools=["hover"]))
+
+    def ess_plot(self):
+        page, k, _, _ = self._at()
+        seen = np.asarray(page.run.history["seen"], dtype=float)
+        ess = np.asarray(page.run.history["ess"], dtype=float)
+        dims = [hv.Dimension("seen", label="data seen"),
+                hv.Dimension("ess", label="effective sample size")]
+        curve = style(hv.Curve((seen, ess), *dims, label="ESS"), color=METHOD_COLORS["PMD"],
+                      bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+        here = style(hv.Scatter(([seen[k]], [ess[k]]), *dims, label="shown"), color="black",
+                     bokeh=dict(size=9), mpl=dict(s=40))
+        m = page.run.particles.shape[0]
+        top = style(hv.Curve((seen[[0, -1]], [m, m]), *dims, label=f"m = {m} (all equal)"),
+                    color="gray", bokeh=DASHED, mpl=MPL_DASHED)
+        return style(curve * here * top, logx=True, logy=True, framewise=True,
+                     xticks=log_ticks(seen[0], seen[-1]),
+                     ylim=(max(0.5, 0.5 * float(ess.min())), 20.0 * m),
+                     legend_position="top_left")
+
+    def player(self) -> pn.viewable.Viewable:
+        """The play control over the run's checkpoints, with its caption."""
+        player = pn.widgets.Player.from_param(
+            self.param.checkpoint, interval=400, loop_policy="once", show_loop_controls=False,
+            show_value=False, width=300, scale_buttons=0.8)
+        caption = pn.pane.Markdown(
+            "**Data arriving.** Press play to watch the cloud from the first batch to the end "
+            "of the pass (log-spaced checkpoints).", sizing_mode="stretch_width")
+        return pn.Row(player, caption, sizing_mode="stretch_width")
+
+    # --- the Fig 4.1 run (a job) --------------------------------------------------------------
+    def run_fig41(self, settings: dict, progress=None) -> pmd.RepeatSummary:
+        sigma1, sigma2 = PRIORS[settings["prior"]]
+        model = pmd.MixtureModel(sigma1, sigma2, settings["sigma_x"], settings["p"])
+        options = dict(strategy=settings["strategy"], step_size_rule=settings["step_rule"],
+                       bandwidth_rule=settings["bandwidth_rule"])
+        return pmd.compare_repeats(model, (settings["theta1"], settings["theta2"]),
+                                   int(settings["n_data"]), repeats=int(settings["repeats"]),
+                                   seed=int(settings["seed"]),
+                                   particles=int(settings["particles"]),
+                                   batch_size=int(settings["batch_size"]), pmd_options=options,
+                                   progress=progress)
+
+    def fig41_estimate(self, settings: dict) -> float:
+        scale = settings["n_data"] / 1000 * settings["particles"] / 1500
+        return SECONDS_PER_REPEAT * settings["repeats"] * max(scale, 0.2)
+
+    def fig41_summary(self, settings: dict, result: pmd.RepeatSummary) -> str:
+        finals = ", ".join(
+            f"{name} {result.tv[name][:, -1].mean():.2f}" for name in result.tv)
+        best = min(result.tv, key=lambda name: result.tv[name][:, -1].mean())
+        runs = len(result.comparisons)
+        return (f"**This run** ({runs} repeat{'s' if runs > 1 else ''}): lowest final total "
+                f"variation **{best}**; means: {finals}; exact samples through the same KDE "
+                f"rule {result.floor_tv.mean():.2f}. PMD kept both modes (≥ "
+                f"{pmd.experiment.MODE_FLOOR:.0%} of its weight on each) in "
+                f"{result.pmd_both_modes.sum()} of {runs} repeats and ended below both SGLD and "
+                f"Gibbs in {result.pmd_beats_local.sum()} of {runs}. The paper reports PMD "
+                f"lowest, with Gibbs and SGLD stuck in one mode.")
+
+    def _curves_plot(self, result, metric: str, label: str, legend: str):
+        layers = []
+        top = max(float(np.max(result.seen[name])) for name in result.seen)
+        dims = [hv.Dimension("seen", label="data visited"), hv.Dimension(metric, label=label)]
+        for name in self.shown:
+            if name not in getattr(result, metric):
+                continue
+            values = getattr(result, metric)[name]
+            seen = np.asarray(result.seen[name], dtype=float)
+            color = METHOD_COLORS[name]
+            if values.shape[0] > 1:
+                layers.append(style(hv.Area((seen, values.min(0), values.max(0)), dims[0],
+                                            [dims[1], f"{metric}_hi"]),
+                                    color=color, alpha=0.2, line_alpha=0))
+            layers.append(style(hv.Curve((seen, values.mean(0)), *dims, label=name),
+                                color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
+        floor = float(np.mean(getattr(result, f"floor_{metric}")))
+        layers.append(style(hv.Curve(([1.0, top], [floor, floor]), *dims,
+                                     label="exact samples (floor)"),
+                            color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED))
+        return style(hv.Overlay(layers), logx=True, framewise=True, legend_position=legend,
+                     xticks=[t for t in log_ticks(1, top) if t == 10 ** round(math.log10(t))])
+
+    def tv_plot(self, result):
+        return self._curves_plot(result, "tv", "total variation to the posterior", "bottom_left")
+
+    def ce_plot(self, result):
+        plot = self._curves_plot(result, "ce", "cross entropy (nats)", "bottom_right")
+        return style(plot, logy=True)
+
+    def _density_image(self, grid, dens, label="posterior density"):
+        image = hv.Image((grid.x, grid.y, dens.astype(np.float32)), kdims=THETA_DIMS,
+                         vdims=[hv.Dimension("q", label=label)])
+        return style(image, cmap="viridis", colorbar=True, framewise=True)
+
+    def exact_final(self, result):
+        first = result.comparisons[0]
+        return self._density_image(first.grid, first.exact)
+
+    def _final(self, result, k: int):
+        first = result.comparisons[0]
+        name = pmd.METHODS[k]
+        if name not in first.densities:  # a partial result: this method has not run yet
+            return self._density_image(first.grid, np.zeros(first.grid.shape),
+                                       label=f"{name}: not run yet")
+        return self._density_image(first.grid, first.densities[name], label=f"{name} density")
+
+    def final_0(self, result):
+        return self._final(result, 0)
+
+    def final_1(self, result):
+        return self._final(result, 1)
+
+    def final_2(self, result):
+        return self._final(result, 2)
+
+    def final_3(self, result):
+        return self._final(result, 3)
+
+    def final_4(self, result):
+        return self._final(result, 4)
