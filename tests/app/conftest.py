@@ -19,6 +19,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCREENSHOTS = pathlib.Path(__file__).resolve().parent / "screenshots"
+#: The served app's log; one per pytest-xdist worker (each worker serves its own app).
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+SERVER_LOG = ROOT / "tests" / "app" / (f"server-{_WORKER}.log" if _WORKER else "server.log")
 CHROMIUM = os.environ.get("LDX_CHROMIUM", "/usr/bin/chromium")
 REQUIRE = os.environ.get("LDX_REQUIRE_BROWSER") == "1"
 CHROMIUM_ARGS = [
@@ -44,7 +47,7 @@ def _free_port() -> int:
 def server():
     """``panel serve app`` on a free loopback port; yields the app's URL."""
     port = _free_port()
-    log = open(ROOT / "tests" / "app" / "server.log", "w")
+    log = open(SERVER_LOG, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "panel", "serve", "app", "--port", str(port),
          "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}",
@@ -64,7 +67,7 @@ def server():
             proc.kill()
             log.close()
             raise RuntimeError("panel serve app did not start:\n"
-                               + (ROOT / "tests" / "app" / "server.log").read_text()[-4000:])
+                               + SERVER_LOG.read_text()[-4000:])
         time.sleep(0.5)
     yield url
     proc.terminate()

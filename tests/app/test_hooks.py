@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import time
 
-from .conftest import ROOT
+from .conftest import ROOT, SERVER_LOG
 
 import dynamics
 
@@ -20,7 +20,7 @@ def _hooks():
 def test_served_app_warms_every_engine_and_the_first_page(server):
     """The served app loads every engine's kernels and draws the first page, in the background,
     while it already answers (the fixture has had an answer from it)."""
-    log = ROOT / "tests" / "app" / "server.log"
+    log = SERVER_LOG
     wanted = [f"dynamics.{name}: ready" for name in dynamics.ENGINES]
     wanted += ["views: datashader ready", "views: first page drawn"]
     deadline = time.monotonic() + 240
@@ -31,7 +31,11 @@ def test_served_app_warms_every_engine_and_the_first_page(server):
         time.sleep(0.5)
     missing = [w for w in wanted if w not in log.read_text()]
     assert missing == [], f"not in the server log: {missing}"
-    assert "Traceback" not in log.read_text()
+    # Tornado logs a traceback when a browser closes a page while a message is on its way
+    # (WebSocketClosedError): not ours. A traceback through our code is.
+    blocks = log.read_text().split("Traceback (most recent call last):")[1:]
+    ours = [block for block in blocks if f'File "{ROOT}' in block]
+    assert ours == [], ours[0][-2000:] if ours else ""
 
 
 def test_child_process_fills_the_kernel_cache(capsys):
