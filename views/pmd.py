@@ -331,13 +331,25 @@ Then run Fig 4.1 below.
             f"{name} {result.tv[name][:, -1].mean():.2f}" for name in result.tv)
         best = min(result.tv, key=lambda name: result.tv[name][:, -1].mean())
         runs = len(result.comparisons)
+        lines = []
+        for name in ("PMD", "one-pass SMC"):
+            done = [c.results[name] for c in result.comparisons if name in c.results]
+            if not done:
+                continue
+            ess = np.mean([r.ess for r in done])
+            line = f"{name} ended with an effective sample size of {ess:.0f} (mean)"
+            if name == "one-pass SMC":
+                events = np.mean([r.history["resamplings"][-1] for r in done])
+                line += f" after {events:.1f} resampling events"
+            lines.append(line)
+        particles = ("; ".join(lines) + ". ") if lines else ""
         return (f"**This run** ({runs} repeat{'s' if runs > 1 else ''}): lowest final total "
                 f"variation **{best}**; means: {finals}; exact samples through the same KDE "
                 f"rule {result.floor_tv.mean():.2f}. PMD kept both modes (≥ "
                 f"{pmd.experiment.MODE_FLOOR:.0%} of its weight on each) in "
                 f"{result.pmd_both_modes.sum()} of {runs} repeats and ended below both SGLD and "
-                f"Gibbs in {result.pmd_beats_local.sum()} of {runs}. The paper reports PMD "
-                f"lowest, with Gibbs and SGLD stuck in one mode.")
+                f"Gibbs in {result.pmd_beats_local.sum()} of {runs}. {particles}The paper "
+                f"reports PMD lowest, with Gibbs and SGLD stuck in one mode.")
 
     def _curves_plot(self, result, metric: str, label: str, legend: str):
         layers = []

@@ -140,7 +140,8 @@ def compare_methods(model: MixtureModel, data, *, methods=METHODS, particles: in
         "SGLD": lambda s: sgld(model, x, particles=m, batch_size=b, seed=s,
                                checkpoints=checkpoints),
         "Gibbs": lambda s: gibbs(model, x, particles=m, seed=s, checkpoints=checkpoints),
-        "SVI": lambda s: svi(model, x, batch_size=b, seed=s, checkpoints=checkpoints),
+        "SVI": lambda s: svi(model, x, particles=m, batch_size=b, seed=s,
+                             checkpoints=checkpoints),
     }
     results, densities, curves = {}, {}, {}
     for k, name in enumerate(methods):

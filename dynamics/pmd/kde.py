@@ -236,12 +236,15 @@ class Particles:
 
 @dataclass(frozen=True)
 class GaussianFit:
-    """A Gaussian posterior N(``mean``, ``cov``): SVI's family, or a moment fit to samples."""
+    """A Gaussian posterior N(``mean``, ``cov``): SVI's family, or a moment fit to samples;
+    ``particles`` and ``weights``: equally weighted draws from it, when the method made some."""
 
     mean: np.ndarray
     cov: np.ndarray
     method: str
     history: dict = field(default_factory=dict, repr=False, compare=False)
+    particles: np.ndarray | None = field(default=None, repr=False, compare=False)
+    weights: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def density(self, points) -> np.ndarray:
         pts = check_thetas(points) - self.mean

@@ -244,7 +244,8 @@ def test_svi_finds_the_conjugate_gaussian():
     model = pmd.MixtureModel(1.0, 1.0, 1.0, ONE)
     x = model.sample(100, (0.8, 0.0), seed=12)
     mean, var = _conjugate_posterior(model, x)
-    fit = pmd.svi(model, x, seed=13)
+    fit = pmd.svi(model, x, seed=13, particles=400)
+    assert fit.particles.shape == (400, 2) and fit.weights.sum() == pytest.approx(1.0)
     assert fit.mean[0] == pytest.approx(mean, abs=0.3 * math.sqrt(var))
     assert var < fit.cov[0, 0] < 3 * var  # slow to shrink from its start (see svi)
     assert fit.cov[1, 1] == pytest.approx(1.0, rel=0.2)  # theta2 keeps its prior
@@ -259,6 +260,17 @@ def test_pmd_keeps_both_modes():
         x = model.sample(1000, theta, seed=data_seed)
         res = pmd.particle_mirror_descent(model, x, seed=15)
         assert min(pmd.mode_shares(res.particles, res.weights)) > 0.1
+
+
+@pytest.mark.parametrize("method", [pmd.particle_mirror_descent, pmd.sgld, pmd.one_pass_smc,
+                                    pmd.gibbs, pmd.svi])
+def test_every_method_takes_the_same_data_arguments(method):
+    model = pmd.MixtureModel()
+    x = model.sample(60, (1.0, -2.0), seed=3)
+    res = method(model, x, particles=120, batch_size=10, seed=4)
+    assert res.particles.shape == (120, 2)
+    assert res.weights.sum() == pytest.approx(1.0)
+    assert np.all(res.density(np.zeros((1, 2))) >= 0)
 
 
 def test_compare_methods_draws_every_curve_on_the_grid():
