@@ -182,9 +182,11 @@ class Field(pn.viewable.Viewer):
         try:
             value = self.explorer.parse_knob(self.knob, event.new)
         except ValueError as exc:
+            # the box first, then the message: the browser gets them in this order, so a
+            # message on screen always sits under the restored value
+            self.input.value = current
             self.message.object = f"{exc}. Kept {current}."
             self.message.visible = True
-            self.input.value = current
             return
         self.message.visible = False
         setattr(self.explorer, self.knob, value)

@@ -11,6 +11,7 @@ import urllib.parse
 
 import numpy as np
 import pytest
+from playwright.sync_api import expect
 from PIL import Image
 
 from tests.views.test_url_fuzz import queries
@@ -168,7 +169,8 @@ def test_typed_values_are_refused_with_the_allowed_range(server, page):
         page.get_by_text(re.compile(rf"Model seed must be a whole number from 0 to 99,999; "
                                     rf"got '{re.escape(bad)}'")).first.wait_for(
             timeout=REDRAW_TIMEOUT)
-        assert field.input_value() == "1" and page.url == url
+        expect(field).to_have_value("1", timeout=REDRAW_TIMEOUT)
+        assert page.url == url
     field.fill("7")
     field.press("Enter")
     _wait_for_url_change(page, url)
