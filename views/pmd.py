@@ -22,12 +22,16 @@ from dynamics import pmd
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, style
 from views._jobs import Run
 
-#: Prior presets: name -> (sigma1, sigma2). Sec 4.6.1 uses (1, 1); Welling and Teh (Sec 5.1)
-#: sigma1^2 = 10, sigma2^2 = 1 with sigma_x^2 = 2, theta = (0, 1), N = 100 (set those knobs).
-PRIORS = {
-    "σ₁ = σ₂ = 1 (Dai, Sec 4.6.1)": (1.0, 1.0),
-    "σ₁² = 10, σ₂² = 1 (Welling & Teh, Sec 5.1)": (math.sqrt(10.0), 1.0),
+#: Model presets: name -> the model knobs' values (standard deviations on the sliders' steps:
+#: Welling and Teh's sigma1^2 = 10 and sigma_x^2 = 2 are 3.16^2 and 1.41^2 here).
+PRESETS = {
+    "Dai, Sec 4.6.1 (Fig 4.1)": dict(sigma1=1.0, sigma2=1.0, sigma_x=2.5, p=0.5, theta1=1.0,
+                                     theta2=-2.0, n_data=1000),
+    "Welling & Teh 2011, Sec 5.1": dict(sigma1=3.16, sigma2=1.0, sigma_x=1.41, p=0.5,
+                                        theta1=0.0, theta2=1.0, n_data=100),
 }
+CUSTOM = "custom"
+MODEL_KNOBS = ("sigma1", "sigma2", "sigma_x", "p", "theta1", "theta2", "n_data")
 #: Checkpoints a PMD run records (log-spaced in the data seen).
 CHECKPOINTS = 25
 #: Grid spacing of the live panels' densities (the run's metrics use 0.02, as the ridges of
@@ -50,6 +54,8 @@ class PMDPage:
     data: np.ndarray
     run: pmd.Particles
     grid: pmd.Grid
+    batch_size: int
+    step_rule: str
 
 
 def log_ticks(lo: float, hi: float) -> list[float]:
@@ -60,18 +66,17 @@ def log_ticks(lo: float, hi: float) -> list[float]:
 
 
 @functools.lru_cache(maxsize=8)
-def run_page(prior: str, sigma_x: float, p: float, theta1: float, theta2: float, n_data: int,
-             seed: int, particles: int, batch_size: int, strategy: str, step_rule: str,
+def run_page(sigma1: float, sigma2: float, sigma_x: float, p: float, theta1: float,
+             theta2: float, n_data: int, seed: int, particles: int, batch_size: int, strategy: str, step_rule: str,
              bandwidth_rule: str) -> PMDPage:
     """Draw the data and run PMD (cached per argument set)."""
-    sigma1, sigma2 = PRIORS[prior]
     model = pmd.MixtureModel(sigma1, sigma2, sigma_x, p)
     data = model.sample(n_data, (theta1, theta2), seed=seed)
     run = pmd.particle_mirror_descent(model, data, particles=particles, batch_size=batch_size,
                                       seed=seed, strategy=strategy, step_size_rule=step_rule,
                                       bandwidth_rule=bandwidth_rule, checkpoints=CHECKPOINTS)
     grid = pmd.posterior_grid(model, data, spacing=PAGE_SPACING, max_side=160)
-    return PMDPage(model, data, run, grid)
+    return PMDPage(model, data, run, grid, batch_size, step_rule)
 
 
 @functools.lru_cache(maxsize=64)
@@ -79,7 +84,8 @@ def exact_iterate(key: tuple, steps: int) -> np.ndarray:
     """The exact mirror-descent iterate after ``steps`` steps on the page's grid."""
     page = run_page(*key)
     return pmd.mirror_descent_iterate(page.model, page.data, page.grid.x, page.grid.y,
-                                      steps=steps, batch_size=key[8], step_size_rule=key[10])
+                                      steps=steps, batch_size=page.batch_size,
+                                      step_size_rule=page.step_rule)
 
 
 class PMDExplorer(Explorer):
@@ -92,12 +98,15 @@ class PMDExplorer(Explorer):
     paper = "Dai, Learning over functions, distributions and dynamics via stochastic optimization"
     figures = "Ch 4: Algorithm 3, eqs 4.5-4.8, Fig 4.1"
 
-    prior = param.Selector(objects=list(PRIORS), default=next(iter(PRIORS)),
-                           label="Model preset (prior)",
-                           doc="Prior scales of theta1 and theta2. Sec 4.6.1 uses 1 and 1; "
-                               "Welling and Teh use variances 10 and 1 (with sigma_x^2 = 2, "
-                               "theta = (0, 1), N = 100).")
-    sigma_x = param.Number(2.5, bounds=(0.5, 5.0), step=0.05, label="Noise σₓ",
+    preset = param.Selector(objects=[*PRESETS, CUSTOM], default=next(iter(PRESETS)),
+                            label="Model preset",
+                            doc="A model and data set from the papers (choosing one sets the "
+                                "model knobs below); 'custom' once a model knob differs.")
+    sigma1 = param.Number(1.0, bounds=(0.2, 5.0), step=0.01, label="Prior σ₁",
+                          doc="Prior standard deviation of theta1.")
+    sigma2 = param.Number(1.0, bounds=(0.2, 5.0), step=0.01, label="Prior σ₂",
+                          doc="Prior standard deviation of theta2.")
+    sigma_x = param.Number(2.5, bounds=(0.5, 5.0), step=0.01, label="Noise σₓ",
                            doc="Standard deviation of each mixture component.")
     p = param.Number(0.5, bounds=(0.05, 0.95), step=0.05, label="Mixing weight p",
                      doc="Weight of the first component N(theta1, sigma_x^2). At 1/2 the "
@@ -140,13 +149,14 @@ class PMDExplorer(Explorer):
 
     fields = ("seed",)
     widgets = {
+        "sigma1": {"throttled": True}, "sigma2": {"throttled": True},
         "sigma_x": {"throttled": True}, "p": {"throttled": True},
         "theta1": {"throttled": True}, "theta2": {"throttled": True},
         "n_data": {"throttled": True}, "particles": {"throttled": True},
         "batch_size": {"throttled": True},
         "shown": {"type": pn.widgets.CheckBoxGroup, "inline": False},
     }
-    groups = {"Data": ("prior", "sigma_x", "p", "theta1", "theta2", "n_data", "seed"),
+    groups = {"Data": ("preset", *MODEL_KNOBS, "seed"),
               "Particle mirror descent": ("particles", "batch_size", "strategy", "step_rule",
                                           "bandwidth_rule"),
               "Fig 4.1 curves (the run below)": ("shown",)}
@@ -161,8 +171,8 @@ class PMDExplorer(Explorer):
     runs = (
         Run("fig41", title="Every method against the exact posterior (Fig 4.1)",
             button="Run Fig 4.1", settings=("repeats",), compute="run_fig41",
-            uses=("prior", "sigma_x", "p", "theta1", "theta2", "n_data", "seed", "particles",
-                  "batch_size", "strategy", "step_rule", "bandwidth_rule"),
+            uses=(*MODEL_KNOBS, "seed", "particles", "batch_size", "strategy", "step_rule",
+                  "bandwidth_rule"),
             plots=(Plot("tv_plot", title="Total variation (Fig 4.1 (1))"),
                    Plot("ce_plot", title="Cross entropy (Fig 4.1 (2))"),
                    Plot("exact_final", title="Exact posterior (Fig 4.1 (3))"),
@@ -201,7 +211,8 @@ $q_t = \sum_i \alpha_i K_h(\theta - \theta_i)$ and reweighted by
 $q_t^{-\gamma_t}(p\,p(X_t\mid\theta)^{N/b})^{\gamma_t}$ (eqs 4.7-4.8).
 
 **The model** (Sec 4.6.1): $x \sim p\,N(\theta_1, \sigma_x^2) + (1-p)\,N(\theta_1 + \theta_2, \sigma_x^2)$
-with $\theta_1, \theta_2 \sim N(0, 1)$. The two means are tied, so with $p = 1/2$ the data cannot
+with $\theta_1 \sim N(0, \sigma_1^2)$, $\theta_2 \sim N(0, \sigma_2^2)$ ($\sigma_1 = \sigma_2 = 1$, $\sigma_x = 2.5$,
+1000 data from $\theta = (1, -2)$; Welling and Teh's preset: $\sigma_1^2 = 10$, $\sigma_x^2 = 2$, 100 data). The two means are tied, so with $p = 1/2$ the data cannot
 tell $(\theta_1, \theta_2)$ from $(\theta_1 + \theta_2, -\theta_2)$: the posterior has **two
 modes**, thin ridges about 0.07 wide. A sampler that moves locally (Gibbs, SGLD) finds one ridge
 and rarely crosses; a unimodal family (SVI) cannot hold both.
@@ -217,9 +228,36 @@ or *hybrid*: the particles move, and with a fixed final budget they often settle
 Then run Fig 4.1 below.
 """
 
+    # --- the preset ---------------------------------------------------------------------------
+    # As the neuron page's rate preset: choosing a preset sets the model knobs; the preset shown
+    # is the one the model knobs match, else 'custom'. Explicit values win, so a link holds.
+    def __init__(self, **params):
+        super().__init__(**params)
+        put = super().__setattr__
+        if params.get("preset", CUSTOM) != CUSTOM and not set(params) & set(MODEL_KNOBS):
+            for name, value in PRESETS[params["preset"]].items():
+                put(name, value)
+        put("preset", self._preset_of())
+
+    def __setattr__(self, name, value):
+        private = self.__dict__.get("_param__private")
+        if (name not in ("preset", *MODEL_KNOBS) or private is None
+                or not private.initialized):
+            return super().__setattr__(name, value)
+        with param.parameterized.batch_call_watchers(self):
+            super().__setattr__(name, value)
+            if name == "preset" and value != CUSTOM:
+                for knob, preset_value in PRESETS[value].items():
+                    super().__setattr__(knob, preset_value)
+            super().__setattr__("preset", self._preset_of())
+
+    def _preset_of(self) -> str:
+        return next((name for name, values in PRESETS.items()
+                     if all(getattr(self, k) == v for k, v in values.items())), CUSTOM)
+
     # --- computation -------------------------------------------------------------------------
     def _key(self) -> tuple:
-        return (self.prior, float(self.sigma_x), float(self.p), float(self.theta1),
+        return (float(self.sigma1), float(self.sigma2), float(self.sigma_x), float(self.p), float(self.theta1),
                 float(self.theta2), int(self.n_data), int(self.seed), int(self.particles),
                 int(self.batch_size), self.strategy, self.step_rule, self.bandwidth_rule)
 
@@ -311,8 +349,8 @@ Then run Fig 4.1 below.
 
     # --- the Fig 4.1 run (a job) --------------------------------------------------------------
     def run_fig41(self, settings: dict, progress=None) -> pmd.RepeatSummary:
-        sigma1, sigma2 = PRIORS[settings["prior"]]
-        model = pmd.MixtureModel(sigma1, sigma2, settings["sigma_x"], settings["p"])
+        model = pmd.MixtureModel(settings["sigma1"], settings["sigma2"], settings["sigma_x"],
+                                 settings["p"])
         options = dict(strategy=settings["strategy"], step_size_rule=settings["step_rule"],
                        bandwidth_rule=settings["bandwidth_rule"])
         return pmd.compare_repeats(model, (settings["theta1"], settings["theta2"]),

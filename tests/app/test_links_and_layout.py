@@ -78,6 +78,9 @@ def test_odd_links_open_a_drawn_page_with_no_console_error(server, browser, slug
         tab.on("console", lambda m, i=i: errors.setdefault(i, []).append(m.text)
                if m.type == "error" else None)
         tab.on("pageerror", lambda exc, i=i: errors.setdefault(i, []).append(str(exc)))
+        # a request that fails for another reason than the tab moving on to the next link
+        tab.on("requestfailed", lambda r, i=i: None if "ERR_ABORTED" in (r.failure or "")
+               else errors.setdefault(i, []).append(f"request failed: {r.url} ({r.failure})"))
     links = queries(EXPLORERS[slug], LINKS, seed=100 + len(slug))
     opened = 0
     try:
