@@ -6,7 +6,8 @@ m new particles every step). ``_kde_cells`` sums in Numba over a cell list: cent
 into square cells of side ``CUTOFF`` * h, and a point sums only the centres in its own and the
 eight neighbouring cells. A kernel beyond ``CUTOFF`` * h weighs exp(-CUTOFF^2 / 2) = exp(-18)
 < 2e-8 of one at the centre, and centres of normalised weight below exp(-18) / m are left out of
-these sums: the density is exact to an absolute 2 exp(-18) / (2 pi h^2). A point with no centre
+these sums: the density is exact to an absolute 2 exp(-18) / (2 pi h^2) plus a relative 1e-6
+(the near kernels are computed in single precision). A point with no centre
 that near gets the exact sum over all centres in the log domain, so far points keep their true
 (very negative) log density.
 """
@@ -76,14 +77,18 @@ def _kde_cells(points, centres, log_weights, h):
     for j in range(kept):
         counts[cell[j] + 1] += 1
     starts = np.cumsum(counts)
-    cx = kx[order].copy()
-    cy = ky[order].copy()
-    # weights relative to the largest, in the linear domain (the near sums cannot underflow:
-    # a centre within the cutoff contributes at least exp(-CUTOFF^2 / 2) of its weight)
-    cw = np.exp(log_weights[keep][order] - top_w)
-    cut2 = (CUTOFF * h) ** 2
+    # The near sums in single precision (each kernel to a relative 4e-7, the sum accumulated in
+    # double): single-precision exp is about 1.5 times as fast. Weights are relative to the
+    # largest, in the linear domain (a centre within the cutoff contributes at least
+    # exp(-CUTOFF^2 / 2) of its weight, far above float32's underflow).
+    cx = kx[order].astype(np.float32)
+    cy = ky[order].astype(np.float32)
+    cw = np.exp(log_weights[keep][order] - top_w).astype(np.float32)
+    cut2 = np.float32((CUTOFF * h) ** 2)
+    inv32 = np.float32(inv)
     for i in prange(n):
         px, py = points[i, 0], points[i, 1]
+        qx, qy = np.float32(px), np.float32(py)
         ix = int(math.floor((px - x0) / side))
         iy = int(math.floor((py - y0) / side))
         s = 0.0
@@ -93,11 +98,11 @@ def _kde_cells(points, centres, log_weights, h):
             if c1 < c0:
                 continue
             for k in range(starts[c0], starts[c1 + 1]):  # three neighbouring cells in a row
-                dx = px - cx[k]
-                dy = py - cy[k]
+                dx = qx - cx[k]
+                dy = qy - cy[k]
                 d2 = dx * dx + dy * dy
                 if d2 <= cut2:
-                    s += cw[k] * math.exp(-d2 * inv)
+                    s += cw[k] * math.exp(-d2 * inv32)
         if s > 0.0:
             out[i] = math.log(s) + top_w + lognorm
         else:  # far from every centre: the exact sum over all, in the log domain
