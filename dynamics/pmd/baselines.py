@@ -17,7 +17,7 @@ from numba import njit
 from dynamics._common import (as_generator, check_array, check_count, check_in_range,
                               check_positive, check_progress, report)
 from dynamics.pmd.kde import GaussianFit, Particles, effective_sample_size, median_bandwidth
-from dynamics.pmd.mirror import check_run, checkpoint_steps, normalise_log
+from dynamics.pmd.mirror import check_run, checkpoint_steps, normalise_log, record
 from dynamics.pmd.model import MixtureModel, log_likelihood
 
 __all__ = ["one_pass_smc", "sgld", "gibbs", "svi", "LIU_WEST_SHRINK"]
@@ -41,7 +41,7 @@ def one_pass_smc(model: MixtureModel, data, *, particles: int = 1500, batch_size
     rng = as_generator(seed)
     n = x.size
     T = -(-n // b)
-    record = checkpoint_steps(T, checkpoints)
+    checkpoints_at = checkpoint_steps(T, checkpoints)
     theta = model.prior_draws(m, rng)
     logw = np.full(m, -math.log(m))
     a = LIU_WEST_SHRINK
@@ -59,13 +59,9 @@ def one_pass_smc(model: MixtureModel, data, *, particles: int = 1500, batch_size
             theta = a * theta[ancestors] + (1 - a) * mean + rng.standard_normal((m, 2)) @ chol.T
             logw = np.full(m, -math.log(m))
             resamplings += 1
-        if t in record:
-            w = np.exp(logw)
+        if t in checkpoints_at:
             seen = min(n, t * b)
-            history["seen"].append(seen)
-            history["ess"].append(effective_sample_size(w))
-            history["clouds"].append((theta.copy(), w))
-            history["resamplings"].append(resamplings)
+            record(history, seen, theta, logw, resamplings=resamplings)
             report(progress, t / T, f"one-pass SMC: {seen} of {n} data", partial=history)
     w = np.exp(logw)
     return Particles(theta, w / w.sum(), median_bandwidth(theta, seed=rng), "one-pass SMC",
@@ -213,7 +209,7 @@ passes. A unimodal family: it can hold one mode at best (Sec 4.6.1: "the
     n = x.size
     steps_per_epoch = -(-n // b)
     total = epochs * steps_per_epoch
-    record = checkpoint_steps(total, checkpoints)
+    checkpoints_at = checkpoint_steps(total, checkpoints)
     params = np.array([*(0.1 * rng.standard_normal(2)), 0.0, 0.0, 0.0])  # mu, log L11, L21, log L22
     first, second, average = np.zeros(5), np.zeros(5), np.zeros(5)
     history = {"seen": [], "gaussians": []}
@@ -241,7 +237,7 @@ passes. A unimodal family: it can hold one mode at best (Sec 4.6.1: "the
                 np.sqrt(second / (1 - 0.999 ** step)) + 1e-8)
             if step > total - steps_per_epoch:  # Polyak average over the last pass
                 average += (params - average) / (step - (total - steps_per_epoch))
-            if step in record:
+            if step in checkpoints_at:
                 L = factor(params)
                 history["seen"].append(step * b)
                 history["gaussians"].append((params[:2].copy(), L @ L.T))

@@ -106,6 +106,17 @@ def normalise_log(logw: np.ndarray) -> np.ndarray:
     return logw - math.log(np.exp(logw).sum())
 
 
+def record(history: dict, seen: int, theta: np.ndarray, logw: np.ndarray, **extra) -> None:
+    """Append one checkpoint of a particle run to ``history``: data seen, effective sample
+    size, the cloud (particles, weights), and the method's own ``extra`` entries."""
+    w = np.exp(logw)
+    history["seen"].append(seen)
+    history["ess"].append(effective_sample_size(w))
+    history["clouds"].append((theta.copy(), w))
+    for key, value in extra.items():
+        history[key].append(value)
+
+
 def _draw(rng, centres, logw, h, k):
     """k draws from a weighted KDE: an ancestor by weight plus h N(0, I)."""
     ancestors = rng.choice(centres.shape[0], size=k, p=np.exp(logw))
@@ -190,7 +201,7 @@ def particle_mirror_descent(model: MixtureModel, data, *, particles: int = 1500,
     rng = as_generator(seed)
     n = x.size
     T = -(-n // b)
-    record = checkpoint_steps(T, checkpoints)
+    checkpoints_at = checkpoint_steps(T, checkpoints)
     kde_steps = {"particles": 0, "kde": T, "hybrid": int(round(switch * T))}[strategy]
     prior_scale = math.sqrt(model.sigma1 * model.sigma2)
 
@@ -238,14 +249,9 @@ def particle_mirror_descent(model: MixtureModel, data, *, particles: int = 1500,
             # q_{t+1} / q_s = (q_t / q_s)^(1 - gamma) (p L^(N/b) / q_s)^gamma. With q_s = p
             # (the "particles" strategy) the prior terms cancel: eq 4.6.
             logw = normalise_log((1.0 - gamma) * logw + gamma * (log_target(theta, batch) - logq))
-        if t in record:
-            w = np.exp(logw)
+        if t in checkpoints_at:
             seen = min(n, t * b)
-            history["seen"].append(seen)
-            history["ess"].append(effective_sample_size(w))
-            history["clouds"].append((theta.copy(), w))
-            history["bandwidths"].append(h)
-            history["substeps"].append(substeps)
+            record(history, seen, theta, logw, bandwidths=h, substeps=substeps)
             report(progress, t / T, f"particle mirror descent: {seen} of {n} data",
                    partial=history)
     w = np.exp(logw)
