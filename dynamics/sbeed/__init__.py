@@ -1,0 +1,55 @@
+"""SBEED: smoothed Bellman error embedding (Dai's thesis, chapter 6, Algorithm 5, appendix D).
+
+The Bellman equation smoothed by an entropy term lam (eq 6.4) has a unique fixed point V*_lam and
+a softmax policy pi*_lam that satisfy the temporal consistency V(s) = R + gamma E V(s') -
+lam log pi(a | s) for every (s, a) (Prop 26). Minimising the squared consistency error needs two
+independent next states per (s, a) (the double-sampling problem); SBEED turns it into the saddle
+point (eq 6.10)
+
+    min_{V, pi} max_rho  E[(delta - V(s))^2] - eta E[(delta - rho(s, a))^2],
+    delta = R(s, a) + gamma V(s') - lam log pi(a | s),
+
+where the dual rho cancels the variance of V(s') (eta = 1, Prop 55) and eta = 0 is PCL's biased
+surrogate. ``mdp`` holds finite MDPs (Garnet, gymnasium's FrozenLake) and soft value iteration,
+``tabular`` the exact and sampled SBEED iterations on them, ``pendulum`` the continuous-control
+version on gymnasium's Pendulum-v1.
+"""
+
+from __future__ import annotations
+
+from . import mdp, pendulum, tabular
+from .mdp import (
+    MDP,
+    SoftValues,
+    frozen_lake,
+    garnet,
+    policy_entropy,
+    policy_values,
+    risky_choice,
+    soft_value_iteration,
+)
+from .tabular import (
+    Buffer,
+    FixedPoint,
+    TabularRun,
+    biased_fixed_point,
+    dual_actions,
+    gradients,
+    k_step_deltas,
+    objective,
+    policy_of,
+    sample_segments,
+    sbeed_tabular,
+)
+
+__all__ = [
+    "mdp", "pendulum", "tabular",
+    "MDP", "SoftValues", "frozen_lake", "garnet", "policy_entropy", "policy_values", "risky_choice",
+    "soft_value_iteration", "Buffer", "FixedPoint", "TabularRun", "biased_fixed_point", "gradients",
+    "dual_actions", "k_step_deltas", "objective", "policy_of", "sample_segments", "sbeed_tabular",
+]
+
+
+def _warmup() -> None:
+    """Compile every kernel of the package on tiny inputs with the production dtypes."""
+    tabular._warmup()

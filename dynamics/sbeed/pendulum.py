@@ -1,0 +1,342 @@
+"""SBEED on gymnasium's Pendulum-v1 (Dai, Sec 6.7; the ablation of Fig 6.1 on Pendulum instead of
+Swimmer, which needs MuJoCo).
+
+Environment. The dynamics of ``gymnasium.envs.classic_control.PendulumEnv.step`` (g = 10, m = l =
+1, dt = 0.05, torque clipped to [-2, 2], speed to [-8, 8], cost theta^2 + 0.1 thetadot^2 +
+0.001 u^2 with theta wrapped to [-pi, pi), start uniform in [-pi, pi] x [-1, 1], 200 steps an
+episode), vectorised over episodes here and tested against gymnasium's own step. ``noise`` adds
+N(0, noise^2) to the new angular velocity (before its clip): the stochastic transitions of the
+paper's ablation.
+
+Learner (Algorithm 5 with the multi-step objective D.3 and behaviour policy = current policy):
+
+- policy: Gaussian, mean linear in ``features`` random Fourier features of the observation
+  (cos theta, sin theta, thetadot / 8) with the median-trick bandwidth (Sec 6.7.1: an RBF
+  network), a learned state-independent log standard deviation;
+- V(s) and the dual rho(s_0, a_0): linear in their own random Fourier features (of s, and of
+  (s, a_0 / 2)), plus a constant; a random-feature model instead of the paper's two 64-unit tanh
+  layers (the issue allows either; this one needs neither autodiff nor Numba);
+- per episode of 200 steps, ``updates`` iterations, each on a minibatch of k-step segments from
+  the replay buffer: ``dual_steps`` Adam steps on rho (least squares on delta_k), an Adam step on
+  V with Thm 27's gradient, and a KL prox on the policy: for a Gaussian with a linear mean the
+  prox-mapping argmin <g, w> + KL(pi_w || pi_old) / zeta is the natural-gradient step
+  -zeta F^-1 g (F the Fisher matrix); zeta is chosen so that the step's KL is ``policy_kl``
+  (a trust region: the scale of g is lam times an advantage and would otherwise tie the policy's
+  speed to lam);
+- gamma = 0.99 (the pendulum's usual discount; the paper used 0.995 on MuJoCo tasks); rewards are
+  divided by 100 inside the learner (V of order 1-20) (the returns reported are the environment's);
+- segments are cut at the episode's end (200 steps, a time limit, so V(s_200) bootstraps).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._common import (
+    as_generator,
+    check_count,
+    check_in_range,
+    check_positive,
+    check_progress,
+    report,
+)
+from .mdp import check_gamma, check_lam
+
+EPISODE = 200
+MAX_TORQUE = 2.0
+MAX_SPEED = 8.0
+DT = 0.05
+G = 10.0
+REWARD_SCALE = 0.01
+
+
+def angle_normalize(x):
+    """theta wrapped to [-pi, pi), as gymnasium's ``angle_normalize``."""
+    return ((x + np.pi) % (2 * np.pi)) - np.pi
+
+
+def pendulum_step(theta, thetadot, u, *, noise: float = 0.0, rng=None):
+    """One step of Pendulum-v1 for arrays of states: (new theta, new thetadot, reward).
+
+    Identical to ``PendulumEnv.step`` when ``noise = 0``."""
+    u = np.clip(u, -MAX_TORQUE, MAX_TORQUE)
+    cost = angle_normalize(theta) ** 2 + 0.1 * thetadot**2 + 0.001 * u**2
+    newdot = thetadot + (3 * G / 2 * np.sin(theta) + 3.0 * u) * DT
+    if noise > 0:
+        newdot = newdot + noise * rng.standard_normal(np.shape(newdot))
+    newdot = np.clip(newdot, -MAX_SPEED, MAX_SPEED)
+    return theta + newdot * DT, newdot, -cost
+
+
+def observe(theta, thetadot):
+    """The normalised observation (cos theta, sin theta, thetadot / 8), last axis."""
+    theta, thetadot = np.broadcast_arrays(theta, thetadot)
+    return np.stack([np.cos(theta), np.sin(theta), thetadot / MAX_SPEED], axis=-1)
+
+
+class RandomFeatures:
+    """phi(x) = [sqrt(2 / F) cos(x W / sigma + b), 1] with W ~ N(0, I) and sigma the median
+    pairwise distance of ``reference`` points (the median trick)."""
+
+    def __init__(self, dim: int, n: int, reference: np.ndarray, rng):
+        sample = reference[rng.choice(len(reference), size=min(len(reference), 400), replace=False)]
+        dist = np.sqrt(((sample[:, None, :] - sample[None, :, :]) ** 2).sum(-1))
+        self.bandwidth = float(np.median(dist[np.triu_indices(len(sample), 1)]))
+        self.W = rng.standard_normal((dim, n)) / self.bandwidth
+        self.b = rng.uniform(0, 2 * np.pi, n)
+        self.scale = math.sqrt(2.0 / n)
+
+    def __call__(self, x):
+        z = self.scale * np.cos(x @ self.W + self.b)
+        return np.concatenate([z, np.ones(z.shape[:-1] + (1,))], axis=-1)
+
+
+class _Adam:
+    def __init__(self, n: int, lr: float):
+        self.m, self.v, self.t, self.lr = np.zeros(n), np.zeros(n), 0, lr
+
+    def step(self, w, g):
+        self.t += 1
+        self.m = 0.9 * self.m + 0.1 * g
+        self.v = 0.999 * self.v + 0.001 * g * g
+        mh = self.m / (1 - 0.9**self.t)
+        vh = self.v / (1 - 0.999**self.t)
+        return w - self.lr * mh / (np.sqrt(vh) + 1e-8)
+
+
+@dataclass(frozen=True)
+class PendulumRun:
+    """One SBEED run on Pendulum. ``steps`` (episodes,) environment steps at each episode's end,
+    ``returns`` the episode's undiscounted return (the behaviour policy's, as learning curves
+    are usually drawn), ``log_std`` the policy's log standard deviation; ``angles``/``velocities``
+    the axes of ``V_grid`` (learned V, environment reward units); ``rollout`` (201, 2) the angle
+    and velocity of one episode of the current policy's mean from theta = pi (hanging down);
+    ``seconds`` the wall time. Partial runs have NaN where not yet computed."""
+
+    steps: np.ndarray
+    returns: np.ndarray
+    log_std: np.ndarray
+    angles: np.ndarray
+    velocities: np.ndarray
+    V_grid: np.ndarray
+    rollout: np.ndarray
+    rollout_return: float
+    seconds: float
+    done: int
+    config: tuple
+
+
+def sbeed_pendulum(*, steps: int = 100_000, gamma: float = 0.99, lam: float = 0.01,
+                   eta: float = 0.1, k: int = 10, noise: float = 0.0, features: int = 100,
+                   value_features: int = 200, batch_size: int = 256, updates: int = 20,
+                   value_lr: float = 0.01, dual_lr: float = 0.02, dual_steps: int = 2,
+                   policy_kl: float = 0.01, seed=None, progress=None) -> PendulumRun:
+    """Train SBEED on Pendulum-v1 for ``steps`` environment steps (whole episodes of 200).
+
+    ``lam`` the entropy weight, ``eta`` the dual's weight (eq 6.10), ``k`` the rollout length
+    (eq D.3), ``noise`` the transition noise (rad/s). See the module docstring for the learner.
+    ``progress(fraction, message[, partial=PendulumRun])`` once per few episodes; raise
+    ``dynamics._common.Cancelled`` from it to stop.
+    """
+    steps = check_count("steps", steps, low=EPISODE, high=10_000_000)
+    gamma = check_gamma(gamma)
+    lam = check_lam(lam)
+    eta = check_in_range("eta", eta, 0.0, 1.0)
+    k = check_count("k", k, low=1, high=EPISODE)
+    noise = check_positive("noise", noise, allow_zero=True)
+    features = check_count("features", features, low=1, high=2000)
+    value_features = check_count("value_features", value_features, low=1, high=4000)
+    batch_size = check_count("batch_size", batch_size, low=1, high=100_000)
+    updates = check_count("updates", updates, low=0, high=10_000)
+    value_lr = check_positive("value_lr", value_lr)
+    dual_lr = check_positive("dual_lr", dual_lr)
+    dual_steps = check_count("dual_steps", dual_steps, low=1, high=100)
+    policy_kl = check_positive("policy_kl", policy_kl)
+    progress = check_progress(progress)
+    rng = as_generator(seed)
+    start = time.perf_counter()
+
+    # feature maps, bandwidths by the median trick on states spread over the state space
+    ref_th = rng.uniform(-np.pi, np.pi, 2000)
+    ref_dot = rng.uniform(-MAX_SPEED, MAX_SPEED, 2000)
+    ref = observe(ref_th, ref_dot)
+    phi_pi = RandomFeatures(3, features, ref, rng)
+    phi_v = RandomFeatures(3, value_features, ref, rng)
+    phi_rho = RandomFeatures(4, value_features, np.c_[ref, rng.uniform(-1, 1, 2000)], rng)
+    w_pi = np.zeros(features + 1)
+    log_std = math.log(1.0)
+    w_v = np.zeros(value_features + 1)
+    w_rho = np.zeros(value_features + 1)
+    adam_v = _Adam(w_v.size, value_lr)
+    adam_rho = _Adam(w_rho.size, dual_lr)
+
+    n_episodes = steps // EPISODE
+    # replay buffer: whole episodes; features of each state stored once
+    obs_pi = np.zeros((n_episodes, EPISODE + 1, features + 1))
+    obs_v = np.zeros((n_episodes, EPISODE + 1, value_features + 1))
+    raw = np.zeros((n_episodes, EPISODE + 1, 3))
+    acts = np.zeros((n_episodes, EPISODE))
+    rews = np.zeros((n_episodes, EPISODE))
+    returns = np.full(n_episodes, np.nan)
+    stds = np.full(n_episodes, np.nan)
+    angles = np.linspace(-np.pi, np.pi, 61)
+    velocities = np.linspace(-MAX_SPEED, MAX_SPEED, 61)
+    grid_phi = phi_v(observe(angles[None, :], velocities[:, None]))
+    disc = gamma ** np.arange(k + 1)
+    config = (steps, gamma, lam, eta, k, noise)
+
+    def snapshot(done: int) -> PendulumRun:
+        roll, ret = _rollout(phi_pi, w_pi)
+        return PendulumRun(
+            steps=(np.arange(n_episodes) + 1.0) * EPISODE, returns=returns.copy(),
+            log_std=stds.copy(), angles=angles, velocities=velocities,
+            V_grid=(grid_phi @ w_v) / REWARD_SCALE, rollout=roll, rollout_return=ret,
+            seconds=time.perf_counter() - start, done=done, config=config)
+
+    last_report = time.perf_counter()
+    for ep in range(n_episodes):
+        # 1. one episode with the current policy (Algorithm 5, lines 3-5)
+        th = rng.uniform(-np.pi, np.pi)
+        dot = rng.uniform(-1.0, 1.0)
+        raw[ep, 0] = observe(th, dot)
+        for t in range(EPISODE):
+            f = phi_pi(raw[ep, t])
+            a = f @ w_pi + math.exp(log_std) * rng.standard_normal()
+            th, dot, r = pendulum_step(th, dot, a, noise=noise, rng=rng)
+            raw[ep, t + 1] = observe(th, dot)
+            acts[ep, t] = a
+            rews[ep, t] = r
+        obs_pi[ep] = phi_pi(raw[ep])
+        obs_v[ep] = phi_v(raw[ep])
+        returns[ep] = rews[ep].sum()
+        stds[ep] = log_std
+        # 2. primal-dual updates on the buffer (lines 6-11)
+        for _ in range(updates):
+            e = rng.integers(0, ep + 1, batch_size)
+            t0 = rng.integers(0, EPISODE, batch_size)
+            length = np.minimum(k, EPISODE - t0)
+            idx = t0[:, None] + np.arange(k)[None, :]
+            inside = np.arange(k)[None, :] < length[:, None]
+            idx = np.minimum(idx, EPISODE - 1)
+            f_pi = obs_pi[e[:, None], idx]                     # (B, k, F+1)
+            a = acts[e[:, None], idx]
+            mean = f_pi @ w_pi
+            std = math.exp(log_std)
+            z = (a - mean) / std
+            log_pi = -0.5 * z * z - log_std - 0.5 * math.log(2 * math.pi)
+            terms = np.where(inside, disc[:k] * (REWARD_SCALE * rews[e[:, None], idx] - lam * log_pi), 0.0)
+            end = t0 + length
+            f_end = obs_v[e, end]
+            f_start = obs_v[e, t0]
+            g_end = disc[length]
+            delta = terms.sum(axis=1) + g_end * (f_end @ w_v)
+            v0 = f_start @ w_v
+            f_rho = phi_rho(np.c_[raw[e, t0], np.clip(acts[e, t0], -MAX_TORQUE, MAX_TORQUE) / MAX_TORQUE])
+            for _ in range(dual_steps):  # line 7: the dual's least squares, approximately
+                rho = f_rho @ w_rho
+                w_rho = adam_rho.step(w_rho, -2 * ((delta - rho) @ f_rho) / batch_size)
+            rho = f_rho @ w_rho
+            # Thm 27 (multi-step): V's gradient
+            gv = (2 * ((delta - v0)[:, None] * (g_end[:, None] * f_end - f_start)).sum(0)
+                  - 2 * eta * ((delta - rho) * g_end) @ f_end) / batch_size
+            w_v = adam_v.step(w_v, gv)
+            # the policy: g = E[2 c d delta / dw], d delta / dw = -lam sum_t gamma^t grad log pi
+            c = 2 * ((1 - eta) * delta + eta * rho - v0)
+            weight = np.where(inside, disc[:k], 0.0) * (-lam) * c[:, None]
+            g_w = np.einsum("bt,bt,btf->f", weight, z / std, f_pi) / batch_size
+            g_s = np.sum(weight * (z * z - 1)) / batch_size
+            # KL prox: natural gradient with the step whose KL is policy_kl
+            flat = f_pi[inside]
+            fisher = flat.T @ flat / len(flat) / std**2 + 1e-4 * np.eye(w_pi.size)
+            nat_w = np.linalg.solve(fisher, g_w)
+            nat_s = g_s / 2.0
+            quad = g_w @ nat_w + g_s * nat_s
+            if quad > 0:
+                zeta = math.sqrt(2 * policy_kl / quad)
+                w_pi = w_pi - zeta * nat_w
+                log_std = float(np.clip(log_std - zeta * nat_s, math.log(0.05), math.log(2.0)))
+        now = time.perf_counter()
+        if progress is not None and (now - last_report > 0.5 or ep == n_episodes - 1):
+            last_report = now
+            report(progress, (ep + 1) / n_episodes,
+                   f"Pendulum: {(ep + 1) * EPISODE:,} of {n_episodes * EPISODE:,} steps, "
+                   f"last return {returns[ep]:.0f}", partial=snapshot(ep + 1))
+    return snapshot(n_episodes)
+
+
+def _rollout(phi_pi, w_pi):
+    """The policy's mean action from hanging down (theta = pi, at rest) for one episode."""
+    th, dot = np.pi, 0.0
+    path = np.zeros((EPISODE + 1, 2))
+    path[0] = th, dot
+    total = 0.0
+    for t in range(EPISODE):
+        a = phi_pi(observe(th, dot)) @ w_pi
+        th, dot, r = pendulum_step(th, dot, a)
+        total += r
+        path[t + 1] = angle_normalize(th), dot
+    return path, float(total)
+
+
+def _ablation_job(job: tuple, *, steps: int) -> np.ndarray:
+    """One ablation run, job = ((lam, eta, k), seed): the episode returns. A pure, picklable
+    function of its arguments, so any executor (threads, processes, Dask) gives the same."""
+    (lam, eta, k), seed = job
+    return sbeed_pendulum(steps=steps, lam=lam, eta=eta, k=k, noise=NOISE_ABLATION, seed=seed).returns
+
+
+#: The transition noise of the ablation (rad/s per step): stochastic transitions as in Sec 6.7.2.
+NOISE_ABLATION = 0.2
+#: Fig 6.1's grids (the text, L4097-4100, gives the search grids; the plotted values are not
+#: printed): each panel varies one of lam, eta, k with the others at the defaults below.
+ABLATION = {
+    "lam": (0.001, 0.01, 0.1),
+    "eta": (0.0, 0.01, 0.1, 1.0),
+    "k": (1, 10, 20, 100),
+}
+ABLATION_DEFAULTS = {"lam": 0.01, "eta": 0.1, "k": 10}
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """Fig 6.1 on Pendulum: for each panel ("lam", "eta", "k") and value, ``returns``
+    (seeds, episodes); ``steps`` the x axis; ``seconds`` the total compute time."""
+
+    panels: dict
+    steps: np.ndarray
+    seeds: int
+    seconds: float
+
+
+def ablation(*, steps: int = 100_000, seeds: int = 5, executor=None, progress=None) -> Ablation:
+    """Run the one-factor-at-a-time ablation of Fig 6.1 (``ABLATION`` around
+    ``ABLATION_DEFAULTS``, each over ``seeds`` seeds 0..seeds-1) with ``executor.map`` (any
+    ``concurrent.futures``-style executor; in-process when None). Results do not depend on the
+    executor: each run's seed is its seed index."""
+    steps = check_count("steps", steps, low=EPISODE, high=10_000_000)
+    seeds = check_count("seeds", seeds, low=1, high=100)
+    progress = check_progress(progress)
+    cells = []
+    for name, values in ABLATION.items():
+        for value in values:
+            cfg = dict(ABLATION_DEFAULTS, **{name: value})
+            cells.append((name, value, (cfg["lam"], cfg["eta"], cfg["k"])))
+    unique = sorted({c for _, _, c in cells})
+    jobs = [(c, s) for c in unique for s in range(seeds)]
+    start = time.perf_counter()
+    results = {}
+    mapper = map if executor is None else executor.map
+    work = functools.partial(_ablation_job, steps=steps)
+    for i, (job, returns) in enumerate(zip(jobs, mapper(work, jobs))):
+        results[job] = returns
+        report(progress, (i + 1) / len(jobs), f"ablation: run {i + 1} of {len(jobs)}")
+    panels = {}
+    for name, value, cfg in cells:
+        panels.setdefault(name, {})[value] = np.stack([results[(cfg, s)] for s in range(seeds)])
+    return Ablation(panels=panels, steps=(np.arange(steps // EPISODE) + 1.0) * EPISODE,
+                    seeds=seeds, seconds=time.perf_counter() - start)
