@@ -13,13 +13,14 @@ from views.torus import TorusExplorer
 from views.bifurcation import BifurcationExplorer
 from views.doeblin import DoeblinExplorer
 from views.pmd import PMDExplorer
+from views.sbeed import SBEEDExplorer
 from views._common import warmup_rasters
 
 #: Short name -> explorer class, in the order of the app's navigation.
 EXPLORERS = {
     cls.slug: cls
     for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, DoeblinExplorer,
-                PMDExplorer)
+                PMDExplorer, SBEEDExplorer)
 }
 
 __all__ = ["EXPLORERS", "warmup", "warmup_rasters"]

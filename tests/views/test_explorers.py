@@ -24,6 +24,7 @@ CHANGES = {
     "bifurcation": {"eta": 0.8},
     "doeblin": {"log_delta": -3.0},
     "pmd": {"seed": 2},
+    "sbeed": {"lam": 0.3},
 }
 
 

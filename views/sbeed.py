@@ -1,0 +1,599 @@
+"""SBEED explorer: smoothed Bellman error embedding, and the bias its dual removes.
+
+Dai's thesis (seed 004), chapter 6 (eqs 6.4-6.10, Thm 27, Algorithm 5) and appendix D (Prop 55,
+the multi-step objective D.3). The live panels run tabular SBEED on a finite MDP for several
+values of eta at once; runs (jobs) sweep the branching noise, the rollout length k, and train on
+gymnasium's Pendulum-v1 (Fig 6.1's ablation, on Pendulum instead of Swimmer).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import param
+
+from dynamics import sbeed
+from dynamics._common import report
+from dynamics.sbeed import pendulum as pend
+from views._common import DASHED, MPL_DASHED, Explorer, Plot, style
+from views._jobs import Run
+
+MDPS = ("risky choice (4 states)", "FrozenLake 4x4, slippery", "FrozenLake 4x4, not slippery",
+        "Garnet")
+ETAS = ("0", "0.25", "0.5", "0.75", "1")
+ETA_COLORS = {"0": "#d62728", "0.25": "#ff7f0e", "0.5": "#bcbd22", "0.75": "#17becf",
+              "1": "#1f77b4"}
+STAR_COLOR = "#222222"
+ACTION_NAMES = {"FrozenLake": ("←", "↓", "→", "↑"), "risky": ("safe", "risky")}
+#: Replay buffer of the page's sampled runs (segments): the dual is solved on it every 5 updates.
+PAGE_BUFFER = 5000
+#: Rollout lengths of the k run, and the eta values it compares.
+K_VALUES = (1, 2, 4, 8, 16)
+#: Seconds per 1,000 Pendulum steps on the development machine (2 shared cores), for estimates.
+PENDULUM_SECONDS_PER_K = 0.25
+
+
+@functools.lru_cache(maxsize=16)
+def make_mdp(name: str, n_states: int, n_actions: int, branching: int, seed: int) -> sbeed.MDP:
+    if name.startswith("risky"):
+        return sbeed.risky_choice()
+    if name.startswith("FrozenLake"):
+        return sbeed.frozen_lake(slippery="not" not in name)
+    return sbeed.garnet(n_states, n_actions, min(branching, n_states), seed=seed)
+
+
+@dataclass(frozen=True)
+class TabularPage:
+    mdp: sbeed.MDP
+    runs: dict
+    star: sbeed.SoftValues
+
+
+@functools.lru_cache(maxsize=8)
+def run_tabular(key: tuple, etas: tuple, gamma: float, lam: float, iterations: int,
+                step_size: float, mode: str, k: int, batch_size: int, seed: int) -> TabularPage:
+    mdp = make_mdp(*key)
+    runs = {eta: sbeed.sbeed_tabular(mdp, gamma=gamma, lam=lam, eta=float(eta),
+                                     iterations=iterations, k=k, step_size=step_size, mode=mode,
+                                     batch_size=batch_size, buffer_size=PAGE_BUFFER, seed=seed,
+                                     n_checkpoints=60)
+            for eta in etas}
+    return TabularPage(mdp, runs, sbeed.soft_value_iteration(mdp, gamma=gamma, lam=lam))
+
+
+@functools.lru_cache(maxsize=8)
+def lam_sweep(key: tuple, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Entropy of pi*_lam and sup|V*_lam - V*| for lam on a log grid."""
+    mdp = make_mdp(*key)
+    lams = np.logspace(-2.5, 1, 36)
+    hard = sbeed.soft_value_iteration(mdp, gamma=gamma, lam=0.0, tol=1e-8)
+    ent, gap = [], []
+    live = ~mdp.terminal
+    for lam in lams:
+        soft = sbeed.soft_value_iteration(mdp, gamma=gamma, lam=lam, tol=1e-8)
+        ent.append(sbeed.policy_entropy(soft.policy[live]))
+        gap.append(np.max(np.abs(soft.V - hard.V)))
+    return lams, np.array(ent), np.array(gap)
+
+
+@dataclass(frozen=True)
+class BiasSweep:
+    branching: np.ndarray
+    bias: np.ndarray
+    variance: np.ndarray
+    value_loss: np.ndarray
+    done: int
+
+
+@dataclass(frozen=True)
+class KSweep:
+    k: np.ndarray
+    error: dict
+    done: int
+
+
+@dataclass(frozen=True)
+class PendulumRuns:
+    runs: list
+    seeds: int
+
+
+def _axis(name, label):
+    return hv.Dimension(name, label=label)
+
+
+class SBEEDExplorer(Explorer):
+    """Tabular SBEED for several eta at once, with runs on the branching noise, k and Pendulum."""
+
+    slug = "sbeed"
+    title = "SBEED"
+    summary = ("Smoothed Bellman error embedding: a dual function removes the bias that "
+               "stochastic transitions put into Bellman residual minimisation.")
+    paper = "Dai, Learning over functions, distributions and dynamics via stochastic optimization"
+    figures = "Ch 6: eqs 6.4-6.10, Thm 27, Algorithm 5, Prop 55, Fig 6.1"
+
+    mdp_name = param.Selector(objects=list(MDPS), default=MDPS[0], label="MDP",
+                              doc="risky choice: the 4-state example where eta = 0 flips the "
+                                  "choice; FrozenLake: gymnasium's lake (holes and goal end "
+                                  "the episode); Garnet: a random MDP.")
+    n_states = param.Integer(100, bounds=(5, 200), step=5, label="Garnet states",
+                             doc="Number of states of the Garnet MDP.")
+    n_actions = param.Integer(4, bounds=(2, 8), label="Garnet actions",
+                              doc="Number of actions of the Garnet MDP.")
+    branching = param.Integer(5, bounds=(1, 20), label="Garnet branching",
+                              doc="Next states per (s, a); 1 is deterministic (no bias).")
+    seed = param.Integer(0, bounds=(0, 99_999), label="Seed",
+                         doc="Seed of the Garnet MDP, the initial V and policy, and samples.")
+    gamma = param.Number(0.9, bounds=(0.5, 0.99), step=0.01, label="Discount γ",
+                         doc="Discount factor gamma.")
+    lam = param.Number(0.1, bounds=(0.01, 2.0), step=0.01, label="Entropy weight λ",
+                       doc="Smoothing lambda of eq 6.4: the policy is softmax(Q / lambda).")
+    etas = param.ListSelector(default=["0", "0.5", "1"], objects=list(ETAS), label="Dual weights η",
+                              doc="Values of eta run side by side: 1 cancels the variance "
+                                  "bias, 0 is PCL's objective.")
+    shown_eta = param.Selector(objects=list(ETAS), default="0", label="η of the policy panel",
+                               doc="Which run the policy panel shows.")
+    iterations = param.Integer(5000, bounds=(500, 50_000), step=500, label="Iterations",
+                               doc="Primal updates of each run.")
+    step_size = param.Number(0.2, bounds=(0.01, 0.3), step=0.01, label="Step size",
+                             doc="Step of V and of the policy logits (preconditioned by 1/d(s), "
+                                 "or per visit when sampled; sampled steps decay as 1/j).")
+    mode = param.Selector(objects=["exact", "sampled"], default="exact", label="Gradients",
+                          doc="exact: expected gradients with the dual at its maximiser; "
+                              "sampled: Algorithm 5 on a replay buffer of k-step segments.")
+    k = param.Integer(1, bounds=(1, 20), label="Rollout length k",
+                      doc="Steps in delta_k (eq D.3); sampled gradients only.")
+    batch_size = param.Integer(32, bounds=(1, 512), label="Batch size",
+                               doc="Segments per sampled update.")
+    bias_action = param.Integer(4, bounds=(2, 8), label="Actions", doc="Actions of the Garnets.")
+    bias_states = param.Integer(30, bounds=(5, 100), step=5, label="States",
+                                doc="States of the Garnets of the bias run.")
+    k_eta_step = param.Number(0.2, bounds=(0.01, 0.3), step=0.01, label="Step size",
+                              doc="Step size of the sampled runs of the k run.")
+    k_iterations = param.Integer(20000, bounds=(2000, 100_000), step=1000, label="Iterations",
+                                 doc="Updates of each sampled run.")
+    p_lam = param.Number(0.01, bounds=(0.001, 0.1), step=0.001, label="λ",
+                         doc="Entropy weight of the Pendulum run.")
+    p_eta = param.Number(0.1, bounds=(0.0, 1.0), step=0.01, label="η", doc="Dual weight.")
+    p_k = param.Integer(10, bounds=(1, 100), label="k", doc="Rollout length.")
+    p_noise = param.Number(0.2, bounds=(0.0, 1.0), step=0.05, label="Transition noise (rad/s)",
+                           doc="Standard deviation added to the angular velocity each step.")
+    p_steps = param.Integer(20_000, bounds=(2_000, 200_000), step=2_000, label="Steps",
+                            doc="Environment steps per seed (episodes of 200).")
+    p_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Runs with seeds 0, 1, ...")
+    a_steps = param.Integer(10_000, bounds=(2_000, 100_000), step=2_000, label="Steps per run",
+                            doc="Environment steps of each ablation run.")
+    a_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Seeds per setting (paper: 5).")
+
+    fields = ("seed",)
+    widgets = {name: {"throttled": True} for name in (
+        "n_states", "n_actions", "branching", "gamma", "lam", "iterations", "step_size", "k",
+        "batch_size")}
+    widgets["etas"] = {"type": pn.widgets.CheckBoxGroup, "inline": True}
+    groups = {"MDP": ("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam"),
+              "SBEED": ("etas", "shown_eta", "iterations", "step_size", "mode", "k",
+                        "batch_size")}
+
+    plots = (
+        Plot("error_plot", title="Distance to the smoothed optimum", ignores=("shown_eta",)),
+        Plot("value_plot", title="Value of the learned policy", ignores=("shown_eta",)),
+        Plot("states_plot", title="Learned V against V* per state", ignores=("shown_eta",)),
+        Plot("policy_plot", title="Learned policy"),
+        Plot("lam_plot", title="Smoothing: entropy of π* against λ",
+             depends=("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam")),
+    )
+    runs = (
+        Run("bias", title="The bias of η = 0 against the branching noise",
+            button="Run the bias sweep", settings=("bias_states", "bias_action"),
+            compute="run_bias", uses=("seed", "gamma", "lam"),
+            plots=(Plot("bias_plot", title="Bias of the η = 0 fixed point"),),
+            text=r"""
+For Garnets with 1 to 10 next states per $(s, a)$ (same seed), the minimiser of PCL's objective
+($\eta = 0$, eq D.1) is found by L-BFGS and compared with $V^*_\lambda$; the dashed curve is the
+variance term $\gamma^2\,\mathbb{E}\,\mathrm{Var}_{s'}[V^*(s')]$ that $\eta = 0$ leaves in the
+objective (Prop 55). One next state means no variance and no bias.""",
+            estimate="bias_estimate", summary="bias_summary"),
+        Run("ksweep", title="The rollout length k (sampled SBEED)", button="Run the k sweep",
+            settings=("k_eta_step", "k_iterations"), compute="run_k",
+            uses=("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam",
+                  "batch_size"),
+            plots=(Plot("k_plot", title="Distance to V* after training, against k"),),
+            text=r"""
+Sampled SBEED (Algorithm 5 on a replay buffer of $k$-step segments from the uniform behaviour
+policy) for $k$ = 1, 2, 4, 8, 16, with $\eta = 0$ and $\eta = 1$: the mean of
+$\|V_t - V^*_\lambda\|_\infty$ over the last tenth of the run. The tabular dual, solved on the
+buffer of 5000 segments every 5 updates, sees $s_0$ and the first $k' \le k$ actions, with $k'$
+as large as keeps about 20 segments per cell: beyond $k'$ the dual cannot cancel the variance
+of the later steps, so $\eta = 1$ is biased too.""",
+            estimate="k_estimate", summary="k_summary"),
+        Run("pendulum", title="Pendulum-v1: returns while learning",
+            button="Train on Pendulum",
+            settings=("p_lam", "p_eta", "p_k", "p_noise", "p_steps", "p_seeds"),
+            compute="run_pendulum",
+            plots=(Plot("return_plot", title="Episode return against environment steps"),
+                   Plot("v_image", title="Learned V(angle, velocity), seed 0"),
+                   Plot("rollout_plot", title="The policy's mean action from hanging down")),
+            text=r"""
+gymnasium's Pendulum-v1 (classic control; the paper's ablation used MuJoCo's Swimmer, which
+this project does not depend on), with Gaussian noise added to the angular velocity. The policy
+is Gaussian with a mean linear in 100 random RBF features (median-trick bandwidth, Sec 6.7.1); V
+and the dual are linear in 200 random features; Adam for V and the dual, a KL prox (a
+natural-gradient step of fixed KL) for the policy; $\gamma = 0.99$. Returns are the training
+episodes' (200 steps; a random policy scores about −1200 to −1500, a swing-up about −150).
+One line per seed, each a trailing mean over 10 episodes.""",
+            estimate="pendulum_estimate", summary="pendulum_summary"),
+        Run("ablation", title="Fig 6.1's ablation on Pendulum", button="Run the ablation",
+            settings=("a_steps", "a_seeds"), compute="run_ablation",
+            plots=(Plot("ablation_lam", title="(a) λ, with η = 0.1 and k = 10"),
+                   Plot("ablation_eta", title="(b) η, with λ = 0.01 and k = 10"),
+                   Plot("ablation_k", title="(c) k, with λ = 0.01 and η = 0.1")),
+            text=r"""
+One factor at a time around $\lambda = 0.01$, $\eta = 0.1$, $k = 10$, with transition noise
+0.2 rad/s, over the grids the paper searched ($\lambda \in \{0.001, 0.01, 0.1\}$,
+$\eta \in \{0, 0.01, 0.1, 1\}$, $k \in \{1, 10, 20, 100\}$): lines are medians over seeds, bands
+the 25-75 % range (the paper's 50 % band). The paper reports intermediate values best in each
+panel.""",
+            estimate="ablation_estimate", summary="ablation_summary"),
+    )
+
+    text = r"""
+### SBEED: learning V and π from a Bellman error that sampling cannot bias
+
+Smoothing the Bellman equation with an entropy term $\lambda$ (eq 6.4) gives a unique pair
+$(V^*_\lambda, \pi^*_\lambda)$ that satisfies, for **every** state and action (Prop 26),
+
+$$V(s) = R(s, a) + \gamma\,\mathbb{E}_{s'|s,a} V(s') - \lambda \log \pi(a \mid s).$$
+
+Squaring the gap and averaging over data is natural, but $\mathbb{E}[(\delta - V(s))^2]$ with
+$\delta = R + \gamma V(s') - \lambda\log\pi$ from one sampled $s'$ adds
+$\gamma^2\,\mathrm{Var}_{s'}[V(s')]$: minimising it prefers values and policies whose next states
+vary little (PCL's objective). SBEED writes the square through its dual and solves
+
+$$\min_{V,\pi}\max_\rho\ \mathbb{E}[(\delta - V(s))^2] - \eta\,\mathbb{E}[(\delta - \rho(s,a))^2],$$
+
+where the optimal $\rho$ is $\mathbb{E}_{s'}\delta$ and the second term cancels the variance
+(Prop 55): $\eta = 1$ is unbiased, $\eta = 0$ is PCL, in between interpolates.
+
+**What you see.** Tabular SBEED (V a table, π a softmax, the dual at its maximiser or learned
+from a replay buffer) for each chosen $\eta$. *Top left:* $\|V_t - V^*_\lambda\|_\infty$ against
+iterations: $\eta = 1$ goes to 0, $\eta < 1$ stops at a biased fixed point. *Top right:* the
+smoothed value of the learned policy against that of $\pi^*_\lambda$ (dashed). *Bottom:* V per
+state against $V^*_\lambda$, the learned policy, and how $\lambda$ sets the optimal policy's
+entropy.
+
+**Try.** On the risky choice, $\eta = 0$ prefers the risky branch (0.89) where the smoothed
+optimum takes it with probability 0.39. Choose a Garnet and set the branching to 1: all
+$\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and Pendulum below.
+"""
+
+    # --- computation -------------------------------------------------------------------------
+    def _mdp_key(self) -> tuple:
+        return (self.mdp_name, int(self.n_states), int(self.n_actions), int(self.branching),
+                int(self.seed))
+
+    def _etas(self) -> tuple:
+        chosen = [e for e in ETAS if e in self.etas]
+        return tuple(chosen) if chosen else ("1",)
+
+    def _compute(self) -> TabularPage:
+        k = int(self.k) if self.mode == "sampled" else 1
+        return run_tabular(self._mdp_key(), self._etas(), float(self.gamma), float(self.lam),
+                           int(self.iterations), float(self.step_size), self.mode, k,
+                           int(self.batch_size), int(self.seed))
+
+    def knob_bounds(self) -> dict:
+        if self.mode == "exact":
+            return {"k": (1, 1, "exact gradients (single-step, k = 1)")}
+        return {"k": (1, 20, "sampled gradients")}
+
+    def status(self) -> str:
+        page = self.result()
+        parts = []
+        for eta, run in page.runs.items():
+            parts.append(f"η = {eta}: ‖V − V*‖∞ **{run.v_error[-1]:.3g}**")
+        kind = ("deterministic" if page.mdp.deterministic else "stochastic")
+        return (f"{page.mdp.name} ({kind}, {page.mdp.n_states} states): " + "; ".join(parts)
+                + f". Value of π*: {next(iter(page.runs.values())).value_star:.3f}.")
+
+    # --- live panels -------------------------------------------------------------------------
+    def error_plot(self):
+        page = self.result()
+        dims = [_axis("iteration", "iteration"), _axis("error", "‖Vₜ − V*‖∞")]
+        layers = []
+        for eta, run in page.runs.items():
+            it = np.arange(len(run.v_error), dtype=float)
+            err = np.maximum(run.v_error, 1e-12)
+            stride = max(1, len(it) // 1500)
+            layers.append(style(hv.Curve((it[::stride], err[::stride]), *dims, label=f"η = {eta}"),
+                                color=ETA_COLORS[eta], bokeh=dict(line_width=2),
+                                mpl=dict(linewidth=1.5)))
+        return style(hv.Overlay(layers), logy=True, framewise=True, legend_position="top_right")
+
+    def value_plot(self):
+        page = self.result()
+        dims = [_axis("iteration", "iteration"), _axis("value", "Σ d(s) Vπ(s), entropy included")]
+        layers = []
+        for eta, run in page.runs.items():
+            layers.append(style(hv.Curve((run.checkpoints.astype(float), run.value), *dims,
+                                         label=f"η = {eta}"),
+                                color=ETA_COLORS[eta], bokeh=dict(line_width=2),
+                                mpl=dict(linewidth=1.5)))
+        run = next(iter(page.runs.values()))
+        layers.append(style(hv.Curve(([0.0, float(run.checkpoints[-1])], [run.value_star] * 2),
+                                     *dims, label="π*"), color=STAR_COLOR, bokeh=DASHED,
+                            mpl=MPL_DASHED))
+        return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
+
+    def states_plot(self):
+        page = self.result()
+        order = np.argsort(page.star.V, kind="stable")
+        x = np.arange(len(order), dtype=float)
+        dims = [_axis("rank", "state (sorted by V*)"), _axis("V", "value")]
+        layers = [style(hv.Curve((x, page.star.V[order]), *dims, label="V*"),
+                        color=STAR_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))]
+        for eta, run in page.runs.items():
+            layers.append(style(hv.Scatter((x, run.V[order]), *dims, label=f"η = {eta}"),
+                                color=ETA_COLORS[eta], bokeh=dict(size=6), mpl=dict(s=14)))
+        return style(hv.Overlay(layers), framewise=True, legend_position="top_left")
+
+    def policy_plot(self):
+        page = self.result()
+        eta = self.shown_eta if self.shown_eta in page.runs else next(iter(page.runs))
+        pol = page.runs[eta].policy
+        mdp = page.mdp
+        grid = getattr(mdp, "grid", None)
+        if grid is not None:  # FrozenLake: V on the lake and the policy's mean move as arrows
+            n = grid.shape[0]
+            V = page.runs[eta].V.reshape(n, n)
+            img = hv.Image(np.flipud(V), bounds=(0, 0, n, n),
+                           kdims=[_axis("col", "column"), _axis("row", "row (from the bottom)")],
+                           vdims=[_axis("V", f"learned V (η = {eta})")])
+            dx = pol[:, 2] - pol[:, 0]
+            dy = pol[:, 3] - pol[:, 1]
+            rows, cols = np.divmod(np.arange(mdp.n_states), n)
+            live = ~mdp.terminal
+            angle = np.arctan2(dy, dx)[live]
+            mag = np.hypot(dx, dy)[live]
+            field = hv.VectorField((cols[live] + 0.5, n - rows[live] - 0.5, angle, mag),
+                                   kdims=[_axis("col", "column"), _axis("row", "row (from the bottom)")],
+                                   vdims=["angle", "mag"])
+            labels = hv.Labels(([c + 0.5 for c in range(n) for r in range(n)],
+                                [n - r - 0.8 for c in range(n) for r in range(n)],
+                                [grid[r, c] for c in range(n) for r in range(n)]),
+                               kdims=[_axis("col", "column"), _axis("row", "row (from the bottom)")],
+                               vdims=["cell"])
+            return (style(img, cmap="viridis", colorbar=True)
+                    * style(field, color="white", magnitude="mag", pivot="mid",
+                            bokeh=dict(line_width=2), mpl=dict(linewidth=1))
+                    * style(labels, text_color="white", bokeh=dict(text_font_size="9pt"),
+                            mpl=dict(size=8)))
+        names = ACTION_NAMES["risky"] if mdp.name.startswith("risky") else [
+            f"a{a}" for a in range(mdp.n_actions)]
+        S = mdp.n_states
+        data = [(s, names[a], float(pol[s, a])) for s in range(min(S, 60)) for a in range(mdp.n_actions)]
+        heat = hv.HeatMap(data, kdims=[_axis("state", "state"), _axis("action", "action")],
+                          vdims=[_axis("p", f"π(a | s), η = {eta}")])
+        return style(heat, cmap="magma", colorbar=True, clim=(0.0, 1.0), framewise=True,
+                     bokeh=dict(tools=["hover"]))
+
+    def lam_plot(self):
+        lams, ent, gap = lam_sweep(self._mdp_key(), float(self.gamma))
+        dims = [_axis("smoothing", "λ"), _axis("policy_entropy", "mean entropy of π* (nats)")]
+        curve = style(hv.Curve((lams, ent), *dims, label="entropy"), color="#9467bd",
+                      bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+        mdp = make_mdp(*self._mdp_key())
+        top = float(np.log(mdp.n_actions))
+        ceiling = style(hv.Curve((lams[[0, -1]], [top, top]), *dims, label="log |A| (uniform)"),
+                        color="gray", bokeh=DASHED, mpl=MPL_DASHED)
+        here = float(np.interp(np.log(self.lam), np.log(lams), ent))
+        mark = style(hv.Scatter(([float(self.lam)], [here]), *dims, label="this λ"),
+                     color="black", bokeh=dict(size=9), mpl=dict(s=40))
+        return style(curve * ceiling * mark, logx=True, framewise=True,
+                     ylim=(0, top * 1.1), legend_position="bottom_right")
+
+    # --- the bias run ----------------------------------------------------------------------------
+    def run_bias(self, settings: dict, progress=None) -> BiasSweep:
+        S, A = int(settings["bias_states"]), int(settings["bias_action"])
+        gamma, lam = float(settings["gamma"]), float(settings["lam"])
+        bs = np.arange(1, min(10, S) + 1)
+        bias = np.full(len(bs), np.nan)
+        var = np.full(len(bs), np.nan)
+        loss = np.full(len(bs), np.nan)
+        for i, b in enumerate(bs):
+            mdp = sbeed.garnet(S, A, int(b), seed=int(settings["seed"]))
+            star = sbeed.soft_value_iteration(mdp, gamma=gamma, lam=lam)
+            fixed = sbeed.biased_fixed_point(mdp, gamma=gamma, lam=lam, eta=0.0)
+            bias[i] = np.max(np.abs(fixed.V - star.V))
+            var[i] = gamma**2 * np.mean(mdp.P @ star.V**2 - (mdp.P @ star.V) ** 2)
+            loss[i] = np.mean(star.V - sbeed.policy_values(mdp, fixed.policy, gamma=gamma, lam=lam))
+            report(progress, (i + 1) / len(bs), f"branching {b} of {bs[-1]}",
+                   partial=BiasSweep(bs, bias.copy(), var.copy(), loss.copy(), i + 1))
+        return BiasSweep(bs, bias, var, loss, len(bs))
+
+    def bias_estimate(self, settings: dict) -> float:
+        return 0.05 * settings["bias_states"] * settings["bias_action"] / 10
+
+    def bias_summary(self, settings: dict, result: BiasSweep) -> str:
+        if result.done < len(result.branching):
+            return ""
+        return (f"**This run:** the η = 0 fixed point is off V* by {result.bias[0]:.2g} with one "
+                f"next state and by {np.nanmax(result.bias):.3g} at most (branching "
+                f"{result.branching[np.nanargmax(result.bias)]}); its policy loses "
+                f"{np.nanmax(result.value_loss):.3g} of smoothed value on average at worst.")
+
+    def bias_plot(self, result: BiasSweep):
+        dims = [_axis("branching", "next states per (s, a)"), _axis("bias", "value")]
+        return style(
+            style(hv.Curve((result.branching.astype(float), result.bias), *dims,
+                           label="max over s of |V(η = 0) − V*|"), color=ETA_COLORS["0"],
+                  bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+            * style(hv.Curve((result.branching.astype(float), result.value_loss), *dims,
+                             label="mean loss of value of its policy"), color="#ff7f0e",
+                    bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+            * style(hv.Curve((result.branching.astype(float), result.variance), *dims,
+                             label="γ² E Var[V*(s′)]"), color="gray", bokeh=DASHED,
+                    mpl=MPL_DASHED),
+            framewise=True, legend_position="right")
+
+    # --- the k run ---------------------------------------------------------------------------
+    def run_k(self, settings: dict, progress=None) -> KSweep:
+        mdp = make_mdp(settings["mdp_name"], int(settings["n_states"]), int(settings["n_actions"]),
+                       int(settings["branching"]), int(settings["seed"]))
+        ks = np.array(K_VALUES)
+        error = {"0": np.full(len(ks), np.nan), "1": np.full(len(ks), np.nan)}
+        total = 2 * len(ks)
+        done = 0
+        for i, k in enumerate(ks):
+            for eta in error:
+                run = sbeed.sbeed_tabular(
+                    mdp, gamma=float(settings["gamma"]), lam=float(settings["lam"]),
+                    eta=float(eta), k=int(k), mode="sampled",
+                    iterations=int(settings["k_iterations"]), step_size=float(settings["k_eta_step"]),
+                    batch_size=int(settings["batch_size"]), buffer_size=PAGE_BUFFER,
+                    seed=int(settings["seed"]), n_checkpoints=1)
+                tail = run.v_error[-max(1, len(run.v_error) // 10):]
+                error[eta][i] = float(np.mean(tail))
+                done += 1
+                report(progress, done / total, f"k = {k}, η = {eta}",
+                       partial=KSweep(ks, {e: v.copy() for e, v in error.items()}, done))
+        return KSweep(ks, error, total)
+
+    def k_estimate(self, settings: dict) -> float:
+        return 2 * len(K_VALUES) * settings["k_iterations"] * 4e-5 * np.mean(K_VALUES) / 4
+
+    def k_summary(self, settings: dict, result: KSweep) -> str:
+        if np.isnan(result.error["1"]).any() or np.isnan(result.error["0"]).any():
+            return ""
+        best = {e: int(result.k[np.argmin(v)]) for e, v in result.error.items()}
+        return (f"**This run:** the smallest distance to V* is at k = {best['1']} for η = 1 "
+                f"({np.min(result.error['1']):.3g}) and k = {best['0']} for η = 0 "
+                f"({np.min(result.error['0']):.3g}).")
+
+    def k_plot(self, result: KSweep):
+        dims = [_axis("k", "rollout length k"), _axis("error", "mean ‖Vₜ − V*‖∞, last 10 %")]
+        layers = [style(hv.Curve((result.k.astype(float), v), *dims, label=f"η = {e}"),
+                        color=ETA_COLORS[e], bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+                  * style(hv.Scatter((result.k.astype(float), v), *dims), color=ETA_COLORS[e],
+                          bokeh=dict(size=7), mpl=dict(s=20))
+                  for e, v in result.error.items()]
+        return style(hv.Overlay(layers), logx=True, logy=True, framewise=True,
+                     xticks=[float(k) for k in K_VALUES], legend_position="top_left")
+
+    # --- Pendulum ----------------------------------------------------------------------------
+    def run_pendulum(self, settings: dict, progress=None) -> PendulumRuns:
+        seeds = int(settings["p_seeds"])
+        runs: list = []
+
+        for s in range(seeds):
+            def inner(fraction, message, partial=None, s=s):
+                report(progress, (s + fraction) / seeds, f"seed {s + 1} of {seeds}: {message}",
+                       partial=PendulumRuns(runs + ([partial] if partial is not None else []),
+                                            seeds))
+
+            runs.append(pend.sbeed_pendulum(
+                steps=int(settings["p_steps"]), lam=float(settings["p_lam"]),
+                eta=float(settings["p_eta"]), k=int(settings["p_k"]),
+                noise=float(settings["p_noise"]), seed=s, progress=inner))
+        return PendulumRuns(runs, seeds)
+
+    def pendulum_estimate(self, settings: dict) -> float:
+        return (PENDULUM_SECONDS_PER_K * settings["p_steps"] / 1000 * settings["p_seeds"]
+                * (0.6 + settings["p_k"] / 25))
+
+    def pendulum_summary(self, settings: dict, result: PendulumRuns) -> str:
+        done = [r for r in result.runs if r.done == len(r.returns)]
+        if len(done) < result.seeds:
+            return ""
+        last = [np.mean(r.returns[-10:]) for r in done]
+        first = [np.mean(r.returns[:10]) for r in done]
+        secs = sum(r.seconds for r in done)
+        return (f"**This run:** mean return of the first 10 episodes {np.mean(first):.0f}, of the "
+                f"last 10 {np.mean(last):.0f} (seeds: {', '.join(f'{x:.0f}' for x in last)}); "
+                f"the mean action from hanging down scores {done[0].rollout_return:.0f}; "
+                f"{secs:.0f} s of compute for {len(done) * settings['p_steps']:,} steps.")
+
+    def return_plot(self, result: PendulumRuns):
+        dims = [_axis("steps", "environment steps"), _axis("return", "episode return")]
+        layers = []
+        colors = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
+        for s, run in enumerate(result.runs):
+            ok = np.isfinite(run.returns)
+            smooth = _smooth(run.returns[ok])
+            layers.append(style(hv.Curve((run.steps[ok], smooth), *dims, label=f"seed {s}"),
+                                color=colors[s % len(colors)], bokeh=dict(line_width=1.5),
+                                mpl=dict(linewidth=1)))
+        return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
+
+    def v_image(self, result: PendulumRuns):
+        run = result.runs[0]
+        img = hv.Image((run.angles, run.velocities, run.V_grid.astype(np.float32)),
+                       kdims=[_axis("angle", "angle θ (rad, 0 = upright)"),
+                              _axis("velocity", "angular velocity (rad/s)")],
+                       vdims=[_axis("V", "learned V")])
+        return style(img, cmap="viridis", colorbar=True, framewise=True)
+
+    def rollout_plot(self, result: PendulumRuns):
+        run = result.runs[0]
+        t = np.arange(len(run.rollout)) * pend.DT
+        dims = [_axis("time", "time (s)"), _axis("angle", "angle θ (rad, 0 = upright)")]
+        curve = style(hv.Curve((t, run.rollout[:, 0]), *dims, label="θ(t)"), color="#1f77b4",
+                      bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+        up = style(hv.Curve((t[[0, -1]], [0.0, 0.0]), *dims, label="upright"), color="gray",
+                   bokeh=DASHED, mpl=MPL_DASHED)
+        return style(curve * up, framewise=True, ylim=(-np.pi - 0.2, np.pi + 0.2),
+                     legend_position="top_right")
+
+    # --- the ablation ------------------------------------------------------------------------
+    def run_ablation(self, settings: dict, progress=None) -> pend.Ablation:
+        return pend.ablation(steps=int(settings["a_steps"]), seeds=int(settings["a_seeds"]),
+                             progress=progress)
+
+    def ablation_estimate(self, settings: dict) -> float:
+        return 9 * settings["a_seeds"] * PENDULUM_SECONDS_PER_K * settings["a_steps"] / 1000 * 1.5
+
+    def ablation_summary(self, settings: dict, result: pend.Ablation) -> str:
+        parts = []
+        for name, values in result.panels.items():
+            finals = {v: float(np.median(r[:, -10:].mean(axis=1))) for v, r in values.items()}
+            best = max(finals, key=finals.get)
+            parts.append(f"{name}: best {best} ({finals[best]:.0f}; others "
+                         + ", ".join(f"{v} {x:.0f}" for v, x in finals.items() if v != best) + ")")
+        return (f"**This run** (median final return over {result.seeds} seeds, last 10 episodes): "
+                + "; ".join(parts) + f". {result.seconds:.0f} s of compute.")
+
+    def _ablation_panel(self, result: pend.Ablation, name: str, symbol: str):
+        dims = [_axis("steps", "environment steps"), _axis("return", "episode return")]
+        layers = []
+        colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
+        for color, (value, runs) in zip(colors, result.panels[name].items()):
+            smooth = np.stack([_smooth(r) for r in runs])
+            lo, mid, hi = np.percentile(smooth, [25, 50, 75], axis=0)
+            layers.append(style(hv.Area((result.steps, lo, hi), dims[0], [dims[1], "hi"]),
+                                color=color, alpha=0.2, line_alpha=0))
+            layers.append(style(hv.Curve((result.steps, mid), *dims, label=f"{symbol} = {value}"),
+                                color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
+        return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
+
+    def ablation_lam(self, result):
+        return self._ablation_panel(result, "lam", "λ")
+
+    def ablation_eta(self, result):
+        return self._ablation_panel(result, "eta", "η")
+
+    def ablation_k(self, result):
+        return self._ablation_panel(result, "k", "k")
+
+
+def _smooth(values: np.ndarray, window: int = 10) -> np.ndarray:
+    """A trailing mean over ``window`` episodes (the first ones over what there is)."""
+    values = np.asarray(values, float)
+    if values.size == 0:
+        return values
+    c = np.concatenate([[0.0], np.cumsum(values)])
+    hi = np.arange(1, values.size + 1)
+    lo = np.maximum(hi - window, 0)
+    return (c[hi] - c[lo]) / (hi - lo)
