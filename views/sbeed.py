@@ -349,7 +349,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         if grid is not None:  # FrozenLake: V on the lake and the policy's mean move as arrows
             n = grid.shape[0]
             V = page.runs[eta].V.reshape(n, n)
-            img = hv.Image(np.flipud(V), bounds=(0, 0, n, n),
+            img = hv.Image(V, bounds=(0, 0, n, n),  # row 0 of the lake on top
                            kdims=[_axis("col", "column"), _axis("row", "row (from the bottom)")],
                            vdims=[_axis("V", f"learned V (η = {eta})")])
             dx = pol[:, 2] - pol[:, 0]
@@ -367,10 +367,10 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                                kdims=[_axis("col", "column"), _axis("row", "row (from the bottom)")],
                                vdims=["cell"])
             return (style(img, cmap="viridis", colorbar=True)
-                    * style(field, color="white", magnitude="mag", pivot="mid",
+                    * style(field, color="white", magnitude=hv.dim("mag"), pivot="mid",
                             bokeh=dict(line_width=2), mpl=dict(linewidth=1))
-                    * style(labels, text_color="white", bokeh=dict(text_font_size="9pt"),
-                            mpl=dict(size=8)))
+                    * style(labels, bokeh=dict(text_color="white", text_font_size="9pt"),
+                            mpl=dict(color="white", size=8)))
         names = ACTION_NAMES["risky"] if mdp.name.startswith("risky") else [
             f"a{a}" for a in range(mdp.n_actions)]
         S = mdp.n_states
@@ -393,7 +393,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         mark = style(hv.Scatter(([float(self.lam)], [here]), *dims, label="this λ"),
                      color="black", bokeh=dict(size=9), mpl=dict(s=40))
         return style(curve * ceiling * mark, logx=True, framewise=True,
-                     ylim=(0, top * 1.1), legend_position="bottom_right")
+                     ylim=(0, top * 1.1), legend_position="right")
 
     # --- the bias run ----------------------------------------------------------------------------
     def run_bias(self, settings: dict, progress=None) -> BiasSweep:

@@ -1,0 +1,62 @@
+"""The SBEED page: its panels show what the engine computed, on every MDP, and its runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dynamics import sbeed
+from views.sbeed import SBEEDExplorer
+
+
+def test_frozen_lake_panel_puts_each_value_on_its_cell(tmp_path):
+    page = SBEEDExplorer(mdp_name="FrozenLake 4x4, slippery", gamma=0.95, shown_eta="1")
+    overlay = page.policy_plot()
+    image = overlay.get(0)
+    run = page.result().runs["1"]
+    # the cell at column 0 of the top row (the start S) holds V(0); the goal G (row 3, col 3) is 0
+    assert image[0.5, 3.5] == pytest.approx(run.V[0])
+    assert image[3.5, 0.5] == pytest.approx(run.V[15]) == 0.0
+    assert image[1.5, 1.5] == pytest.approx(run.V[9])
+    labels = overlay.get(2)
+    cells = dict(zip(zip(labels.dimension_values(0), labels.dimension_values(1).round(1)),
+                     labels.dimension_values(2)))
+    assert cells[(0.5, 3.2)] == "S" and cells[(3.5, 0.2)] == "G" and cells[(1.5, 2.2)] == "H"
+    page.export(tmp_path / "lake.png")
+    assert (tmp_path / "lake.png").stat().st_size > 10_000
+
+
+def test_exact_mode_holds_k_at_one_and_sampled_mode_frees_it():
+    page = SBEEDExplorer()
+    assert page.param.k.bounds == (1, 1)
+    page.mode = "sampled"
+    page.k = 5
+    assert page.k == 5 and page.result().runs["1"].k == 5
+    page.mode = "exact"  # k is clamped back, with a notice
+    assert page.k == 1 and page.result().runs["1"].k == 1
+
+
+def test_runs_compute_and_summarise():
+    page = SBEEDExplorer()
+    bias = page.run_bias(dict(bias_states=10, bias_action=2, seed=0, gamma=0.9, lam=0.1))
+    assert bias.bias[0] < 1e-6 and np.nanmax(bias.bias) > 0.01
+    assert "This run" in page.bias_summary({}, bias)
+    page.bias_plot(bias)
+    settings = dict(mdp_name="risky choice (4 states)", n_states=5, n_actions=2, branching=1,
+                    seed=0, gamma=0.9, lam=0.1, batch_size=32, k_eta_step=0.2, k_iterations=2000)
+    ks = page.run_k(settings)
+    assert np.all(np.isfinite(ks.error["0"])) and "This run" in page.k_summary(settings, ks)
+    page.k_plot(ks)
+    p = dict(p_lam=0.01, p_eta=0.1, p_k=3, p_noise=0.0, p_steps=600, p_seeds=2)
+    runs = page.run_pendulum(p)
+    assert len(runs.runs) == 2 and "This run" in page.pendulum_summary(p, runs)
+    for method in (page.return_plot, page.v_image, page.rollout_plot):
+        method(runs)
+
+
+def test_status_reads_the_runs():
+    page = SBEEDExplorer()
+    text = page.status()
+    run = page.result().runs["0"]
+    assert f"{run.v_error[-1]:.3g}" in text and "stochastic" in text
+    assert sbeed.risky_choice().name in text
