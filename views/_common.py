@@ -607,11 +607,13 @@ class Explorer(param.Parameterized):
                       for p in run.plots)
         return tuple(self.plots) + extra
 
-    def run_pane(self, plot: Plot, stream) -> pn.viewable.Viewable:
-        """A run panel on the page, redrawn whenever the job shows a new (partial) result."""
+    def run_pane(self, plot: Plot, streams) -> pn.viewable.Viewable:
+        """A run panel on the page, redrawn whenever the job shows a new (partial) result (the
+        first stream), and when a display knob it depends on moves (the others)."""
+        streams = list(streams) if isinstance(streams, (list, tuple)) else [streams]
         return pn.pane.HoloViews(
             hv.DynamicMap(lambda **_: self.page_style(plot, self._call(plot, plot.method)),
-                          streams=[stream], cache_size=1),
+                          streams=streams, cache_size=1),
             backend="bokeh", sizing_mode="fixed", width=PLOT_WIDTH, height=PLOT_HEIGHT,
             linked_axes=False)
 
@@ -768,7 +770,7 @@ class Explorer(param.Parameterized):
         """The sidebar: every knob's widget, in declaration order, grouped under the headings
         of ``groups`` (knobs in no group first)."""
         grouped = [n for names in self.groups.values() for n in names] + list(self.placed) + [
-            n for run in self.runs for n in run.settings]
+            n for run in self.runs for n in run.settings + run.display]
         sections = [(None, [n for n in self.knob_names() if n not in grouped]),
                     *self.groups.items()]
         items = []

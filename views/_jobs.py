@@ -51,7 +51,10 @@ class Run:
     the result, a table). ``plots`` are panels whose methods take the
     result (a partial one while the run goes, when the engine streams them). ``uses`` names
     page knobs the run also depends on (a model the live panels share): they stay in the
-    sidebar, but are part of the run's settings (its cache key and ``compute``'s argument)."""
+    sidebar, but are part of the run's settings (its cache key and ``compute``'s argument).
+    ``display`` names knobs that change only what some of the run's panels draw (a frame of an
+    animation): their widgets sit above the panels, they are in the page's URL but not in the
+    settings or the cache key, and only panels whose ``Plot.depends`` names them redraw."""
 
     name: str
     title: str
@@ -64,6 +67,7 @@ class Run:
     summary: str | None = None
     extra: str | None = None
     uses: tuple[str, ...] = ()
+    display: tuple[str, ...] = ()
 
 
 def _cache_key(explorer, run: Run, settings: dict) -> tuple:
@@ -207,6 +211,7 @@ class JobSection(pn.viewable.Viewer):
         job.param.watch(self._shown, ["shown"])
         explorer.param.watch(self._settings_changed, list(run.settings + run.uses))
         self._panes = None
+        self._display = []
         self._state()
         self._shown()
 
@@ -249,8 +254,14 @@ class JobSection(pn.viewable.Viewer):
             return
         if self._panes is None:
             stream = hv.streams.Params(job, ["shown"])
-            self._panes = [explorer.run_pane(plot, stream) for plot in job.run.plots]
-        body = [pn.FlexBox(*self._panes, gap="8px")]
+            self._panes = []
+            for plot in job.run.plots:
+                shown_by = [n for n in job.run.display if n in (plot.depends or ())]
+                streams = [stream] + ([hv.streams.Params(explorer, shown_by)] if shown_by else [])
+                self._panes.append(explorer.run_pane(plot, streams))
+            self._display = [explorer.control(n) for n in job.run.display]
+        body = [pn.FlexBox(*self._display, gap="8px")] if self._display else []
+        body.append(pn.FlexBox(*self._panes, gap="8px"))
         if job.result is not None and job.shown is job.result:
             for name in (job.run.extra, job.run.summary):
                 if name is not None:

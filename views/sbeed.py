@@ -165,6 +165,9 @@ class SBEEDExplorer(Explorer):
     p_steps = param.Integer(20_000, bounds=(2_000, 200_000), step=2_000, label="Steps",
                             doc="Environment steps per seed (episodes of 200).")
     p_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Runs with seeds 0, 1, ...")
+    p_frame = param.Integer(0, bounds=(0, pend.EPISODE // 2), label="Rollout time (× 0.1 s)",
+                            doc="Frame of the rollout animation (two 0.05 s steps a frame): press "
+                                "play to watch the learned policy from hanging down.")
     a_steps = param.Integer(10_000, bounds=(2_000, 100_000), step=2_000, label="Steps per run",
                             doc="Environment steps of each ablation run.")
     a_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Seeds per setting (paper: 5).")
@@ -174,6 +177,8 @@ class SBEEDExplorer(Explorer):
         "n_states", "n_actions", "branching", "gamma", "lam", "iterations", "step_size", "k",
         "batch_size")}
     widgets["etas"] = {"type": pn.widgets.CheckBoxGroup, "inline": True}
+    widgets["p_frame"] = {"type": pn.widgets.Player, "interval": 100, "loop_policy": "once",
+                          "show_loop_controls": False, "width": 320, "scale_buttons": 0.8}
     groups = {"MDP": ("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam"),
               "SBEED": ("etas", "shown_eta", "iterations", "step_size", "mode", "k",
                         "batch_size")}
@@ -181,6 +186,7 @@ class SBEEDExplorer(Explorer):
     plots = (
         Plot("error_plot", title="Distance to the smoothed optimum", ignores=("shown_eta",)),
         Plot("value_plot", title="Value of the learned policy", ignores=("shown_eta",)),
+        Plot("objective_plot", title="The objective SBEED minimises", ignores=("shown_eta",)),
         Plot("states_plot", title="Learned V against V* per state", ignores=("shown_eta",)),
         Plot("policy_plot", title="Learned policy"),
         Plot("lam_plot", title="Smoothing: entropy of π* against λ",
@@ -216,7 +222,10 @@ of the later steps, so $\eta = 1$ is biased too.""",
             compute="run_pendulum",
             plots=(Plot("return_plot", title="Episode return against environment steps"),
                    Plot("v_image", title="Learned V(angle, velocity), seed 0"),
-                   Plot("rollout_plot", title="The policy's mean action from hanging down")),
+                   Plot("rollout_plot", title="Height of the bob under the policy's mean action"),
+                   Plot("pendulum_frame", title="Rollout of the learned policy, seed 0",
+                        depends=("p_frame",))),
+            display=("p_frame",),
             text=r"""
 gymnasium's Pendulum-v1 (classic control; the paper's ablation used MuJoCo's Swimmer, which
 this project does not depend on), with Gaussian noise added to the angular velocity. The policy
@@ -224,7 +233,7 @@ is Gaussian with a mean linear in 100 random RBF features (median-trick bandwidt
 and the dual are linear in 200 random features; Adam for V and the dual, a KL prox (a
 natural-gradient step of fixed KL) for the policy; $\gamma = 0.99$. Returns are the training
 episodes' (200 steps; a random policy scores about −1200 to −1500, a swing-up about −150).
-One line per seed, each a trailing mean over 10 episodes.""",
+The line is the mean over seeds of a trailing mean over 10 episodes, the band its range over seeds.""",
             estimate="pendulum_estimate", summary="pendulum_summary"),
         Run("ablation", title="Fig 6.1's ablation on Pendulum", button="Run the ablation",
             settings=("a_steps", "a_seeds"), compute="run_ablation",
@@ -327,6 +336,20 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                                      *dims, label="π*"), color=STAR_COLOR, bokeh=DASHED,
                             mpl=MPL_DASHED))
         return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
+
+    def objective_plot(self):
+        page = self.result()
+        dims = [_axis("iteration", "iteration"),
+                _axis("objective", "ℓη(Vₜ, πₜ), the dual at its maximiser (eq D.1)")]
+        layers = []
+        for eta, run in page.runs.items():
+            it = np.arange(len(run.objective), dtype=float)
+            obj = np.maximum(run.objective, 1e-16)
+            stride = max(1, len(it) // 1500)
+            layers.append(style(hv.Curve((it[::stride], obj[::stride]), *dims, label=f"η = {eta}"),
+                                color=ETA_COLORS[eta], bokeh=dict(line_width=2),
+                                mpl=dict(linewidth=1.5)))
+        return style(hv.Overlay(layers), logy=True, framewise=True, legend_position="top_right")
 
     def states_plot(self):
         page = self.result()
@@ -518,14 +541,18 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
 
     def return_plot(self, result: PendulumRuns):
         dims = [_axis("steps", "environment steps"), _axis("return", "episode return")]
+        runs = [r for r in result.runs if np.isfinite(r.returns).any()]
+        done = min(int(np.isfinite(r.returns).sum()) for r in runs)
+        curves = np.stack([_smooth(r.returns[:done]) for r in runs])
+        steps = runs[0].steps[:done]
         layers = []
-        colors = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd")
-        for s, run in enumerate(result.runs):
-            ok = np.isfinite(run.returns)
-            smooth = _smooth(run.returns[ok])
-            layers.append(style(hv.Curve((run.steps[ok], smooth), *dims, label=f"seed {s}"),
-                                color=colors[s % len(colors)], bokeh=dict(line_width=1.5),
-                                mpl=dict(linewidth=1)))
+        if len(runs) > 1:
+            layers.append(style(hv.Area((steps, curves.min(0), curves.max(0)), dims[0],
+                                        [dims[1], "hi"], label=f"range over {len(runs)} seeds"),
+                                color="#1f77b4", alpha=0.25, line_alpha=0))
+        layers.append(style(hv.Curve((steps, curves.mean(0)), *dims,
+                                     label="mean" if len(runs) > 1 else "seed 0"),
+                            color="#1f77b4", bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
         return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
 
     def v_image(self, result: PendulumRuns):
@@ -539,13 +566,36 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
     def rollout_plot(self, result: PendulumRuns):
         run = result.runs[0]
         t = np.arange(len(run.rollout)) * pend.DT
-        dims = [_axis("time", "time (s)"), _axis("angle", "angle θ (rad, 0 = upright)")]
-        curve = style(hv.Curve((t, run.rollout[:, 0]), *dims, label="θ(t)"), color="#1f77b4",
-                      bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-        up = style(hv.Curve((t[[0, -1]], [0.0, 0.0]), *dims, label="upright"), color="gray",
+        dims = [_axis("time", "time (s)"), _axis("height", "height of the bob, cos θ (rod lengths)")]
+        curve = style(hv.Curve((t, np.cos(run.rollout[:, 0])), *dims, label="cos θ(t)"),
+                      color="#1f77b4", bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+        up = style(hv.Curve((t[[0, -1]], [1.0, 1.0]), *dims, label="upright"), color="gray",
                    bokeh=DASHED, mpl=MPL_DASHED)
-        return style(curve * up, framewise=True, ylim=(-np.pi - 0.2, np.pi + 0.2),
-                     legend_position="top_right")
+        return style(curve * up, framewise=True, ylim=(-1.1, 1.25), legend_position="bottom_right")
+
+    def pendulum_frame(self, result: PendulumRuns):
+        """The pendulum at frame p_frame of the rollout (theta = 0 upright), with its last
+        second as a fading trail."""
+        run = result.runs[0]
+        step = min(2 * int(self.p_frame), len(run.rollout) - 1)
+        theta = run.rollout[: step + 1, 0]
+        x, y = np.sin(theta), np.cos(theta)
+        dims = [_axis("x", "horizontal position (rod lengths)"), _axis("y", "height (rod lengths)")]
+        trail = theta[-20:]
+        tail = style(hv.Points((np.sin(trail), np.cos(trail), np.linspace(0.1, 1, len(trail))),
+                               dims, vdims=["age"]), color="#1f77b4", alpha="age",
+                     bokeh=dict(size=6, line_alpha=0), mpl=dict(s=12))
+        rod = style(hv.Curve(([0.0, x[-1]], [0.0, y[-1]]), *dims), color="#333333",
+                    bokeh=dict(line_width=5), mpl=dict(linewidth=3))
+        bob = style(hv.Points(([x[-1]], [y[-1]]), dims), color="#d62728",
+                    bokeh=dict(size=18), mpl=dict(s=120))
+        pivot = style(hv.Points(([0.0], [0.0]), dims), color="black", bokeh=dict(size=7),
+                      mpl=dict(s=20))
+        clock = hv.Text(-1.15, 1.15, f"t = {step * pend.DT:.1f} s, θ = {theta[-1]:+.2f} rad",
+                        halign="left")
+        # x range wider than y range by about the panel's plot area ratio: a round swing
+        return style(tail * rod * bob * pivot * clock, xlim=(-1.75, 1.75), ylim=(-1.3, 1.3),
+                     framewise=True)
 
     # --- the ablation ------------------------------------------------------------------------
     def run_ablation(self, settings: dict, progress=None) -> pend.Ablation:

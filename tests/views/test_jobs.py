@@ -127,3 +127,36 @@ def test_a_failing_run_shows_an_alert_and_keeps_the_previous_result(monkeypatch)
     assert "a test failure" in job.error and job.result is good and job.shown is good
     assert section.alert.visible and "a test failure" in section.alert.object
     assert not job.running and len(section.results.objects) >= 2  # the last result stays
+
+
+def test_display_knobs_redraw_only_the_panels_that_depend_on_them():
+    """``Run.display`` (the SBEED page's rollout frame): not a setting, not in the sidebar; a
+    move redraws the rollout panel and leaves the learning curves alone."""
+    from views.sbeed import SBEEDExplorer
+
+    e = SBEEDExplorer(p_steps=2000, p_seeds=1)
+    job = e.jobs["pendulum"]
+    assert "p_frame" not in job.current_settings()
+    sidebar = e.controls()
+    labels = [getattr(w, "name", "") for w in sidebar.select(lambda w: hasattr(w, "name"))]
+    assert e.param.p_frame.label not in labels
+    calls = {"return_plot": 0, "pendulum_frame": 0}
+    for name in calls:
+        method = getattr(e, name)
+
+        def counted(result, _method=method, _name=name):
+            calls[_name] += 1
+            return _method(result)
+
+        setattr(e, name, counted)
+    section = JobSection(e, job)
+    section.__panel__().get_root(Document())
+    _in_loop(job.start)
+    section._shown()
+    for pane in section._panes:
+        pane.get_root(Document())
+    before = dict(calls)
+    e.p_frame = 30
+    assert calls["pendulum_frame"] > before["pendulum_frame"]
+    assert calls["return_plot"] == before["return_plot"]
+    assert section._display and section._display[0].value == 30
