@@ -342,11 +342,21 @@ def ablation(*, steps: int = 100_000, seeds: int = 5, executor=None, progress=No
     jobs = [(c, s) for c in unique for s in range(seeds)]
     start = time.perf_counter()
     results = {}
-    mapper = map if executor is None else executor.map
-    work = functools.partial(_ablation_job, steps=steps)
-    for i, (job, returns) in enumerate(zip(jobs, mapper(work, jobs))):
-        results[job] = returns
-        report(progress, (i + 1) / len(jobs), f"ablation: run {i + 1} of {len(jobs)}")
+    if executor is None:  # in-process: each run reports, so a cancel stops within a second
+        for i, ((lam, eta, k), seed) in enumerate(jobs):
+            def inner(fraction, message, i=i):
+                report(progress, (i + fraction) / len(jobs),
+                       f"ablation: run {i + 1} of {len(jobs)} (lam {lam}, eta {eta}, k {k}, "
+                       f"seed {seed}): {message}")
+
+            results[jobs[i]] = sbeed_pendulum(steps=steps, lam=lam, eta=eta, k=k,
+                                              noise=NOISE_ABLATION, seed=seed,
+                                              progress=inner if progress else None).returns
+    else:
+        work = functools.partial(_ablation_job, steps=steps)
+        for i, (job, returns) in enumerate(zip(jobs, executor.map(work, jobs))):
+            results[job] = returns
+            report(progress, (i + 1) / len(jobs), f"ablation: run {i + 1} of {len(jobs)}")
     panels = {}
     for name, value, cfg in cells:
         panels.setdefault(name, {})[value] = np.stack([results[(cfg, s)] for s in range(seeds)])
