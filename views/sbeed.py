@@ -309,18 +309,22 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                 + f". Value of π*: {next(iter(page.runs.values())).value_star:.3f}.")
 
     # --- live panels -------------------------------------------------------------------------
-    def error_plot(self):
-        page = self.result()
-        dims = [_axis("iteration", "iteration"), _axis("error", "‖Vₜ − V*‖∞")]
+    def _per_eta_log_curves(self, field: str, label: str, floor: float):
+        """One curve per eta of a per-iteration history of the runs, on a log axis."""
+        dims = [_axis("iteration", "iteration"), _axis(field, label)]
         layers = []
-        for eta, run in page.runs.items():
-            it = np.arange(len(run.v_error), dtype=float)
-            err = np.maximum(run.v_error, 1e-12)
+        for eta, run in self.result().runs.items():
+            values = np.maximum(getattr(run, field), floor)
+            it = np.arange(len(values), dtype=float)
             stride = max(1, len(it) // 1500)
-            layers.append(style(hv.Curve((it[::stride], err[::stride]), *dims, label=f"η = {eta}"),
+            layers.append(style(hv.Curve((it[::stride], values[::stride]), *dims,
+                                         label=f"η = {eta}"),
                                 color=ETA_COLORS[eta], bokeh=dict(line_width=2),
                                 mpl=dict(linewidth=1.5)))
         return style(hv.Overlay(layers), logy=True, framewise=True, legend_position="top_right")
+
+    def error_plot(self):
+        return self._per_eta_log_curves("v_error", "‖Vₜ − V*‖∞", 1e-12)
 
     def value_plot(self):
         page = self.result()
@@ -338,18 +342,8 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
 
     def objective_plot(self):
-        page = self.result()
-        dims = [_axis("iteration", "iteration"),
-                _axis("objective", "ℓη(Vₜ, πₜ), the dual at its maximiser (eq D.1)")]
-        layers = []
-        for eta, run in page.runs.items():
-            it = np.arange(len(run.objective), dtype=float)
-            obj = np.maximum(run.objective, 1e-16)
-            stride = max(1, len(it) // 1500)
-            layers.append(style(hv.Curve((it[::stride], obj[::stride]), *dims, label=f"η = {eta}"),
-                                color=ETA_COLORS[eta], bokeh=dict(line_width=2),
-                                mpl=dict(linewidth=1.5)))
-        return style(hv.Overlay(layers), logy=True, framewise=True, legend_position="top_right")
+        return self._per_eta_log_curves(
+            "objective", "ℓη(Vₜ, πₜ), the dual at its maximiser (eq D.1)", 1e-16)
 
     def states_plot(self):
         page = self.result()
