@@ -508,6 +508,11 @@ class TabularRun:
     k: int
     mode: str
 
+    @property
+    def history(self) -> np.ndarray:
+        """The per-iteration distance sup_s |V_t(s) - V*_lam(s)| (``v_error``), row 0 initial."""
+        return self.v_error
+
 
 def sbeed_tabular(mdp: MDP, *, gamma: float, lam: float, eta: float, iterations: int, k: int = 1,
                   step_size: float | None = None, policy_step: float | None = None, mode: str = "auto",
