@@ -121,11 +121,11 @@ class SBEEDExplorer(Explorer):
                                   "choice; FrozenLake: gymnasium's lake (holes and goal end "
                                   "the episode); Garnet: a random MDP.")
     n_states = param.Integer(100, bounds=(5, 200), step=5, label="Garnet states",
-                             doc="Number of states of the Garnet MDP.")
+                             doc="Number of states of the Garnet MDP (Garnet only).")
     n_actions = param.Integer(4, bounds=(2, 8), label="Garnet actions",
-                              doc="Number of actions of the Garnet MDP.")
+                              doc="Number of actions of the Garnet MDP (Garnet only).")
     branching = param.Integer(5, bounds=(1, 20), label="Garnet branching",
-                              doc="Next states per (s, a); 1 is deterministic (no bias).")
+                              doc="Next states per (s, a); 1 is deterministic (no bias). Garnet only.")
     seed = param.Integer(0, bounds=(0, 99_999), label="Seed",
                          doc="Seed of the Garnet MDP, the initial V and policy, and samples.")
     gamma = param.Number(0.9, bounds=(0.5, 0.99), step=0.01, label="Discount γ",
@@ -179,7 +179,7 @@ class SBEEDExplorer(Explorer):
     widgets["etas"] = {"type": pn.widgets.CheckBoxGroup, "inline": True}
     widgets["p_frame"] = {"type": pn.widgets.Player, "interval": 100, "loop_policy": "once",
                           "show_loop_controls": False, "width": 320, "scale_buttons": 0.8}
-    groups = {"MDP": ("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam"),
+    groups = {"MDP": ("mdp_name", "gamma", "lam", "n_states", "n_actions", "branching", "seed"),
               "SBEED": ("etas", "shown_eta", "iterations", "step_size", "mode", "k",
                         "batch_size")}
 

@@ -30,7 +30,7 @@ def test_memoized_style_matches_plain_opts(options):
             data = np.random.default_rng(0).random((5, 2))
             cls = hv.Image if "cmap" in options else hv.Curve
             styled = style(cls(data), bokeh=bokeh, mpl=mpl, **options)
-            plain = cls(data).opts(**options, **bokeh).opts(**options, **mpl,
+            plain = cls(data).opts(**options, **bokeh, backend="bokeh").opts(**options, **mpl,
                                                               backend="matplotlib")
             for backend in ("bokeh", "matplotlib"):
                 assert _options(styled, backend) == _options(plain, backend)
