@@ -73,8 +73,10 @@ def lam_sweep(key: tuple, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndar
     hard = sbeed.soft_value_iteration(mdp, gamma=gamma, lam=0.0, tol=1e-8)
     ent, gap = [], []
     live = ~mdp.terminal
-    for lam in lams:
-        soft = sbeed.soft_value_iteration(mdp, gamma=gamma, lam=lam, tol=1e-8)
+    V = hard.V
+    for lam in lams:  # each lam starts from the previous one's values
+        soft = sbeed.soft_value_iteration(mdp, gamma=gamma, lam=lam, tol=1e-8, V0=V)
+        V = soft.V
         ent.append(sbeed.policy_entropy(soft.policy[live]))
         gap.append(np.max(np.abs(soft.V - hard.V)))
     return lams, np.array(ent), np.array(gap)

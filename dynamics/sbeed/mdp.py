@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
 
 from .._common import as_generator, check_array, check_count, check_in_range, check_positive
 
@@ -182,17 +181,22 @@ def soft_max(Q: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
         top = Q.max(axis=1)
         best = np.isclose(Q, top[:, None], rtol=0, atol=1e-12)
         return top, best / best.sum(axis=1, keepdims=True)
-    V = lam * logsumexp(Q / lam, axis=1)
+    # lam log sum exp(Q / lam), shifted by the row max; written out rather than
+    # scipy.special.logsumexp, whose per-call overhead (about 100 us) dominated value iteration
+    # on small MDPs (1.2 s of a 1.5 s slider move on the page)
+    top = Q.max(axis=1, keepdims=True)
+    V = top[:, 0] + lam * np.log(np.exp((Q - top) / lam).sum(axis=1))
     return V, np.exp((Q - V[:, None]) / lam)
 
 
 def soft_value_iteration(mdp: MDP, *, gamma: float, lam: float, tol: float = 1e-10,
-                         max_sweeps: int = 1_000_000) -> SoftValues:
+                         max_sweeps: int = 1_000_000, V0=None) -> SoftValues:
     """Iterate the smoothed Bellman operator (eq 6.5) to its fixed point V*_lam (Prop 24).
 
     Stops when the sup-norm change is at most ``tol (1 - gamma) / gamma``, which bounds the
     distance to the fixed point by ``tol`` (contraction). ``lam = 0`` is ordinary value
-    iteration. Terminal states keep V = 0.
+    iteration. Terminal states keep V = 0. ``V0`` starts the iteration (a nearby lam's values
+    save sweeps); the fixed point does not depend on it.
     """
     mdp = check_mdp(mdp)
     gamma = check_gamma(gamma)
@@ -200,7 +204,8 @@ def soft_value_iteration(mdp: MDP, *, gamma: float, lam: float, tol: float = 1e-
     tol = check_positive("tol", tol)
     max_sweeps = check_count("max_sweeps", max_sweeps)
     live = ~mdp.terminal
-    V = np.zeros(mdp.n_states)
+    V = np.zeros(mdp.n_states) if V0 is None else np.where(
+        live, check_array("V0", V0, shape=(mdp.n_states,)), 0.0)
     threshold = tol * (1 - gamma) / max(gamma, 1e-300)
     for sweep in range(1, max_sweeps + 1):
         Q = mdp.R + gamma * (mdp.P @ V)
