@@ -1,0 +1,409 @@
+"""Herding an Ising lattice at criticality, against Swendsen-Wang (Chen & Welling, Sec 1.2.5).
+
+The Ising model on a periodic L x L lattice (eq 1.21) has P(x) proportional to
+exp(beta (sum_(i,j) J x_i x_j + sum_i h x_i)), x_i in {-1, +1}. At h = 0, J = 1 and the critical
+inverse temperature beta_c = ln(1 + sqrt 2) / 2 (Onsager; not in the text) single-spin samplers
+slow down and Swendsen-Wang's cluster moves do not; the nearest-neighbour correlation of the
+infinite lattice there is 1 / sqrt 2.
+
+Herding (eqs 1.22-1.24) takes the moments instead of the parameters: the mean spin m and the
+nearest-neighbour correlation c (measured by Swendsen-Wang first, the paper's procedure, L270),
+with one weight per node and per edge:
+
+    s_t = argmax_x sum_(i,j) w_ij x_i x_j + sum_i w_i x_i          (eq 1.22, a local maximum)
+    w_ij <- w_ij + c - s_i s_j,    w_i <- w_i + m - s_i              (eqs 1.23-1.24)
+
+The argmax is found by coordinate ascent (s_i <- sign(w_i + sum_j w_ij s_j) until no spin
+changes, a zero field keeping the spin) started from the previous state (footnote 2: moment
+matching survives a local search whenever the state found scores at least w . phi_bar, the
+perceptron cycling condition, recorded at every step). A homogeneous start never breaks the
+symmetry: the default starts from a random state.
+
+Edges: every site (r, c) has a "right" edge to (r, c + 1) and a "down" edge to (r + 1, c), with
+wrap-around, so 2 L^2 edges.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ._common import (
+    as_generator,
+    check_array,
+    check_count,
+    check_in_range,
+    check_positive,
+    check_progress,
+    report,
+)
+
+#: Onsager's critical inverse temperature of the square lattice, ln(1 + sqrt 2) / 2.
+BETA_C = math.log(1.0 + math.sqrt(2.0)) / 2.0
+#: Nearest-neighbour correlation of the infinite lattice at beta_c (energy per bond).
+CRITICAL_CORRELATION = 1.0 / math.sqrt(2.0)
+#: Lattice sides allowed.
+MIN_L, MAX_L = 2, 1024
+#: Largest lattice the exact argmax enumerates (2^(L^2) states).
+MAX_EXACT_L = 4
+
+
+def _check_L(L) -> int:
+    return check_count("L", L, low=MIN_L, high=MAX_L)
+
+
+# --- Swendsen-Wang ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _find(parent, i):
+    root = i
+    while parent[root] != root:
+        root = parent[root]
+    while parent[i] != root:  # path compression
+        nxt = parent[i]
+        parent[i] = root
+        i = nxt
+    return root
+
+
+@njit(cache=True, nogil=True)
+def _sw_sweeps(spins, beta, J, h, sweeps, burn_in, out, uniforms_seed):
+    """Swendsen-Wang sweeps on a periodic lattice (J >= 0): bonds between equal neighbours with
+    probability 1 - exp(-2 beta J), then each cluster takes spin s with probability proportional
+    to exp(beta h s |C|). out[t] is the state after sweep burn_in + t."""
+    np.random.seed(uniforms_seed)
+    L = spins.shape[0]
+    n = L * L
+    p_bond = 1.0 - math.exp(-2.0 * beta * J)
+    parent = np.empty(n, np.int64)
+    size = np.empty(n, np.int64)
+    new_spin = np.empty(n, np.int8)
+    flat = spins.reshape(n)
+    for sweep in range(burn_in + sweeps):
+        for i in range(n):
+            parent[i] = i
+            size[i] = 0
+        for r in range(L):
+            for c in range(L):
+                i = r * L + c
+                right = r * L + (c + 1) % L
+                down = ((r + 1) % L) * L + c
+                if flat[i] == flat[right] and np.random.random() < p_bond:
+                    a, b = _find(parent, i), _find(parent, right)
+                    if a != b:
+                        parent[a] = b
+                if flat[i] == flat[down] and np.random.random() < p_bond:
+                    a, b = _find(parent, i), _find(parent, down)
+                    if a != b:
+                        parent[a] = b
+        for i in range(n):
+            size[_find(parent, i)] += 1
+        for i in range(n):
+            if parent[i] == i:
+                # P(+1) = e^{beta h |C|} / (e^{beta h |C|} + e^{-beta h |C|})
+                p_up = 1.0 / (1.0 + math.exp(-2.0 * beta * h * size[i]))
+                new_spin[i] = 1 if np.random.random() < p_up else -1
+        for i in range(n):
+            flat[i] = new_spin[_find(parent, i)]
+        if sweep >= burn_in:
+            out[sweep - burn_in] = spins
+
+
+@dataclass(frozen=True)
+class IsingSamples:
+    """Lattice samples (steps, L, L) of int8 +-1, with per-sample ``magnetisation`` (mean
+    spin) and ``correlation`` (mean nearest-neighbour product over the 2 L^2 edges)."""
+
+    samples: np.ndarray
+    magnetisation: np.ndarray
+    correlation: np.ndarray
+
+
+def nn_correlation(samples) -> np.ndarray:
+    """Mean of s_i s_j over the right and down edges (with wrap) of each sample: (steps,)."""
+    s = np.asarray(samples, dtype=np.int32)
+    if s.ndim == 2:
+        s = s[None]
+    right = (s * np.roll(s, -1, axis=2)).mean(axis=(1, 2))
+    down = (s * np.roll(s, -1, axis=1)).mean(axis=(1, 2))
+    return (right + down) / 2
+
+
+def _samples(samples: np.ndarray) -> IsingSamples:
+    return IsingSamples(samples=samples,
+                        magnetisation=samples.mean(axis=(1, 2), dtype=np.float64),
+                        correlation=nn_correlation(samples))
+
+
+def swendsen_wang(L: int, beta: float, sweeps: int, *, J: float = 1.0, h: float = 0.0,
+                  burn_in: int = 0, seed=None) -> IsingSamples:
+    """Sample the periodic L x L Ising model (eq 1.21) by Swendsen-Wang (1987): ``sweeps``
+    samples after ``burn_in`` discarded sweeps, from a random start."""
+    L = _check_L(L)
+    beta = check_positive("beta", beta)
+    sweeps = check_count("sweeps", sweeps)
+    J = check_positive("J", J, allow_zero=True)
+    h = check_in_range("h", h, -1e6, 1e6)
+    burn_in = check_count("burn_in", burn_in, low=0)
+    rng = as_generator(seed)
+    spins = np.where(rng.random((L, L)) < 0.5, -1, 1).astype(np.int8)
+    out = np.empty((sweeps, L, L), np.int8)
+    _sw_sweeps(spins, beta, J, h, sweeps, burn_in, out, int(rng.integers(2**31 - 1)))
+    return _samples(out)
+
+
+# --- herding ---------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _score(s, w_node, w_right, w_down):
+    """w . phi(s) = sum_edges w_ij s_i s_j + sum_i w_i s_i."""
+    L = s.shape[0]
+    total = 0.0
+    for r in range(L):
+        for c in range(L):
+            x = s[r, c]
+            total += w_node[r, c] * x
+            total += w_right[r, c] * x * s[r, (c + 1) % L]
+            total += w_down[r, c] * x * s[(r + 1) % L, c]
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _local_search(s, w_node, w_right, w_down, max_sweeps):
+    """Coordinate ascent in raster order until no spin changes (or max_sweeps); returns the
+    number of sweeps made (the last one changes nothing unless max_sweeps ran out)."""
+    L = s.shape[0]
+    for sweep in range(1, max_sweeps + 1):
+        changed = False
+        for r in range(L):
+            for c in range(L):
+                up, left = (r - 1) % L, (c - 1) % L
+                field = (w_node[r, c]
+                         + w_right[r, c] * s[r, (c + 1) % L] + w_right[r, left] * s[r, left]
+                         + w_down[r, c] * s[(r + 1) % L, c] + w_down[up, c] * s[up, c])
+                if field > 0.0 and s[r, c] < 0:
+                    s[r, c] = 1
+                    changed = True
+                elif field < 0.0 and s[r, c] > 0:
+                    s[r, c] = -1
+                    changed = True
+        if not changed:
+            return sweep
+    return max_sweeps
+
+
+@njit(cache=True, nogil=True)
+def _herd(s, w_node, w_right, w_down, m, c, steps, max_sweeps, out, pct, sweeps_out):
+    L = s.shape[0]
+    for t in range(steps):
+        target = 0.0
+        for r in range(L):
+            for q in range(L):
+                target += m * w_node[r, q] + c * (w_right[r, q] + w_down[r, q])
+        sweeps_out[t] = _local_search(s, w_node, w_right, w_down, max_sweeps)
+        pct[t] = _score(s, w_node, w_right, w_down) >= target - 1e-9 * (1.0 + abs(target))
+        for r in range(L):
+            for q in range(L):
+                x = s[r, q]
+                w_node[r, q] += m - x
+                w_right[r, q] += c - x * s[r, (q + 1) % L]
+                w_down[r, q] += c - x * s[(r + 1) % L, q]
+        out[t] = s
+
+
+@dataclass(frozen=True)
+class IsingHerding(IsingSamples):
+    """Herding samples with, per step, ``pct_held`` (w_{t-1} . phi(s_t) >= w_{t-1} . phi_bar,
+    the perceptron cycling condition) and ``sweeps`` (coordinate-ascent sweeps, the last one
+    changing nothing); and the final weights (``w_node``, ``w_right``, ``w_down``) and initial
+    ones (``w0``)."""
+
+    pct_held: np.ndarray
+    sweeps: np.ndarray
+    w_node: np.ndarray
+    w_right: np.ndarray
+    w_down: np.ndarray
+    w0: tuple
+
+
+def herd_ising(L: int, moments, steps: int, *, w0=None, seed=None, start=None,
+               max_sweeps: int = 1000, progress=None) -> IsingHerding:
+    """Herd the L x L periodic lattice to the moments (mean spin m, nearest-neighbour
+    correlation c), eqs 1.22-1.24.
+
+    ``w0``: None (zero weights), a float (uniform noise of that half-width on every weight,
+    from ``seed``) or a tuple (w_node, w_right, w_down) of (L, L) arrays. ``start``: the state
+    the first local search starts from (default random, from ``seed``: it breaks the symmetry).
+    ``progress(fraction, message)`` every 1000 steps; raise ``Cancelled`` to stop.
+    """
+    L = _check_L(L)
+    mom = check_array("moments", moments, shape=(2,))
+    m, c = float(mom[0]), float(mom[1])
+    if abs(m) > 1 or abs(c) > 1:
+        raise ValueError(f"moments (mean spin, neighbour correlation) must lie in [-1, 1], got {mom}")
+    steps = check_count("steps", steps)
+    max_sweeps = check_count("max_sweeps", max_sweeps, high=1_000_000)
+    progress = check_progress(progress)
+    rng = as_generator(seed)
+    if w0 is None:
+        weights = [np.zeros((L, L)) for _ in range(3)]
+    elif np.isscalar(w0):
+        half = check_positive("w0", w0, allow_zero=True)
+        weights = [rng.uniform(-half, half, (L, L)) for _ in range(3)]
+    else:
+        if len(w0) != 3:
+            raise ValueError("w0 must be None, a noise half-width, or (w_node, w_right, w_down)")
+        weights = [check_array(name, w, shape=(L, L)).copy()
+                   for name, w in zip(("w0[node]", "w0[right]", "w0[down]"), w0)]
+    initial = tuple(w.copy() for w in weights)
+    if start is None:
+        s = np.where(rng.random((L, L)) < 0.5, -1, 1).astype(np.int8)
+    else:
+        s = check_array("start", start, shape=(L, L))
+        if not np.all(np.abs(s) == 1):
+            raise ValueError("start must hold spins -1 and +1 only")
+        s = s.astype(np.int8)
+    out = np.empty((steps, L, L), np.int8)
+    pct = np.empty(steps, np.bool_)
+    sweeps = np.empty(steps, np.int64)
+    done = 0
+    chunk = 1000
+    while done < steps:
+        n = min(chunk, steps - done)
+        _herd(s, weights[0], weights[1], weights[2], m, c, n, max_sweeps, out[done:done + n],
+              pct[done:done + n], sweeps[done:done + n])
+        done += n
+        report(progress, done / steps, f"herding: step {done:,} of {steps:,}")
+    base = _samples(out)
+    return IsingHerding(samples=out, magnetisation=base.magnetisation,
+                        correlation=base.correlation, pct_held=pct, sweeps=sweeps,
+                        w_node=weights[0], w_right=weights[1], w_down=weights[2], w0=initial)
+
+
+def exact_argmax(w_node, w_right, w_down) -> tuple[float, np.ndarray]:
+    """The global maximum of w . phi(x) over all 2^(L^2) states (L <= 4) by enumeration, and
+    one maximiser."""
+    w_node = check_array("w_node", w_node, ndim=2)
+    L = w_node.shape[0]
+    if w_node.shape != (L, L) or L > MAX_EXACT_L or L < MIN_L:
+        raise ValueError(f"exact_argmax enumerates square lattices with 2 <= L <= {MAX_EXACT_L}, "
+                         f"got shape {w_node.shape}")
+    w_right = check_array("w_right", w_right, shape=(L, L))
+    w_down = check_array("w_down", w_down, shape=(L, L))
+    codes = np.arange(2 ** (L * L), dtype=np.int64)
+    bits = ((codes[:, None] >> np.arange(L * L)) & 1).astype(np.int8)
+    x = (2 * bits - 1).reshape(-1, L, L).astype(float)
+    scores = ((w_node * x).sum(axis=(1, 2))
+              + (w_right * x * np.roll(x, -1, axis=2)).sum(axis=(1, 2))
+              + (w_down * x * np.roll(x, -1, axis=1)).sum(axis=(1, 2)))
+    best = int(np.argmax(scores))
+    return float(scores[best]), x[best].astype(np.int8)
+
+
+def score(state, w_node, w_right, w_down) -> float:
+    """w . phi(state) for one lattice state."""
+    s = np.ascontiguousarray(state, dtype=np.int8)
+    return float(_score(s, np.asarray(w_node, float), np.asarray(w_right, float),
+                        np.asarray(w_down, float)))
+
+
+def local_search(state, w_node, w_right, w_down, *, max_sweeps: int = 1000):
+    """Coordinate ascent (eq 1.22 locally) from ``state``: (the local maximum, sweeps)."""
+    s = np.array(state, dtype=np.int8)
+    if s.ndim != 2 or s.shape[0] != s.shape[1] or not np.all(np.abs(s) == 1):
+        raise ValueError("state must be a square L x L array of -1 and +1")
+    sweeps = _local_search(s, np.ascontiguousarray(w_node, float),
+                           np.ascontiguousarray(w_right, float),
+                           np.ascontiguousarray(w_down, float), max_sweeps)
+    return s, sweeps
+
+
+# --- clusters ----------------------------------------------------------------------------------
+
+
+def cluster_sizes(sample) -> np.ndarray:
+    """Sizes of the connected clusters of like spins (4-neighbour, periodic wrap) of one L x L
+    sample: scipy.ndimage.label on each spin value, then labels touching across the wrap
+    merged."""
+    from scipy import ndimage
+
+    s = check_array("sample", sample, ndim=2)
+    L = s.shape[0]
+    if s.shape[1] != L or L < MIN_L:
+        raise ValueError(f"sample must be a square lattice with L >= {MIN_L}, got shape {s.shape}")
+    if not np.all(np.abs(s) == 1):
+        raise ValueError("sample must hold spins -1 and +1 only")
+    sizes = []
+    for value in (-1, 1):
+        labels, count = ndimage.label(s == value)
+        if count == 0:
+            continue
+        parent = np.arange(count + 1)
+
+        def find(i):
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for a, b in ((labels[:, 0], labels[:, -1]), (labels[0, :], labels[-1, :])):
+            for x, y in zip(a, b):
+                if x and y:
+                    rx, ry = find(x), find(y)
+                    if rx != ry:
+                        parent[rx] = ry
+        roots = np.array([find(i) for i in range(count + 1)])
+        counts = np.bincount(roots[labels.ravel()], minlength=count + 1)
+        keep = np.unique(roots[1:])
+        sizes.append(counts[keep])
+    return np.sort(np.concatenate(sizes))[::-1]
+
+
+@dataclass(frozen=True)
+class PowerLaw:
+    """A log-binned histogram of cluster sizes (``centers``, ``density`` per unit size and
+    cluster) and the least-squares slope of log density against log size over
+    [``fit_min``, ``fit_max``]."""
+
+    centers: np.ndarray
+    density: np.ndarray
+    slope: float
+    fit_min: float
+    fit_max: float
+
+
+def cluster_histogram(samples, *, fit_min: float = 4.0, fit_max: float | None = None,
+                      bins_per_decade: int = 8) -> PowerLaw:
+    """Cluster sizes pooled over ``samples`` (n, L, L), histogrammed in log bins and fitted by
+    a power law n(s) ~ s^slope between ``fit_min`` and ``fit_max`` (default L^2 / 10, below
+    the finite-size cut-off)."""
+    arr = np.asarray(samples)
+    if arr.ndim == 2:
+        arr = arr[None]
+    sizes = np.concatenate([cluster_sizes(x) for x in arr]).astype(float)
+    L = arr.shape[1]
+    fit_max = L * L / 10 if fit_max is None else float(fit_max)
+    edges = np.logspace(0, np.log10(L * L + 1), int(bins_per_decade * np.log10(L * L + 1)) + 2)
+    counts, _ = np.histogram(sizes, bins=edges)
+    widths = np.diff(edges)
+    centers = np.sqrt(edges[:-1] * edges[1:])
+    density = counts / widths / max(len(sizes), 1)
+    use = (centers >= fit_min) & (centers <= fit_max) & (counts > 0)
+    if use.sum() < 2:
+        slope = float("nan")
+    else:
+        slope = float(np.polyfit(np.log(centers[use]), np.log(density[use]), 1)[0])
+    return PowerLaw(centers=centers, density=density, slope=slope, fit_min=float(fit_min),
+                    fit_max=fit_max)
+
+
+def _warmup() -> None:
+    swendsen_wang(4, BETA_C, 2, seed=0)
+    herd_ising(4, (0.0, 0.7), 3, seed=0)
+    local_search(np.ones((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)))
+    score(np.ones((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)))
