@@ -537,3 +537,21 @@ def test_other_functions_reject_bad_input():
         random_model(1, 2)
     with pytest.raises(ValueError, match="n_features"):
         random_model(3, 0)
+
+
+def test_box_dimension_of_known_sets():
+    rng = np.random.default_rng(0)
+    t = rng.random(100_000)
+    assert herding.box_dimension(np.c_[t, 0.5 * t]).dimension == pytest.approx(1.0, abs=0.05)
+    assert herding.box_dimension(rng.random((100_000, 2))).dimension == pytest.approx(2.0, abs=0.05)
+    digits = 2 * rng.integers(0, 2, (100_000, 20))  # middle-thirds Cantor set: ternary 0s and 2s
+    x = (digits * 3.0 ** -np.arange(1, 21)).sum(axis=1)
+    cantor = herding.box_dimension(np.c_[x, np.zeros_like(x)])
+    assert cantor.dimension == pytest.approx(np.log(2) / np.log(3), abs=0.04)
+    assert cantor.used.sum() >= 3 and np.all(np.diff(cantor.counts) >= 0)
+    with pytest.raises(ValueError, match="coincide"):
+        herding.box_dimension(np.zeros((20, 2)))
+    with pytest.raises(ValueError, match="at least 10"):
+        herding.box_dimension(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="finite"):
+        herding.box_dimension(np.full((20, 2), np.nan))
