@@ -1,0 +1,157 @@
+"""Generalized herding licensed by the perceptron cycling theorem (Chen & Welling Sec 1.3.2,
+Thm 1.7, eqs 1.38-1.40 and L462).
+
+The model: n binary units x in {-1, +1}^n with features phi(x) = (x_i, x_i x_j for i < j), a
+fully visible Boltzmann machine. Herding keeps w and steps
+
+    s_t = argmax_x w . phi(x)       (exactly, or a local maximum: coordinate ascent from s_{t-1})
+    w  <- w + phi_bar_t - phi(s_t)
+
+where phi_bar_t is the mean feature of the data, or of a minibatch of d data cases. The PCT says
+the weights stay bounded, and the moments match at O(1/tau), whenever every step satisfies
+w . phi(s_t) >= w . phi_bar_t (recorded here as ``pct_held``). With minibatches the matched
+target is the running mean of the minibatch means: drawn without replacement (shuffled epochs,
+cut into consecutive batches) it reaches the full mean phi_bar at O(1/tau); drawn with
+replacement only at O(1/sqrt tau) (L462).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ._common import as_generator, check_array, check_count
+
+#: Largest number of units (the exact argmax enumerates 2^n states).
+MAX_UNITS = 14
+
+
+def features(x) -> np.ndarray:
+    """phi(x) = (x_1..x_n, x_i x_j for i < j) for rows of +-1 values: (N, n + n(n-1)/2)."""
+    x = np.asarray(x, dtype=float)
+    n = x.shape[-1]
+    i, j = np.triu_indices(n, 1)
+    return np.concatenate([x, x[..., i] * x[..., j]], axis=-1)
+
+
+def all_states(n: int) -> np.ndarray:
+    """Every state of n +-1 units, (2^n, n)."""
+    codes = np.arange(2**n)
+    return (2 * ((codes[:, None] >> np.arange(n)) & 1) - 1).astype(np.int8)
+
+
+@njit(cache=True, nogil=True)
+def _local_search(x, b, W, sweeps):
+    """Coordinate ascent on b . x + sum_{i<j} W_ij x_i x_j (W symmetric, zero diagonal) for at
+    most ``sweeps`` sweeps; stops early at a local maximum."""
+    n = x.shape[0]
+    for _ in range(sweeps):
+        changed = False
+        for i in range(n):
+            field = b[i]
+            for j in range(n):
+                field += W[i, j] * x[j]
+            if field > 0.0 and x[i] < 0:
+                x[i] = 1
+                changed = True
+            elif field < 0.0 and x[i] > 0:
+                x[i] = -1
+                changed = True
+        if not changed:
+            return
+
+
+@dataclass(frozen=True)
+class PCTRun:
+    """A generalized herding run: ``states`` (steps, n); per step ``pct_held`` (w . phi(s_t) >=
+    w . phi_bar_t), ``weight_norm`` ||w_t||, ``error_full`` = ||mean_{u<=t} phi(s_u) - phi_bar||
+    (against the whole data) and ``error_batch`` (against the running mean of the minibatch
+    targets)."""
+
+    states: np.ndarray
+    pct_held: np.ndarray
+    weight_norm: np.ndarray
+    error_full: np.ndarray
+    error_batch: np.ndarray
+
+
+def pct_herding(data, steps: int, *, batch_size: int | None = None, replacement: bool = False,
+                search_sweeps: int | None = None, seed=None) -> PCTRun:
+    """Herd a fully visible Boltzmann machine to the moments of ``data`` (D, n) of +-1.
+
+    ``batch_size`` None uses every data case each step; else minibatches of d cases, with or
+    without ``replacement``. ``search_sweeps`` None takes the exact argmax over all 2^n states;
+    an integer runs that many coordinate-ascent sweeps from the previous state (a local,
+    approximate argmax). ``seed`` draws the minibatches and the first state.
+    """
+    X = check_array("data", data, ndim=2)
+    D, n = X.shape
+    if not 2 <= n <= MAX_UNITS:
+        raise ValueError(f"data must have between 2 and {MAX_UNITS} columns (units), got {n}")
+    if D < 1 or not np.all(np.abs(X) == 1):
+        raise ValueError("data must be a non-empty array of -1 and +1")
+    steps = check_count("steps", steps)
+    d = D if batch_size is None else check_count("batch_size", batch_size, low=1, high=D)
+    if search_sweeps is not None:
+        search_sweeps = check_count("search_sweeps", search_sweeps, low=1, high=10_000)
+    rng = as_generator(seed)
+    phi_data = features(X)
+    phi_bar = phi_data.mean(axis=0)
+    K = phi_bar.size
+    iu, ju = np.triu_indices(n, 1)
+    states_all = all_states(n) if search_sweeps is None else None
+    phi_all = features(states_all) if states_all is not None else None
+    # the minibatch stream
+    if batch_size is None:
+        batches = None
+    elif replacement:
+        batches = rng.integers(0, D, size=(steps, d))
+    else:
+        epochs = -(-steps * d // D)
+        stream = np.concatenate([rng.permutation(D) for _ in range(epochs)])
+        batches = stream[: steps * d].reshape(steps, d)
+    w = np.zeros(K)
+    x = np.where(rng.random(n) < 0.5, -1, 1).astype(np.int8)
+    out = np.empty((steps, n), np.int8)
+    pct = np.empty(steps, bool)
+    norm = np.empty(steps)
+    sum_phi = np.zeros(K)
+    sum_target = np.zeros(K)
+    err_full = np.empty(steps)
+    err_batch = np.empty(steps)
+    W = np.zeros((n, n))
+    for t in range(steps):
+        target = phi_bar if batches is None else phi_data[batches[t]].mean(axis=0)
+        if phi_all is not None:
+            x = states_all[int(np.argmax(phi_all @ w))].copy()
+        else:
+            W[iu, ju] = w[n:]
+            W[ju, iu] = w[n:]
+            _local_search(x, w[:n].copy(), W, search_sweeps)
+        f = features(x)
+        pct[t] = w @ f >= w @ target - 1e-12 * (1 + abs(w @ target))
+        w += target - f
+        out[t] = x
+        norm[t] = np.linalg.norm(w)
+        sum_phi += f
+        sum_target += target
+        err_full[t] = np.linalg.norm(sum_phi / (t + 1) - phi_bar)
+        err_batch[t] = np.linalg.norm((sum_phi - sum_target) / (t + 1))
+    return PCTRun(states=out, pct_held=pct, weight_norm=norm, error_full=err_full,
+                  error_batch=err_batch)
+
+
+def rate(error: np.ndarray, *, start: int = 100) -> float:
+    """Least-squares slope of log error against log tau over tau >= ``start`` (log-spaced
+    points, so every decade weighs the same)."""
+    e = np.asarray(error, float)
+    tau = np.unique(np.geomspace(start, len(e), 60).astype(int))
+    keep = e[tau - 1] > 0
+    return float(np.polyfit(np.log(tau[keep]), np.log(e[tau - 1][keep]), 1)[0])
+
+
+def _warmup() -> None:
+    x = np.ones(3, np.int8)
+    _local_search(x, np.zeros(3), np.zeros((3, 3)), 1)
