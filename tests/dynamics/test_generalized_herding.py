@@ -60,3 +60,30 @@ def test_bad_inputs_raise_value_error(kwargs, match):
     kwargs = dict(kwargs)
     with pytest.raises(ValueError, match=match):
         gh.pct_herding(kwargs.pop("data"), 10, **kwargs)
+
+
+def test_rbm_joint_argmax_against_enumerating_visible_and_hidden_units():
+    rng = np.random.default_rng(4)
+    nv, nh = 5, 4  # 9 units: 512 joint states
+    for _ in range(20):
+        W, b, c = rng.normal(size=(nv, nh)), rng.normal(size=nv), rng.normal(size=nh)
+        v, z = gh.rbm_joint_argmax(W, b, c)
+        joint = gh.all_states(nv + nh).astype(float)
+        scores = [s[:nv] @ W @ s[nv:] + b @ s[:nv] + c @ s[nv:] for s in joint]
+        assert v @ W @ z + b @ v + c @ z == pytest.approx(max(scores))
+
+
+@pytest.mark.parametrize("tractable", [False, True])
+def test_herding_with_hidden_units_matches_moments_at_one_over_tau(tractable):
+    """Prop 1.8 (exact argmaxes) and Prop 1.9 (local search from the best data case): the PCT
+    holds at every step and the error between data-side and sample-side moments is O(1/tau)."""
+    rng = np.random.default_rng(0)
+    X = np.where(rng.random((100, 6)) < 0.3 + 0.4 * rng.random(6), 1, -1)
+    X[:50, :3], X[50:, :3] = 1, -1
+    run = gh.herd_rbm(X, 4, 3000, tractable=tractable, seed=0)
+    assert run.pct_held.all()
+    assert gh.rate(run.error) == pytest.approx(-1.0, abs=0.1)
+    # the visible means of the joint samples match the data's (phi includes v_i)
+    assert np.abs(run.visible.mean(0) - X.mean(0)).max() < 2 * run.weight_norm.max() / 3000
+    with pytest.raises(ValueError, match="16 visible"):
+        gh.herd_rbm(np.ones((2, 17)), 2, 3)
