@@ -25,6 +25,7 @@ CHANGES = {
     "doeblin": {"log_delta": -3.0},
     "pmd": {"seed": 2},
     "sbeed": {"lam": 0.3},
+    "ising": {"seed": 3},
 }
 
 
