@@ -232,5 +232,5 @@ seeds.
         bad = ~herd.pct_held
         fails = style(hv.Scatter((t[bad], herd.sweeps[bad].astype(float)), *dims,
                                  label=f"PCT failed ({bad.sum()})"),
-                      color="black", bokeh=dict(size=6, marker="x"), mpl=dict(s=20, marker="x"))
+                      color="black", bokeh=dict(size=6, marker="x"), mpl=dict(s=24, marker="X"))
         return style(curve * fails, logy=True, framewise=True, legend_position="top_right")
