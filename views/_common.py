@@ -321,6 +321,11 @@ class Section:
     aside: str = ""
 
 
+def axis(name: str, label: str) -> hv.Dimension:
+    """A dimension named ``name`` (the data column) shown as ``label`` (Unicode, no markup)."""
+    return hv.Dimension(name, label=label)
+
+
 def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
     """Write a HoloViews object to ``path``; the format follows the suffix.
 

@@ -18,7 +18,7 @@ import panel as pn
 import param
 
 from dynamics import ising
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, style
+from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, axis, style
 
 SW_COLOR = "#1f77b4"
 HERD_COLOR = "#d62728"
@@ -45,10 +45,6 @@ def run_page(L: int, beta: float, steps: int, seed: int, w0: float) -> IsingPage
     pick = np.unique(np.linspace(steps // 10, steps - 1, CLUSTER_SAMPLES).astype(int))
     return IsingPage(sw, herd, c, ising.cluster_histogram(sw.samples[pick]),
                      ising.cluster_histogram(herd.samples[pick]))
-
-
-def _axis(name, label):
-    return hv.Dimension(name, label=label)
 
 
 class IsingExplorer(Explorer):
@@ -152,7 +148,7 @@ seeds.
     def _lattice(self, samples, t: int, label: str):
         L = samples.shape[1]
         img = hv.Image(samples[min(t, len(samples) - 1)].astype(np.float32), bounds=(0, 0, L, L),
-                       kdims=[_axis("col", "column"), _axis("row", "row")],
+                       kdims=[axis("col", "column"), axis("row", "row")],
                        vdims=[hv.Dimension("spin", label=label, range=(-1, 1))])
         return style(img, cmap=["#f2f2f2", "#222222"], clim=(-1, 1), framewise=True,
                      bokeh=dict(colorbar=False), mpl=dict(colorbar=False))
@@ -167,7 +163,7 @@ seeds.
 
     def cluster_plot(self):
         page = self.result()
-        dims = [_axis("size", "cluster size (sites)"), _axis("density", "clusters per sample and unit size")]
+        dims = [axis("size", "cluster size (sites)"), axis("density", "clusters per sample and unit size")]
         layers = []
         for fit, color, name in ((page.sw_fit, SW_COLOR, "Swendsen-Wang"),
                                  (page.herd_fit, HERD_COLOR, "herding")):
@@ -186,7 +182,7 @@ seeds.
 
     def _per_step(self, field: str, label: str):
         page = self.result()
-        dims = [_axis("step", "sample (sweep or step)"), _axis(field, label)]
+        dims = [axis("step", "sample (sweep or step)"), axis(field, label)]
         t = np.arange(1, len(page.sw.samples) + 1, dtype=float)
         layers = [style(hv.Curve((t, getattr(page.sw, field)), *dims, label="Swendsen-Wang"),
                         color=SW_COLOR, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8)),
@@ -198,7 +194,7 @@ seeds.
         page = self.result()
         plot = self._per_step("correlation", "mean neighbour product")
         t = np.arange(1, len(page.sw.samples) + 1, dtype=float)
-        dims = [_axis("step", "sample (sweep or step)"), _axis("correlation", "mean neighbour product")]
+        dims = [axis("step", "sample (sweep or step)"), axis("correlation", "mean neighbour product")]
         line = style(hv.Curve((t[[0, -1]], [page.c, page.c]), *dims, label="target c"),
                      color="black", bokeh=DASHED, mpl=MPL_DASHED)
         return style(plot * line, framewise=True, legend_position="bottom_right")
@@ -208,7 +204,7 @@ seeds.
 
     def error_plot(self):
         page = self.result()
-        dims = [_axis("step", "step t"), _axis("scaled", "t × |running mean − target|")]
+        dims = [axis("step", "step t"), axis("scaled", "t × |running mean − target|")]
         t = np.arange(1, len(page.sw.samples) + 1, dtype=float)
         layers = []
         for run, color, name in ((page.sw, SW_COLOR, "Swendsen-Wang"), (page.herd, HERD_COLOR, "herding")):
@@ -225,7 +221,7 @@ seeds.
     def sweeps_plot(self):
         page = self.result()
         herd = page.herd
-        dims = [_axis("step", "herding step"), _axis("sweeps", "coordinate-ascent sweeps")]
+        dims = [axis("step", "herding step"), axis("sweeps", "coordinate-ascent sweeps")]
         t = np.arange(1, len(herd.sweeps) + 1, dtype=float)
         curve = style(hv.Curve((t, herd.sweeps.astype(float)), *dims, label="sweeps a step"),
                       color=HERD_COLOR, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))

@@ -19,7 +19,7 @@ import param
 from dynamics import sbeed
 from dynamics._common import report
 from dynamics.sbeed import pendulum as pend
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, style
+from views._common import DASHED, MPL_DASHED, Explorer, Plot, axis, style
 from views._jobs import Run
 
 MDPS = ("risky choice (4 states)", "FrozenLake 4x4, slippery", "FrozenLake 4x4, not slippery",
@@ -50,7 +50,11 @@ def make_mdp(name: str, n_states: int, n_actions: int, branching: int, seed: int
 class TabularPage:
     mdp: sbeed.MDP
     runs: dict
-    star: sbeed.SoftValues
+
+    @property
+    def V_star(self) -> np.ndarray:
+        """V*_lam, which every run computed (soft value iteration) for its distances."""
+        return next(iter(self.runs.values())).V_star
 
 
 @functools.lru_cache(maxsize=8)
@@ -62,7 +66,7 @@ def run_tabular(key: tuple, etas: tuple, gamma: float, lam: float, iterations: i
                                      batch_size=batch_size, buffer_size=PAGE_BUFFER, seed=seed,
                                      n_checkpoints=60)
             for eta in etas}
-    return TabularPage(mdp, runs, sbeed.soft_value_iteration(mdp, gamma=gamma, lam=lam))
+    return TabularPage(mdp, runs)
 
 
 @functools.lru_cache(maxsize=8)
@@ -102,10 +106,6 @@ class KSweep:
 class PendulumRuns:
     runs: list
     seeds: int
-
-
-def _axis(name, label):
-    return hv.Dimension(name, label=label)
 
 
 class SBEEDExplorer(Explorer):
@@ -313,7 +313,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
     # --- live panels -------------------------------------------------------------------------
     def _per_eta_log_curves(self, field: str, label: str, floor: float):
         """One curve per eta of a per-iteration history of the runs, on a log axis."""
-        dims = [_axis("iteration", "iteration"), _axis(field, label)]
+        dims = [axis("iteration", "iteration"), axis(field, label)]
         layers = []
         for eta, run in self.result().runs.items():
             values = np.maximum(getattr(run, field), floor)
@@ -330,7 +330,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
 
     def value_plot(self):
         page = self.result()
-        dims = [_axis("iteration", "iteration"), _axis("value", "Σ d(s) Vπ(s), entropy included")]
+        dims = [axis("iteration", "iteration"), axis("value", "Σ d(s) Vπ(s), entropy included")]
         layers = []
         for eta, run in page.runs.items():
             layers.append(style(hv.Curve((run.checkpoints.astype(float), run.value), *dims,
@@ -349,10 +349,10 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
 
     def states_plot(self):
         page = self.result()
-        order = np.argsort(page.star.V, kind="stable")
+        order = np.argsort(page.V_star, kind="stable")
         x = np.arange(len(order), dtype=float)
-        dims = [_axis("rank", "state (sorted by V*)"), _axis("V", "value")]
-        layers = [style(hv.Curve((x, page.star.V[order]), *dims, label="V*"),
+        dims = [axis("rank", "state (sorted by V*)"), axis("V", "value")]
+        layers = [style(hv.Curve((x, page.V_star[order]), *dims, label="V*"),
                         color=STAR_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))]
         for eta, run in page.runs.items():
             layers.append(style(hv.Scatter((x, run.V[order]), *dims, label=f"η = {eta}"),
@@ -369,8 +369,8 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
             n = grid.shape[0]
             V = page.runs[eta].V.reshape(n, n)
             img = hv.Image(V, bounds=(0, 0, n, n),  # row 0 of the lake on top
-                           kdims=[_axis("col", "column"), _axis("row", "row (from the bottom)")],
-                           vdims=[_axis("V", f"learned V (η = {eta})")])
+                           kdims=[axis("col", "column"), axis("row", "row (from the bottom)")],
+                           vdims=[axis("V", f"learned V (η = {eta})")])
             dx = pol[:, 2] - pol[:, 0]
             dy = pol[:, 3] - pol[:, 1]
             rows, cols = np.divmod(np.arange(mdp.n_states), n)
@@ -378,12 +378,12 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
             angle = np.arctan2(dy, dx)[live]
             mag = np.hypot(dx, dy)[live]
             field = hv.VectorField((cols[live] + 0.5, n - rows[live] - 0.5, angle, mag),
-                                   kdims=[_axis("col", "column"), _axis("row", "row (from the bottom)")],
+                                   kdims=[axis("col", "column"), axis("row", "row (from the bottom)")],
                                    vdims=["angle", "mag"])
             labels = hv.Labels(([c + 0.5 for c in range(n) for r in range(n)],
                                 [n - r - 0.8 for c in range(n) for r in range(n)],
                                 [grid[r, c] for c in range(n) for r in range(n)]),
-                               kdims=[_axis("col", "column"), _axis("row", "row (from the bottom)")],
+                               kdims=[axis("col", "column"), axis("row", "row (from the bottom)")],
                                vdims=["cell"])
             return (style(img, cmap="viridis", colorbar=True)
                     * style(field, color="white", magnitude=hv.dim("mag"), pivot="mid",
@@ -394,14 +394,14 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
             f"a{a}" for a in range(mdp.n_actions)]
         S = mdp.n_states
         data = [(s, names[a], float(pol[s, a])) for s in range(min(S, 60)) for a in range(mdp.n_actions)]
-        heat = hv.HeatMap(data, kdims=[_axis("state", "state"), _axis("action", "action")],
-                          vdims=[_axis("p", f"π(a | s), η = {eta}")])
+        heat = hv.HeatMap(data, kdims=[axis("state", "state"), axis("action", "action")],
+                          vdims=[axis("p", f"π(a | s), η = {eta}")])
         return style(heat, cmap="magma", colorbar=True, clim=(0.0, 1.0), framewise=True,
                      bokeh=dict(tools=["hover"]))
 
     def lam_plot(self):
         lams, ent, gap = lam_sweep(self._mdp_key(), float(self.gamma))
-        dims = [_axis("smoothing", "λ"), _axis("policy_entropy", "mean entropy of π* (nats)")]
+        dims = [axis("smoothing", "λ"), axis("policy_entropy", "mean entropy of π* (nats)")]
         curve = style(hv.Curve((lams, ent), *dims, label="entropy"), color="#9467bd",
                       bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
         mdp = make_mdp(*self._mdp_key())
@@ -445,7 +445,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                 f"{np.nanmax(result.value_loss):.3g} of smoothed value on average at worst.")
 
     def bias_plot(self, result: BiasSweep):
-        dims = [_axis("branching", "next states per (s, a)"), _axis("bias", "value")]
+        dims = [axis("branching", "next states per (s, a)"), axis("bias", "value")]
         return style(
             style(hv.Curve((result.branching.astype(float), result.bias), *dims,
                            label="max over s of |V(η = 0) − V*|"), color=ETA_COLORS["0"],
@@ -493,7 +493,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                 f"({np.min(result.error['0']):.3g}).")
 
     def k_plot(self, result: KSweep):
-        dims = [_axis("k", "rollout length k"), _axis("error", "mean ‖Vₜ − V*‖∞, last 10 %")]
+        dims = [axis("k", "rollout length k"), axis("error", "mean ‖Vₜ − V*‖∞, last 10 %")]
         layers = [style(hv.Curve((result.k.astype(float), v), *dims, label=f"η = {e}"),
                         color=ETA_COLORS[e], bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
                   * style(hv.Scatter((result.k.astype(float), v), *dims), color=ETA_COLORS[e],
@@ -536,7 +536,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                 f"{secs:.0f} s of compute for {len(done) * settings['p_steps']:,} steps.")
 
     def return_plot(self, result: PendulumRuns):
-        dims = [_axis("steps", "environment steps"), _axis("return", "episode return")]
+        dims = [axis("steps", "environment steps"), axis("return", "episode return")]
         runs = [r for r in result.runs if np.isfinite(r.returns).any()]
         done = min(int(np.isfinite(r.returns).sum()) for r in runs)
         curves = np.stack([_smooth(r.returns[:done]) for r in runs])
@@ -554,15 +554,15 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
     def v_image(self, result: PendulumRuns):
         run = result.runs[0]
         img = hv.Image((run.angles, run.velocities, run.V_grid.astype(np.float32)),
-                       kdims=[_axis("angle", "angle θ (rad, 0 = upright)"),
-                              _axis("velocity", "angular velocity (rad/s)")],
-                       vdims=[_axis("V", "learned V")])
+                       kdims=[axis("angle", "angle θ (rad, 0 = upright)"),
+                              axis("velocity", "angular velocity (rad/s)")],
+                       vdims=[axis("V", "learned V")])
         return style(img, cmap="viridis", colorbar=True, framewise=True)
 
     def rollout_plot(self, result: PendulumRuns):
         run = result.runs[0]
         t = np.arange(len(run.rollout)) * pend.DT
-        dims = [_axis("time", "time (s)"), _axis("height", "height of the bob, cos θ (rod lengths)")]
+        dims = [axis("time", "time (s)"), axis("height", "height of the bob, cos θ (rod lengths)")]
         curve = style(hv.Curve((t, np.cos(run.rollout[:, 0])), *dims, label="cos θ(t)"),
                       color="#1f77b4", bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
         up = style(hv.Curve((t[[0, -1]], [1.0, 1.0]), *dims, label="upright"), color="gray",
@@ -576,7 +576,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         step = min(2 * int(self.p_frame), len(run.rollout) - 1)
         theta = run.rollout[: step + 1, 0]
         x, y = np.sin(theta), np.cos(theta)
-        dims = [_axis("x", "horizontal position (rod lengths)"), _axis("y", "height (rod lengths)")]
+        dims = [axis("x", "horizontal position (rod lengths)"), axis("y", "height (rod lengths)")]
         trail = theta[-20:]
         tail = style(hv.Points((np.sin(trail), np.cos(trail), np.linspace(0.1, 1, len(trail))),
                                dims, vdims=["age"]), color="#1f77b4", alpha="age",
@@ -612,7 +612,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                 + "; ".join(parts) + f". {result.seconds:.0f} s of compute.")
 
     def _ablation_panel(self, result: pend.Ablation, name: str, symbol: str):
-        dims = [_axis("steps", "environment steps"), _axis("return", "episode return")]
+        dims = [axis("steps", "environment steps"), axis("return", "episode return")]
         layers = []
         colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
         for color, (value, runs) in zip(colors, result.panels[name].items()):
