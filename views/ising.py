@@ -141,6 +141,9 @@ seeds.
         player = pn.widgets.Player.from_param(
             self.param.frame, interval=150, loop_policy="once", show_loop_controls=False,
             show_value=False, width=300, scale_buttons=0.8)
+        # the play range is the run's samples (knob_bounds), not the parameter's widest bounds
+        player.end = int(self.steps) - 1
+        self.param.watch(lambda event: setattr(player, "end", int(event.new) - 1), "steps")
         caption = pn.pane.Markdown("**Samples over time.** Press play to step both chains.",
                                    sizing_mode="stretch_width")
         return pn.Row(player, caption, sizing_mode="stretch_width")
