@@ -21,6 +21,7 @@ import functools
 import html
 import io
 import logging
+import math
 import os
 import re
 import pathlib
@@ -37,9 +38,8 @@ import param
 from views import _knobs
 from views._jobs import Job, JobSection, Run
 from views._workarounds import (COLORBAR_TITLE, RasterImage, apply_options, bokeh_backend,
-                               one_graph_walk,
-                                dictionary_columns, matplotlib_backend, render_matplotlib,
-                                standalone_resources)
+                                dictionary_columns, matplotlib_backend, one_graph_walk,
+                                prompt_widget, render_matplotlib, standalone_resources)
 
 __all__ = [
     "Explorer",
@@ -105,7 +105,7 @@ CLOUD_CMAP = ["#505050", "#000000"]
 
 
 def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_range=None,
-          cmap=CLOUD_CMAP, width: int = 400, height: int = 340):
+          cmap=CLOUD_CMAP, width: int = 400, height: int = 340, frame=None):
     """A point cloud as it should be drawn: the points themselves when at most ``threshold``,
     else a datashader raster over ``x_range`` x ``y_range`` (default: the cloud's extent).
 
@@ -113,6 +113,11 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
     plot frame), not through HoloViews' ``rasterize`` operation: the same picture at a tenth of
     the cost per update, which keeps a slider move under the 150 ms budget. The live page
     re-rasterizes on zoom (see ``Explorer.dynamic``).
+
+    ``frame``, the (x, y) ranges of the whole plot window when the cloud fills only part of it
+    (the herding attractor inside its cones), keeps one raster pixel per screen pixel: the
+    raster gets the cloud's share of ``width`` x ``height``, not all of it for the part. A
+    cloud a third of the window wide is sent in a ninth of the bytes, and looks the same.
     """
     if len(points) <= threshold:
         return points
@@ -122,6 +127,9 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
     if x_range is None or y_range is None:
         x_range = _padded(x)
         y_range = _padded(y)
+    if frame is not None:
+        width = _share(x_range, frame[0], width)
+        height = _share(y_range, frame[1], height)
     xs, ys, counts = count_points(x, y, x_range, y_range, width, height)
     image = RasterImage((xs, ys, shade_levels(counts)), kdims=[xdim, ydim],
                         vdims=[hv.Dimension("level", label="density level")])
@@ -130,6 +138,13 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
     # below the colour range and drawn transparent.
     return style(image, cmap=cmap, cnorm="linear", clim=(1, SHADES), colorbar=False,
                  clipping_colors={"min": "transparent"})
+
+
+def _share(part, whole, pixels: int) -> int:
+    """The pixels of ``pixels`` (spanning the union of ranges ``part`` and ``whole``) that the
+    range ``part`` covers, at least 16."""
+    span = max(part[1], whole[1]) - min(part[0], whole[0])
+    return max(16, min(pixels, math.ceil(pixels * (part[1] - part[0]) / span)))
 
 
 #: Shading levels of a rasterized cloud: one byte per pixel.
@@ -287,17 +302,20 @@ class Plot:
 
     ``method`` names an explorer method returning the panel's HoloViews element (curves, images,
     annotations). ``cloud``, when given, names a method returning an ``hv.Points`` cloud drawn on
-    top: on the live page it always goes through datashader (so a million points stay fast and
-    zooming re-rasterizes), in exported figures only when larger than ``DENSE_POINTS``.
+    top (``cloud_under``: beneath): on the live page it always goes through datashader (so a
+    million points stay fast and zooming re-rasterizes), in exported figures only when larger
+    than ``DENSE_POINTS``.
     """
 
     def __init__(self, method: str, *, title: str, cloud: str | None = None, zoom: bool = False,
-                 ignores: tuple[str, ...] = (), depends: tuple[str, ...] | None = None):
+                 ignores: tuple[str, ...] = (), depends: tuple[str, ...] | None = None,
+                 cloud_under: bool = False):
         if ignores and depends is not None:
             raise ValueError("give a panel's ignores or its depends, not both")
         self.method = method
         self.title = title
         self.cloud = cloud
+        self.cloud_under = cloud_under
         #: Knobs the panel does not depend on (display settings of other panels): moving one
         #: of them leaves this panel as it is, so the live page does not redraw it.
         self.ignores = frozenset(ignores)
@@ -638,10 +656,15 @@ class Explorer(param.Parameterized):
         resolution; its cloud is rasterized over x_range x y_range (its extent when None)."""
         element = self._call(plot, plot.method, x_range)
         if plot.cloud is not None:
-            element = element * self._raster(plot, x_range, y_range, threshold)
+            # The whole result on the page: the cloud's raster keeps to its share of the window
+            # that the element spans (exports keep the full resolution, for print).
+            frame = (_extent(element) if x_range is None and y_range is None
+                     and not _EXPORTING.get() else None)
+            cloud = self._raster(plot, x_range, y_range, threshold, frame)
+            element = cloud * element if plot.cloud_under else element * cloud
         return element
 
-    def _raster(self, plot: Plot, x_range, y_range, threshold: int):
+    def _raster(self, plot: Plot, x_range, y_range, threshold: int, frame=None):
         """The cloud of ``plot`` as ``dense`` draws it, computed once per result and window:
         panels sharing a cloud (the herding page's cones and Tipi) rasterize it once per move."""
         both = x_range is not None and y_range is not None
@@ -651,13 +674,14 @@ class Explorer(param.Parameterized):
         # depend on (the bifurcation diagram's plotted weight).
         knobs = tuple(getattr(self, k) for k in self.redraw_knobs(plot))
         key = (plot.cloud, x_range if plot.zoom else None, window, threshold, _EXPORTING.get(),
-               knobs)
+               knobs, frame)
         result = self.result()
         memo = self._rasters.get(key)
         if memo is not None and memo[0] is result:
             return memo[1]
         cloud = self._call(plot, plot.cloud, x_range)
-        raster = dense(cloud, threshold=threshold, x_range=window[0], y_range=window[1])
+        raster = dense(cloud, threshold=threshold, x_range=window[0], y_range=window[1],
+                       frame=frame)
         self._rasters = {k: v for k, v in self._rasters.items() if v[0] is result}
         self._rasters[key] = (result, raster)
         return raster
@@ -769,7 +793,7 @@ class Explorer(param.Parameterized):
         if name in self.fields:
             return _knobs.Field(self, name)
         spec = self.widgets.get(name)
-        return pn.Param.widget(name, self, spec if spec is not None else {})
+        return prompt_widget(pn.Param.widget(name, self, spec if spec is not None else {}))
 
     def controls(self) -> pn.viewable.Viewable:
         """The sidebar: every knob's widget, in declaration order, grouped under the headings

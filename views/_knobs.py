@@ -20,6 +20,8 @@ import re
 import panel as pn
 import param
 
+from views._workarounds import prompt_widget
+
 __all__ = ["parse", "text", "snap", "decimals", "describe", "Field"]
 
 _INTEGER = re.compile(r"[+-]?\d+")
@@ -166,9 +168,9 @@ class Field(pn.viewable.Viewer):
         super().__init__()
         self.explorer, self.knob = explorer, name
         p = explorer.param[name]
-        self.input = pn.widgets.TextInput(label=p.label, value=explorer.knob_text(name),
-                                          description=p.doc, sizing_mode="stretch_width",
-                                          **params)
+        self.input = prompt_widget(pn.widgets.TextInput(
+            label=p.label, value=explorer.knob_text(name), description=p.doc,
+            sizing_mode="stretch_width", **params))
         self.message = pn.pane.Markdown("", visible=False, sizing_mode="stretch_width",
                                         margin=(0, 10), css_classes=["ldx-field-message"],
                                         styles={"color": "#b00020", "font-size": "13px"})

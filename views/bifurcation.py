@@ -18,7 +18,7 @@ import param
 
 from dynamics import bifurcation as bf
 from dynamics import herding
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, style
+from views._common import DASHED, MPL_DASHED, Explorer, Plot, dense, exporting, style
 
 #: Temperatures of the Lyapunov sweep and of the attractor-set panel (subsampled from the grid).
 LYAPUNOV_POINTS = 240
@@ -255,25 +255,36 @@ picture slides to higher temperatures.
         return style(overlay, logy=True, legend_position="top_right",
                      ylim=(0.7, 3 * MAX_PERIOD))
 
+    def _attractor_dims(self) -> list[hv.Dimension]:
+        return [hv.Dimension("w1", label="w₁"),
+                hv.Dimension("w2", label="w₂" if self.n_features > 1 else "(K = 1)")]
+
     def attractor_plot(self):
         res = self.result()
         d = res.diagram
-        wdims = [hv.Dimension("w1", label="w₁"),
-                 hv.Dimension("w2", label="w₂" if self.n_features > 1 else "(K = 1)")]
-        cloud = res.herding_cloud
-        cloud2 = cloud[:, :2] if cloud.shape[1] > 1 else np.column_stack([cloud[:, 0], 0 * cloud[:, 0]])
-        herd_pts = style(hv.Points(cloud2, kdims=wdims, label="T = 0 (herding)"), color="black",
-                         bokeh=dict(size=1, alpha=0.25), mpl=dict(s=0.2))
+        wdims = self._attractor_dims()
         idx = np.unique(np.linspace(0, len(d.temperatures) - 1, ATTRACTOR_TEMPERATURES).astype(int))
         samples = d.samples[idx]
         n, keep, K = samples.shape
         w2 = samples[:, :, 1].ravel() if K > 1 else np.zeros(n * keep)
         logt = np.repeat(np.log10(d.temperatures[idx]), keep)
-        # High T dark, low T light, as in the paper.
-        sets = hv.Points((samples[:, :, 0].ravel(), w2, logt), kdims=wdims,
-                         vdims=[LOG_T], label="attractor at T")
+        # High T dark, low T light, as in the paper. float32: half the bytes of each move, far
+        # below a screen pixel.
+        sets = hv.Points((samples[:, :, 0].ravel().astype(np.float32), w2.astype(np.float32),
+                          logt.astype(np.float32)), kdims=wdims, vdims=[LOG_T],
+                         label="attractor at T")
         sets = style(sets, color=LOG_T.name, cmap="viridis_r", colorbar=True,
                      bokeh=dict(size=4), mpl=dict(s=4))
+        cloud = res.herding_cloud
+        cloud2 = cloud[:, :2] if cloud.shape[1] > 1 else np.column_stack([cloud[:, 0], 0 * cloud[:, 0]])
+        herd_pts = style(hv.Points(cloud2, kdims=wdims, label="T = 0 (herding)"), color="black",
+                         bokeh=dict(size=1, alpha=0.25), mpl=dict(s=0.2))
+        if not exporting():
+            # On the page the herding (T = 0) attractor, some 20,000 weights, goes as a raster
+            # at its share of the window: 16 bytes a point were half of a move's bytes.
+            x, y = samples[:, :, 0].ravel(), w2
+            window = ((float(x.min()), float(x.max())), (float(y.min()), float(y.max())))
+            herd_pts = style(dense(herd_pts, threshold=0, frame=window), alpha=0.35)
         return style(herd_pts * sets, legend_position="bottom_right", show_legend=False)
 
     def lyapunov_plot(self):

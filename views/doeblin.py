@@ -23,6 +23,7 @@ import param
 from dynamics import doeblin as db
 from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run,
                            Section, style)
+from views._workarounds import prompt_widget
 
 #: Budgets at which the sampling race records both histograms (the Player's frames).
 N_CHECKPOINTS = 60
@@ -706,10 +707,10 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
 
     def race_player(self) -> pn.viewable.Viewable:
         """The play control of the race's checkpoint, with its caption."""
-        player = pn.widgets.Player.from_param(
+        player = prompt_widget(pn.widgets.Player.from_param(
             self.param.checkpoint, interval=250, loop_policy="once", show_loop_controls=False,
             show_value=False, width=300, scale_buttons=0.8,
-        )
+        ))
         caption = pn.pane.Markdown(
             "**Sampling race.** Press play to watch both histograms as the budget grows "
             "(geometric checkpoints); the right panel marks the checkpoint shown.",

@@ -19,6 +19,7 @@ import param
 
 from dynamics import ising
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, axis, style
+from views._workarounds import prompt_widget
 
 SW_COLOR = "#1f77b4"
 HERD_COLOR = "#d62728"
@@ -138,9 +139,9 @@ seeds.
                 f"{page.sw_fit.fit_min:.0f}-{page.sw_fit.fit_max:.0f}.")
 
     def player(self) -> pn.viewable.Viewable:
-        player = pn.widgets.Player.from_param(
+        player = prompt_widget(pn.widgets.Player.from_param(
             self.param.frame, interval=150, loop_policy="once", show_loop_controls=False,
-            show_value=False, width=300, scale_buttons=0.8)
+            show_value=False, width=300, scale_buttons=0.8))
         # the play range is the run's samples (knob_bounds), not the parameter's widest bounds
         player.end = int(self.steps) - 1
         self.param.watch(lambda event: setattr(player, "end", int(event.new) - 1), "steps")

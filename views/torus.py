@@ -121,7 +121,8 @@ class TorusExplorer(Explorer):
              ignores=("q", "bins")),
         Plot("rational_plot", title="Torus: rational rotation (a/q, b/q)",
              ignores=("bins", "arrows")),
-        Plot("weights_plot", title="Weights and the lattice L (Fig 1.17)", ignores=("q", "bins")),
+        Plot("weights_plot", cloud="weights_cloud", cloud_under=True,
+             title="Weights and the lattice L (Fig 1.17)", ignores=("q", "bins")),
         Plot("discrepancy_plot", title="How evenly the orbit fills the torus",
              ignores=("arrows",)),
     )
@@ -221,13 +222,15 @@ the seed for other triangles and rotations, and refine the cells (bins).
                       clim=(-0.5, 2.5), xlim=(x0, x1), ylim=(y0, y1), framewise=True,
                       bokeh=dict(line_width=(dim("kind") > 0) * 1.3 + 1.2),
                       mpl=dict(linewidth=(dim("kind") > 0) * 1.0 + 0.8))
-        # The first WEIGHT_POINTS weights as plain points (a stride would sample a multiple of
-        # the rotation and show its stripes). One datashaded cloud per page, the torus, keeps a
-        # slider move fast.
-        cloud = hv.Points(res.weights[: WEIGHT_POINTS + 1], kdims=WEIGHT_DIMS)
-        cloud = style(cloud, color="black", alpha=0.5, framewise=True, xlim=(x0, x1),
-                      ylim=(y0, y1), bokeh=dict(size=1.5), mpl=dict(s=0.3))
-        return cloud * lines
+        return lines
+
+    def weights_cloud(self):
+        """The first WEIGHT_POINTS weights (a stride would sample a multiple of the rotation and
+        show its stripes), rasterized on the page like the torus cloud: a few bytes per
+        screen pixel instead of 16 per point on every move."""
+        res = self.result()
+        return style(hv.Points(res.weights[: WEIGHT_POINTS + 1], kdims=WEIGHT_DIMS),
+                     color="black", alpha=0.5, bokeh=dict(size=1.5), mpl=dict(s=0.3))
 
     def discrepancy_plot(self):
         res = self.result()

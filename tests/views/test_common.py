@@ -155,3 +155,42 @@ def test_a_knob_change_draws_the_zoomable_plot_whole_as_a_fresh_load_would():
     raster = next(layer for layer in dmap[()] if isinstance(layer, hv.Image))
     x0, x1 = raster.range(0)
     assert abs(x0 - -1.2) < 0.02 and abs(x1 - -0.5) < 0.02  # the raster pads by 2 %
+
+
+def test_a_cloud_in_part_of_its_window_keeps_one_pixel_per_screen_pixel():
+    """``dense(frame=...)``: a cloud filling the left half and a quarter of the height of the
+    plot's window gets half the raster's columns and a quarter of its rows (the screen pixels
+    it covers), over the cloud's own extent; without a frame, the full raster."""
+    from views._common import dense
+
+    rng = np.random.default_rng(0)
+    cloud = hv.Points(np.c_[rng.uniform(0.0, 1.0, 10_000), rng.uniform(0.0, 0.5, 10_000)])
+    x_range, y_range = (0.0, 1.0), (0.0, 0.5)
+    full = dense(cloud, threshold=0, x_range=x_range, y_range=y_range, width=400, height=340)
+    part = dense(cloud, threshold=0, x_range=x_range, y_range=y_range, width=400, height=340,
+                 frame=((0.0, 2.0), (-1.0, 1.0)))
+    assert full.dimension_values(2, flat=False).shape == (340, 400)
+    assert part.dimension_values(2, flat=False).shape == (85, 200)
+    assert part.bounds.lbrt() == pytest.approx((0.0, 0.0, 1.0, 0.5))
+    # uniform points: a pixel of n pixels is empty with probability exp(-10^4 / n)
+    for raster, pixels in ((full, 340 * 400), (part, 85 * 200)):
+        filled = (raster.dimension_values(2) > 0).mean()
+        assert filled == pytest.approx(1 - np.exp(-10_000 / pixels), abs=0.02)
+
+
+def test_cloud_panels_send_the_cloud_at_its_share_of_the_window():
+    """The herding cones: the attractor covers part of the cones' square, so its live raster
+    is smaller than the 400 x 340 frame; exports keep the full resolution."""
+    from views import EXPLORERS
+
+    explorer = EXPLORERS["herding"]()
+    live = explorer._windowed(explorer.plots[0])
+    raster = [layer for layer in live][-1]
+    h, w = raster.dimension_values(2, flat=False).shape
+    assert w < 400 and h < 340
+    token = _EXPORTING.set(True)
+    try:
+        exported = [layer for layer in explorer._windowed(explorer.plots[0])][-1]
+    finally:
+        _EXPORTING.reset(token)
+    assert exported.dimension_values(2, flat=False).shape == (340, 400)
