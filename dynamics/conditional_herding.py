@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import as_generator, check_array, check_count, check_positive
+from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
+                      report)
 
 
 def banana(n: int, *, noise: float = 0.15, seed=None) -> tuple[np.ndarray, np.ndarray]:
@@ -101,9 +102,11 @@ def _check_data(X, y):
 
 def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
                         batch_size: int = 100, burn_in: int = 0, init: float = 0.1,
-                        seed=None) -> Votes:
+                        seed=None, progress=None) -> Votes:
     """Conditional herding (eqs 1.58-1.62) with ``hidden`` hidden units; ``hidden = 0`` is the
-    voted perceptron with minibatches. Votes are counted after ``burn_in`` steps."""
+    voted perceptron with minibatches. Votes are counted after ``burn_in`` steps.
+    ``progress(fraction, message)`` is called every 1 % of the epochs (every epoch when there
+    are fewer than 100) and at the end; it may raise ``Cancelled`` to stop the run."""
     X, y = _check_data(X, y)
     Xt = check_array("X_test", X_test, ndim=2)
     if Xt.shape[1] != X.shape[1]:
@@ -114,6 +117,7 @@ def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
     b = check_count("batch_size", batch_size, low=1, high=D)
     burn_in = check_count("burn_in", burn_in, low=0)
     init = check_positive("init", init, allow_zero=True)
+    progress = check_progress(progress)
     rng = as_generator(seed)
     r_max = float(np.sqrt(np.max(np.sum(X * X, axis=1))))
     Xe, Xte = _extend(X, r_max), _extend(Xt, r_max)
@@ -129,7 +133,10 @@ def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
     train_votes = np.zeros(D)
     counted = 0
     step = 0
-    for _ in range(epochs):
+    every = max(1, epochs // 100)
+    for epoch in range(epochs):
+        if epoch % every == 0:
+            report(progress, epoch / epochs, f"epoch {epoch:,} of {epochs:,}")
         order = rng.permutation(D)
         for start in range(0, D, b):
             idx = order[start:start + b]
@@ -155,15 +162,17 @@ def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
                 counted += 1
     if counted == 0:
         raise ValueError(f"burn_in ({burn_in}) must be below the number of steps ({step})")
+    report(progress, 1.0, f"{epochs:,} epochs")
     return Votes(votes=votes / counted, train_votes=train_votes / counted)
 
 
 def voted_perceptron(X, y, X_test, *, epochs: int = 1000, batch_size: int = 100,
-                     burn_in: int = 0, seed=None) -> Votes:
+                     burn_in: int = 0, seed=None, progress=None) -> Votes:
     """The voted perceptron (Freund & Schapire 1999) with minibatches, features x y on the
     extended inputs: conditional herding without hidden units (eqs 1.56-1.57)."""
     return conditional_herding(X, y, X_test, hidden=0, epochs=epochs, batch_size=batch_size,
-                               burn_in=burn_in, init=0.0, seed=seed)
+                               burn_in=burn_in, init=0.0, seed=seed,
+                               progress=progress)
 
 
 def _warmup() -> None:

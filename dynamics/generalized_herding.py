@@ -63,6 +63,23 @@ def _local_search(x, b, W, sweeps):
             return
 
 
+def boltzmann_data(n: int, cases: int, *, scale: float = 0.5, seed=None) -> np.ndarray:
+    """``cases`` data cases (rows of -1/+1) of ``n`` units drawn exactly from a random fully
+    visible Boltzmann machine P(x) ~ exp(w . phi(x)), w ~ N(0, scale^2) per feature: correlated
+    data whose moments phi_bar herding then matches."""
+    n = check_count("n", n, low=2, high=MAX_UNITS)
+    cases = check_count("cases", cases)
+    scale = float(scale)
+    if not np.isfinite(scale) or scale < 0:
+        raise ValueError(f"scale must be a finite number >= 0, got {scale}")
+    rng = as_generator(seed)
+    states = all_states(n)
+    phi = features(states)
+    logits = phi @ (scale * rng.standard_normal(phi.shape[1]))
+    p = np.exp(logits - logits.max())
+    return states[rng.choice(len(states), size=cases, p=p / p.sum())].astype(np.int8)
+
+
 @dataclass(frozen=True)
 class PCTRun:
     """A generalized herding run: ``states`` (steps, n); per step ``pct_held`` (w . phi(s_t) >=

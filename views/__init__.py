@@ -15,13 +15,14 @@ from views.doeblin import DoeblinExplorer
 from views.pmd import PMDExplorer
 from views.sbeed import SBEEDExplorer
 from views.ising import IsingExplorer
+from views.pct import PCTExplorer
 from views._common import warmup_rasters
 
 #: Short name -> explorer class, in the order of the app's navigation.
 EXPLORERS = {
     cls.slug: cls
     for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, IsingExplorer,
-                DoeblinExplorer, PMDExplorer, SBEEDExplorer)
+                PCTExplorer, DoeblinExplorer, PMDExplorer, SBEEDExplorer)
 }
 
 __all__ = ["EXPLORERS", "warmup", "warmup_rasters"]

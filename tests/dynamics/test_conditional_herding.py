@@ -62,3 +62,22 @@ def test_conditional_herding_beats_the_voted_perceptron_on_the_banana_data():
 def test_bad_inputs_raise_value_error(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_progress_is_reported_and_cancel_stops_the_run():
+    from dynamics._common import Cancelled
+
+    X, y = ch.banana(100, seed=0)
+    seen = []
+    ch.conditional_herding(X, y, X, hidden=4, epochs=250, progress=lambda f, m: seen.append(f))
+    assert seen[0] == 0.0 and seen[-1] == 1.0 and len(seen) == 126  # every 2nd epoch, and the end
+    assert all(b > a for a, b in zip(seen, seen[1:]))
+
+    def stop(fraction, message):
+        if fraction > 0.1:
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        ch.conditional_herding(X, y, X, hidden=4, epochs=250, progress=stop)
+    with pytest.raises(ValueError, match="progress"):
+        ch.voted_perceptron(X, y, X, epochs=5, progress="no")

@@ -87,3 +87,18 @@ def test_herding_with_hidden_units_matches_moments_at_one_over_tau(tractable):
     assert np.abs(run.visible.mean(0) - X.mean(0)).max() < 2 * run.weight_norm.max() / 3000
     with pytest.raises(ValueError, match="16 visible"):
         gh.herd_rbm(np.ones((2, 17)), 2, 3)
+
+
+def test_boltzmann_data_is_reproducible_and_correlated():
+    """Exact draws from a random Boltzmann machine: +-1 rows, the same for the same seed, and
+    (with w ~ N(0, 0.5^2)) the empirical correlations are far from those of fair coins."""
+    a = gh.boltzmann_data(6, 2000, seed=3)
+    assert a.shape == (2000, 6) and set(np.unique(a)) <= {-1, 1}
+    np.testing.assert_array_equal(a, gh.boltzmann_data(6, 2000, seed=3))
+    corr = np.abs(np.corrcoef(a.T.astype(float))[np.triu_indices(6, 1)])
+    assert corr.max() > 0.2  # coins: |corr| ~ 1/sqrt(2000) = 0.02
+    for bad in (dict(n=1, cases=10), dict(n=20, cases=10), dict(n=4, cases=0)):
+        with pytest.raises(ValueError):
+            gh.boltzmann_data(**bad)
+    with pytest.raises(ValueError, match="scale"):
+        gh.boltzmann_data(4, 10, scale=float("nan"))

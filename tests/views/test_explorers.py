@@ -26,6 +26,7 @@ CHANGES = {
     "pmd": {"seed": 2},
     "sbeed": {"lam": 0.3},
     "ising": {"seed": 3},
+    "pct": {"seed": 2},
 }
 
 
