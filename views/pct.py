@@ -129,7 +129,7 @@ class PCTExplorer(Explorer):
                                                       "sweeps", "train_cases", "hidden",
                                                       "epochs")}
     plots = (
-        Plot("norm_plot", title="‖w_τ‖: bounded while the PCT holds (Thm 1.7)",
+        Plot("norm_plot", title="‖w‖: bounded while the PCT holds (Thm 1.7)",
              depends=LIVE_KNOBS),
         Plot("scaled_plot", title="τ × moment error: bounded means O(1/τ)", depends=LIVE_KNOBS),
         Plot("error_plot", title="Moment error against the full φ̄ (L462)", depends=LIVE_KNOBS),
@@ -170,7 +170,7 @@ $2^n$ states (black); with a **local search**, coordinate ascent from the previo
 few sweeps (purple); with **minibatches** of $d$ cases drawn **without replacement** (shuffled
 epochs, green) and **with replacement** (orange).
 
-**What you see.** *Left:* $\|w_\tau\|$. *Middle:* $\tau$ times the error
+**What you see.** *Left:* the weight norm $\|w_\tau\|$. *Middle:* $\tau$ times the error
 $\|\frac1\tau\sum_t\phi(s_t) - \bar\phi\|$ against the whole data: flat where the rate is
 $O(1/\tau)$, rising like $\sqrt\tau$ for minibatches with replacement, whose targets' own
 running mean wanders off $\bar\phi$ at $O(1/\sqrt\tau)$ (L462). *Right:* the error itself with
@@ -208,7 +208,7 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
         return hv.Overlay(curves), tau
 
     def norm_plot(self):
-        dims = [axis("tau", "step τ"), axis("norm", "‖w_τ‖")]
+        dims = [axis("tau", "step τ"), axis("norm", "weight norm ‖w‖")]
         overlay, _ = self._curves("weight_norm", dims)
         return style(overlay, logx=True, show_legend=False, framewise=True)
 
