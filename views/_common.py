@@ -38,8 +38,9 @@ import param
 from views import _knobs
 from views._jobs import Job, JobSection, Run
 from views._workarounds import (COLORBAR_TITLE, RasterImage, apply_options, bokeh_backend,
-                                dictionary_columns, matplotlib_backend, one_graph_walk,
-                                prompt_widget, render_matplotlib, standalone_resources)
+                                dictionary_columns, matplotlib_backend, no_pipeline,
+                                one_graph_walk, prompt_widget, render_matplotlib,
+                                standalone_resources)
 
 __all__ = [
     "Explorer",
@@ -635,7 +636,8 @@ class Explorer(param.Parameterized):
         first stream), and when a display knob it depends on moves (the others)."""
         streams = list(streams) if isinstance(streams, (list, tuple)) else [streams]
         return pn.pane.HoloViews(
-            hv.DynamicMap(lambda **_: self.page_style(plot, self._call(plot, plot.method)),
+            hv.DynamicMap(no_pipeline(lambda **_: self.page_style(plot,
+                                                                  self._call(plot, plot.method))),
                           streams=streams, cache_size=1),
             backend="bokeh", sizing_mode="fixed", width=PLOT_WIDTH, height=PLOT_HEIGHT,
             linked_axes=False)
@@ -726,10 +728,11 @@ class Explorer(param.Parameterized):
         # cache_size=1: every frame comes from new knobs or a new window; older ones are never
         # shown again.
         if view is None:
-            return hv.DynamicMap(lambda **_: page_style(self._call(plot, plot.method)),
+            return hv.DynamicMap(no_pipeline(lambda **_: page_style(self._call(plot, plot.method))),
                                  streams=[knobs], cache_size=1)
         last, shown = {}, {}
 
+        @no_pipeline
         def callback(x_range=None, y_range=None, **values):
             if values != last:
                 # New knobs: draw the new result whole, exactly as a fresh load of the page's

@@ -13,6 +13,7 @@ scoped to the page's own element building (``dictionary_columns``).
 | ``dictionary_columns`` | dict-of-arrays columns instead of pandas: several ms per element per redraw | elements built in it are dictionary-backed |
 | ``render_matplotlib`` | no layout refit by repeated redraws: export about 3x faster | ``LayoutPlot.v17_layout_format`` still exists |
 | ``one_graph_walk`` | one walk of the Bokeh document's model graph per knob move instead of one per updated plot (30-60 ms each): a herding move in a served document 5-6 walks -> 1-2, 457-591 ms -> 369-454 ms |  a move recomputes the graph once |
+| ``no_pipeline`` | live panels' callbacks build elements without HoloViews' data pipeline: each clone, relabel or ``.opts`` otherwise records an operation object (``chain``, ``method``, ``factory``: some 200 param objects of a herding move's 318, each deep-copying its parameters), which only linked selections read | a panel's frame carries no recorded pipeline |
 | ``prompt_widget`` | a slider's key press or drag reaches the explorer at once instead of after Panel's 50 ms debounce of every browser event: about 45 ms of each move as the user feels it (neuron stripes in Chromium: median 220 -> 160 ms) | Panel still debounces through ``Syncable._debounce`` |
 | ``standalone_resources`` | an HTML export that works offline: Bokeh's inline resources without the external files that every imported extension's models (Panel's katex, MathJax) add | the offline export test in Chromium |
 | ``COLORBAR_TITLE`` (bug) | a colour bar's title follows the data (HoloViews draws it once) | live == fresh test (torus q) |
@@ -27,7 +28,8 @@ import threading
 import holoviews as hv
 
 __all__ = ["RasterImage", "bokeh_backend", "matplotlib_backend", "apply_options",
-           "dictionary_columns", "one_graph_walk", "prompt_widget", "render_matplotlib",
+           "dictionary_columns", "no_pipeline", "one_graph_walk", "prompt_widget",
+           "render_matplotlib",
            "standalone_resources", "COLORBAR_TITLE"]
 
 
@@ -193,6 +195,25 @@ def one_graph_walk():
         return
     with models.freeze():
         yield
+
+
+def no_pipeline(function):
+    """``function`` run with HoloViews' data pipeline off (``holoviews.core.data.disable_pipeline``).
+
+    Every Dataset method HoloViews wraps (clone, relabel, select, ``opts``...) records the call
+    in the element's ``pipeline``, a chain of operation objects, so that linked selections can
+    replay it on new data. HoloViews turns the recording off around a plot update but back on
+    around a DynamicMap's callback; these pages never link selections, so their callbacks run
+    without it (a herding move built some 200 operation objects, each deep-copying its
+    parameters)."""
+    from holoviews.core.data import disable_pipeline
+
+    @functools.wraps(function)
+    def wrapped(*args, **kwargs):
+        with disable_pipeline():
+            return function(*args, **kwargs)
+
+    return wrapped
 
 
 def prompt_widget(widget):

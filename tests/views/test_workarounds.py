@@ -153,3 +153,18 @@ def test_prompt_widget_turns_off_panels_debounce():
     assert slider._debounce == 0
     assert explorer.control("rate").input._debounce == 0  # a typed field's text box
     assert pn.widgets.IntSlider._debounce == Syncable._debounce  # the class is untouched
+
+
+def test_no_pipeline_stops_holoviews_recording_operations():
+    """``no_pipeline``: HoloViews records every clone or relabel in the element's pipeline
+    (one param object each, deep-copying its parameters); the live panels' callbacks run
+    without that recording, and the elements are otherwise the same."""
+    from views._workarounds import no_pipeline
+
+    curve = hv.Curve([1, 2, 3])
+    recorded = curve.relabel("a")
+    assert len(recorded.pipeline.operations) == len(curve.pipeline.operations) + 1
+    plain = no_pipeline(lambda: curve.relabel("a"))()
+    assert len(plain.pipeline.operations) == len(curve.pipeline.operations)
+    assert plain.label == "a"
+    np.testing.assert_array_equal(plain.dimension_values(1), recorded.dimension_values(1))
