@@ -14,6 +14,7 @@ from views.bifurcation import BifurcationExplorer
 from views.doeblin import DoeblinExplorer
 from views.pmd import PMDExplorer
 from views.sbeed import SBEEDExplorer
+from views.online_bayes import OnlineBayesExplorer
 from views.ising import IsingExplorer
 from views.pct import PCTExplorer
 from views._common import warmup_rasters
@@ -22,7 +23,7 @@ from views._common import warmup_rasters
 EXPLORERS = {
     cls.slug: cls
     for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, IsingExplorer,
-                PCTExplorer, DoeblinExplorer, PMDExplorer, SBEEDExplorer)
+                PCTExplorer, DoeblinExplorer, PMDExplorer, SBEEDExplorer, OnlineBayesExplorer)
 }
 
 __all__ = ["EXPLORERS", "warmup", "warmup_rasters"]

@@ -22,7 +22,7 @@ from views._common import DASHED, MPL_DASHED, Explorer, Plot, dense, exporting, 
 
 #: Temperatures of the Lyapunov sweep and of the attractor-set panel (subsampled from the grid).
 LYAPUNOV_POINTS = 240
-ATTRACTOR_TEMPERATURES = 48
+ATTRACTOR_TEMPERATURES = 32
 #: Steps of the T = 0 herding cloud drawn behind the attractor sets.
 HERDING_STEPS = 20_000
 #: The plot's stand-in for "aperiodic" on the period axis is twice the largest period detected.
@@ -281,10 +281,12 @@ picture slides to higher temperatures.
                          bokeh=dict(size=1, alpha=0.25), mpl=dict(s=0.2))
         if not exporting():
             # On the page the herding (T = 0) attractor, some 20,000 weights, goes as a raster
-            # at its share of the window: 16 bytes a point were half of a move's bytes.
+            # at its share of the window and half the screen's resolution (a faint background
+            # under the sets): 16 bytes a point were half of a move's bytes.
             x, y = samples[:, :, 0].ravel(), w2
             window = ((float(x.min()), float(x.max())), (float(y.min()), float(y.max())))
-            herd_pts = style(dense(herd_pts, threshold=0, frame=window), alpha=0.35)
+            herd_pts = style(dense(herd_pts, threshold=0, frame=window, width=200, height=170),
+                             alpha=0.35)
         return style(herd_pts * sets, legend_position="bottom_right", show_legend=False)
 
     def lyapunov_plot(self):

@@ -30,6 +30,7 @@ MOVES = {
     "sbeed": ("lam", [0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18]),
     "ising": ("frame", [900, 910, 920, 930, 940, 950, 960, 970]),
     "pct": ("seed", list(range(101, 109))),
+    "bayes": ("frame", [100, 110, 120, 130, 140, 150, 160, 170]),
 }
 TARGETS = {"herding": 0.150, "neuron": 0.150, "torus": 0.150}
 #: Knobs that only some panels depend on (``Plot.ignores``): the others are not redrawn.

@@ -27,6 +27,7 @@ CHANGES = {
     "sbeed": {"lam": 0.3},
     "ising": {"seed": 3},
     "pct": {"seed": 2},
+    "bayes": {"seed": 2},
 }
 
 

@@ -1,0 +1,57 @@
+"""The Bayesian online learning page: the live 2-D posterior and the two runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from views import EXPLORERS
+
+
+def test_the_2d_posterior_shrinks_as_examples_arrive():
+    """The player's frame picks the posterior after t examples: its covariance shrinks (the
+    determinant falls at every informative step and ends far below the prior's 1), and the
+    panel's 1-sigma ellipse encloses an area pi sqrt(det C)."""
+    explorer = EXPLORERS["bayes"](examples=200)
+    page = explorer.result()
+    dets = np.linalg.det(page.path.covs)
+    assert dets[0] == 1.0 and dets[-1] < 1e-3
+    assert np.all(np.diff(dets) <= 1e-15)
+    explorer.frame = 50
+    overlay = explorer.plane_plot()
+    ellipse = next(layer for layer in overlay if layer.label == "posterior 1σ and 2σ")
+    x, y = ellipse.dimension_values(0), ellipse.dimension_values(1)
+    area = 0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1)))
+    # a 120-gon inscribed in the ellipse: area smaller by (sin(2 pi/n) n / 2 pi) = 0.99954
+    assert area / (np.pi * np.sqrt(np.linalg.det(page.path.covs[50]))) == pytest.approx(
+        0.99954, abs=2e-4)
+    assert "After **50** examples" in explorer.status()
+
+
+def test_the_frame_follows_the_number_of_examples():
+    explorer = EXPLORERS["bayes"]()
+    explorer.frame = 180
+    explorer.examples = 100
+    assert explorer.frame == 100 and explorer.param.frame.bounds == (0, 100)
+
+
+def test_toy_run_reports_efficiency_and_the_sandwich():
+    explorer = EXPLORERS["bayes"](toy_runs=400, toy_t=2000)
+    result = explorer.jobs["toy"].compute()
+    text = explorer.toy_summary({}, result)
+    assert "Efficiency" in text and "sandwich" in text
+    r = result.right
+    assert abs(r.t[-1] * r.mse[-1] / r.limit - 1) < 0.2
+    assert result.wrong.limit < 1 / result.fisher_at_pseudo
+
+
+def test_curve_run_tabulates_the_quoted_alphas_against_the_replica_curve():
+    explorer = EXPLORERS["bayes"](n_runs=10, alpha_max=5.0)
+    reports = []
+    result = explorer.jobs["curve"].compute(progress=lambda f, m: reports.append(f))
+    assert reports[-1] >= 0.95 and all(b >= a for a, b in zip(reports, reports[1:]))
+    text = explorer.curve_summary({}, result)
+    assert "| 1 |" in text and "| 5 |" in text and "| 10 |" not in text
+    assert result.replica is not None and result.replica[-1] < result.replica[0]
+    flipped = EXPLORERS["bayes"](n_runs=4, alpha_max=2.0, flip=0.1).jobs["curve"].compute()
+    assert flipped.replica is None
