@@ -13,7 +13,7 @@ import time
 #: Engine modules, in the order ``warmup`` compiles them. Each defines ``_warmup()``, which calls
 #: every numba kernel of the module once on tiny inputs with the production dtypes.
 ENGINES = ("herding", "neuron", "torus", "bifurcation", "doeblin", "pmd", "sbeed", "ising",
-           "generalized_herding", "conditional_herding", "online_bayes")
+           "generalized_herding", "conditional_herding", "online_bayes", "hbm")
 
 __all__ = ["ENGINES", "warmup"]
 

@@ -15,6 +15,7 @@ from views.doeblin import DoeblinExplorer
 from views.pmd import PMDExplorer
 from views.sbeed import SBEEDExplorer
 from views.online_bayes import OnlineBayesExplorer
+from views.hbm import HBMExplorer
 from views.ising import IsingExplorer
 from views.pct import PCTExplorer
 from views._common import warmup_rasters
@@ -23,7 +24,8 @@ from views._common import warmup_rasters
 EXPLORERS = {
     cls.slug: cls
     for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, IsingExplorer,
-                PCTExplorer, DoeblinExplorer, PMDExplorer, SBEEDExplorer, OnlineBayesExplorer)
+                PCTExplorer, DoeblinExplorer, PMDExplorer, SBEEDExplorer, OnlineBayesExplorer,
+                HBMExplorer)
 }
 
 __all__ = ["EXPLORERS", "warmup", "warmup_rasters"]

@@ -71,7 +71,9 @@ class Run:
 
 
 def _cache_key(explorer, run: Run, settings: dict) -> tuple:
-    return (explorer.slug, run.name, *sorted(settings.items()))
+    # list-valued settings (a ListSelector's choice) as tuples, so that the key hashes
+    return (explorer.slug, run.name,
+            *sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in settings.items()))
 
 
 def cached_result(explorer, run: Run, settings: dict):

@@ -31,6 +31,7 @@ MOVES = {
     "ising": ("frame", [900, 910, 920, 930, 940, 950, 960, 970]),
     "pct": ("seed", list(range(101, 109))),
     "bayes": ("frame", [100, 110, 120, 130, 140, 150, 160, 170]),
+    "hbm": ("sample", [510, 520, 530, 540, 550, 560, 570, 580]),
 }
 TARGETS = {"herding": 0.150, "neuron": 0.150, "torus": 0.150}
 #: Knobs that only some panels depend on (``Plot.ignores``): the others are not redrawn.

@@ -28,6 +28,7 @@ CHANGES = {
     "ising": {"seed": 3},
     "pct": {"seed": 2},
     "bayes": {"seed": 2},
+    "hbm": {"seed": 2},
 }
 
 

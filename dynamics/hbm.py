@@ -1,0 +1,743 @@
+"""Bias and variance of hierarchical models: higher-order Boltzmann machines (HBM) against RBMs
+(Luo & Sugiyama; the log-linear model on the subset poset of Sugiyama et al.).
+
+**The poset model** (eqs 4-6). A state of n binary variables is a bitmask x (variable i at bit
+i); x <= s means x is a subset of s. A distribution p has the dual coordinates
+
+    log p(x) = sum_{s <= x} theta(s)            theta(x) = sum_{s <= x} mu(s, x) log p(s)
+    eta(x)   = sum_{s >= x} p(s)                p(x)     = sum_{s >= x} mu(x, s) eta(s)
+
+(zeta and Moebius transforms over subsets and supersets, O(n 2^n) each, Numba).
+theta(bottom) = theta(0) = log p(0) = -log Z = -psi(theta) is kept explicitly. eta(x) is the
+probability that every variable of x is 1. The HBM of order k keeps theta on
+B = {x : 1 <= |x| <= k} and sets it to 0 above: order 1 is independent variables, order 2 the
+Boltzmann machine, order n every distribution.
+
+**Fitting** maximises sum_s p_hat(s) log p_B(s) over theta_B, a concave problem with gradient
+eta_hat - eta_B on B (L105-109: the text prints the gradient of the KL, whose sign is the
+opposite; ascent on the likelihood is theta <- theta + lr (eta_hat - eta_B)). Two modes:
+
+- ``"gradient"``: the paper's finite gradient ascent, ``iterations`` steps of lr (default 10^4
+  steps of 0.1) from theta = 0, eta_B exact by enumeration. High-order theta barely move in that
+  budget (their eta are about 2^-k), which acts as a regulariser.
+- ``"converged"``: the maximum-likelihood fit (Newton's method with conjugate gradients on
+  exact Fisher-vector products, O(n 2^n) each), with ``pseudo_count`` added to every
+  outcome's count (default 0.5): without it the maximum-likelihood fit of a high order does not
+  exist when the data leave outcomes at zero.
+
+The paper's way to get eta_B at larger n, Gibbs sampling, and log Z by annealed importance
+sampling (eq 8) are here too (``gibbs_eta``, ``ais_log_z``) to compare against the exact values.
+
+**The RBM** with m hidden units on the same n visible 0/1 units:
+p(v) = exp(b.v) prod_j (1 + exp(c_j + W_j.v)) / Z, exact by enumerating the 2^n visible states.
+Fitted by CD-k (the paper's method; k = 1, minibatches of 100, lr 0.1, ``epochs`` passes) or to
+convergence by L-BFGS on the exact likelihood (best of a few starts: it is not convex).
+
+**The decomposition** (L183-190): E KL(P*, P_hat) = KL(P*, P*_B) [bias] + E KL(P*_B, P_hat)
+[variance] over datasets of size N drawn from P*. For the HBM it holds exactly for every dataset
+and every P_hat in S(B) (Pythagoras in the dually flat manifold: P*_B is the m-projection of P*,
+its eta equal P*'s on B); for the RBM, P*_B is itself a fit and the residual is reported.
+
+**What the paper leaves open, and what we chose:** n (the paper does not state it: default 8 on
+the page, up to 12); CD-k's k (1), minibatch (100) and epochs (100); initialisation (theta = 0
+for the HBM as the gradient form implies; RBM weights N(0, 0.01^2), biases 0); zeros of eta_hat
+at small N (the pseudo-count above, and the gradient mode as the paper's own regulariser); P*
+is drawn once per seed, U[0, 1] per outcome, normalised.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+from scipy import optimize
+
+from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
+                      report)
+
+#: Largest n for exact enumeration.
+MAX_N = 12
+#: The paper's sample sizes and hidden units.
+PAPER_N = (10, 30, 50, 100, 300, 500, 1_000, 3_000, 5_000, 10_000, 30_000, 50_000)
+PAPER_HIDDEN = (0, 5, 10, 15)
+
+
+# --- transforms ---------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _subset_sum(a, n):
+    """a(x) <- sum_{s <= x} a(s) (in place)."""
+    size = 1 << n
+    for i in range(n):
+        bit = 1 << i
+        for x in range(size):
+            if x & bit:
+                a[x] += a[x ^ bit]
+
+
+@njit(cache=True, nogil=True)
+def _subset_moebius(a, n):
+    """Inverse of ``_subset_sum``."""
+    size = 1 << n
+    for i in range(n):
+        bit = 1 << i
+        for x in range(size):
+            if x & bit:
+                a[x] -= a[x ^ bit]
+
+
+@njit(cache=True, nogil=True)
+def _superset_sum(a, n):
+    """a(x) <- sum_{s >= x} a(s) (in place)."""
+    size = 1 << n
+    for i in range(n):
+        bit = 1 << i
+        for x in range(size):
+            if not x & bit:
+                a[x] += a[x | bit]
+
+
+@njit(cache=True, nogil=True)
+def _superset_moebius(a, n):
+    """Inverse of ``_superset_sum``."""
+    size = 1 << n
+    for i in range(n):
+        bit = 1 << i
+        for x in range(size):
+            if not x & bit:
+                a[x] -= a[x | bit]
+
+
+def _n_of(size: int) -> int:
+    n = int(size).bit_length() - 1
+    if size < 2 or 1 << n != size:
+        raise ValueError(f"a distribution over n binary variables has 2^n entries, got {size}")
+    if n > MAX_N:
+        raise ValueError(f"n = {n} is too large for exact enumeration (at most {MAX_N})")
+    return n
+
+
+def _check_p(p, name: str = "p") -> tuple[np.ndarray, int]:
+    p = check_array(name, p, ndim=1)
+    n = _n_of(p.size)
+    if np.any(p < 0) or abs(p.sum() - 1) > 1e-8:
+        raise ValueError(f"{name} must be a probability vector (non-negative, summing to 1)")
+    return p, n
+
+
+def eta_of(p) -> np.ndarray:
+    """eta(x) = sum_{s >= x} p(s) (eq 5)."""
+    p, n = _check_p(p)
+    a = p.copy()
+    _superset_sum(a, n)
+    return a
+
+
+def p_of_eta(eta) -> np.ndarray:
+    """p(x) = sum_{s >= x} mu(x, s) eta(s) (eq 5)."""
+    a = check_array("eta", eta, ndim=1).copy()
+    _superset_moebius(a, _n_of(a.size))
+    return a
+
+
+def theta_of(p) -> np.ndarray:
+    """theta(x) = sum_{s <= x} mu(s, x) log p(s) (eq 4); theta(0) = log p(0) = -log Z."""
+    p, n = _check_p(p)
+    if np.any(p <= 0):
+        raise ValueError("theta needs every p(x) > 0")
+    a = np.log(p)
+    _subset_moebius(a, n)
+    return a
+
+
+def p_of_theta(theta) -> np.ndarray:
+    """The distribution with log p(x) = sum_{0 < s <= x} theta(s) - log Z: theta(0) is
+    replaced by -log Z (normalisation), the other entries are used as given."""
+    a = check_array("theta", theta, ndim=1).copy()
+    n = _n_of(a.size)
+    a[0] = 0.0
+    _subset_sum(a, n)
+    a -= a.max()
+    p = np.exp(a)
+    return p / p.sum()
+
+
+def popcount(n: int) -> np.ndarray:
+    """|x| for every state x of n variables."""
+    x = np.arange(1 << n)
+    return ((x[:, None] >> np.arange(n)) & 1).sum(axis=1)
+
+
+def order_mask(n: int, order: int) -> np.ndarray:
+    """B of the order-``order`` HBM: 1 <= |x| <= order."""
+    n = check_count("n", n, low=1, high=MAX_N)
+    order = check_count("order", order, low=0, high=n)
+    size = popcount(n)
+    return (size >= 1) & (size <= order)
+
+
+def n_parameters(n: int, order: int) -> int:
+    """|B| = sum_{j=1..order} C(n, j)."""
+    return int(sum(math.comb(n, j) for j in range(1, order + 1)))
+
+
+def kl(p, q) -> float:
+    """KL(p || q) in nats (0 log 0 = 0)."""
+    p = np.asarray(p, float)
+    q = np.asarray(q, float)
+    keep = p > 0
+    if np.any(q[keep] <= 0):
+        return math.inf
+    return float(np.sum(p[keep] * (np.log(p[keep]) - np.log(q[keep]))))
+
+
+def random_distribution(n: int, *, seed=None) -> np.ndarray:
+    """The paper's P*: U[0, 1] for each of the 2^n outcomes, normalised."""
+    n = check_count("n", n, low=1, high=MAX_N)
+    u = as_generator(seed).random(1 << n)
+    return u / u.sum()
+
+
+# --- fitting the HBM ----------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _gradient_ascent(theta, eta_hat, mask, n, lr, iterations):
+    """theta <- theta + lr (eta_hat - eta_B) on B, exact eta_B, ``iterations`` times."""
+    size = 1 << n
+    logp = np.empty(size)
+    p = np.empty(size)
+    for _ in range(iterations):
+        for x in range(size):
+            logp[x] = theta[x] if mask[x] else 0.0
+        logp[0] = 0.0
+        _subset_sum(logp, n)
+        top = logp.max()
+        total = 0.0
+        for x in range(size):
+            p[x] = math.exp(logp[x] - top)
+            total += p[x]
+        for x in range(size):
+            p[x] /= total
+        _superset_sum(p, n)
+        for x in range(size):
+            if mask[x]:
+                theta[x] += lr * (eta_hat[x] - p[x])
+    return theta
+
+
+def _model(theta_b, mask, n):
+    theta = np.zeros(1 << n)
+    theta[mask] = theta_b
+    return p_of_theta(theta)
+
+
+def _newton(theta_b, target, mask, n, *, tol=1e-13, max_newton=60):
+    """Maximise theta_B . target - psi(theta) by Newton's method, the Newton systems solved by
+    conjugate gradients with exact Fisher-vector products: F v = E[phi (phi . v)] - eta (eta . v)
+    where phi_B(x) . v = sum_{s in B, s <= x} v(s) is a subset sum and E[phi(s) g] a superset
+    sum, O(n 2^n) each. Backtracking keeps every step an ascent step."""
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    size = 1 << n
+    k = theta_b.size
+
+    def model(tb):
+        full = np.zeros(size)
+        full[mask] = tb
+        full[0] = 0.0
+        _subset_sum(full, n)
+        top = full.max()
+        log_z = top + math.log(np.exp(full - top).sum())
+        return np.exp(full - log_z), log_z
+
+    def value(tb, log_z):
+        return float(tb @ target - log_z)
+
+    p, log_z = model(theta_b)
+    f = value(theta_b, log_z)
+    for _ in range(max_newton):
+        eta_full = p.copy()
+        _superset_sum(eta_full, n)
+        eta = eta_full[mask]
+        grad = target - eta
+        if np.max(np.abs(grad)) < tol:
+            break
+
+        def fisher(v, p=p, eta=eta):
+            full = np.zeros(size)
+            full[mask] = v
+            _subset_sum(full, n)
+            g = p * full
+            _superset_sum(g, n)
+            return g[mask] - eta * (eta @ v)
+
+        op = LinearOperator((k, k), matvec=fisher, dtype=float)
+        step, _ = cg(op, grad, rtol=1e-10, atol=0.0, maxiter=10 * k)
+        t = 1.0
+        while t > 1e-12:
+            trial = theta_b + t * step
+            p_new, log_z_new = model(trial)
+            f_new = value(trial, log_z_new)
+            if f_new >= f - 1e-15 * abs(f):
+                break
+            t *= 0.5
+        theta_b, p, log_z, f = trial, p_new, log_z_new, f_new
+    return theta_b
+
+
+def _project_eta(eta_target, mask, n, *, tol=1e-13, start=None):
+    """The distribution of S(B) whose eta equals ``eta_target`` on B (maximum likelihood),
+    Newton's method from theta_B = 0 or from the distribution ``start`` (in S(B))."""
+    k = int(mask.sum())
+    if k == 0:
+        return np.full(1 << n, 1.0 / (1 << n))
+    if k == (1 << n) - 1:
+        return p_of_eta(eta_target)  # the full model: every distribution (if eta is valid)
+    theta0 = np.zeros(k) if start is None else theta_of(start)[mask]
+    theta_b = _newton(theta0, eta_target[mask], mask, n, tol=tol)
+    return _model(theta_b, mask, n)
+
+
+def project(p, order: int) -> np.ndarray:
+    """P*_B: the distribution of order <= ``order`` whose eta matches ``p`` on B (the
+    m-projection, which minimises KL(p, .) over S(B))."""
+    p, n = _check_p(p)
+    mask = order_mask(n, order)
+    return _project_eta(eta_of(p), mask, n)
+
+
+def empirical(counts) -> np.ndarray:
+    c = check_array("counts", counts, ndim=1)
+    _n_of(c.size)
+    if np.any(c < 0) or c.sum() <= 0:
+        raise ValueError("counts must be non-negative with a positive total (no empty data)")
+    return c / c.sum()
+
+
+def fit_hbm(counts, order: int, *, mode: str = "converged", pseudo_count: float = 0.5,
+            iterations: int = 10_000, lr: float = 0.1, start=None) -> np.ndarray:
+    """The HBM of order ``order`` fitted to ``counts`` (2^n,): ``"converged"`` (maximum
+    likelihood on the counts plus ``pseudo_count`` per outcome; ``start``, a distribution of the
+    model, only speeds Newton's method up: the maximum is unique) or ``"gradient"`` (the
+    paper's ``iterations`` steps of ``lr`` from theta = 0 on the raw counts). Returns the fitted
+    distribution (2^n,)."""
+    c = check_array("counts", counts, ndim=1)
+    n = _n_of(c.size)
+    if np.any(c < 0) or c.sum() <= 0:
+        raise ValueError("counts must be non-negative with a positive total (no empty data)")
+    mask = order_mask(n, order)
+    if mode == "converged":
+        pc = check_positive("pseudo_count", pseudo_count, allow_zero=True)
+        smoothed = (c + pc) / (c.sum() + pc * c.size)
+        if pc == 0 and order == n and np.any(c == 0):
+            raise ValueError("the order-n fit of data with empty outcomes does not exist: "
+                             "use a pseudo_count > 0 or mode='gradient'")
+        return _project_eta(eta_of(smoothed), mask, n, start=start)
+    if mode == "gradient":
+        iterations = check_count("iterations", iterations, low=0, high=10_000_000)
+        lr = check_positive("lr", lr)
+        eta_hat = eta_of(c / c.sum())
+        theta = _gradient_ascent(np.zeros(1 << n), eta_hat, mask, n, float(lr), iterations)
+        return _model(theta[mask], mask, n)
+    raise ValueError(f"mode must be 'converged' or 'gradient', got {mode!r}")
+
+
+# --- the RBM ------------------------------------------------------------------------------------
+
+
+def visible_states(n: int) -> np.ndarray:
+    """Every 0/1 state of n variables, row x = bitmask x (variable i at bit i)."""
+    return ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1).astype(float)
+
+
+def rbm_log_p(W, b, c, V=None) -> np.ndarray:
+    """log p(v) of the RBM for every visible state (or the rows of V): the hidden units summed
+    in closed form, log Z by enumerating the visible states."""
+    W = check_array("W", W, ndim=2)
+    n, m = W.shape
+    b = check_array("b", b, shape=(n,))
+    c = check_array("c", c, shape=(m,))
+    states = visible_states(n)
+    free = states @ b + np.logaddexp(0.0, states @ W + c).sum(axis=1)
+    log_z = np.logaddexp.reduce(free)
+    if V is None:
+        return free - log_z
+    V = check_array("V", V, ndim=2)
+    return V @ b + np.logaddexp(0.0, V @ W + c).sum(axis=1) - log_z
+
+
+@dataclass(frozen=True)
+class RBM:
+    W: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
+
+    @property
+    def p(self) -> np.ndarray:
+        return np.exp(rbm_log_p(self.W, self.b, self.c))
+
+
+def _sigmoid(a):
+    return 0.5 * (1.0 + np.tanh(0.5 * a))
+
+
+def fit_rbm_cd(counts, hidden: int, *, k: int = 1, epochs: int = 100, lr: float = 0.1,
+               batch: int = 100, seed=None) -> RBM:
+    """CD-k (the paper's method, Sec 'RBM') on the data of ``counts``; the weights start at
+    N(0, 0.01^2), the biases at 0. ``hidden`` = 0 fits the visible biases alone."""
+    c_ = check_array("counts", counts, ndim=1)
+    n = _n_of(c_.size)
+    if np.any(c_ < 0) or np.any(c_ != np.round(c_)) or c_.sum() <= 0:
+        raise ValueError("counts must be non-negative integers with a positive total")
+    m = check_count("hidden", hidden, low=0, high=200)
+    k = check_count("k", k, low=1, high=1000)
+    epochs = check_count("epochs", epochs, low=1, high=1_000_000)
+    lr = check_positive("lr", lr)
+    batch = check_count("batch", batch, low=1)
+    rng = as_generator(seed)
+    data = np.repeat(visible_states(n), c_.astype(np.int64), axis=0)
+    W = 0.01 * rng.standard_normal((n, m))
+    b = np.zeros(n)
+    c = np.zeros(m)
+    for _ in range(epochs):
+        order = rng.permutation(len(data))
+        for start in range(0, len(data), batch):
+            v0 = data[order[start:start + batch]]
+            h0 = _sigmoid(v0 @ W + c)
+            v = v0
+            h = h0
+            for _ in range(k):
+                hs = (rng.random(h.shape) < h).astype(float)
+                v = (rng.random(v.shape) < _sigmoid(hs @ W.T + b)).astype(float)
+                h = _sigmoid(v @ W + c)
+            size = len(v0)
+            W += lr * (v0.T @ h0 - v.T @ h) / size
+            b += lr * (v0 - v).mean(axis=0)
+            c += lr * (h0 - h).mean(axis=0)
+    return RBM(W, b, c)
+
+
+def fit_rbm_exact(p_target, hidden: int, *, starts: int = 3, seed=None,
+                  max_iter: int = 2000, start: RBM | None = None) -> RBM:
+    """The RBM closest in KL(p_target, .) (maximum likelihood on p_target), by L-BFGS on the
+    exact likelihood from ``starts`` random starts (the best kept; not convex), or from the
+    RBM ``start`` alone."""
+    p, n = _check_p(p_target, "p_target")
+    m = check_count("hidden", hidden, low=0, high=200)
+    starts = check_count("starts", starts, low=1, high=100)
+    rng = as_generator(seed)
+    states = visible_states(n)
+
+    def unpack(z):
+        return z[: n * m].reshape(n, m), z[n * m: n * m + n], z[n * m + n:]
+
+    def objective(z):
+        W, b, c = unpack(z)
+        act = states @ W + c
+        free = states @ b + np.logaddexp(0.0, act).sum(axis=1)
+        log_z = np.logaddexp.reduce(free)
+        model = np.exp(free - log_z)
+        value = -(p @ free - log_z)
+        diff = p - model  # d/dfree of the log-likelihood
+        sig = _sigmoid(act)
+        gW = states.T @ (diff[:, None] * sig)
+        gb = states.T @ diff
+        gc = diff @ sig
+        return value, -np.concatenate([gW.ravel(), gb, gc])
+
+    best = None
+    inits = ([np.concatenate([start.W.ravel(), start.b, start.c])] if start is not None else
+             [np.concatenate([0.1 * rng.standard_normal(n * m), np.zeros(n + m)])
+              for _ in range(starts)])
+    for z0 in inits:
+        res = optimize.minimize(objective, z0, jac=True, method="L-BFGS-B",
+                                options=dict(maxiter=max_iter, ftol=1e-14, gtol=1e-9))
+        if best is None or res.fun < best.fun:
+            best = res
+    return RBM(*unpack(best.x))
+
+
+def rbm_parameters(n: int, hidden: int) -> int:
+    return n * hidden + n + hidden
+
+
+# --- the paper's approximations: Gibbs for eta, AIS for log Z ------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _energy_delta(theta, x, i, n):
+    """log p(x with bit i set) - log p(x with bit i clear): the sum of theta(s) over the subsets
+    s of x | bit that contain bit i."""
+    bit = 1 << i
+    rest = x & ~bit
+    total = 0.0
+    s = rest
+    while True:
+        total += theta[s | bit]
+        if s == 0:
+            break
+        s = (s - 1) & rest
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _gibbs(theta, n, sweeps, burn, beta, seed):
+    np.random.seed(seed)
+    x = 0
+    counts = np.zeros(1 << n)
+    for t in range(burn + sweeps):
+        for i in range(n):
+            d = beta * _energy_delta(theta, x, i, n)
+            if np.random.random() < 1.0 / (1.0 + math.exp(-d)):
+                x |= 1 << i
+            else:
+                x &= ~(1 << i)
+        if t >= burn:
+            counts[x] += 1
+    return counts
+
+
+def gibbs_eta(theta, *, sweeps: int = 20_000, burn_in: int = 500, seed=None) -> np.ndarray:
+    """eta estimated from single-site Gibbs sampling of the model exp(sum_{0<s<=x} theta(s))
+    (the paper's way, Sec 'Gibbs sampling for eta_B')."""
+    theta = check_array("theta", theta, ndim=1)
+    n = _n_of(theta.size)
+    sweeps = check_count("sweeps", sweeps)
+    burn_in = check_count("burn_in", burn_in, low=0)
+    seed = int(as_generator(seed).integers(0, 2**31 - 1))
+    counts = _gibbs(theta, n, sweeps, burn_in, 1.0, seed)
+    a = counts / counts.sum()
+    _superset_sum(a, n)
+    return a
+
+
+@njit(cache=True, nogil=True)
+def _ais(theta, n, betas, runs, seed):
+    np.random.seed(seed)
+    logw = np.zeros(runs)
+    for r in range(runs):
+        x = 0
+        for i in range(n):  # exact sample from the uniform base (beta = 0)
+            if np.random.random() < 0.5:
+                x |= 1 << i
+        for k in range(1, betas.size):
+            # log f_k(x) - log f_{k-1}(x) = (beta_k - beta_{k-1}) E(x), E(x) = log of the
+            # unnormalised model
+            e = 0.0
+            s = x
+            while True:
+                if s != 0:
+                    e += theta[s]
+                if s == 0:
+                    break
+                s = (s - 1) & x
+            logw[r] += (betas[k] - betas[k - 1]) * e
+            for i in range(n):
+                d = betas[k] * _energy_delta(theta, x, i, n)
+                if np.random.random() < 1.0 / (1.0 + math.exp(-d)):
+                    x |= 1 << i
+                else:
+                    x &= ~(1 << i)
+    return logw + n * math.log(2.0)
+
+
+@dataclass(frozen=True)
+class AISEstimate:
+    """log Z by annealed importance sampling (eq 8): the estimate, its standard error (delta
+    method over the runs' weights) and the runs' log weights."""
+
+    log_z: float
+    stderr: float
+    log_weights: np.ndarray
+
+
+def ais_log_z(theta, *, steps: int = 1000, runs: int = 200, seed=None) -> AISEstimate:
+    """log Z of exp(sum_{0<s<=x} theta(s)) from the uniform distribution (Z_0 = 2^n) through
+    geometric intermediates f_0^(1-beta) f^beta with single-site Gibbs transitions."""
+    theta = check_array("theta", theta, ndim=1)
+    n = _n_of(theta.size)
+    steps = check_count("steps", steps, low=1)
+    runs = check_count("runs", runs, low=2)
+    seed = int(as_generator(seed).integers(0, 2**31 - 1))
+    logw = _ais(theta, n, np.linspace(0.0, 1.0, steps + 1), runs, seed)
+    top = logw.max()
+    w = np.exp(logw - top)
+    mean = w.mean()
+    stderr = float(w.std(ddof=1) / math.sqrt(runs) / mean)
+    return AISEstimate(log_z=float(top + math.log(mean)), stderr=stderr, log_weights=logw)
+
+
+def exact_log_z(theta) -> float:
+    """log sum_x exp(sum_{0<s<=x} theta(s)) by enumeration."""
+    a = check_array("theta", theta, ndim=1).copy()
+    n = _n_of(a.size)
+    a[0] = 0.0
+    _subset_sum(a, n)
+    return float(np.logaddexp.reduce(a))
+
+
+# --- the decomposition and sweeps ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BiasVariance:
+    """E KL(P*, P_hat) over the datasets (``total``) = KL(P*, P*_B) (``bias``) + E KL(P*_B,
+    P_hat) (``variance``) + ``residual`` (0 for the HBM up to rounding)."""
+
+    bias: float
+    variance: float
+    total: float
+    residual: float
+    totals: np.ndarray
+    variances: np.ndarray
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model of the sweep: ``kind`` "hbm" (``size`` = order) or "rbm" (``size`` = hidden
+    units), and how it is fitted."""
+
+    kind: str
+    size: int
+    mode: str = "converged"
+
+    @property
+    def label(self) -> str:
+        return (f"HBM order {self.size}" if self.kind == "hbm"
+                else f"RBM {self.size} hidden")
+
+    def parameters(self, n: int) -> int:
+        return n_parameters(n, self.size) if self.kind == "hbm" else rbm_parameters(n, self.size)
+
+
+def _fit(model: Model, counts, seed, reference) -> np.ndarray:
+    """P_hat for one dataset. Converged fits start from the reference P*_B (the HBM's optimum
+    is unique, so only the time changes; the RBM's fit stays in the reference's basin, so that
+    its variance is measured around P*_B, as the decomposition needs)."""
+    if model.kind == "hbm":
+        return fit_hbm(counts, model.size, mode=model.mode,
+                       start=reference.p if model.mode == "converged" else None)
+    if model.mode == "converged":
+        n = _n_of(len(counts))
+        smoothed = (counts + 0.5) / (counts.sum() + 0.5 * (1 << n))
+        return fit_rbm_exact(smoothed, model.size, start=reference.rbm).p
+    return fit_rbm_cd(counts, model.size, seed=seed).p
+
+
+@dataclass(frozen=True)
+class _Reference:
+    p: np.ndarray
+    rbm: RBM | None = None
+
+
+def _reference(model: Model, p_star, seed) -> _Reference:
+    """P*_B: the model closest to P* (exact projection for the HBM, a fit for the RBM)."""
+    if model.kind == "hbm":
+        return _Reference(project(p_star, model.size))
+    rbm = fit_rbm_exact(p_star, model.size, starts=3, seed=seed)
+    return _Reference(rbm.p, rbm)
+
+
+def _task(args):
+    """One (model, N, dataset): KL(P*, P_hat) and KL(P*_B, P_hat). Pure: the seed is derived
+    from (seed, N, dataset) only, so a result does not depend on where it ran."""
+    p_star, reference, model, N, index, seed = args
+    rng = np.random.default_rng([seed, N, index])
+    counts = rng.multinomial(N, p_star).astype(float)
+    fitted = _fit(model, counts, rng, reference)
+    return kl(p_star, fitted), kl(reference.p, fitted)
+
+
+def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str = "converged",
+                  model: Model | None = None, executor=None) -> BiasVariance:
+    """The decomposition for the HBM of order ``order`` (or any ``model``) over ``datasets``
+    datasets of size N drawn from ``p_star``; ``executor`` (concurrent.futures-like, with
+    ``map``) runs the datasets in parallel."""
+    p_star, n = _check_p(p_star, "p_star")
+    N = check_count("N", N, low=1, high=10**9)
+    datasets = check_count("datasets", datasets, low=1, high=100_000)
+    model = model if model is not None else Model("hbm", check_count("order", order, low=0, high=n), mode)
+    base = int(as_generator(seed).integers(0, 2**31 - 1))
+    reference = _reference(model, p_star, base)
+    tasks = [(p_star, reference, model, N, i, base) for i in range(datasets)]
+    results = list(executor.map(_task, tasks)) if executor is not None else list(map(_task, tasks))
+    totals = np.array([r[0] for r in results])
+    variances = np.array([r[1] for r in results])
+    bias = kl(p_star, reference.p)
+    total = float(totals.mean())
+    variance = float(variances.mean())
+    return BiasVariance(bias=bias, variance=variance, total=total,
+                        residual=total - bias - variance, totals=totals, variances=variances)
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Bias, variance and total error per (model, N): arrays (models, Ns)."""
+
+    models: tuple
+    Ns: np.ndarray
+    bias: np.ndarray
+    variance: np.ndarray
+    total: np.ndarray
+    residual: np.ndarray
+    n: int
+    datasets: int
+    done: int
+
+
+def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
+          progress=None) -> Sweep:
+    """``bias_variance`` over every (model, N): the sweep of Figs 5-9. One task per (model,
+    N, dataset), seeds derived from (seed, N, dataset); ``executor.map`` runs them (any
+    concurrent.futures-style executor); ``progress(fraction, message, partial=Sweep)`` after
+    each (model, N)."""
+    p_star, n = _check_p(p_star, "p_star")
+    models = tuple(models)
+    Ns = np.asarray(Ns, dtype=np.int64)
+    if len(models) == 0 or Ns.size == 0 or np.any(Ns < 1):
+        raise ValueError("sweep needs at least one model and sample sizes N >= 1")
+    datasets = check_count("datasets", datasets, low=1, high=100_000)
+    progress = check_progress(progress)
+    base = int(as_generator(seed).integers(0, 2**31 - 1))
+    shape = (len(models), Ns.size)
+    out = {k: np.full(shape, np.nan) for k in ("bias", "variance", "total", "residual")}
+    done = 0
+    for a, model in enumerate(models):
+        reference = _reference(model, p_star, base)
+        bias = kl(p_star, reference.p)
+        for b, N in enumerate(Ns):
+            tasks = [(p_star, reference, model, int(N), i, base) for i in range(datasets)]
+            results = list(executor.map(_task, tasks)) if executor is not None else \
+                [_task(t) for t in tasks]
+            total = float(np.mean([r[0] for r in results]))
+            variance = float(np.mean([r[1] for r in results]))
+            out["bias"][a, b] = bias
+            out["variance"][a, b] = variance
+            out["total"][a, b] = total
+            out["residual"][a, b] = total - bias - variance
+            done += 1
+            partial = Sweep(models, Ns, *(out[k].copy() for k in ("bias", "variance", "total",
+                                                                  "residual")),
+                            n=n, datasets=datasets, done=done)
+            report(progress, done / (len(models) * Ns.size), f"{model.label}, N = {N:,}",
+                   partial=partial)
+    return Sweep(models, Ns, out["bias"], out["variance"], out["total"], out["residual"],
+                 n=n, datasets=datasets, done=done)
+
+
+def _warmup() -> None:
+    """Compile the kernels with the production dtypes."""
+    a = np.ones(8)
+    _subset_sum(a, 3)
+    _subset_moebius(a, 3)
+    _superset_sum(a, 3)
+    _superset_moebius(a, 3)
+    mask = np.ones(8, dtype=np.bool_)
+    mask[0] = False
+    _gradient_ascent(np.zeros(8), np.full(8, 0.125), mask, 3, 0.1, 2)
+    _gibbs(np.zeros(8), 3, 2, 1, 1.0, 0)
+    _ais(np.zeros(8), 3, np.linspace(0.0, 1.0, 3), 2, 0)

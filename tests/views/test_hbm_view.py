@@ -1,0 +1,48 @@
+"""The bias-variance page: live panels and the sweep run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from views import EXPLORERS
+
+
+def test_status_splits_this_datasets_error_exactly():
+    explorer = EXPLORERS["hbm"](n=6, order=3, sample=200)
+    text = explorer.status()
+    assert "**41 parameters** of 63" in text  # C(6,1) + C(6,2) + C(6,3)
+    residual = float(text.split("(residual ")[1].split(")")[0])
+    assert abs(residual) < 1e-10
+
+
+def test_order_follows_n_and_the_hasse_diagram_for_small_n():
+    explorer = EXPLORERS["hbm"](n=8, order=7)
+    explorer.n = 5
+    assert explorer.order == 5 and "n = 5" in explorer.notice
+    overlay = explorer.theta_plot()
+    edges, nodes = list(overlay)
+    assert len(edges) == 5 * 2**4  # the edges of the 5-cube
+    assert len(nodes) == 2**5 - 1  # every set but the bottom
+
+
+def test_sweep_run_gives_exact_hbm_decompositions():
+    """A small sweep through the page's run (two worker processes): the HBM residuals vanish,
+    the bias falls with the order, the variance falls with N, and the summary says which model
+    wins at each end."""
+    explorer = EXPLORERS["hbm"](n=4, datasets=2, n_max=300, hidden=[0, 2])
+    result = explorer.jobs["sweep"].compute()
+    kinds = [m.kind for m in result.models]
+    hbm_rows = [i for i, k in enumerate(kinds) if k == "hbm"]
+    assert np.nanmax(np.abs(result.residual[hbm_rows])) < 1e-10
+    assert np.all(np.diff(result.bias[hbm_rows, 0]) < 1e-12)
+    assert result.variance[hbm_rows[-1], -1] < result.variance[hbm_rows[-1], 0]
+    assert list(result.Ns) == [10, 30, 50, 100, 300]
+    text = explorer.sweep_summary(explorer.jobs["sweep"].current_settings(), result)
+    assert "Lowest total error" in text
+
+
+def test_a_sweep_without_sample_sizes_is_refused():
+    explorer = EXPLORERS["hbm"](n_min=20, n_max=25)
+    with pytest.raises(ValueError, match="no paper sample size"):
+        explorer.run_sweep(explorer.jobs["sweep"].current_settings())

@@ -1,0 +1,356 @@
+"""Bias and variance of hierarchical models: higher-order Boltzmann machines against RBMs
+(Luo & Sugiyama; the subset-poset log-linear model, eqs 4-8, Figs 3-9).
+
+Live: a random P* over the 2^n states, its projection P*_B onto the HBM of a chosen order, and
+one fit to a dataset of N samples; theta and eta on the poset. A run sweeps models, sample sizes
+and datasets (in two worker processes) and draws total error, bias and variance against N and
+against the number of parameters.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+import holoviews as hv
+import numpy as np
+import param
+
+from dynamics import hbm
+from views._common import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
+
+PSTAR_COLOR, PROJ_COLOR, FIT_COLOR = "#222222", "#d62728", "#1f77b4"
+#: Sample sizes whose error is drawn against the number of parameters (Figs 7-9).
+PARAM_NS = (50, 500, 5_000, 50_000)
+#: Knobs of the live panels (the others are the sweep's settings).
+LIVE = ("n", "seed", "order", "sample", "mode")
+
+
+@dataclass(frozen=True)
+class LivePage:
+    p_star: np.ndarray
+    projection: np.ndarray
+    counts: np.ndarray
+    fitted: np.ndarray
+
+
+@functools.lru_cache(maxsize=8)
+def run_live(n: int, seed: int, order: int, sample: int, mode: str) -> LivePage:
+    p_star = hbm.random_distribution(n, seed=seed)
+    projection = hbm.project(p_star, order)
+    counts = np.random.default_rng([seed, sample]).multinomial(sample, p_star).astype(float)
+    fitted = hbm.fit_hbm(counts, order, mode=mode,
+                         start=projection if mode == "converged" else None)
+    return LivePage(p_star, projection, counts, fitted)
+
+
+#: Set in the sweep's worker processes: one BLAS thread each. Two processes whose BLAS each
+#: spin two threads on this 2-core machine ran the sweep 6 times slower than one process.
+_WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _pool() -> ProcessPoolExecutor:
+    """Two worker processes (this machine's cores), started fresh (spawn: the server's threads
+    are not copied into them) with one BLAS thread each. The processes start on the first
+    submission, which is made here under ``_WORKER_ENV`` (the server's own environment is put
+    back at once)."""
+    pool = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
+    saved = {k: os.environ.get(k) for k in _WORKER_ENV}
+    os.environ.update(_WORKER_ENV)
+    try:
+        list(pool.map(abs, range(2)))
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return pool
+
+
+class HBMExplorer(Explorer):
+    """Higher-order Boltzmann machines and RBMs: the bias-variance trade-off, exactly."""
+
+    slug = "hbm"
+    title = "Bias and variance: HBM against RBM"
+    summary = ("Learning a distribution over n bits with more interactions or more hidden "
+               "units: exact bias and variance of the KL error against N and model size.")
+    paper = "Luo & Sugiyama, Bias-Variance Trade-off in Hierarchical Probabilistic Models"
+    figures = "eqs 4-8, the decomposition of L183-190, Figs 3-9"
+
+    n = param.Integer(8, bounds=(4, 12), label="Variables n",
+                      doc="Binary variables; the states are the 2^n subsets (bitmasks).")
+    seed = param.Integer(0, bounds=(0, 99_999), label="Seed",
+                         doc="Seed of P* (U[0, 1] per state, normalised) and the datasets.")
+    order = param.Integer(2, bounds=(1, 12), label="HBM order k (shown)",
+                          doc="Interactions of up to k variables: theta on 1 <= |x| <= k.")
+    sample = param.Integer(500, bounds=(10, 50_000), step=10, label="Sample size N (shown)",
+                           doc="Samples of the dataset fitted in the live panels.")
+    mode = param.Selector(default="converged", objects=["converged", "gradient"],
+                          label="Fit",
+                          doc="'converged': maximum likelihood with 0.5 pseudo-counts per "
+                              "state; 'gradient': the paper's 10^4 steps of 0.1 from theta = 0.")
+    datasets = param.Integer(6, bounds=(2, 48), label="Datasets per N",
+                             doc="Datasets drawn per sample size (the paper: 24).")
+    n_min = param.Integer(10, bounds=(10, 50_000), label="Smallest N",
+                          doc="The sweep uses the paper's sample sizes 10 ... 50,000 from here.")
+    n_max = param.Integer(50_000, bounds=(10, 50_000), label="Largest N",
+                          doc="... up to here.")
+    hidden = param.ListSelector(default=[0, 5, 10, 15], objects=[0, 2, 5, 10, 15, 20],
+                                label="RBM hidden units",
+                                doc="RBMs in the sweep (the paper: 0, 5, 10, 15).")
+
+    fields = ("seed",)
+    widgets = {name: {"throttled": True} for name in ("n", "order", "sample", "datasets",
+                                                      "n_min", "n_max")}
+    plots = (
+        Plot("states_plot", title="P*, its projection P*(B) and a fit, over the 2ⁿ states",
+             depends=LIVE),
+        Plot("theta_plot", title="θ of the fit on the poset (eq 4)", depends=LIVE),
+        Plot("eta_plot", title="η of the fit against η of P* (eq 5)", depends=LIVE),
+    )
+    runs = (
+        Run("sweep", title="The bias-variance sweep (Figs 3-9)", button="Run the sweep",
+            settings=("datasets", "n_min", "n_max", "hidden"), uses=("n", "seed", "mode"),
+            compute="run_sweep",
+            plots=(Plot("total_plot", title="Total error E KL(P*, P̂) against N"),
+                   Plot("variance_plot", title="Variance E KL(P*(B), P̂) against N"),
+                   Plot("bias_plot", title="Bias KL(P*, P*(B)) against the parameters"),
+                   Plot("params_plot", title="Total error against the parameters (Figs 7-9)")),
+            text=r"""
+For every model (HBM orders $1..n$, solid; RBMs with the chosen hidden units, dashed) and every
+sample size $N$ of the paper between the two bounds, datasets of $N$ samples are drawn from $P^*$
+and fitted. The error splits (L183-190) into the **bias** $\mathrm{KL}(P^*, P^*_B)$, the distance
+from $P^*$ to the best model, and the **variance** $\mathbb{E}\,\mathrm{KL}(P^*_B, \hat P)$, how
+far a fit to $N$ samples lands from that best model. For the HBM the split is exact for every
+dataset (Pythagoras in the dually flat manifold); for the RBM, $P^*_B$ is itself a fit and the
+residual is printed. The tasks run in two worker processes.""",
+            estimate="sweep_estimate", summary="sweep_summary"),
+    )
+
+    text = r"""
+### Bias and variance of hierarchical models
+
+A distribution over $n$ binary variables has $2^n - 1$ free numbers. Luo & Sugiyama write it on
+the **subset poset** (eqs 4-6): a state is the set $x$ of variables equal to 1, and
+
+$$\log p(x) = \sum_{s \subseteq x} \theta(s), \qquad \eta(x) = \sum_{s \supseteq x} p(s),$$
+
+two dual coordinate systems ($\theta(\emptyset) = -\log Z$; $\eta(x)$ is the probability that
+all of $x$ are 1). The **higher-order Boltzmann machine** of order $k$ keeps $\theta(x)$ for
+$1 \le |x| \le k$ and sets the rest to 0: order 1 is independent bits, 2 the Boltzmann machine,
+$n$ every distribution. The **RBM** adds hidden units instead. Fitting maximises the likelihood,
+whose gradient is $\hat\eta - \eta_B$ on the model's sets.
+
+**What you see.** *Left:* $P^*$ (black, drawn once per seed as in the paper: $U[0,1]$ per state,
+normalised), its projection $P^*_B$ onto the order-$k$ model (red: the model's best member,
+whose $\eta$ equals $P^*$'s on every set of size $\le k$), and the fit to one dataset of $N$
+samples (blue). *Middle:* $\theta$ of the fit on every set, by its size $|x|$; it is zero above
+the order. For $n \le 5$ the sets are drawn as the Hasse diagram, coloured by $\theta$.
+*Right:* $\eta$ of the fit against $\eta$ of $P^*$, coloured by $|x|$.
+
+**Try.** Raise the order: $P^*_B$ follows $P^*$ more closely (less bias), but the fit to $N$
+samples strays (more variance). Raise $N$. Switch to the paper's finite gradient ascent.
+"""
+
+    # --- live --------------------------------------------------------------------------------
+    def knob_bounds(self) -> dict:
+        return {"order": (1, int(self.n), f"n = {int(self.n)}"),
+                "n_min": (10, int(self.n_max), f"the largest N {int(self.n_max):,}"),
+                "n_max": (int(self.n_min), 50_000, f"the smallest N {int(self.n_min):,}")}
+
+    def _compute(self) -> LivePage:
+        return run_live(int(self.n), int(self.seed), int(self.order), int(self.sample),
+                        str(self.mode))
+
+    def states_plot(self):
+        page = self.result()
+        order = np.argsort(page.p_star)[::-1]
+        rank = np.arange(order.size, dtype=float)
+        dims = [axis("rank", "state, by decreasing P*(x)"), axis("prob", "probability")]
+        lines = [
+            style(hv.Curve((rank, page.fitted[order]), *dims, label=f"fit to N = {self.sample:,}"),
+                  color=FIT_COLOR, alpha=0.7, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8)),
+            style(hv.Curve((rank, page.projection[order]), *dims,
+                           label=f"P*(B), order {self.order}"),
+                  color=PROJ_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
+            style(hv.Curve((rank, page.p_star[order]), *dims, label="P*"), color=PSTAR_COLOR,
+                  bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
+        ]
+        return style(hv.Overlay(lines), legend_position="top_right", framewise=True)
+
+    def theta_plot(self):
+        page = self.result()
+        n = int(self.n)
+        theta = hbm.theta_of(page.fitted)
+        size = hbm.popcount(n).astype(float)
+        dims = [axis("size", "size of the set |x|"), axis("theta", "θ(x)")]
+        if n <= 5:
+            # The Hasse diagram: sets by size (y) and by index within their level (x).
+            level_pos = np.zeros(1 << n)
+            for k in range(n + 1):
+                members = np.flatnonzero(size == k)
+                level_pos[members] = np.linspace(-1, 1, len(members)) if len(members) > 1 else 0
+            dims = [axis("pos", "sets of the same size"), axis("size", "size of the set |x|")]
+            edges = [(level_pos[x], size[x], level_pos[x | (1 << i)], size[x | (1 << i)])
+                     for x in range(1 << n) for i in range(n) if not x >> i & 1]
+            seg = style(hv.Segments(edges, kdims=dims + ["x1", "y1"]), color="#bbbbbb",
+                        bokeh=dict(line_width=1), mpl=dict(linewidth=0.6))
+            shown = theta.copy()
+            shown[0] = np.nan  # theta(bottom) = -log Z is not a parameter
+            lim = float(np.nanmax(np.abs(shown))) or 1.0
+            nodes = hv.Points((level_pos[1:], size[1:], shown[1:]), kdims=dims,
+                              vdims=[axis("theta", "θ(x)")])
+            nodes = style(nodes, color="theta", cmap="RdBu_r", clim=(-lim, lim), colorbar=True,
+                          bokeh=dict(size=14, line_color="black", tools=["hover"]),
+                          mpl=dict(s=80, edgecolors="black"))
+            return style(seg * nodes, framewise=True, show_legend=False, padding=0.1)
+        jitter = np.random.default_rng(0).uniform(-0.3, 0.3, size.size)
+        pts = hv.Points((size[1:] + jitter[1:], theta[1:]), kdims=dims)
+        pts = style(pts, color=FIT_COLOR, alpha=0.5, bokeh=dict(size=3), mpl=dict(s=3))
+        edge = style(hv.VLine(int(self.order) + 0.5), color=PROJ_COLOR, bokeh=DASHED,
+                     mpl=MPL_DASHED)
+        return style(pts * edge, framewise=True)
+
+    def eta_plot(self):
+        page = self.result()
+        size = hbm.popcount(int(self.n)).astype(float)
+        dims = [axis("eta_star", "η of P*"), axis("eta_fit", "η of the fit")]
+        pts = hv.Points((hbm.eta_of(page.p_star)[1:], hbm.eta_of(page.fitted)[1:], size[1:]),
+                        kdims=dims, vdims=[axis("size", "|x|")])
+        pts = style(pts, color="size", cmap="viridis", colorbar=True, logx=True, logy=True,
+                    bokeh=dict(size=4), mpl=dict(s=6))
+        lo = float(hbm.eta_of(page.p_star)[1:].min())
+        diag = style(hv.Curve(([lo, 1.0], [lo, 1.0]), *dims), color="gray", bokeh=DASHED,
+                     mpl=MPL_DASHED)
+        return style(pts * diag, framewise=True, show_legend=False)
+
+    def status(self) -> str:
+        page = self.result()
+        n, k = int(self.n), int(self.order)
+        bias = hbm.kl(page.p_star, page.projection)
+        var = hbm.kl(page.projection, page.fitted)
+        total = hbm.kl(page.p_star, page.fitted)
+        return (f"Order {k} of n = {n}: **{hbm.n_parameters(n, k):,} parameters** of "
+                f"{2**n - 1:,}. This dataset: $\\mathrm{{KL}}(P^*, \\hat P)$ = **{total:.4f}** = "
+                f"bias $\\mathrm{{KL}}(P^*, P^*_B)$ **{bias:.4f}** + "
+                f"$\\mathrm{{KL}}(P^*_B, \\hat P)$ **{var:.4f}** (residual "
+                f"{total - bias - var:.1e}). $\\mathrm{{KL}}(P^*, \\text{{uniform}})$ = "
+                f"{hbm.kl(page.p_star, np.full(page.p_star.size, 1 / page.p_star.size)):.4f}.")
+
+    # --- the sweep ---------------------------------------------------------------------------
+    def _sweep_models(self, settings: dict):
+        n = int(settings["n"])
+        mode = str(settings["mode"])
+        return ([hbm.Model("hbm", k, mode) for k in range(1, n + 1)]
+                + [hbm.Model("rbm", int(m), "converged" if mode == "converged" else "cd")
+                   for m in sorted(settings["hidden"])])
+
+    def _sweep_ns(self, settings: dict) -> list[int]:
+        return [N for N in hbm.PAPER_N if settings["n_min"] <= N <= settings["n_max"]]
+
+    def run_sweep(self, settings: dict, progress=None) -> hbm.Sweep:
+        p_star = hbm.random_distribution(int(settings["n"]), seed=int(settings["seed"]))
+        Ns = self._sweep_ns(settings)
+        if not Ns:
+            raise ValueError("no paper sample size lies between the smallest and largest N")
+        with _pool() as pool:
+            return hbm.sweep(p_star, self._sweep_models(settings), Ns,
+                             int(settings["datasets"]), seed=int(settings["seed"]),
+                             executor=pool, progress=progress)
+
+    def sweep_estimate(self, settings: dict) -> float:
+        # measured at n = 8 on two processes: about 24 converged fits a second, 0.15 s per
+        # model for its reference, 3 s to start the processes; the cost doubles with n
+        scale = 2.0 ** (int(settings["n"]) - 8)
+        models = len(self._sweep_models(settings))
+        fits = models * len(self._sweep_ns(settings)) * int(settings["datasets"])
+        return 3 + scale * (0.15 * models + fits / 24)
+
+    def sweep_summary(self, settings: dict, result: hbm.Sweep) -> str:
+        if result.done < len(result.models) * len(result.Ns):
+            return ""
+        hbm_rows = [i for i, m in enumerate(result.models) if m.kind == "hbm"]
+        rbm_rows = [i for i, m in enumerate(result.models) if m.kind == "rbm"]
+        first, last = 0, len(result.Ns) - 1
+        best_small = min(range(len(result.models)), key=lambda i: result.total[i, first])
+        best_large = min(range(len(result.models)), key=lambda i: result.total[i, last])
+        hbm_res = np.nanmax(np.abs(result.residual[hbm_rows])) if hbm_rows else float("nan")
+        rbm_res = np.nanmax(np.abs(result.residual[rbm_rows])) if rbm_rows else float("nan")
+        return (f"**Lowest total error** at N = {result.Ns[first]:,}: "
+                f"{result.models[best_small].label} ({result.total[best_small, first]:.4f}); at "
+                f"N = {result.Ns[last]:,}: {result.models[best_large].label} "
+                f"({result.total[best_large, last]:.4f}). Largest |total − bias − variance|: "
+                f"HBM {hbm_res:.1e}, RBM {rbm_res:.1e}. {result.datasets} datasets per N.")
+
+    def _by_model(self, result: hbm.Sweep, values: np.ndarray, dims, x):
+        n = result.n
+        curves = []
+        cmap = hv.plotting.util.process_cmap("viridis", max(n, 2))
+        rbm_colors = ["#d62728", "#ff7f0e", "#8c564b", "#e377c2", "#7f7f7f", "#17becf"]
+        r = 0
+        for i, model in enumerate(result.models):
+            if model.kind == "hbm":
+                color, opts = cmap[model.size - 1], dict(bokeh=dict(line_width=2),
+                                                         mpl=dict(linewidth=1.5))
+            else:
+                color, opts = rbm_colors[r % len(rbm_colors)], dict(bokeh=DASHED, mpl=MPL_DASHED)
+                r += 1
+            curves.append(style(hv.Curve((x, values[i]), *dims, label=model.label), color=color,
+                                **opts))
+        return hv.Overlay(curves)
+
+    def total_plot(self, result: hbm.Sweep):
+        dims = [axis("N", "sample size N"), axis("total", "E KL(P*, P̂) (nats)")]
+        return style(self._by_model(result, result.total, dims, result.Ns.astype(float)),
+                     logx=True, logy=True, legend_position="right", framewise=True)
+
+    def variance_plot(self, result: hbm.Sweep):
+        dims = [axis("N", "sample size N"), axis("variance", "E KL(P*(B), P̂) (nats)")]
+        return style(self._by_model(result, result.variance, dims, result.Ns.astype(float)),
+                     logx=True, logy=True, show_legend=False, framewise=True)
+
+    def _params(self, result: hbm.Sweep) -> np.ndarray:
+        return np.array([m.parameters(result.n) for m in result.models], dtype=float)
+
+    def bias_plot(self, result: hbm.Sweep):
+        dims = [axis("params", "number of parameters"), axis("bias", "KL(P*, P*(B)) (nats)")]
+        params = self._params(result)
+        parts = []
+        for kind, label, color, opts in (("hbm", "HBM, orders 1..n", "#1f77b4",
+                                          dict(bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))),
+                                         ("rbm", "RBM", "#d62728",
+                                          dict(bokeh=DASHED, mpl=MPL_DASHED))):
+            rows = [i for i, m in enumerate(result.models) if m.kind == kind]
+            if rows:
+                rows = sorted(rows, key=lambda i: params[i])
+                parts.append(style(hv.Curve((params[rows], result.bias[rows, 0]), *dims,
+                                            label=label), color=color, **opts))
+                parts.append(style(hv.Scatter((params[rows], result.bias[rows, 0]), *dims),
+                                   color=color, bokeh=dict(size=6), mpl=dict(s=15)))
+        return style(hv.Overlay(parts), logx=True, legend_position="bottom_left", framewise=True)
+
+    def params_plot(self, result: hbm.Sweep):
+        dims = [axis("params", "number of parameters"), axis("total", "E KL(P*, P̂) (nats)")]
+        params = self._params(result)
+        parts = []
+        colors = ["#440154", "#31688e", "#35b779", "#fde725"]
+        for j, N in enumerate(PARAM_NS):
+            cols = np.flatnonzero(result.Ns == N)
+            if not cols.size:
+                continue
+            for kind, opts in (("hbm", dict(bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))),
+                               ("rbm", dict(bokeh=DASHED, mpl=MPL_DASHED))):
+                rows = sorted([i for i, m in enumerate(result.models) if m.kind == kind],
+                              key=lambda i: params[i])
+                if rows:
+                    label = f"{kind.upper()}, N = {N:,}"
+                    parts.append(style(hv.Curve((params[rows], result.total[rows, cols[0]]),
+                                                *dims, label=label), color=colors[j], **opts))
+        if not parts:
+            parts = [hv.Curve(([], []), *dims)]
+        return style(hv.Overlay(parts), logx=True, logy=True, legend_position="right",
+                     framewise=True)
