@@ -99,6 +99,9 @@ class HBMExplorer(Explorer):
                           doc="The sweep uses the paper's sample sizes 10 ... 50,000 from here.")
     n_max = param.Integer(50_000, bounds=(10, 50_000), label="Largest N",
                           doc="... up to here.")
+    orders = param.ListSelector(default=list(range(1, 13)), objects=list(range(1, 13)),
+                                label="HBM orders",
+                                doc="HBM orders in the sweep (those up to n; the paper: 1..n).")
     hidden = param.ListSelector(default=[0, 5, 10, 15], objects=[0, 2, 5, 10, 15, 20],
                                 label="RBM hidden units",
                                 doc="RBMs in the sweep (the paper: 0, 5, 10, 15).")
@@ -114,9 +117,11 @@ class HBMExplorer(Explorer):
     )
     runs = (
         Run("sweep", title="The bias-variance sweep (Figs 3-9)", button="Run the sweep",
-            settings=("datasets", "n_min", "n_max", "hidden"), uses=("n", "seed", "mode"),
+            settings=("datasets", "n_min", "n_max", "orders", "hidden"),
+            uses=("n", "seed", "mode"),
             compute="run_sweep",
             plots=(Plot("total_plot", title="Total error E KL(P*, P̂) against N"),
+                   Plot("bias_n_plot", title="Bias KL(P*, P*(B)) against N"),
                    Plot("variance_plot", title="Variance E KL(P*(B), P̂) against N"),
                    Plot("bias_plot", title="Bias KL(P*, P*(B)) against the parameters"),
                    Plot("params_plot", title="Total error against the parameters (Figs 7-9)")),
@@ -245,7 +250,7 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
     def _sweep_models(self, settings: dict):
         n = int(settings["n"])
         mode = str(settings["mode"])
-        return ([hbm.Model("hbm", k, mode) for k in range(1, n + 1)]
+        return ([hbm.Model("hbm", int(k), mode) for k in sorted(settings["orders"]) if k <= n]
                 + [hbm.Model("rbm", int(m), "converged" if mode == "converged" else "cd")
                    for m in sorted(settings["hidden"])])
 
@@ -265,10 +270,13 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
     def sweep_estimate(self, settings: dict) -> float:
         # measured at n = 8 on two processes: about 24 converged fits a second, 0.15 s per
         # model for its reference, 3 s to start the processes; the cost doubles with n
+        # (converged); CD-1 for 100 epochs takes about N / 25,000 s a fit
         scale = 2.0 ** (int(settings["n"]) - 8)
-        models = len(self._sweep_models(settings))
-        fits = models * len(self._sweep_ns(settings)) * int(settings["datasets"])
-        return 3 + scale * (0.15 * models + fits / 24)
+        models = self._sweep_models(settings)
+        Ns = self._sweep_ns(settings)
+        fits = len(models) * len(Ns) * int(settings["datasets"])
+        cd = sum(m.mode == "cd" for m in models) * sum(Ns) / 25_000 * int(settings["datasets"])
+        return 3 + scale * (0.15 * len(models) + fits / 24) + cd / 2
 
     def sweep_summary(self, settings: dict, result: hbm.Sweep) -> str:
         if result.done < len(result.models) * len(result.Ns):
@@ -280,7 +288,10 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
         best_large = min(range(len(result.models)), key=lambda i: result.total[i, last])
         hbm_res = np.nanmax(np.abs(result.residual[hbm_rows])) if hbm_rows else float("nan")
         rbm_res = np.nanmax(np.abs(result.residual[rbm_rows])) if rbm_rows else float("nan")
-        return (f"**Lowest total error** at N = {result.Ns[first]:,}: "
+        fits = ("maximum likelihood with 0.5 pseudo-counts per state (RBMs: L-BFGS)"
+                if settings["mode"] == "converged" else
+                "the paper's 10⁴ gradient steps of 0.1 from θ = 0 (RBMs: CD-1, 100 epochs)")
+        return (f"**Fits:** {fits}. **Lowest total error** at N = {result.Ns[first]:,}: "
                 f"{result.models[best_small].label} ({result.total[best_small, first]:.4f}); at "
                 f"N = {result.Ns[last]:,}: {result.models[best_large].label} "
                 f"({result.total[best_large, last]:.4f}). Largest |total − bias − variance|: "
@@ -307,6 +318,12 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
         dims = [axis("N", "sample size N"), axis("total", "E KL(P*, P̂) (nats)")]
         return style(self._by_model(result, result.total, dims, result.Ns.astype(float)),
                      logx=True, logy=True, legend_position="right", framewise=True)
+
+    def bias_n_plot(self, result: hbm.Sweep):
+        """Figs 5-6's bias panels: flat in N (P*(B) does not depend on the data)."""
+        dims = [axis("N", "sample size N"), axis("bias", "KL(P*, P*(B)) (nats)")]
+        return style(self._by_model(result, result.bias, dims, result.Ns.astype(float)),
+                     logx=True, show_legend=False, framewise=True)
 
     def variance_plot(self, result: hbm.Sweep):
         dims = [axis("N", "sample size N"), axis("variance", "E KL(P*(B), P̂) (nats)")]
