@@ -1,0 +1,396 @@
+"""Doubly stochastic functional gradients (Dai's thesis, chapter 3, Algorithms 1-2; Dai et al.
+2014): a kernel machine learned by SGD in function space where each step samples both the data
+(a minibatch) and the kernel (a block of random Fourier features), the features regenerated
+from their seed instead of stored.
+
+**Model.** For the Gaussian RBF kernel k(x, x') = exp(-||x - x'||^2 / (2 sigma^2)), random
+features phi_omega(x) = sqrt 2 cos(omega . x + b) with omega ~ N(0, sigma^-2 I), b ~ U[0, 2 pi]
+satisfy E phi_omega(x) phi_omega(x') = k(x, x'). The iterate after t steps is
+
+    f_t(x) = sum_{i <= t} sum_{j < B} c_ij^(t) phi_{omega_ij}(x).
+
+**Step t** (Algorithm 1 with a minibatch of m points and a block of B features): with
+gamma_t = theta / (t + t0) and the regularised risk (1/n) sum l(f(x_k), y_k) + nu/2 ||f||^2,
+
+    alpha_tj = -gamma_t (1 / (m B)) sum_{k in batch} l'(f_{t-1}(x_k), y_k) phi_{omega_tj}(x_k)
+    f_t = (1 - gamma_t nu) f_{t-1} + sum_j alpha_tj phi_{omega_tj}.
+
+The shrinking of all older coefficients is one global factor G_t = prod_{s <= t} (1 - gamma_s
+nu) (coefficient i is stored as alpha_i / G_i and read as that times G_t), not an O(t) loop.
+Thm 11 needs gamma_t = theta / t with theta nu >= 1; with t0 = 0 the first factor 1 - theta nu
+can be 0 (NOTES.md), so the step has an offset t0 (default theta nu, which keeps every factor
+in (0, 1)). The averaged iterate f_bar_t = (1/t) sum_{s <= t} f_s is the prediction: its
+coefficient i is (alpha_i / G_i) (sum_{s=i..t} G_s) / t, from running sums of G.
+
+**Losses** l(f, y) and l'(f, y): squared 1/2 (f - y)^2 (kernel ridge regression: the minimiser
+is f* = sum_k beta_k k(x_k, .) with beta = (K + n nu I)^-1 y), hinge max(0, 1 - y f) (SVM),
+logistic log(1 + exp(-y f)).
+
+**Seeds.** Step t's minibatch and feature block come from generators seeded by (seed, t): the
+same seed gives the same model, and prediction regenerates each block's features from its
+seed (``block_features``), in Numba; memory is the B coefficients per step plus one seed.
+
+**NORMA** (Kivinen et al.), the full-kernel online method with the same steps and averaging,
+keeps every visited point: its memory grows with t, and it is the baseline of Fig 3.4.
+
+**The 2-D synthetic task of Sec 3.6.1**: x uniform in [-5, 5]^2, y = cos(0.5 pi ||x||)
+exp(-0.1 pi ||x||) + 0.1 e, the RBF bandwidth 0.1 times the median pairwise distance
+(``median_bandwidth``). The regulariser nu is unreadable in the extraction; we use nu = 0.01 with
+theta = 100 (theta nu = 1, Thm 11's condition) and t0 = 100, as the prototype in NOTES.md
+did (slope -1.00). Its target is the exact kernel ridge solution on the training set
+(``kernel_ridge``), and the error ||f_bar_t - f*||^2 is the mean square over a test grid.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
+                      report)
+
+LOSSES = {"squared": 0, "hinge": 1, "logistic": 2}
+_SQRT2 = math.sqrt(2.0)
+
+
+# --- features -----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _block(seed, B, d, inv_bw):
+    """The block of step ``seed``: omega (B, d) ~ N(0, sigma^-2 I) and b (B,) ~ U[0, 2 pi]."""
+    np.random.seed(seed)
+    omega = np.empty((B, d))
+    for j in range(B):
+        for k in range(d):
+            omega[j, k] = np.random.standard_normal() * inv_bw
+    b = np.empty(B)
+    for j in range(B):
+        b[j] = 2.0 * math.pi * np.random.random()
+    return omega, b
+
+
+def block_features(seed: int, step: int, block_size: int, dim: int, bandwidth: float):
+    """The random features (omega, b) of step ``step`` (1-based) of a run with ``seed``,
+    regenerated from their seed exactly as training drew them."""
+    return _block(_feature_seed(seed, step), block_size, dim, 1.0 / bandwidth)
+
+
+def _feature_seed(seed: int, step: int) -> int:
+    return int((seed * 1_000_003 + 2 * step + 1) % (2**31 - 1))
+
+
+@njit(cache=True, nogil=True)
+def _eval_blocks(X, coef, seeds, B, inv_bw, out):
+    """out[k] += sum_i sum_j coef[i, j] phi_{omega_ij}(X[k]), blocks regenerated from seeds."""
+    n, d = X.shape
+    for i in range(coef.shape[0]):
+        omega, b = _block(seeds[i], B, d, inv_bw)
+        for k in range(n):
+            acc = 0.0
+            for j in range(B):
+                z = b[j]
+                for c in range(d):
+                    z += omega[j, c] * X[k, c]
+                acc += coef[i, j] * math.cos(z)
+            out[k] += _SQRT2 * acc
+
+
+@njit(cache=True, nogil=True)
+def _loss_grad(kind, f, y):
+    if kind == 0:
+        return f - y
+    if kind == 1:
+        return -y if y * f < 1.0 else 0.0
+    z = y * f
+    if z > 0:
+        e = math.exp(-z)
+        return -y * e / (1.0 + e)
+    return -y / (1.0 + math.exp(z))
+
+
+@dataclass(frozen=True)
+class DSGModel:
+    """A doubly stochastic gradient run: ``predict(X)`` evaluates the averaged iterate
+    f_bar_t (``last=True``: f_t itself) after ``steps`` steps (or fewer: ``upto``), features
+    regenerated from their seeds. ``history``: steps, data points seen, and (with test data)
+    the mean squared error of f_bar against the test targets at log-spaced steps."""
+
+    seed: int
+    bandwidth: float
+    block_size: int
+    batch_size: int
+    dim: int
+    steps: int
+    stored: np.ndarray
+    scale: np.ndarray
+    cum: np.ndarray
+    history: dict
+
+    @property
+    def memory(self) -> int:
+        """Numbers kept: B coefficients per step (and the seed)."""
+        return self.steps * self.block_size + 1
+
+    def coefficients(self, upto: int | None = None, *, last: bool = False) -> np.ndarray:
+        """The coefficients (t, B) of f_t (``last``) or of f_bar_t, t = ``upto``."""
+        t = self.steps if upto is None else check_count("upto", upto, low=1, high=self.steps)
+        base = self.stored[1:t + 1]
+        if last:
+            return base * self.scale[t]
+        weights = (self.cum[t] - self.cum[0:t]) / t  # sum_{s=i..t} G_s / t for i = 1..t
+        return base * weights[:, None]
+
+    def predict(self, X, *, upto: int | None = None, last: bool = False) -> np.ndarray:
+        X = check_array("X", X, ndim=2)
+        if X.shape[1] != self.dim:
+            raise ValueError(f"X must have {self.dim} columns, got {X.shape[1]}")
+        coef = self.coefficients(upto, last=last)
+        seeds = np.array([_feature_seed(self.seed, s) for s in range(1, len(coef) + 1)],
+                         dtype=np.int64)
+        out = np.zeros(len(X))
+        _eval_blocks(X, coef, seeds, self.block_size, 1.0 / self.bandwidth, out)
+        return out
+
+
+def _check_data(X, y):
+    X = check_array("X", X, ndim=2)
+    if X.shape[0] == 0:
+        raise ValueError("X must hold at least one data point")
+    y = check_array("y", y, shape=(X.shape[0],))
+    return X, y
+
+
+def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, steps: int,
+               batch_size: int, block_size: int, theta: float = 1.0, t0: float | None = None,
+               seed=None, X_test=None, y_test=None, checkpoints: int = 30,
+               progress=None) -> DSGModel:
+    """Doubly stochastic functional gradient descent (Algorithms 1-2) on (X, y). With
+    ``X_test``/``y_test`` the history records the mean squared error of the averaged iterate
+    against ``y_test`` (e.g. the exact solution's values) at ``checkpoints`` log-spaced steps."""
+    X, y = _check_data(X, y)
+    if loss not in LOSSES:
+        raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {loss!r}")
+    bandwidth = check_positive("bandwidth", bandwidth)
+    nu = check_positive("nu", nu, allow_zero=True)
+    steps = check_count("steps", steps, low=1, high=10_000_000)
+    m = check_count("batch_size", batch_size, low=1, high=1_000_000)
+    B = check_count("block_size", block_size, low=1, high=1_000_000)
+    theta = check_positive("theta", theta)
+    t0 = theta * nu if t0 is None else check_positive("t0", t0, allow_zero=True)
+    if theta * nu >= 1.0 + t0:
+        raise ValueError(f"theta * nu = {theta * nu:g} must stay below 1 + t0 = {1 + t0:g}: "
+                         "otherwise the first step's factor 1 - gamma nu is not positive")
+    if loss != "squared" and not np.all(np.abs(y) == 1):
+        raise ValueError(f"the {loss} loss needs labels -1 and +1")
+    progress = check_progress(progress)
+    seed = int(as_generator(seed).integers(0, 2**31 - 2)) if not isinstance(seed, int) else seed
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
+    feature_seeds = np.array([_feature_seed(seed, s) for s in range(1, steps + 1)], np.int64)
+    data_seeds = np.array([(seed * 7_919 + 2 * s) % (2**31 - 1) for s in range(1, steps + 1)],
+                          np.int64)
+    stored = np.zeros((steps + 1, B))
+    scale = np.ones(steps + 1)
+    cum = np.zeros(steps + 1)
+    n, d = X.shape
+    history = {"step": [], "seen": [], "error": []}
+    test = None
+    if X_test is not None:
+        X_test = check_array("X_test", X_test, ndim=2)
+        y_test = check_array("y_test", y_test, shape=(X_test.shape[0],))
+        if X_test.shape[1] != d:
+            raise ValueError(f"X_test must have {d} columns, got {X_test.shape[1]}")
+        test = (X_test, y_test)
+    # Train to each checkpoint (log-spaced steps), recording the averaged iterate's error on
+    # the test data there; without test data, the checkpoints only report progress.
+    marks = np.unique(np.r_[np.geomspace(1, steps, max(2, checkpoints)).astype(np.int64), steps])
+    done = 0
+    for mark in marks:
+        mark = int(mark)
+        _train_segment(X, y, LOSSES[loss], B, m, 1.0 / bandwidth, nu, theta, t0, done, mark,
+                       feature_seeds, data_seeds, stored, scale, cum)
+        done = mark
+        if test is not None:
+            model = DSGModel(seed, bandwidth, B, m, d, done, stored, scale, cum, history)
+            pred = model.predict(test[0], upto=done)
+            history["step"].append(done)
+            history["seen"].append(done * m)
+            history["error"].append(float(np.mean((pred - test[1]) ** 2)))
+        report(progress, done / steps, f"step {done:,} of {steps:,}")
+    history = {k: np.asarray(v) for k, v in history.items()}
+    return DSGModel(seed, bandwidth, B, m, d, steps, stored, scale, cum, history)
+
+
+@njit(cache=True, nogil=True)
+def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, data_seeds,
+                   stored, scale, cum):
+    """Steps start + 1 .. stop of the training loop: ``stored[t]`` the block's coefficients
+    / G_t, ``scale[t]`` = G_t, ``cum[t]`` = sum_{s <= t} G_s (index 0: before the first step);
+    the arrays hold the earlier steps."""
+    n, d = X.shape
+    xb = np.empty((m, d))
+    yb = np.empty(m)
+    f = np.empty(m)
+    if start == 0:
+        scale[0] = 1.0
+        cum[0] = 0.0
+    for t in range(start + 1, stop + 1):
+        gamma = theta / (t + t0)
+        np.random.seed(data_seeds[t - 1])
+        for k in range(m):
+            idx = np.random.randint(0, n)
+            xb[k] = X[idx]
+            yb[k] = y[idx]
+        f[:] = 0.0
+        if t > 1:
+            _eval_blocks(xb, stored[1:t], seeds[:t - 1], B, inv_bw, f)
+            for k in range(m):
+                f[k] *= scale[t - 1]
+        omega, b = _block(seeds[t - 1], B, d, inv_bw)
+        g_t = scale[t - 1] * (1.0 - gamma * nu)
+        for j in range(B):
+            acc = 0.0
+            for k in range(m):
+                z = b[j]
+                for c in range(d):
+                    z += omega[j, c] * xb[k, c]
+                acc += _loss_grad(kind, f[k], yb[k]) * _SQRT2 * math.cos(z)
+            stored[t, j] = -gamma * acc / (m * B) / g_t
+        scale[t] = g_t
+        cum[t] = cum[t - 1] + g_t
+
+
+# --- references ---------------------------------------------------------------------------------
+
+
+def rbf_kernel(A, B_, bandwidth: float) -> np.ndarray:
+    A = check_array("A", A, ndim=2)
+    B_ = check_array("B", B_, ndim=2)
+    bandwidth = check_positive("bandwidth", bandwidth)
+    sq = (A * A).sum(1)[:, None] + (B_ * B_).sum(1)[None, :] - 2 * A @ B_.T
+    return np.exp(-np.maximum(sq, 0.0) / (2 * bandwidth**2))
+
+
+def kernel_ridge(X, y, *, bandwidth: float, nu: float):
+    """The exact minimiser of (1/n) sum 1/2 (f(x_k) - y_k)^2 + nu/2 ||f||^2 in the RBF RKHS:
+    f* = sum beta_k k(x_k, .), beta = (K + n nu I)^-1 y. Returns a predict function."""
+    X, y = _check_data(X, y)
+    bandwidth = check_positive("bandwidth", bandwidth)
+    nu = check_positive("nu", nu)
+    K = rbf_kernel(X, X, bandwidth)
+    beta = np.linalg.solve(K + len(X) * nu * np.eye(len(X)), y)
+
+    def predict(Z):
+        return rbf_kernel(check_array("X", Z, ndim=2), X, bandwidth) @ beta
+
+    predict.beta = beta
+    return predict
+
+
+def median_bandwidth(X, *, factor: float = 0.1, max_points: int = 2000, seed=0) -> float:
+    """``factor`` times the median pairwise distance (on at most ``max_points`` points)."""
+    X, _ = _check_data(X, np.zeros(len(np.asarray(X))))
+    rng = as_generator(seed)
+    if len(X) > max_points:
+        X = X[rng.choice(len(X), max_points, replace=False)]
+    sq = (X * X).sum(1)[:, None] + (X * X).sum(1)[None, :] - 2 * X @ X.T
+    iu = np.triu_indices(len(X), 1)
+    return float(factor * np.median(np.sqrt(np.maximum(sq[iu], 0.0))))
+
+
+def synthetic_2d(n: int, *, noise: float = 0.1, seed=None):
+    """Sec 3.6.1: x ~ U[-5, 5]^2, y = cos(0.5 pi ||x||) exp(-0.1 pi ||x||) + noise e."""
+    n = check_count("n", n, low=1, high=10_000_000)
+    rng = as_generator(seed)
+    X = rng.uniform(-5, 5, size=(n, 2))
+    r = np.linalg.norm(X, axis=1)
+    return X, np.cos(0.5 * np.pi * r) * np.exp(-0.1 * np.pi * r) + noise * rng.standard_normal(n)
+
+
+@dataclass(frozen=True)
+class NormaModel:
+    """NORMA: every visited point kept with its coefficient; ``predict`` is the averaged
+    iterate; ``memory`` grows with the points seen (d + 1 numbers each)."""
+
+    points: np.ndarray
+    coef_avg: np.ndarray
+    bandwidth: float
+    history: dict
+
+    @property
+    def memory(self) -> int:
+        return int(self.points.size + self.coef_avg.size)
+
+    def predict(self, X) -> np.ndarray:
+        return rbf_kernel(check_array("X", X, ndim=2), self.points, self.bandwidth) @ self.coef_avg
+
+
+def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, theta: float = 1.0,
+          t0: float | None = None, seed=None, X_test=None, y_test=None,
+          checkpoints: int = 30) -> NormaModel:
+    """NORMA with minibatches: f_t = (1 - gamma_t nu) f_{t-1} - gamma_t (1/m) sum l'(f(x_k),
+    y_k) k(x_k, .), squared loss, the same steps and averaging as ``doubly_sgd``, the kernel
+    itself instead of random features (so memory grows like t)."""
+    X, y = _check_data(X, y)
+    bandwidth = check_positive("bandwidth", bandwidth)
+    nu = check_positive("nu", nu, allow_zero=True)
+    steps = check_count("steps", steps, low=1, high=1_000_000)
+    m = check_count("batch_size", batch_size, low=1)
+    theta = check_positive("theta", theta)
+    t0 = theta * nu if t0 is None else check_positive("t0", t0, allow_zero=True)
+    if theta * nu >= 1.0 + t0:
+        raise ValueError("theta * nu must stay below 1 + t0")
+    rng = as_generator(seed)
+    pts = np.empty((steps * m, X.shape[1]))
+    stored = np.zeros(steps * m)
+    G = 1.0
+    scale = np.ones(steps + 1)
+    cum = np.zeros(steps + 1)
+    marks = set(np.unique(np.geomspace(1, steps, max(2, checkpoints)).astype(int)).tolist())
+    history = {"step": [], "seen": [], "error": [], "memory": []}
+    for t in range(1, steps + 1):
+        gamma = theta / (t + t0)
+        idx = rng.integers(0, len(X), size=m)
+        xb, yb = X[idx], y[idx]
+        k_prev = (t - 1) * m
+        f = (rbf_kernel(xb, pts[:k_prev], bandwidth) @ stored[:k_prev]) * G if k_prev else \
+            np.zeros(m)
+        G *= 1.0 - gamma * nu
+        pts[k_prev:k_prev + m] = xb
+        stored[k_prev:k_prev + m] = -gamma * (f - yb) / m / G
+        scale[t] = G
+        cum[t] = cum[t - 1] + G
+        if t in marks and X_test is not None:
+            weights = np.repeat((cum[t] - cum[0:t]) / t, m)
+            model = NormaModel(pts[:t * m], stored[:t * m] * weights, bandwidth, {})
+            history["step"].append(t)
+            history["seen"].append(t * m)
+            history["error"].append(float(np.mean((model.predict(X_test) - y_test) ** 2)))
+            history["memory"].append(model.memory)
+    weights = np.repeat((cum[steps] - cum[0:steps]) / steps, m)
+    return NormaModel(pts, stored * weights, bandwidth,
+                      {k: np.asarray(v) for k, v in history.items()})
+
+
+def loglog_slope(x, y) -> float:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    keep = (x > 0) & (y > 0)
+    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
+
+
+def _warmup() -> None:
+    """Compile the kernels with the production dtypes."""
+    X = np.zeros((3, 2))
+    y = np.zeros(3)
+    seeds = np.array([1, 2, 3], dtype=np.int64)
+    stored = np.zeros((4, 2))
+    scale = np.ones(4)
+    cum = np.zeros(4)
+    _train_segment(X, y, 0, 2, 2, 1.0, 0.01, 1.0, 0.01, 0, 3, seeds, seeds, stored, scale, cum)
+    _train_segment(X, y, 1, 2, 2, 1.0, 0.01, 1.0, 0.01, 0, 3, seeds, seeds, stored, scale, cum)
+    _eval_blocks(X, stored[1:], seeds, 2, 1.0, np.zeros(3))
+    _loss_grad(2, 0.5, 1.0)
