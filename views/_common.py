@@ -37,8 +37,8 @@ import param
 
 from views import _knobs
 from views._jobs import Job, JobSection, Run
-from views._workarounds import (COLORBAR_TITLE, RasterImage, apply_options, bokeh_backend,
-                                dictionary_columns, matplotlib_backend, no_pipeline,
+from views._workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
+                                bokeh_backend, dictionary_columns, matplotlib_backend, no_pipeline,
                                 one_graph_walk, prompt_widget, render_matplotlib,
                                 standalone_resources)
 
@@ -97,7 +97,10 @@ def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **comm
     element = apply_options(element, "bokeh", {**common, **(bokeh or {})})
     if _EXPORTING.get():
         matplotlib_backend()
-        element = apply_options(element, "matplotlib", {**common, **(mpl or {})})
+        mpl = dict(mpl or {})
+        if bool(common.get("logx")) != bool(common.get("logy")):
+            mpl["hooks"] = [*mpl.get("hooks", []), SQUARE_BOX]
+        element = apply_options(element, "matplotlib", {**common, **mpl})
     return element
 
 

@@ -16,6 +16,7 @@ scoped to the page's own element building (``dictionary_columns``).
 | ``no_pipeline`` | live panels' callbacks build elements without HoloViews' data pipeline: each clone, relabel or ``.opts`` otherwise records an operation object (``chain``, ``method``, ``factory``: some 200 param objects of a herding move's 318, each deep-copying its parameters), which only linked selections read | a panel's frame carries no recorded pipeline |
 | ``prompt_widget`` | a slider's key press or drag reaches the explorer at once instead of after Panel's 50 ms debounce of every browser event: about 45 ms of each move as the user feels it (neuron stripes in Chromium: median 220 -> 160 ms) | Panel still debounces through ``Syncable._debounce`` |
 | ``standalone_resources`` | an HTML export that works offline: Bokeh's inline resources without the external files that every imported extension's models (Panel's katex, MathJax) add | the offline export test in Chromium |
+| ``SQUARE_BOX`` (bug) | exported panels with one log axis are square like the others (HoloViews sized them from mixed log and linear spans: a third as wide) | a log-x, linear-y export's axes box is square |
 | ``COLORBAR_TITLE`` (bug) | a colour bar's title follows the data (HoloViews draws it once) | live == fresh test (torus q) |
 """
 
@@ -30,7 +31,7 @@ import holoviews as hv
 __all__ = ["RasterImage", "bokeh_backend", "matplotlib_backend", "apply_options",
            "dictionary_columns", "no_pipeline", "one_graph_walk", "prompt_widget",
            "render_matplotlib",
-           "standalone_resources", "COLORBAR_TITLE"]
+           "standalone_resources", "COLORBAR_TITLE", "SQUARE_BOX"]
 
 
 class RasterImage(hv.Image):
@@ -261,6 +262,27 @@ class _ColorbarTitle:
 
 
 COLORBAR_TITLE = _ColorbarTitle()
+
+
+class _SquareBox:
+    """Matplotlib hook that draws a panel with one logarithmic axis in a square box.
+
+    HoloViews' matplotlib backend sizes an axes with ``aspect='square'`` from the data spans,
+    taking the log of one axis and not of the other: a log-x, linear-y panel came out a third
+    as wide as its neighbours (the Perceptron cycling and Bayesian online pages' exports). The
+    hook lets the box be square whatever the spans."""
+
+    def __call__(self, plot, element) -> None:
+        axis = plot.handles.get("axis")
+        if axis is not None:
+            axis.set_aspect("auto")
+            axis.set_box_aspect(1.0)
+
+    def __repr__(self) -> str:
+        return "views._workarounds.SQUARE_BOX"
+
+
+SQUARE_BOX = _SquareBox()
 
 
 # --- standalone HTML ------------------------------------------------------------------------

@@ -110,21 +110,21 @@ class HBMExplorer(Explorer):
     widgets = {name: {"throttled": True} for name in ("n", "order", "sample", "datasets",
                                                       "n_min", "n_max")}
     plots = (
-        Plot("states_plot", title="P*, its projection P*(B) and a fit, over the 2ⁿ states",
+        Plot("states_plot", title="P*, P*(B) and a fit, by state",
              depends=LIVE),
-        Plot("theta_plot", title="θ of the fit on the poset (eq 4)", depends=LIVE),
-        Plot("eta_plot", title="η of the fit against η of P* (eq 5)", depends=LIVE),
+        Plot("theta_plot", title="θ on the poset (eq 4)", depends=LIVE),
+        Plot("eta_plot", title="η of the fit and of P* (eq 5)", depends=LIVE),
     )
     runs = (
         Run("sweep", title="The bias-variance sweep (Figs 3-9)", button="Run the sweep",
             settings=("datasets", "n_min", "n_max", "orders", "hidden"),
             uses=("n", "seed", "mode"),
             compute="run_sweep",
-            plots=(Plot("total_plot", title="Total error E KL(P*, P̂) against N"),
-                   Plot("bias_n_plot", title="Bias KL(P*, P*(B)) against N"),
-                   Plot("variance_plot", title="Variance E KL(P*(B), P̂) against N"),
-                   Plot("bias_plot", title="Bias KL(P*, P*(B)) against the parameters"),
-                   Plot("params_plot", title="Total error against the parameters (Figs 7-9)")),
+            plots=(Plot("total_plot", title="Total error against N"),
+                   Plot("bias_n_plot", title="Bias against N"),
+                   Plot("variance_plot", title="Variance against N"),
+                   Plot("bias_plot", title="Bias against parameters"),
+                   Plot("params_plot", title="Error against parameters (Figs 7-9)")),
             text=r"""
 For every model (HBM orders $1..n$, solid; RBMs with the chosen hidden units, dashed) and every
 sample size $N$ of the paper between the two bounds, datasets of $N$ samples are drawn from $P^*$

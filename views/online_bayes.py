@@ -128,11 +128,11 @@ class OnlineBayesExplorer(Explorer):
         "toy_runs", "toy_t", "tau")}
     placed = ("frame",)
     plots = (
-        Plot("plane_plot", title="The Gaussian posterior in 2-D (eqs 7.1-7.2)",
+        Plot("plane_plot", title="Posterior in 2-D (eqs 7.1-7.2)",
              depends=LIVE + ("frame",)),
-        Plot("plane_error_plot", title="2-D run: generalization error (eq 9.3)",
+        Plot("plane_error_plot", title="2-D run: error ε (eq 9.3)",
              depends=LIVE + ("frame",)),
-        Plot("spread_plot", title="2-D run: the posterior's variances (eq 8.5: C⁻¹/t → J)",
+        Plot("spread_plot", title="2-D run: posterior variances",
              depends=LIVE + ("frame",)),
     )
     sections = (Section(("plane_plot", "plane_error_plot", "spread_plot"), header="player"),)
@@ -140,8 +140,8 @@ class OnlineBayesExplorer(Explorer):
         Run("toy", title="Fig 1: efficiency of the 1-D toy, and a misspecified model (eq 8.10)",
             button="Run the toy", settings=("toy_runs", "toy_t", "tau", "toy_seed"),
             compute="run_toy",
-            plots=(Plot("toy_plot", title="Fig 1: E(θ_t − θ*)² against the bound"),
-                   Plot("sandwich_plot", title="t × error: J⁻¹, or the sandwich when misspecified")),
+            plots=(Plot("toy_plot", title="Fig 1: error and the bound"),
+                   Plot("sandwich_plot", title="t × error: J⁻¹ or the sandwich")),
             text=r"""
     The toy of Fig 1: inputs $x \sim U[-1, 1]$ (the paper does not give their law), labels
     $P(S|\theta,x) = \Phi(S(x-\theta)/\sigma_0)$ with $\theta^* = 0.1$, $\sigma_0 = 0.5$, prior
@@ -157,7 +157,7 @@ class OnlineBayesExplorer(Explorer):
             settings=("N", "alpha_max", "n_runs", "sigma0", "flip", "curve_seed"),
             compute="run_curve",
             plots=(Plot("curve_plot", title="Fig 2: ε against α"),
-                   Plot("entropic_plot", title="Entropic error against N / (2t) (eq 8.12)")),
+                   Plot("entropic_plot", title="Entropic error (eq 8.12)")),
             text=r"""
     Teacher $\theta^*$ and inputs with i.i.d. $N(0,1)$ components, labels
     $\mathrm{sign}(\theta^*\cdot x + \sigma_0\xi)$; the student starts from $m = 0$ and the true prior
@@ -316,7 +316,8 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         curve = style(hv.Curve((r.t, r.mse), *dims, label=f"ADF, {r.runs:,} runs"),
                       color=FULL_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
         band = style(hv.Spread((r.t, r.mse, 2 * r.stderr), kdims=[dims[0]], vdims=[dims[1], "err"]),
-                     color=FULL_COLOR, alpha=0.2)
+                     alpha=0.2, bokeh=dict(color=FULL_COLOR),
+                     mpl=dict(facecolor=FULL_COLOR, edgecolor="none"))
         bound = style(hv.Curve((r.t, r.limit / r.t), *dims, label="Cramér-Rao 1/(tJ)"),
                       color=THEORY_COLOR, bokeh=DASHED, mpl=MPL_DASHED)
         return style(band * curve * bound, logx=True, logy=True, legend_position="bottom_left",
@@ -387,7 +388,8 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         parts = [
             style(hv.Spread((f.alpha, f.eps, 2 * f.stderr), kdims=[dims[0]],
                             vdims=[dims[1], "err"]),
-                  color=FULL_COLOR, alpha=0.2),
+                  alpha=0.2, bokeh=dict(color=FULL_COLOR),
+                  mpl=dict(facecolor=FULL_COLOR, edgecolor="none")),
             style(hv.Curve((f.alpha, f.eps), *dims, label="ADF, full covariance"),
                   color=FULL_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
             style(hv.Curve((s.alpha, s.eps), *dims, label="ADF, spherical (eq 9.4)"),

@@ -129,10 +129,10 @@ class PCTExplorer(Explorer):
                                                       "sweeps", "train_cases", "hidden",
                                                       "epochs")}
     plots = (
-        Plot("norm_plot", title="‖w‖: bounded while the PCT holds (Thm 1.7)",
+        Plot("norm_plot", title="‖w‖ stays bounded (Thm 1.7)",
              depends=LIVE_KNOBS),
-        Plot("scaled_plot", title="τ × moment error: bounded means O(1/τ)", depends=LIVE_KNOBS),
-        Plot("error_plot", title="Moment error against the full φ̄ (L462)", depends=LIVE_KNOBS),
+        Plot("scaled_plot", title="τ × moment error (flat: O(1/τ))", depends=LIVE_KNOBS),
+        Plot("error_plot", title="Moment error; guides 1/τ, 1/√τ", depends=LIVE_KNOBS),
     )
     runs = (
         Run("boundaries", title="Decision boundaries: voted perceptron and conditional herding "
@@ -215,7 +215,7 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
     def scaled_plot(self):
         dims = [axis("tau", "step τ"), axis("scaled", "τ × ‖mean φ(s) − φ̄‖")]
         overlay, _ = self._curves("error_full", dims, scale=lambda t: t)
-        return style(overlay, logx=True, logy=True, show_legend=False, framewise=True)
+        return style(overlay, logx=True, logy=True, legend_position="top_left", framewise=True)
 
     def error_plot(self):
         dims = [axis("tau", "step τ"), axis("error", "‖mean φ(s) − φ̄‖₂")]
@@ -229,7 +229,7 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
         g2 = hv.Curve((ends, iid[mid] * np.sqrt(tau[mid] / ends)), *dims, label="∝ 1/√τ")
         overlay = (overlay * style(g1, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
                    * style(g2, color="gray", bokeh=DOTTED, mpl=MPL_DOTTED))
-        return style(overlay, logx=True, logy=True, legend_position="bottom_left", framewise=True)
+        return style(overlay, logx=True, logy=True, show_legend=False, framewise=True)
 
     def status(self) -> str:
         page = self.result()

@@ -10,6 +10,7 @@ import textwrap
 
 import holoviews as hv
 import numpy as np
+import pytest
 
 from views import EXPLORERS
 from views import _workarounds
@@ -168,3 +169,27 @@ def test_no_pipeline_stops_holoviews_recording_operations():
     assert len(plain.pipeline.operations) == len(curve.pipeline.operations)
     assert plain.label == "a"
     np.testing.assert_array_equal(plain.dimension_values(1), recorded.dimension_values(1))
+
+
+def test_square_box_keeps_a_one_log_axis_panel_square():
+    """``SQUARE_BOX``: an exported log-x, linear-y panel is as wide as its linear neighbour
+    (HoloViews' matplotlib backend made it about a third as wide)."""
+    import matplotlib.pyplot as plt
+
+    from views._common import _EXPORTING, render_matplotlib, style
+
+    token = _EXPORTING.set(True)
+    try:
+        t = np.arange(1, 2000.0)
+        panel = style(hv.Curve((t, np.sqrt(t))), logx=True)
+        layout = hv.Layout([panel, style(hv.Curve((t, np.sqrt(t))))]).cols(2)
+        figure = render_matplotlib(layout.opts(fig_inches=(8, 3.6), backend="matplotlib"))
+    finally:
+        _EXPORTING.reset(token)
+    figure.canvas.draw()
+    # the boxes as drawn (after matplotlib applied each axes' aspect): 0.195 wide against
+    # 0.36 without the hook
+    log_box, linear_box = (ax.get_position() for ax in figure.axes[:2])
+    assert log_box.width == pytest.approx(linear_box.width, rel=0.05)
+    assert log_box.height == pytest.approx(linear_box.height, rel=0.05)
+    plt.close(figure)
