@@ -44,6 +44,7 @@ did (slope -1.00). Its target is the exact kernel ridge solution on the training
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -187,9 +188,12 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     if loss != "squared" and not np.all(np.abs(y) == 1):
         raise ValueError(f"the {loss} loss needs labels -1 and +1")
     progress = check_progress(progress)
-    seed = int(as_generator(seed).integers(0, 2**31 - 2)) if not isinstance(seed, int) else seed
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
+    if seed is None or isinstance(seed, np.random.Generator):
+        seed = int(as_generator(seed).integers(0, 2**31 - 2))
+    elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        seed = int(seed)  # numpy integers name the same run as Python ones
+    else:
+        raise ValueError(f"seed must be an integer >= 0, a Generator or None, got {seed!r}")
     feature_seeds = np.array([_feature_seed(seed, s) for s in range(1, steps + 1)], np.int64)
     data_seeds = np.array([(seed * 7_919 + 2 * s) % (2**31 - 1) for s in range(1, steps + 1)],
                           np.int64)

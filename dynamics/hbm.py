@@ -704,7 +704,8 @@ def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str 
     p_star, n = _check_p(p_star, "p_star")
     N = check_count("N", N, low=1, high=10**9)
     datasets = check_count("datasets", datasets, low=1, high=100_000)
-    model = model if model is not None else Model("hbm", check_count("order", order, low=0, high=n), mode)
+    if model is None:
+        model = Model("hbm", check_count("order", order, low=0, high=n), mode)
     base = int(as_generator(seed).integers(0, 2**31 - 1))
     reference = _reference(model, p_star, base)
     tasks = [(p_star, reference, model, N, i, base) for i in range(datasets)]

@@ -71,10 +71,12 @@ def test_same_seed_same_model_and_bad_inputs():
     kw = dict(bandwidth=bw, nu=0.01, steps=20, batch_size=4, block_size=4, theta=10.0, seed=5)
     a, b = dsg.doubly_sgd(X, y, **kw), dsg.doubly_sgd(X, y, **kw)
     np.testing.assert_array_equal(a.predict(X[:9]), b.predict(X[:9]))
+    np.testing.assert_array_equal(
+        dsg.doubly_sgd(X, y, **{**kw, "seed": np.int64(5)}).predict(X[:9]), a.predict(X[:9]))
     c = dsg.doubly_sgd(X, y, **{**kw, "seed": 6})
     assert not np.allclose(a.predict(X[:9]), c.predict(X[:9]))
     for bad in (dict(bandwidth=0.0), dict(bandwidth=-1.0), dict(steps=0),
-                dict(theta=200.0, t0=0.0)):
+                dict(theta=200.0, t0=0.0), dict(seed=-1), dict(seed=1.5)):
         with pytest.raises(ValueError):
             dsg.doubly_sgd(X, y, **{**kw, **bad})
     with pytest.raises(ValueError):
