@@ -84,6 +84,15 @@ def _feature_seed(seed: int, step: int) -> int:
     return int((seed * 1_000_003 + 2 * step + 1) % (2**31 - 1))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _phase(omega, b, j, x):
+    """omega_j . x + b_j: phi_{omega_j}(x) = sqrt 2 cos of it."""
+    z = b[j]
+    for c in range(x.shape[0]):
+        z += omega[j, c] * x[c]
+    return z
+
+
 @njit(cache=True, nogil=True)
 def _eval_blocks(X, coef, seeds, B, inv_bw, out):
     """out[k] += sum_i sum_j coef[i, j] phi_{omega_ij}(X[k]), blocks regenerated from seeds."""
@@ -93,10 +102,7 @@ def _eval_blocks(X, coef, seeds, B, inv_bw, out):
         for k in range(n):
             acc = 0.0
             for j in range(B):
-                z = b[j]
-                for c in range(d):
-                    z += omega[j, c] * X[k, c]
-                acc += coef[i, j] * math.cos(z)
+                acc += coef[i, j] * math.cos(_phase(omega, b, j, X[k]))
             out[k] += _SQRT2 * acc
 
 
@@ -157,6 +163,17 @@ class DSGModel:
         return out
 
 
+def _check_schedule(theta, nu, t0):
+    """(theta, t0) of gamma_t = theta / (t + t0), t0 = theta nu by default; every factor
+    1 - gamma_t nu must stay positive."""
+    theta = check_positive("theta", theta)
+    t0 = theta * nu if t0 is None else check_positive("t0", t0, allow_zero=True)
+    if theta * nu >= 1.0 + t0:
+        raise ValueError(f"theta * nu = {theta * nu:g} must stay below 1 + t0 = {1 + t0:g}: "
+                         "otherwise the first step's factor 1 - gamma nu is not positive")
+    return theta, t0
+
+
 def _check_data(X, y):
     X = check_array("X", X, ndim=2)
     if X.shape[0] == 0:
@@ -180,11 +197,7 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     steps = check_count("steps", steps, low=1, high=10_000_000)
     m = check_count("batch_size", batch_size, low=1, high=1_000_000)
     B = check_count("block_size", block_size, low=1, high=1_000_000)
-    theta = check_positive("theta", theta)
-    t0 = theta * nu if t0 is None else check_positive("t0", t0, allow_zero=True)
-    if theta * nu >= 1.0 + t0:
-        raise ValueError(f"theta * nu = {theta * nu:g} must stay below 1 + t0 = {1 + t0:g}: "
-                         "otherwise the first step's factor 1 - gamma nu is not positive")
+    theta, t0 = _check_schedule(theta, nu, t0)
     if loss != "squared" and not np.all(np.abs(y) == 1):
         raise ValueError(f"the {loss} loss needs labels -1 and +1")
     progress = check_progress(progress)
@@ -259,10 +272,8 @@ def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, 
         for j in range(B):
             acc = 0.0
             for k in range(m):
-                z = b[j]
-                for c in range(d):
-                    z += omega[j, c] * xb[k, c]
-                acc += _loss_grad(kind, f[k], yb[k]) * _SQRT2 * math.cos(z)
+                phi = _SQRT2 * math.cos(_phase(omega, b, j, xb[k]))
+                acc += _loss_grad(kind, f[k], yb[k]) * phi
             stored[t, j] = -gamma * acc / (m * B) / g_t
         scale[t] = g_t
         cum[t] = cum[t - 1] + g_t
@@ -344,10 +355,7 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
     nu = check_positive("nu", nu, allow_zero=True)
     steps = check_count("steps", steps, low=1, high=1_000_000)
     m = check_count("batch_size", batch_size, low=1)
-    theta = check_positive("theta", theta)
-    t0 = theta * nu if t0 is None else check_positive("t0", t0, allow_zero=True)
-    if theta * nu >= 1.0 + t0:
-        raise ValueError("theta * nu must stay below 1 + t0")
+    theta, t0 = _check_schedule(theta, nu, t0)
     rng = as_generator(seed)
     pts = np.empty((steps * m, X.shape[1]))
     stored = np.zeros(steps * m)

@@ -69,47 +69,42 @@ PAPER_HIDDEN = (0, 5, 10, 15)
 
 
 @njit(cache=True, nogil=True)
-def _subset_sum(a, n):
-    """a(x) <- sum_{s <= x} a(s) (in place)."""
+def _transform(a, n, superset, sign):
+    """In place over the subset lattice: a(x) <- sum of a over the subsets of x (``superset``
+    False) or the supersets of x (True), with ``sign`` = 1; ``sign`` = -1 is the Moebius
+    inverse of the same sum."""
     size = 1 << n
     for i in range(n):
         bit = 1 << i
         for x in range(size):
-            if x & bit:
-                a[x] += a[x ^ bit]
+            if (x & bit) and not superset:
+                a[x] += sign * a[x ^ bit]
+            elif not (x & bit) and superset:
+                a[x] += sign * a[x | bit]
+
+
+@njit(cache=True, nogil=True)
+def _subset_sum(a, n):
+    """a(x) <- sum_{s <= x} a(s) (in place)."""
+    _transform(a, n, False, 1.0)
 
 
 @njit(cache=True, nogil=True)
 def _subset_moebius(a, n):
     """Inverse of ``_subset_sum``."""
-    size = 1 << n
-    for i in range(n):
-        bit = 1 << i
-        for x in range(size):
-            if x & bit:
-                a[x] -= a[x ^ bit]
+    _transform(a, n, False, -1.0)
 
 
 @njit(cache=True, nogil=True)
 def _superset_sum(a, n):
     """a(x) <- sum_{s >= x} a(s) (in place)."""
-    size = 1 << n
-    for i in range(n):
-        bit = 1 << i
-        for x in range(size):
-            if not x & bit:
-                a[x] += a[x | bit]
+    _transform(a, n, True, 1.0)
 
 
 @njit(cache=True, nogil=True)
 def _superset_moebius(a, n):
     """Inverse of ``_superset_sum``."""
-    size = 1 << n
-    for i in range(n):
-        bit = 1 << i
-        for x in range(size):
-            if not x & bit:
-                a[x] -= a[x | bit]
+    _transform(a, n, True, -1.0)
 
 
 def _n_of(size: int) -> int:
@@ -157,13 +152,18 @@ def theta_of(p) -> np.ndarray:
 def p_of_theta(theta) -> np.ndarray:
     """The distribution with log p(x) = sum_{0 < s <= x} theta(s) - log Z: theta(0) is
     replaced by -log Z (normalisation), the other entries are used as given."""
-    a = check_array("theta", theta, ndim=1).copy()
-    n = _n_of(a.size)
-    a[0] = 0.0
-    _subset_sum(a, n)
-    a -= a.max()
-    p = np.exp(a)
-    return p / p.sum()
+    a = check_array("theta", theta, ndim=1)
+    return _normalised(a, _n_of(a.size))[0]
+
+
+def _normalised(theta, n):
+    """(p, log Z) of log p(x) = sum_{0 < s <= x} theta(s) - log Z (theta(0) ignored)."""
+    logp = theta.copy()
+    logp[0] = 0.0
+    _subset_sum(logp, n)
+    top = logp.max()
+    log_z = top + math.log(np.exp(logp - top).sum())
+    return np.exp(logp - log_z), log_z
 
 
 def popcount(n: int) -> np.ndarray:
@@ -264,7 +264,7 @@ def _gradient_ascent_gibbs(theta, eta_hat, mask, n, lr, iterations, chains, seed
 def _model(theta_b, mask, n):
     theta = np.zeros(1 << n)
     theta[mask] = theta_b
-    return p_of_theta(theta)
+    return _normalised(theta, n)[0]
 
 
 def _newton(theta_b, target, mask, n, *, tol=1e-13, max_newton=60):
@@ -280,11 +280,7 @@ def _newton(theta_b, target, mask, n, *, tol=1e-13, max_newton=60):
     def model(tb):
         full = np.zeros(size)
         full[mask] = tb
-        full[0] = 0.0
-        _subset_sum(full, n)
-        top = full.max()
-        log_z = top + math.log(np.exp(full - top).sum())
-        return np.exp(full - log_z), log_z
+        return _normalised(full, n)
 
     def value(tb, log_z):
         return float(tb @ target - log_z)
@@ -617,11 +613,8 @@ def ais_log_z(theta, *, steps: int = 1000, runs: int = 200, seed=None) -> AISEst
 
 def exact_log_z(theta) -> float:
     """log sum_x exp(sum_{0<s<=x} theta(s)) by enumeration."""
-    a = check_array("theta", theta, ndim=1).copy()
-    n = _n_of(a.size)
-    a[0] = 0.0
-    _subset_sum(a, n)
-    return float(np.logaddexp.reduce(a))
+    a = check_array("theta", theta, ndim=1)
+    return float(_normalised(a, _n_of(a.size))[1])
 
 
 # --- the decomposition and sweeps ---------------------------------------------------------------

@@ -84,6 +84,22 @@ def _check_flip(flip) -> float:
     return check_in_range("flip", flip, 0.0, 0.5, high_open=True)
 
 
+def _check_examples(X, y, sigma0, flip):
+    """Examples (rows of X) with labels of +-1, the noise and the flip probability, checked."""
+    X = check_array("X", X, ndim=2)
+    y = check_array("y", y, shape=(X.shape[0],))
+    if not np.all(np.abs(y) == 1):
+        raise ValueError("y must hold labels -1 and +1")
+    return X, y, check_positive("sigma0", sigma0, allow_zero=True), _check_flip(flip)
+
+
+def _fisher_ratio(u):
+    """phi(u)^2 / (Phi(u) Phi(-u)), in log space: the Fisher information of a probit label per
+    unit field variance (the toy's J and the replica equations' integrand)."""
+    return np.exp(2 * (-0.5 * u * u - _LOG_SQRT_2PI) - special.log_ndtr(u)
+                  - special.log_ndtr(-u))
+
+
 def adf_update(m, C, x, y, *, sigma0: float, flip: float = 0.0):
     """One ADF step of the probit perceptron (eqs 7.1-7.2 with 9.1-9.2): the Gaussian N(m, C)
     after the example (x, y), y = +-1. ``C`` may be a matrix or a number c (the spherical
@@ -143,13 +159,8 @@ def adf_perceptron(X, y, *, sigma0: float, m0=None, C0=None, spherical: bool = F
                    flip: float = 0.0) -> Posterior:
     """ADF over the examples (rows of ``X``, labels ``y`` of +-1) in order, from the prior
     N(m0, C0) (default N(0, I); for ``spherical``, C0 is a number, default 1)."""
-    X = check_array("X", X, ndim=2)
+    X, y, sigma0, flip = _check_examples(X, y, sigma0, flip)
     t, N = X.shape
-    y = check_array("y", y, shape=(t,))
-    if not np.all(np.abs(y) == 1):
-        raise ValueError("y must hold labels -1 and +1")
-    sigma0 = check_positive("sigma0", sigma0, allow_zero=True)
-    flip = _check_flip(flip)
     m = np.zeros(N) if m0 is None else check_array("m0", m0, shape=(N,)).copy()
     if spherical:
         c = 1.0 if C0 is None else check_positive("C0", C0)
@@ -174,13 +185,8 @@ class PosteriorPath:
 def adf_path(X, y, *, sigma0: float, spherical: bool = False, flip: float = 0.0) -> PosteriorPath:
     """ADF from the prior N(0, I) over the examples in order, keeping every posterior (for
     watching the Gaussian shrink in low dimension)."""
-    X = check_array("X", X, ndim=2)
+    X, y, sigma0, flip = _check_examples(X, y, sigma0, flip)
     t, N = X.shape
-    y = check_array("y", y, shape=(t,))
-    if not np.all(np.abs(y) == 1):
-        raise ValueError("y must hold labels -1 and +1")
-    sigma0 = check_positive("sigma0", sigma0, allow_zero=True)
-    flip = _check_flip(flip)
     means = np.zeros((t + 1, N))
     covs = np.empty((t + 1, N, N))
     covs[0] = np.eye(N)
@@ -433,9 +439,7 @@ def replica_bayes_curve(alpha, *, sigma: float = FIG2_SIGMA / math.sqrt(FIG2_N),
         for _ in range(10_000):
             V = sigma**2 + 1.0 - q
             u = np.sqrt(q / V) * xi
-            ratio = np.exp(2 * (-0.5 * u * u - _LOG_SQRT_2PI) - special.log_ndtr(u)
-                           - special.log_ndtr(-u))
-            q_hat = a / V * float(w @ ratio)
+            q_hat = a / V * float(w @ _fisher_ratio(u))
             new = q_hat / (1.0 + q_hat)
             if abs(new - q) < tol:
                 q = new
@@ -454,9 +458,7 @@ def _toy_nodes(n: int = 200):
 def toy_fisher(theta: float = TOY_THETA, sigma0: float = TOY_SIGMA) -> float:
     """J = E_x[phi(v)^2 / (Phi(v) Phi(-v))] / sigma0^2, v = (x - theta) / sigma0, x ~ U[-1, 1]."""
     x, w = _toy_nodes()
-    v = (x - theta) / sigma0
-    ratio = np.exp(2 * (-0.5 * v * v - _LOG_SQRT_2PI) - special.log_ndtr(v) - special.log_ndtr(-v))
-    return float(w @ ratio) / sigma0**2
+    return float(w @ _fisher_ratio((x - theta) / sigma0)) / sigma0**2
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,8 @@ __all__ = [
     "parse_vector",
     "math_markdown",
     "matplotlib_backend",
+    "axis",
+    "log_spaced",
 ]
 
 #: Formats ``export`` writes, by file suffix.
@@ -346,6 +348,12 @@ class Section:
 def axis(name: str, label: str) -> hv.Dimension:
     """A dimension named ``name`` (the data column) shown as ``label`` (Unicode, no markup)."""
     return hv.Dimension(name, label=label)
+
+
+def log_spaced(n: int, count: int) -> np.ndarray:
+    """About ``count`` unique indices in [0, n) spaced evenly on a log scale (for log-log
+    curves: send what the eye can see)."""
+    return np.unique(np.geomspace(1, n, num=min(count, n)).astype(int) - 1)
 
 
 def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
@@ -791,6 +799,22 @@ class Explorer(param.Parameterized):
         for plot in self.plots:
             if plot.zoom:
                 self._view[plot.method] = hv.streams.RangeXY(x_range=None, y_range=None)
+
+    def play_control(self, knob: str, caption: str, *, interval: int) -> pn.Row:
+        """A play control over an integer knob (a frame of an animation), with a caption: its
+        range follows the knob's bounds as ``knob_bounds`` sets them (the run's frames), not
+        the parameter's widest bounds."""
+        player = prompt_widget(pn.widgets.Player.from_param(
+            self.param[knob], interval=interval, loop_policy="once", show_loop_controls=False,
+            show_value=False, width=300, scale_buttons=0.8))
+        player.start, player.end = self.param[knob].bounds
+
+        def follow(event):
+            player.start, player.end = event.new
+
+        self.param.watch(follow, knob, what="bounds")
+        return pn.Row(player, pn.pane.Markdown(caption, sizing_mode="stretch_width"),
+                      sizing_mode="stretch_width")
 
     def control(self, name: str) -> pn.viewable.Viewable:
         """The widget of one knob, linked both ways: a ``views._knobs.Field`` for a typed knob

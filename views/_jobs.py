@@ -30,7 +30,7 @@ import param
 
 from dynamics._common import Cancelled
 
-__all__ = ["Run", "Job", "JobSection", "cached_result", "CACHE_SIZE"]
+__all__ = ["Run", "Job", "JobSection", "cached_result", "progress_part", "CACHE_SIZE"]
 
 #: Finished results kept across sessions, by (page, run, settings).
 CACHE_SIZE = 16
@@ -68,6 +68,14 @@ class Run:
     extra: str | None = None
     uses: tuple[str, ...] = ()
     display: tuple[str, ...] = ()
+
+
+def progress_part(progress, lo: float, hi: float, what: str):
+    """``progress`` for one part of a run that calls several engines: fractions mapped into
+    [lo, hi], messages prefixed with ``what`` (None stays None)."""
+    if progress is None:
+        return None
+    return lambda fraction, message: progress(lo + (hi - lo) * fraction, f"{what}: {message}")
 
 
 def _cache_key(explorer, run: Run, settings: dict) -> tuple:

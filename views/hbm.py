@@ -224,11 +224,12 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
         page = self.result()
         size = hbm.popcount(int(self.n)).astype(float)
         dims = [axis("eta_star", "η of P*"), axis("eta_fit", "η of the fit")]
-        pts = hv.Points((hbm.eta_of(page.p_star)[1:], hbm.eta_of(page.fitted)[1:], size[1:]),
-                        kdims=dims, vdims=[axis("size", "|x|")])
+        eta_star = hbm.eta_of(page.p_star)[1:]
+        pts = hv.Points((eta_star, hbm.eta_of(page.fitted)[1:], size[1:]), kdims=dims,
+                        vdims=[axis("size", "|x|")])
         pts = style(pts, color="size", cmap="viridis", colorbar=True, logx=True, logy=True,
                     bokeh=dict(size=4), mpl=dict(s=6))
-        lo = float(hbm.eta_of(page.p_star)[1:].min())
+        lo = float(eta_star.min())
         diag = style(hv.Curve(([lo, 1.0], [lo, 1.0]), *dims), color="gray", bokeh=DASHED,
                      mpl=MPL_DASHED)
         return style(pts * diag, framewise=True, show_legend=False)

@@ -16,7 +16,7 @@ import param
 
 from dynamics import herding
 from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
-                            Run, axis, exporting, parse_vector, style)
+                            Run, axis, exporting, log_spaced, parse_vector, style)
 
 #: Resolution (cells per side) of the live page's cone raster and of the Tipi image.
 GRID = 150
@@ -265,7 +265,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
 
     def moment_plot(self):
         err = self.result().error
-        keep = _log_spaced(len(err.t), 600)
+        keep = log_spaced(len(err.t), 600)
         t = err.t[keep].astype(float)
         dims = [hv.Dimension("T", label="number of samples T"),
                 hv.Dimension("error", label="‖mean φ(s) − φ̄‖₂")]
@@ -368,8 +368,3 @@ def _wedge(half: float, start: float, stop: float) -> np.ndarray:
     radius = half / np.maximum(np.abs(np.cos(angles)), np.abs(np.sin(angles)))
     ring = np.column_stack([radius * np.cos(angles), radius * np.sin(angles)])
     return np.vstack([[0.0, 0.0], ring])
-
-
-def _log_spaced(n: int, count: int) -> np.ndarray:
-    """About ``count`` unique indices in [0, n) spaced evenly on a log scale (for log-log curves)."""
-    return np.unique(np.geomspace(1, n, num=min(count, n)).astype(int) - 1)

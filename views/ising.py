@@ -19,7 +19,6 @@ import param
 
 from dynamics import ising
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, axis, style
-from views._workarounds import prompt_widget
 
 SW_COLOR = "#1f77b4"
 HERD_COLOR = "#d62728"
@@ -139,15 +138,8 @@ seeds.
                 f"{page.sw_fit.fit_min:.0f}-{page.sw_fit.fit_max:.0f}.")
 
     def player(self) -> pn.viewable.Viewable:
-        player = prompt_widget(pn.widgets.Player.from_param(
-            self.param.frame, interval=150, loop_policy="once", show_loop_controls=False,
-            show_value=False, width=300, scale_buttons=0.8))
-        # the play range is the run's samples (knob_bounds), not the parameter's widest bounds
-        player.end = int(self.steps) - 1
-        self.param.watch(lambda event: setattr(player, "end", int(event.new) - 1), "steps")
-        caption = pn.pane.Markdown("**Samples over time.** Press play to step both chains.",
-                                   sizing_mode="stretch_width")
-        return pn.Row(player, caption, sizing_mode="stretch_width")
+        return self.play_control("frame", "**Samples over time.** Press play to step both chains.",
+                                 interval=150)
 
     def _lattice(self, samples, t: int, label: str):
         L = samples.shape[1]

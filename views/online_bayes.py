@@ -22,7 +22,7 @@ import param
 from dynamics import online_bayes as ob
 from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, Section,
                            axis, style)
-from views._workarounds import prompt_widget
+from views._jobs import progress_part
 
 FULL_COLOR, SPHERICAL_COLOR, THEORY_COLOR = "#d62728", "#1f77b4", "#222222"
 MIS_COLOR = "#9467bd"
@@ -209,14 +209,8 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         return {"frame": (0, int(self.examples), f"the run's {int(self.examples)} examples")}
 
     def player(self) -> pn.viewable.Viewable:
-        player = prompt_widget(pn.widgets.Player.from_param(
-            self.param.frame, interval=120, loop_policy="once", show_loop_controls=False,
-            show_value=False, width=300, scale_buttons=0.8))
-        player.end = int(self.examples)
-        self.param.watch(lambda event: setattr(player, "end", int(event.new)), "examples")
-        caption = pn.pane.Markdown("**Examples arriving.** Press play to feed them one by one.",
-                                   sizing_mode="stretch_width")
-        return pn.Row(player, caption, sizing_mode="stretch_width")
+        return self.play_control(
+            "frame", "**Examples arriving.** Press play to feed them one by one.", interval=120)
 
     def plane_plot(self):
         page = self.result()
@@ -277,9 +271,9 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
     def status(self) -> str:
         page = self.result()
         t = min(int(self.frame), len(page.y))
-        C = page.path.covs[t]
+        small, large = np.linalg.eigvalsh(page.path.covs[t])
         return (f"After **{t}** examples: ε = **{page.eps[t]:.3f}**, posterior variances "
-                f"{np.linalg.eigvalsh(C)[0]:.3g} and {np.linalg.eigvalsh(C)[1]:.3g} "
+                f"{small:.3g} and {large:.3g} "
                 f"(prior 1). Teacher θ* = ({page.teacher[0]:.2f}, {page.teacher[1]:.2f}), mean "
                 f"m = ({page.path.means[t][0]:.2f}, {page.path.means[t][1]:.2f}).")
 
@@ -349,15 +343,11 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         sigma0, flip, seed = float(settings["sigma0"]), float(settings["flip"]), int(
             settings["curve_seed"])
 
-        def part(lo, hi, what):
-            if progress is None:
-                return None
-            return lambda f, m: progress(lo + (hi - lo) * f, f"{what}: {m}")
-
         full = ob.learning_curve(N, alpha_max, runs, sigma0=sigma0, flip=flip,
-                                 entropic_tests=200, seed=seed, progress=part(0.0, 0.7, "full"))
+                                 entropic_tests=200, seed=seed, progress=progress_part(progress, 0.0, 0.7, "full"))
         sph = ob.learning_curve(N, alpha_max, runs, sigma0=sigma0, flip=flip, spherical=True,
-                                seed=seed, progress=part(0.7, 0.95, "spherical"))
+                                seed=seed,
+                                progress=progress_part(progress, 0.7, 0.95, "spherical"))
         sigma = sigma0 / math.sqrt(N)
         replica = ob.replica_bayes_curve(full.alpha, sigma=sigma) if flip == 0 else None
         return CurveResult(full, sph, replica, sigma, flip)

@@ -20,7 +20,8 @@ import param
 from dynamics import conditional_herding as ch
 from dynamics import generalized_herding as gh
 from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, axis,
-                           style)
+                           log_spaced, style)
+from views._jobs import progress_part
 
 #: The four herding variants: key -> (legend, colour).
 VARIANTS = {
@@ -79,10 +80,6 @@ class Boundaries:
     vp_train: float
     ch_train: float
     hidden: int
-
-
-def _log_index(n: int) -> np.ndarray:
-    return np.unique(np.geomspace(1, n, CURVE_POINTS).astype(int)) - 1
 
 
 class PCTExplorer(Explorer):
@@ -196,7 +193,7 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
     # --- plots -------------------------------------------------------------------------------
     def _curves(self, values, dims, *, scale=None):
         page = self.result()
-        idx = _log_index(int(self.steps))
+        idx = log_spaced(int(self.steps), CURVE_POINTS)
         tau = (idx + 1).astype(float)
         curves = []
         for key, (label, color) in VARIANTS.items():
@@ -223,8 +220,8 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
         page = self.result()
         ends = tau[[0, -1]]
         mid = len(tau) // 2
-        full = page.runs["full"].error_full[_log_index(int(self.steps))]
-        iid = page.runs["with"].error_full[_log_index(int(self.steps))]
+        idx = log_spaced(int(self.steps), CURVE_POINTS)
+        full, iid = page.runs["full"].error_full[idx], page.runs["with"].error_full[idx]
         g1 = hv.Curve((ends, full[mid] * tau[mid] / ends), *dims, label="∝ 1/τ")
         g2 = hv.Curve((ends, iid[mid] * np.sqrt(tau[mid] / ends)), *dims, label="∝ 1/√τ")
         overlay = (overlay * style(g1, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
@@ -257,10 +254,10 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
         epochs, M = int(settings["epochs"]), int(settings["hidden"])
         # The voted perceptron costs about 1/M of conditional herding: 5 % of the progress bar.
         vp = ch.voted_perceptron(X, y, inputs, epochs=epochs, seed=seed,
-                                 progress=_scaled(progress, 0.0, 0.05, "voted perceptron"))
+                                 progress=progress_part(progress, 0.0, 0.05, "voted perceptron"))
         cdh = ch.conditional_herding(X, y, inputs, hidden=M, epochs=epochs, seed=seed,
-                                     progress=_scaled(progress, 0.05, 1.0,
-                                                      "conditional herding"))
+                                     progress=progress_part(progress, 0.05, 1.0,
+                                                           "conditional herding"))
         n = GRID * GRID
 
         def test_error(votes):
@@ -310,9 +307,3 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
     def ch_plot(self, result: Boundaries):
         return self._votes(result, result.ch_grid)
 
-
-def _scaled(progress, lo: float, hi: float, what: str):
-    """``progress`` for one part of a run: fractions mapped into [lo, hi], messages named."""
-    if progress is None:
-        return None
-    return lambda fraction, message: progress(lo + (hi - lo) * fraction, f"{what}: {message}")
