@@ -150,12 +150,12 @@ $1 \le |x| \le k$ and sets the rest to 0: order 1 is independent bits, 2 the Bol
 $n$ every distribution. The **RBM** adds hidden units instead. Fitting maximises the likelihood,
 whose gradient is $\hat\eta - \eta_B$ on the model's sets.
 
-**What you see.** *Left:* $P^*$ (black, drawn once per seed as in the paper: $U[0,1]$ per state,
+**What you see.** *Top left:* $P^*$ (black, drawn once per seed as in the paper: $U[0,1]$ per state,
 normalised), its projection $P^*_B$ onto the order-$k$ model (red: the model's best member,
 whose $\eta$ equals $P^*$'s on every set of size $\le k$), and the fit to one dataset of $N$
-samples (blue). *Middle:* $\theta$ of the fit on every set, by its size $|x|$; it is zero above
+samples (blue). *Top right:* $\theta$ of the fit on every set, by its size $|x|$; it is zero above
 the order. For $n \le 5$ the sets are drawn as the Hasse diagram, coloured by $\theta$.
-*Right:* $\eta$ of the fit against $\eta$ of $P^*$, coloured by $|x|$.
+*Below:* $\eta$ of the fit against $\eta$ of $P^*$, coloured by $|x|$.
 
 **Try.** Raise the order: $P^*_B$ follows $P^*$ more closely (less bias), but the fit to $N$
 samples strays (more variance). Raise $N$. Switch to the paper's finite gradient ascent.

@@ -167,13 +167,14 @@ $2^n$ states (black); with a **local search**, coordinate ascent from the previo
 few sweeps (purple); with **minibatches** of $d$ cases drawn **without replacement** (shuffled
 epochs, green) and **with replacement** (orange).
 
-**What you see.** *Left:* the weight norm $\|w_\tau\|$. *Middle:* $\tau$ times the error
+**What you see.** *Top left:* the weight norm $\|w_\tau\|$. *Top right:* $\tau$ times the error
 $\|\frac1\tau\sum_t\phi(s_t) - \bar\phi\|$ against the whole data: flat where the rate is
 $O(1/\tau)$, rising like $\sqrt\tau$ for minibatches with replacement, whose targets' own
-running mean wanders off $\bar\phi$ at $O(1/\sqrt\tau)$ (L462). *Right:* the error itself with
+running mean wanders off $\bar\phi$ at $O(1/\sqrt\tau)$ (L462). *Below:* the error itself with
 $1/\tau$ and $1/\sqrt\tau$ guides. The line above gives the fitted rates and how often (1.40)
 held. The local search fails (1.40) at some steps (a local maximum can score below the data):
-then the weights grow and the guarantee is gone. At the defaults over 20,000 steps, one sweep
+then the weights grow and the guarantee is gone. With the default model (seed 1) and 20,000
+steps, one sweep
 held (1.40) at 79 % of steps (rate $\tau^{-0.64}$, $\|w\|$ up to 177), five sweeps at 91 %
 ($\tau^{-0.88}$, 43); the exact argmax always ($\tau^{-0.97}$, 14), minibatches of 10 without
 replacement $\tau^{-0.91}$, with replacement $\tau^{-0.54}$.
