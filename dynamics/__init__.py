@@ -14,7 +14,7 @@ import time
 #: every numba kernel of the module once on tiny inputs with the production dtypes.
 ENGINES = ("herding", "neuron", "torus", "bifurcation", "doeblin", "pmd", "sbeed", "ising",
            "generalized_herding", "conditional_herding", "online_bayes", "hbm",
-           "dsg")
+           "dsg", "embedding_sgd")
 
 __all__ = ["ENGINES", "warmup"]
 

@@ -106,6 +106,14 @@ def _eval_blocks(X, coef, seeds, B, inv_bw, out):
             out[k] += _SQRT2 * acc
 
 
+@njit(cache=True, nogil=True, fastmath=True)
+def _features(Z, omega, b, out):
+    """out[k, j] = phi_{omega_j}(Z[k]) = sqrt 2 cos(omega_j . Z[k] + b_j)."""
+    for k in range(Z.shape[0]):
+        for j in range(b.shape[0]):
+            out[k, j] = _SQRT2 * math.cos(_phase(omega, b, j, Z[k]))
+
+
 @njit(cache=True, nogil=True)
 def _loss_grad(kind, f, y):
     if kind == 0:
@@ -174,6 +182,16 @@ def _check_schedule(theta, nu, t0):
     return theta, t0
 
 
+def _check_seed(seed) -> int:
+    """The run's integer seed: given (numpy integers name the same run as Python ones), or drawn
+    from a Generator or fresh entropy."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        return int(as_generator(seed).integers(0, 2**31 - 2))
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        return int(seed)
+    raise ValueError(f"seed must be an integer >= 0, a Generator or None, got {seed!r}")
+
+
 def _check_data(X, y):
     X = check_array("X", X, ndim=2)
     if X.shape[0] == 0:
@@ -201,12 +219,7 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     if loss != "squared" and not np.all(np.abs(y) == 1):
         raise ValueError(f"the {loss} loss needs labels -1 and +1")
     progress = check_progress(progress)
-    if seed is None or isinstance(seed, np.random.Generator):
-        seed = int(as_generator(seed).integers(0, 2**31 - 2))
-    elif isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
-        seed = int(seed)  # numpy integers name the same run as Python ones
-    else:
-        raise ValueError(f"seed must be an integer >= 0, a Generator or None, got {seed!r}")
+    seed = _check_seed(seed)
     feature_seeds = np.array([_feature_seed(seed, s) for s in range(1, steps + 1)], np.int64)
     data_seeds = np.array([(seed * 7_919 + 2 * s) % (2**31 - 1) for s in range(1, steps + 1)],
                           np.int64)
@@ -326,6 +339,133 @@ def synthetic_2d(n: int, *, noise: float = 0.1, seed=None):
     return X, np.cos(0.5 * np.pi * r) * np.exp(-0.1 * np.pi * r) + noise * rng.standard_normal(n)
 
 
+# --- Gaussian process regression (Sec 3.3.1, eqs 3.9-3.10; experiment of Sec 3.6.2) -----------
+
+
+def gp_closed_form(X, y, X_test, *, noise: float, bandwidth: float):
+    """The GP posterior at ``X_test`` (eq 3.9), k the RBF kernel, noise variance sigma^2 =
+    ``noise``: mean k*^T (K + sigma^2 I)^-1 y, variance k(x*, x*) - k*^T (K + sigma^2 I)^-1 k*."""
+    X, y = _check_data(X, y)
+    X_test = check_array("X_test", X_test, ndim=2)
+    if X_test.shape[1] != X.shape[1]:
+        raise ValueError(f"X_test must have {X.shape[1]} columns, got {X_test.shape[1]}")
+    noise = check_positive("noise", noise)
+    K = rbf_kernel(X, X, bandwidth)
+    Ks = rbf_kernel(X_test, X, bandwidth)
+    chol = np.linalg.cholesky(K + noise * np.eye(len(X)))
+    solve = lambda b: np.linalg.solve(chol.T, np.linalg.solve(chol, b))  # noqa: E731
+    mean = Ks @ solve(y)
+    var = 1.0 - np.einsum("ij,ji->i", Ks, solve(Ks.T))
+    return mean, var
+
+
+@dataclass(frozen=True)
+class GPRun:
+    """Doubly stochastic GP regression: the averaged iterates' posterior ``mean`` and
+    ``variance`` at the test points, the closed form's (``exact_mean``, ``exact_variance``),
+    and ``history``: steps, data points seen, and the mean squared errors of mean and variance
+    against the closed form at log-spaced steps."""
+
+    mean: np.ndarray
+    variance: np.ndarray
+    exact_mean: np.ndarray
+    exact_variance: np.ndarray
+    history: dict
+
+
+def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: int,
+                  batch_size: int = 64, block_size: int = 512, first_step: float = 1.0,
+                  seed=None, checkpoints: int = 20, progress=None) -> GPRun:
+    """The GP posterior mean and variance by doubly stochastic functional gradients (Sec 3.3.1).
+
+    **Mean.** The posterior mean k*^T (K + sigma^2 I)^-1 y is kernel ridge regression with
+    n nu = sigma^2: the squared-loss update of ``doubly_sgd`` with nu = sigma^2 / n.
+
+    **Variance** (the second formulation of Sec 3.3.1, test points given beforehand). For test
+    point x*_i, f_i = k(.)^T (K + sigma^2 I)^-1 k*_i is the same kernel ridge problem with
+    targets y_j = k(x*_i, x_j); the variance is k(x*_i, x*_i) - f_i(x*_i) = 1 - f_i(x*_i).
+    (The first formulation, the operator Sigma of eq 3.10, needs O(t^2) memory.)
+
+    All 1 + m functions share each step's minibatch and feature block: step t adds
+    a_t = -gamma_t / (b B) Phi_t^T R_t to their coefficients, Phi_t (b x B) the block's features
+    at the minibatch, R_t (b x (1 + m)) the residuals f_{t-1}(x_k) - y_k. The gradient needs
+    f_{t-1} only at training points and the result only at test points, so we keep the
+    iterate's values there, each step adding its block's term phi_t(x)^T a_t (the block's
+    kernel phi_t(x)^T Phi_t^T times the scaled residuals): the same iterate as storing every
+    a_t and regenerating the features, in O(t) time and O((n + m) m) memory instead of O(t^2)
+    time and O(t B m). The averaged iterate is the running mean of the iterates.
+
+    **Steps.** gamma_t = theta / (t + t0) with theta = 1 / nu (theta nu = 1, Thm 11) and
+    t0 = theta / ``first_step`` - 1, so gamma_1 = ``first_step`` and gamma_t stays near it for
+    the first n / sigma^2 steps. With b points a step, a step up to about b/2 is stable when
+    the minibatch points are far apart in kernel units.
+    """
+    X, y = _check_data(X, y)
+    X_test = check_array("X_test", X_test, ndim=2)
+    if len(X_test) == 0:
+        raise ValueError("X_test must hold at least one point")
+    if X_test.shape[1] != X.shape[1]:
+        raise ValueError(f"X_test must have {X.shape[1]} columns, got {X_test.shape[1]}")
+    noise = check_positive("noise", noise)
+    bandwidth = check_positive("bandwidth", bandwidth)
+    steps = check_count("steps", steps, low=1, high=1_000_000)
+    m = check_count("batch_size", batch_size, low=1, high=100_000)
+    B = check_count("block_size", block_size, low=1, high=100_000)
+    first_step = check_positive("first_step", first_step)
+    if len(X) * len(X_test) > 20_000_000:
+        raise ValueError(f"{len(X)} training x {len(X_test)} test points keep "
+                         f"{len(X) * len(X_test) * 8 / 1e9:.1f} GB of function values: use "
+                         "fewer")
+    progress = check_progress(progress)
+    seed = _check_seed(seed)
+    n, d = X.shape
+    nu = noise / n
+    theta = 1.0 / nu
+    t0 = theta / first_step - 1.0
+    exact_mean, exact_var = gp_closed_form(X, y, X_test, noise=noise, bandwidth=bandwidth)
+    rng = np.random.default_rng([seed, 3])
+    inv_bw = 1.0 / bandwidth
+    # Sums of the blocks' terms, each stored divided by G_s = prod_{u <= s} (1 - gamma_u nu)
+    # and read times G_t: at the training points for all 1 + m functions, at the test points
+    # the mean and each variance function at its own point.
+    at_train = np.zeros((n, 1 + len(X_test)))
+    at_test_mean = np.zeros(len(X_test))
+    at_test_own = np.zeros(len(X_test))
+    mean_bar = np.zeros(len(X_test))
+    own_bar = np.zeros(len(X_test))
+    G = 1.0
+    marks = set(np.unique(np.r_[np.geomspace(1, steps, max(2, checkpoints)).astype(int),
+                                steps]).tolist())
+    history = {"step": [], "seen": [], "mean_error": [], "variance_error": []}
+    phi_train = np.empty((n, B))
+    phi_test = np.empty((len(X_test), B))
+    phi_batch = np.empty((m, B))
+    for t in range(1, steps + 1):
+        gamma = theta / (t + t0)
+        idx = rng.integers(0, n, size=m)
+        targets = np.column_stack([y[idx], rbf_kernel(X[idx], X_test, bandwidth)])
+        residual = G * at_train[idx] - targets
+        omega, b = _block(_feature_seed(seed, t), B, d, inv_bw)
+        _features(X[idx], omega, b, phi_batch)
+        G *= 1.0 - gamma * nu
+        scaled = -gamma / (m * B * G) * residual
+        _features(X, omega, b, phi_train)
+        at_train += (phi_train @ phi_batch.T) @ scaled
+        _features(X_test, omega, b, phi_test)
+        kernel = phi_test @ phi_batch.T
+        at_test_mean += kernel @ scaled[:, 0]
+        at_test_own += np.einsum("ik,ki->i", kernel, scaled[:, 1:])
+        mean_bar += (G * at_test_mean - mean_bar) / t
+        own_bar += (G * at_test_own - own_bar) / t
+        if t in marks:
+            history["step"].append(t)
+            history["seen"].append(t * m)
+            history["mean_error"].append(float(np.mean((mean_bar - exact_mean) ** 2)))
+            history["variance_error"].append(float(np.mean((1.0 - own_bar - exact_var) ** 2)))
+            report(progress, t / steps, f"step {t:,} of {steps:,}")
+    return GPRun(mean_bar.copy(), 1.0 - own_bar, exact_mean, exact_var,
+                 {k: np.asarray(v) for k, v in history.items()})
+
 @dataclass(frozen=True)
 class NormaModel:
     """NORMA: every visited point kept with its coefficient; ``predict`` is the averaged
@@ -406,3 +546,4 @@ def _warmup() -> None:
     _train_segment(X, y, 1, 2, 2, 1.0, 0.01, 1.0, 0.01, 0, 3, seeds, seeds, stored, scale, cum)
     _eval_blocks(X, stored[1:], seeds, 2, 1.0, np.zeros(3))
     _loss_grad(2, 0.5, 1.0)
+    _features(X, np.zeros((2, 2)), np.zeros(2), np.zeros((3, 2)))
