@@ -9,18 +9,25 @@ page), once nothing has changed for ``QUIET_MS``. Targets (issue 10) on this 2-c
 default sizes: median <= 150 ms and p95 <= 300 ms for herding, neuron and torus, p95 <= 500 ms for
 bifurcation and Doeblin, <= 250 kB per move on every page. A fixed pure-Python reference loop is
 timed in the same run and printed beside each result (this VM's speed moves by half between
-runs).
+runs). The same measurement on ``floor_app.py`` (plots with nothing behind them, updated straight
+in their Bokeh sources or through HoloViews) gives the floor of the stack on this machine.
 
 Run: ``LDX_REQUIRE_BROWSER=1 pytest -m bench tests/bench/test_bench_browser.py -s``.
 """
 
 from __future__ import annotations
 
+import os
+import pathlib
 import statistics
+import subprocess
+import sys
+import time
+import urllib.request
 
 import pytest
 
-from tests.app.conftest import browser, server  # noqa: F401  (fixtures)
+from tests.app.conftest import _free_port, browser, server  # noqa: F401  (fixtures)
 from tests.bench._timing import best_time
 from views import EXPLORERS
 
@@ -35,6 +42,7 @@ TARGETS = {  # page -> (median ms or None, p95 ms)
     "bifurcation": (None, 500), "doeblin": (None, 500),
 }
 MAX_KB = 250
+FLOOR_APP = pathlib.Path(__file__).with_name("floor_app.py")
 
 WATCH = """() => {
     // Fingerprint every Bokeh canvas each animation frame (a cheap hash of a strided sample
@@ -101,40 +109,94 @@ def _reference_seconds() -> float:
     return best_time(loop, repeats=3)
 
 
-@pytest.mark.parametrize("slug", list(EXPLORERS))
-def test_slider_key_press_to_last_pixel(server, browser, slug):  # noqa: F811
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def _time_moves(page, handle, moves: int = MOVES) -> tuple[list[float], list[float]]:
+    """Key presses on one slider handle: the time of each to the last changed pixel (ms, sorted)
+    and the websocket kB it received (``page.__received``, filled by ``_open``)."""
+    times, sizes = [], []
+    for move in range(moves + WARMUP):
+        handle.focus()
+        page.__received.clear()
+        page.evaluate("() => { window.__ldx.keydown = 0; }")
+        page.keyboard.press("ArrowRight" if move % 2 == 0 else "ArrowLeft")
+        elapsed = page.evaluate(QUIET, QUIET_MS)
+        if move >= WARMUP:
+            times.append(elapsed)
+            sizes.append(sum(page.__received) / 1000)
+    return sorted(times), sizes
+
+
+def _open(chromium, url: str, canvases: int):
+    """A page at ``url`` once ``canvases`` Bokeh canvases are drawn and settled, with the pixel
+    watcher running and the received websocket bytes recorded."""
+    page = chromium.new_page(viewport={"width": 1400, "height": 1000})
     cdp = page.context.new_cdp_session(page)
     cdp.send("Network.enable")
-    received = []
-    cdp.on("Network.webSocketFrameReceived", lambda e: received.append(_frame_bytes(e)))
+    page.__received = []
+    cdp.on("Network.webSocketFrameReceived", lambda e: page.__received.append(_frame_bytes(e)))
+    page.goto(url, wait_until="domcontentloaded", timeout=120_000)
+    page.wait_for_function("""n => { const f = []; const w = r => r.querySelectorAll('*')
+        .forEach(e => { if (e.classList && e.classList.contains('bk-Canvas')) f.push(e);
+        if (e.shadowRoot) w(e.shadowRoot); }); w(document); return f.length >= n; }""",
+                           arg=canvases, timeout=120_000)
+    page.wait_for_timeout(2000)  # let the first render settle before measuring
+    page.evaluate(WATCH)
+    return page
+
+
+def _p95(times: list[float]) -> float:
+    return times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
+
+
+@pytest.mark.parametrize("panels,mode", [(1, "bokeh"), (5, "bokeh"), (5, "holoviews")])
+def test_floor_of_the_stack(browser, panels, mode):  # noqa: F811
+    """The same measurement on ``floor_app.py``: plots with no computation behind them, updated
+    straight in their Bokeh sources or through HoloViews. Printed beside the pages' numbers: no
+    page can be faster than the floor for its number of panels on this machine."""
+    port = _free_port()
+    env = dict(os.environ, LDX_FLOOR_PANELS=str(panels), LDX_FLOOR_MODE=mode)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "panel", "serve", str(FLOOR_APP), "--port", str(port),
+         "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}"],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        page.goto(f"{server}?page={slug}", wait_until="domcontentloaded", timeout=120_000)
-        page.wait_for_function("""() => { const f = []; const w = r => r.querySelectorAll('*')
-            .forEach(e => { if (e.classList && e.classList.contains('bk-Canvas')) f.push(e);
-            if (e.shadowRoot) w(e.shadowRoot); }); w(document); return f.length >= 2; }""",
-                               timeout=120_000)
-        page.wait_for_timeout(2000)  # let the first render settle before measuring
-        page.evaluate(WATCH)
+        url = f"http://127.0.0.1:{port}/floor_app"
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=30) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, "floor app did not start"
+            time.sleep(0.3)
+        page = _open(browser, url, panels)
+        try:
+            times, sizes = _time_moves(page, page.locator(".noUi-handle").first)
+        finally:
+            page.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    reference = _reference_seconds()
+    print(f"\nfloor {mode:9s} {panels} panel(s): median {statistics.median(times):6.0f} ms, "
+          f"p95 {_p95(times):6.0f} ms, max {times[-1]:6.0f} ms, "
+          f"{statistics.median(sizes):7.1f} kB/move (reference loop {1e3 * reference:.0f} ms)")
+    assert times[-1] < 5000, "the floor page stopped answering"
+
+
+@pytest.mark.parametrize("slug", list(EXPLORERS))
+def test_slider_key_press_to_last_pixel(server, browser, slug):  # noqa: F811
+    page = _open(browser, f"{server}?page={slug}", 2)
+    try:
         handles = page.locator(".noUi-handle")
         rows = []
         for index in range(min(SLIDERS, handles.count())):
             handle = handles.nth(index)
             label = handle.evaluate("h => { const t = h.getRootNode().querySelector("
                                     "'.bk-slider-title'); return t ? t.textContent : '?'; }")
-            times, sizes = [], []
-            for move in range(MOVES + WARMUP):
-                handle.focus()
-                received.clear()
-                page.evaluate("() => { window.__ldx.keydown = 0; }")
-                page.keyboard.press("ArrowRight" if move % 2 == 0 else "ArrowLeft")
-                elapsed = page.evaluate(QUIET, QUIET_MS)
-                if move >= WARMUP:
-                    times.append(elapsed)
-                    sizes.append(sum(received) / 1000)
-            times.sort()
-            p95 = times[min(len(times) - 1, int(round(0.95 * (len(times) - 1))))]
-            rows.append((index, label, statistics.median(times), p95, times[-1],
+            times, sizes = _time_moves(page, handle)
+            rows.append((index, label, statistics.median(times), _p95(times), times[-1],
                          statistics.median(sizes)))
     finally:
         page.close()
