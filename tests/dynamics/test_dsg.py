@@ -224,3 +224,18 @@ def test_gp_mean_and_variance_approach_the_closed_form():
         dsg.gp_regression(X, y, Xt[:, :1], bandwidth=bw, steps=2)
     with pytest.raises(ValueError, match="noise"):
         dsg.gp_regression(X, y, Xt, noise=-1, bandwidth=bw, steps=2)
+
+
+def test_kept_values_give_the_same_iterate_as_regenerating_every_block():
+    """``keep_values`` reads f_{t-1} at the minibatch from values kept at the training points
+    instead of regenerating every earlier block: the same coefficients and test errors."""
+    X, y, bw = _task(120, seed=6)
+    Xt = X[:30]
+    runs = [dsg.doubly_sgd(X, y, bandwidth=bw, nu=0.01, steps=150, batch_size=4, block_size=8,
+                           theta=100.0, t0=100.0, seed=1, X_test=Xt, y_test=y[:30],
+                           keep_values=keep) for keep in (False, True)]
+    np.testing.assert_allclose(runs[0].stored, runs[1].stored, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(runs[0].history["error"], runs[1].history["error"], rtol=1e-9)
+    # the error kept step by step is the averaged model's own
+    assert np.mean((runs[1].predict(Xt) - y[:30]) ** 2) == pytest.approx(
+        runs[1].history["error"][-1], rel=1e-9)
