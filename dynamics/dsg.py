@@ -159,6 +159,8 @@ class DSGModel:
     scale: np.ndarray
     cum: np.ndarray
     history: dict
+    #: The averaged iterate at ``X_test`` after the last step (kept during training), or None.
+    test_fit: np.ndarray | None = None
 
     @property
     def memory(self) -> int:
@@ -187,10 +189,12 @@ class DSGModel:
 
 
 @dataclass(frozen=True)
-class _Partial:
-    """A run's history so far (for a page's growing learning curve)."""
+class Partial:
+    """A run so far (for a page's growing learning curve): the history, and the averaged
+    iterate at the test points."""
 
     history: dict
+    test_fit: np.ndarray
 
 
 def _check_schedule(theta, nu, t0):
@@ -285,10 +289,11 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
             history["seen"].append(done * m)
             history["error"].append(float(np.mean((avg_test - test[1]) ** 2)))
         report(progress, done / steps, f"step {done:,} of {steps:,}",
-               partial=_Partial({k: np.asarray(v) for k, v in history.items()})
+               partial=Partial({k: np.asarray(v) for k, v in history.items()}, avg_test.copy())
                if test is not None else None)
     history = {k: np.asarray(v) for k, v in history.items()}
-    return DSGModel(seed, bandwidth, B, m, d, steps, stored, scale, cum, history)
+    return DSGModel(seed, bandwidth, B, m, d, steps, stored, scale, cum, history,
+                    avg_test if test is not None else None)
 
 
 @njit(cache=True, nogil=True)
@@ -512,7 +517,9 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
             history["seen"].append(t * m)
             history["mean_error"].append(float(np.mean((mean_bar - exact_mean) ** 2)))
             history["variance_error"].append(float(np.mean((1.0 - own_bar - exact_var) ** 2)))
-            report(progress, t / steps, f"step {t:,} of {steps:,}")
+            report(progress, t / steps, f"step {t:,} of {steps:,}",
+                   partial=GPRun(mean_bar.copy(), 1.0 - own_bar, exact_mean, exact_var,
+                                 {k: np.asarray(v) for k, v in history.items()}))
     return GPRun(mean_bar.copy(), 1.0 - own_bar, exact_mean, exact_var,
                  {k: np.asarray(v) for k, v in history.items()})
 

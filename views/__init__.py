@@ -18,6 +18,8 @@ from views.online_bayes import OnlineBayesExplorer
 from views.hbm import HBMExplorer
 from views.ising import IsingExplorer
 from views.pct import PCTExplorer
+from views.dsg import DSGExplorer
+from views.embedding_sgd import EmbeddingSGDExplorer
 from views._common import warmup_rasters
 
 #: Short name -> explorer class, in the order of the app's navigation.
@@ -25,7 +27,7 @@ EXPLORERS = {
     cls.slug: cls
     for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, IsingExplorer,
                 PCTExplorer, DoeblinExplorer, PMDExplorer, SBEEDExplorer, OnlineBayesExplorer,
-                HBMExplorer)
+                HBMExplorer, DSGExplorer, EmbeddingSGDExplorer)
 }
 
 __all__ = ["EXPLORERS", "warmup", "warmup_rasters"]

@@ -32,6 +32,8 @@ MOVES = {
     "pct": ("seed", list(range(101, 109))),
     "bayes": ("frame", [100, 110, 120, 130, 140, 150, 160, 170]),
     "hbm": ("sample", [510, 520, 530, 540, 550, 560, 570, 580]),
+    "dsg": ("bandwidth_factor", [0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18]),
+    "esgd": ("gamma", [9.0, 9.5, 10.5, 11.0, 9.0, 9.5, 10.5, 11.0]),
 }
 TARGETS = {"herding": 0.150, "neuron": 0.150, "torus": 0.150}
 #: Knobs that only some panels depend on (``Plot.ignores``): the others are not redrawn.

@@ -29,6 +29,8 @@ CHANGES = {
     "pct": {"seed": 2},
     "bayes": {"seed": 2},
     "hbm": {"seed": 2},
+    "dsg": {"seed": 2},
+    "esgd": {"seed": 2},
 }
 
 

@@ -1,0 +1,457 @@
+"""Doubly stochastic functional gradients explorer (Dai's thesis, chapter 3: Algorithms 1-2,
+Thm 11, eqs 3.9-3.10; Figs 3.4-3.5).
+
+Live: the 2-D task of Sec 3.6.1, the exact kernel ridge solution f* that the runs converge to,
+and one block of random features against the kernel they estimate. Runs: Fig 3.4 (the averaged
+iterate approaching f* at rate 1/t, its memory against NORMA's), and Fig 3.5 (the GP posterior
+mean and variance by doubly stochastic gradients against the closed form).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import holoviews as hv
+import numpy as np
+import param
+
+from dynamics import dsg
+from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
+                           Run, axis, style)
+
+DSG_COLOR, NORMA_COLOR, EXACT_COLOR, MEAN_COLOR, VAR_COLOR = (
+    "#d62728", "#1f77b4", "#222222", "#d62728", "#9467bd")
+#: Knobs of the task and kernel (the live panels, and the runs use them).
+LIVE = ("points", "bandwidth_factor", "nu", "block", "seed")
+#: Side of the grid the surfaces are drawn on (and the runs' error is measured on).
+GRID = 40
+#: NORMA keeps every point it visits: its comparison run stops here (steps).
+NORMA_STEPS = 1024
+XY_DIMS = [axis("x1", "x₁"), axis("x2", "x₂")]
+SURFACE = dict(cmap="RdBu_r", colorbar=True)
+
+
+def _grid() -> np.ndarray:
+    g = np.linspace(-5, 5, GRID)
+    return np.array([(a, b) for b in g for a in g])  # row-major image order: x1 fastest
+
+
+def truth(X: np.ndarray) -> np.ndarray:
+    """The noiseless function generating the data (Fig 3.4 (1))."""
+    r = np.linalg.norm(X, axis=1)
+    return np.cos(0.5 * np.pi * r) * np.exp(-0.1 * np.pi * r)
+
+
+@dataclass(frozen=True)
+class Task:
+    X: np.ndarray
+    y: np.ndarray
+    bandwidth: float
+    target: np.ndarray  # f* on the grid
+
+
+@functools.lru_cache(maxsize=8)
+def make_task(points: int, factor: float, nu: float, seed: int) -> Task:
+    X, y = dsg.synthetic_2d(points, seed=seed)
+    bandwidth = dsg.median_bandwidth(X, factor=factor)
+    target = dsg.kernel_ridge(X, y, bandwidth=bandwidth, nu=nu)(_grid())
+    return Task(X, y, bandwidth, target)
+
+
+@dataclass(frozen=True)
+class CurveRun:
+    """The Fig 3.4 run (or its part so far): the averaged iterate on the grid, the histories
+    of doubly SGD and NORMA, the memory each keeps."""
+
+    loss: str
+    target: np.ndarray
+    fit: np.ndarray
+    history: dict
+    norma: dict | None
+    block: int
+    batch: int
+    steps: int
+
+
+@dataclass(frozen=True)
+class GPResult:
+    run: dsg.GPRun
+    points: int
+    tests: int
+    bandwidth: float
+
+
+def _labels(y: np.ndarray) -> np.ndarray:
+    """Labels for the classification losses: the sign of y (rings of the cosine)."""
+    return np.where(y > 0, 1.0, -1.0)
+
+
+class DSGExplorer(Explorer):
+    """Kernel machines learned by doubly stochastic functional gradients."""
+
+    slug = "dsg"
+    title = "Doubly stochastic functional gradients"
+    summary = ("A kernel machine learned by SGD in function space, sampling a data point and a "
+               "random feature at every step: the error falls like 1/t in little memory.")
+    paper = "Dai, PhD thesis, chapter 3 (Dai et al. 2014)"
+    figures = "Algorithms 1-2, Thm 11, eqs 3.9-3.10; Figs 3.4-3.5"
+
+    points = param.Integer(2000, bounds=(200, 4000), step=100, label="Training points n",
+                           doc="Points of the 2-D task; f* is the exact solution on them.")
+    bandwidth_factor = param.Number(0.1, bounds=(0.02, 1.0), step=0.01,
+                                    label="Bandwidth / median distance",
+                                    doc="The RBF bandwidth as a fraction of the median pairwise "
+                                        "distance (Sec 3.6.1: 0.1, the median trick).")
+    nu = param.Number(0.01, bounds=(0.001, 0.1), step=0.001, label="Regulariser ν",
+                      doc="nu of the risk (1/n) Σ l + ν/2 ‖f‖² (the text's value is unreadable).")
+    block = param.Integer(16, bounds=(1, 1024), label="Feature block B",
+                          doc="Random features drawn per step (the paper: 2¹⁰).")
+    seed = param.Integer(0, bounds=(0, 99_999), label="Seed",
+                         doc="Seed of the data, the minibatches and the features.")
+    loss = param.Selector(default="squared", objects=list(dsg.LOSSES), label="Loss",
+                          doc="squared: kernel ridge regression; hinge (SVM) and logistic learn "
+                              "the sign of y.")
+    theta = param.Number(100.0, bounds=(1.0, 10_000.0), step=1.0, label="Step scale θ",
+                         doc="γ_t = θ / (t + t₀), t₀ = θ: Thm 11 asks θν ≥ 1.")
+    batch = param.Integer(16, bounds=(1, 1024), label="Batch m",
+                          doc="Data points per step (the paper: 2¹⁰).")
+    steps = param.Selector(default=2**14, objects=[2**k for k in range(6, 17)], label="Steps t",
+                           doc="Steps of the run (Fig 3.4: 2¹⁴).")
+    gp_points = param.Integer(2048, bounds=(128, 4096), label="GP training points",
+                              doc="Sec 3.6.2: 2¹¹.")
+    gp_tests = param.Integer(1024, bounds=(16, 2048), label="GP test points",
+                             doc="Sec 3.6.2: 2¹⁰.")
+    gp_batch = param.Integer(64, bounds=(4, 512), label="GP batch", doc="Sec 3.6.2: 64.")
+    gp_block = param.Integer(512, bounds=(8, 2048), label="GP feature block",
+                             doc="Sec 3.6.2: 512.")
+    gp_steps = param.Integer(256, bounds=(8, 2048), label="GP steps",
+                             doc="Steps of the GP run (each sees a batch).")
+    first_step = param.Number(16.0, bounds=(0.5, 64.0), step=0.5, label="GP first step γ₁",
+                              doc="γ_t = θ/(t + t₀) with θ = 1/ν (θν = 1) and γ₁ = this.")
+
+    fields = ("seed",)
+    widgets = {name: {"throttled": True} for name in (
+        "points", "bandwidth_factor", "nu", "block", "theta", "batch", "gp_points",
+        "gp_tests", "gp_batch", "gp_block", "gp_steps", "first_step")}
+    plots = (
+        Plot("truth_plot", title="Fig 3.4 (1): the function and the data", depends=LIVE),
+        Plot("target_plot", title="f*: exact kernel ridge solution", depends=LIVE),
+        Plot("features_plot", title="One block of features against k", depends=LIVE),
+    )
+    runs = (
+        Run("curve", title="Fig 3.4: the averaged iterate approaches f* at rate 1/t",
+            button="Run doubly SGD", settings=("loss", "theta", "batch", "steps"),
+            uses=LIVE, compute="run_curve",
+            plots=(Plot("fit_plot", title="Averaged iterate f̄ₜ"),
+                   Plot("error_plot", title="Fig 3.4 (2): ‖f̄ₜ − f*‖² against t"),
+                   Plot("memory_plot", title="Memory: doubly SGD and NORMA")),
+            text=r"""
+Doubly SGD with the knobs above: at step $t$ a minibatch of $m$ points and a block of $B$
+features drawn from seed $t$, $\gamma_t = \theta/(t + t_0)$ with $t_0 = \theta$. Left: the
+averaged iterate $\bar f_t = \frac1t\sum_{s\le t} f_s$ on the grid, growing while the run goes.
+Right: its mean squared distance to $f^*$ over the grid against $t$, with a $1/t$ guide
+(Thm 11 needs $\theta\nu \ge 1$), and NORMA (the full kernel, every visited point kept, the same
+steps) for its first 1,024 steps. Below: what each keeps: doubly SGD $B$ numbers a step
+(the features are regenerated from their seeds), NORMA $m(d + 1)$. With the hinge or logistic
+loss the labels are the sign of $y$ and the curve is the test error rate against the sign of
+the noiseless function (there is no closed-form optimum to compare with).""",
+            estimate="curve_estimate", summary="curve_summary"),
+        Run("gp", title="Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
+            button="Run the GP regression",
+            settings=("gp_points", "gp_tests", "gp_batch", "gp_block", "gp_steps",
+                      "first_step"),
+            uses=("bandwidth_factor", "seed"), compute="run_gp",
+            plots=(Plot("gp_error_plot", title="Fig 3.5: error against the closed form"),
+                   Plot("gp_mean_plot", title="Posterior mean: ours against eq 3.9"),
+                   Plot("gp_variance_plot", title="Posterior variance: ours against eq 3.9")),
+            text=r"""
+GP regression with noise variance $\sigma^2 = 0.1$ on the task above (Sec 3.6.2). The posterior
+mean $k_*^\top(K + \sigma^2 I)^{-1}y$ is kernel ridge regression with $n\nu = \sigma^2$; the
+variance $k(x_*, x_*) - k_*^\top(K + \sigma^2 I)^{-1}k_*$ needs, for each test point, the same
+regression with targets $k(x_*, x_j)$ (the second formulation of Sec 3.3.1: the test points are
+known). All of them share each step's minibatch and features. Left: the mean squared errors of
+mean and variance against the closed form (eq 3.9) as the data are visited; right: ours against
+the closed form at every test point (on the diagonal when exact).""",
+            estimate="gp_estimate", summary="gp_summary"),
+    )
+
+    text = r"""
+### Doubly stochastic functional gradients
+
+A kernel machine $f(x) = \sum_i \alpha_i k(x_i, x)$ grows by one term per data point, and
+evaluating it costs as much as all the data seen. Random Fourier features make the kernel an
+average: $k(x, x') = \mathbb{E}_\omega\,\phi_\omega(x)\phi_\omega(x')$ with
+$\phi_\omega(x) = \sqrt2\cos(\omega^\top x + b)$, $\omega \sim N(0, \sigma^{-2}I)$. **Doubly
+stochastic** gradient descent samples both: at step $t$ a minibatch and a block of features
+drawn from seed $t$, and (Algorithm 1, squared loss)
+
+$$f_t = (1 - \gamma_t\nu)\,f_{t-1} - \frac{\gamma_t}{mB}\sum_{k}\big(f_{t-1}(x_k) - y_k\big)
+\sum_j \phi_{\omega_{tj}}(x_k)\,\phi_{\omega_{tj}}(\cdot).$$
+
+Each step stores $B$ numbers; the features are regenerated from the seed when $f$ is evaluated.
+With $\gamma_t = \theta/t$ and $\theta\nu \ge 1$, the averaged iterate reaches the regularised
+optimum $f^*$ at rate $O(1/t)$ (Thm 11), for all its randomness.
+
+**What you see.** *Top left:* the function that generates the data (Fig 3.4 (1)),
+$\cos(0.5\pi\|x\|)e^{-0.1\pi\|x\|}$, and the training points' positions (their $y$ are noisy). *Top right:*
+$f^*$, the exact kernel ridge solution $(K + n\nu I)^{-1}y$ on those points: what the runs below
+converge to (the regulariser shrinks it: its colours span its own range). *Below:* the kernel $k(x, 0)$ along the $x_1$ axis and its estimate from one
+block of $B$ features (and from 16 blocks): one block is noisy, the average over steps is not.
+The **runs** below the knobs reproduce Fig 3.4 (rate and memory) and Fig 3.5 (the GP posterior).
+
+**Try.** Set the block to 1 and watch the estimate; shrink the bandwidth factor and see $f^*$
+follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is lost.
+"""
+
+    # --- live --------------------------------------------------------------------------------
+    def _compute(self) -> Task:
+        return make_task(int(self.points), float(self.bandwidth_factor), float(self.nu),
+                         int(self.seed))
+
+    @staticmethod
+    def _surface(values: np.ndarray, label: str, limit: float):
+        """A function on the grid, coloured symmetrically in [-limit, limit]."""
+        g = np.linspace(-5, 5, GRID)
+        image = RasterImage((g, g, values.reshape(GRID, GRID).astype(np.float32)),
+                            kdims=XY_DIMS, vdims=[hv.Dimension("f", label=label)])
+        return style(image, **SURFACE, clim=(-limit, limit), bokeh=dict(tools=["hover"]))
+
+    def truth_plot(self):
+        task = self.result()
+        image = self._surface(truth(_grid()), "noiseless function of the data", 1.0)
+        pts = style(hv.Points(task.X.astype(np.float32), kdims=XY_DIMS,
+                              label="training points"),
+                    color="black", alpha=0.3, bokeh=dict(size=1.5), mpl=dict(s=0.8))
+        return style(image * pts, show_legend=False)
+
+    def target_plot(self):
+        target = self.result().target
+        return self._surface(target, "f*(x)", float(np.abs(target).max()))
+
+    def features_plot(self):
+        task = self.result()
+        B = int(self.block)
+        x = np.column_stack([np.linspace(-5, 5, 400), np.zeros(400)])
+        origin = np.zeros((1, 2))
+        exact = dsg.rbf_kernel(x, origin, task.bandwidth)[:, 0]
+        estimates = []
+        for step in range(1, 17):
+            omega, b = dsg.block_features(int(self.seed), step, B, 2, task.bandwidth)
+            estimates.append((2 * np.cos(x @ omega.T + b) * np.cos(b)).mean(axis=1))
+        dims = [axis("x1", "x₁ (x₂ = 0)"), axis("k", "k(x, 0) and its estimate")]
+        return style(
+            style(hv.Curve((x[:, 0], estimates[0]), *dims, label=f"one block of {B}"),
+                  color=DSG_COLOR, bokeh=dict(line_width=1.5), mpl=dict(linewidth=1.2))
+            * style(hv.Curve((x[:, 0], np.mean(estimates, axis=0)), *dims,
+                             label=f"16 blocks ({16 * B} features)"),
+                    color=NORMA_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+            * style(hv.Curve((x[:, 0], exact), *dims, label="RBF kernel"),
+                    color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED),
+            legend_position="top_right", ylim=(-0.6, 1.4), framewise=True)
+
+    def status(self) -> str:
+        task = self.result()
+        theta_nu = float(self.theta) * float(self.nu)
+        cond = "holds" if theta_nu >= 1 else "**fails**"
+        return (f"Bandwidth σ = **{task.bandwidth:.3f}** ({float(self.bandwidth_factor):g} × the "
+                f"median pairwise distance of the {len(task.X):,} points); f* ranges "
+                f"{task.target.min():.2f} to {task.target.max():.2f}. Thm 11's θν ≥ 1 "
+                f"{cond} for the run's θ = {float(self.theta):g}: θν = {theta_nu:.3g}.")
+
+    # --- run: Fig 3.4 ------------------------------------------------------------------------
+    def run_curve(self, settings: dict, progress=None) -> CurveRun:
+        task = make_task(int(settings["points"]), float(settings["bandwidth_factor"]),
+                         float(settings["nu"]), int(settings["seed"]))
+        loss, theta = settings["loss"], float(settings["theta"])
+        nu, B, m = float(settings["nu"]), int(settings["block"]), int(settings["batch"])
+        steps, seed = int(settings["steps"]), int(settings["seed"])
+        grid = _grid()
+        if loss == "squared":
+            y, y_test = task.y, task.target
+        else:
+            y, y_test = _labels(task.y), _labels(truth(grid))
+        target = task.target if loss == "squared" else y_test
+
+        def stream(fraction, message, partial=None):
+            if progress is None:
+                return
+            if partial is None:
+                progress(0.8 * fraction, message)
+            else:
+                progress(0.8 * fraction, message, partial=CurveRun(
+                    loss, target, partial.test_fit, self._scored(loss, partial.history, y_test,
+                                                                  None),
+                    None, B, m, steps))
+
+        options = dict(loss=loss, bandwidth=task.bandwidth, nu=nu, theta=theta, t0=theta,
+                       batch_size=m, seed=seed)
+        model = dsg.doubly_sgd(task.X, y, block_size=B, steps=steps, X_test=grid,
+                               y_test=y_test, progress=stream, **options)
+        history = self._scored(loss, model.history, y_test, model.test_fit)
+        norma = None
+        if loss == "squared":
+            if progress is not None:
+                progress(0.8, "NORMA")
+            n_model = dsg.norma(task.X, y, bandwidth=task.bandwidth, nu=nu, theta=theta,
+                                t0=theta, batch_size=m, seed=seed,
+                                steps=min(steps, NORMA_STEPS), X_test=grid, y_test=y_test)
+            norma = n_model.history
+        return CurveRun(loss, target, model.test_fit, history, norma, B, m, steps)
+
+    @staticmethod
+    def _scored(loss: str, history: dict, y_test: np.ndarray, fit) -> dict:
+        """The history as drawn, with (classification losses, final fit) the test error
+        rate: the fraction of grid points where the sign of f̄ₜ is not the label's."""
+        history = dict(history)
+        if loss != "squared" and fit is not None:
+            history["rate"] = float(np.mean(np.sign(fit) != y_test))
+        return history
+
+    def curve_estimate(self, settings: dict) -> float:
+        # measured: 12.6 s for 2^14 steps, 2000 points + 1600 grid points, block 16
+        per_eval = 12.6 / (2**14 * 3600 * 16)
+        n = int(settings["points"]) + GRID**2
+        dsg_s = per_eval * int(settings["steps"]) * (n + int(settings["batch"])) * int(
+            settings["block"])
+        norma = min(int(settings["steps"]), NORMA_STEPS) ** 2 * int(settings["batch"]) ** 2 * 1e-8
+        return dsg_s + norma + 0.5
+
+    def curve_summary(self, settings: dict, result: CurveRun) -> str:
+        h = result.history
+        late = h["step"] >= min(100, h["step"][-1] // 4)
+        if result.loss == "squared":
+            slope = dsg.loglog_slope(h["step"][late], h["error"][late])
+            norma = ""
+            if result.norma is not None and len(result.norma["error"]):
+                norma = (f" NORMA after its {int(result.norma['step'][-1]):,} steps: "
+                         f"{result.norma['error'][-1]:.2e}, keeping "
+                         f"{int(result.norma['memory'][-1]):,} numbers.")
+            return (f"**After {result.steps:,} steps** ({result.steps * result.batch:,} points "
+                    f"seen): ‖f̄ₜ − f*‖² = **{h['error'][-1]:.2e}**, log-log slope "
+                    f"**{slope:.2f}** from step {int(h['step'][late][0])} (Thm 11: −1), keeping "
+                    f"{result.steps * result.block + 1:,} numbers.{norma}")
+        return (f"**After {result.steps:,} steps:** test error rate against the sign of the "
+                f"noiseless function **{h.get('rate', float('nan')):.3f}** ({result.loss} loss).")
+
+    def fit_plot(self, result: CurveRun):
+        if result.loss == "squared":  # the colours of f* above, to compare
+            return self._surface(result.fit, "f̄ₜ(x)", float(np.abs(result.target).max()))
+        return self._surface(np.clip(result.fit, -1, 1), "f̄ₜ(x) (clipped to ±1)", 1.0)
+
+    def error_plot(self, result: CurveRun):
+        h = result.history
+        what = ("‖f̄ₜ − f*‖² on the grid" if result.loss == "squared"
+                else "mean (f̄ₜ − label)² on the grid")
+        dims = [axis("t", "steps t"), axis("err", what)]
+        t = h["step"].astype(float)
+        parts = [style(hv.Curve((t, h["error"]), *dims, label="doubly SGD"),
+                       color=DSG_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))]
+        if len(t) > 2:
+            mid = len(t) // 2
+            ends = t[[0, -1]]
+            parts.append(style(hv.Curve((ends, h["error"][mid] * t[mid] / ends), *dims,
+                                        label="∝ 1/t"),
+                               color="gray", bokeh=DASHED, mpl=MPL_DASHED))
+        if result.norma is not None and len(result.norma["step"]):
+            parts.append(style(hv.Curve((result.norma["step"].astype(float),
+                                         result.norma["error"]), *dims, label="NORMA"),
+                               color=NORMA_COLOR, bokeh=dict(line_width=2),
+                               mpl=dict(linewidth=1.5)))
+        return style(hv.Overlay(parts), logx=True, logy=True, legend_position="bottom_left",
+                     framewise=True)
+
+    def memory_plot(self, result: CurveRun):
+        t = np.unique(np.geomspace(1, result.steps, 40).astype(int)).astype(float)
+        dims = [axis("t", "steps t"), axis("mem", "numbers kept")]
+        d = 2
+        parts = [style(hv.Curve((t, t * result.block + 1), *dims,
+                                label=f"doubly SGD: B = {result.block} a step"),
+                       color=DSG_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
+                 style(hv.Curve((t, t * result.batch * (d + 1)), *dims,
+                                label=f"NORMA: m(d + 1) = {result.batch * (d + 1)} a step"),
+                       color=NORMA_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))]
+        if result.norma is not None and len(result.norma["memory"]):
+            parts.append(style(hv.Scatter((result.norma["step"].astype(float),
+                                           result.norma["memory"]), *dims,
+                                          label="NORMA, counted in the run"),
+                               color=NORMA_COLOR, bokeh=dict(size=5), mpl=dict(s=12)))
+        return style(hv.Overlay(parts), logx=True, logy=True, legend_position="top_left",
+                     framewise=True)
+
+    # --- run: Fig 3.5 ------------------------------------------------------------------------
+    def run_gp(self, settings: dict, progress=None) -> GPResult:
+        n, tests = int(settings["gp_points"]), int(settings["gp_tests"])
+        seed = int(settings["seed"])
+        X, y = dsg.synthetic_2d(n, seed=seed)
+        X_test, _ = dsg.synthetic_2d(tests, seed=seed + 1)
+        bandwidth = dsg.median_bandwidth(X, factor=float(settings["bandwidth_factor"]))
+
+        def stream(fraction, message, partial=None):
+            if progress is None:
+                return
+            if partial is None:
+                progress(fraction, message)
+            else:
+                progress(fraction, message, partial=GPResult(partial, n, tests, bandwidth))
+
+        run = dsg.gp_regression(X, y, X_test, noise=0.1, bandwidth=bandwidth,
+                                steps=int(settings["gp_steps"]),
+                                batch_size=int(settings["gp_batch"]),
+                                block_size=int(settings["gp_block"]),
+                                first_step=float(settings["first_step"]), seed=seed,
+                                progress=stream if progress is not None else None)
+        return GPResult(run, n, tests, bandwidth)
+
+    def gp_estimate(self, settings: dict) -> float:
+        # measured: 10 s for 256 steps, 2048 + 1024 points, batch 64, block 512
+        scale = (int(settings["gp_steps"]) / 256 * int(settings["gp_block"]) / 512
+                 * (int(settings["gp_points"]) + int(settings["gp_tests"])) / 3072
+                 * max(1.0, int(settings["gp_tests"]) / 1024 * int(settings["gp_batch"]) / 64))
+        return 10.0 * scale + 1.0
+
+    def gp_summary(self, settings: dict, result: GPResult) -> str:
+        h = result.run.history
+        return (f"**{result.points:,} training and {result.tests:,} test points**, bandwidth "
+                f"{result.bandwidth:.3f}, σ² = 0.1: after {int(h['seen'][-1]):,} points seen "
+                f"the mean's squared error against eq 3.9 is **{h['mean_error'][-1]:.2e}** "
+                f"(from {h['mean_error'][0]:.2e}), the variance's **{h['variance_error'][-1]:.2e}**"
+                f" (from {h['variance_error'][0]:.2e}; posterior variances "
+                f"{result.run.exact_variance.min():.3f} to {result.run.exact_variance.max():.3f}).")
+
+    def gp_error_plot(self, result: GPResult):
+        h = result.run.history
+        dims = [axis("seen", "training points visited"), axis("err", "mean squared error")]
+        seen = h["seen"].astype(float)
+        parts = [style(hv.Curve((seen, h["mean_error"]), *dims, label="posterior mean"),
+                       color=MEAN_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
+                 style(hv.Curve((seen, h["variance_error"]), *dims, label="posterior variance"),
+                       color=VAR_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))]
+        if len(seen) > 2:
+            ends = seen[[0, -1]]
+            mid = len(seen) // 2
+            parts.append(style(hv.Curve((ends, h["mean_error"][mid] * seen[mid] / ends), *dims,
+                                        label="∝ 1/t"),
+                               color="gray", bokeh=DOTTED, mpl=MPL_DOTTED))
+        return style(hv.Overlay(parts), logx=True, logy=True, legend_position="bottom_left",
+                     framewise=True)
+
+    def _against(self, ours: np.ndarray, exact: np.ndarray, what: str, color: str):
+        lo, hi = float(min(exact.min(), ours.min())), float(max(exact.max(), ours.max()))
+        pad = 0.05 * (hi - lo or 1.0)
+        dims = [axis("exact", f"{what}, closed form (eq 3.9)"),
+                axis("ours", f"{what}, doubly SGD")]
+        pts = style(hv.Scatter((exact, ours), *dims, label="test points"), color=color,
+                    alpha=0.5, bokeh=dict(size=3), mpl=dict(s=4))
+        line = style(hv.Curve(([lo - pad, hi + pad], [lo - pad, hi + pad]), *dims,
+                              label="equal"),
+                     color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED)
+        return style(pts * line, xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad),
+                     legend_position="top_left", framewise=True)
+
+    def gp_mean_plot(self, result: GPResult):
+        return self._against(result.run.mean, result.run.exact_mean, "mean", MEAN_COLOR)
+
+    def gp_variance_plot(self, result: GPResult):
+        return self._against(result.run.variance, result.run.exact_variance, "variance",
+                             VAR_COLOR)
