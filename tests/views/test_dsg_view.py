@@ -1,0 +1,63 @@
+"""The doubly stochastic gradients and Embedding-SGD pages: live panels and runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dynamics import dsg
+from views import EXPLORERS
+
+
+def test_features_panel_estimates_the_kernel_and_status_checks_thm_11():
+    explorer = EXPLORERS["dsg"](points=400, block=1024)
+    one, sixteen, exact = [c.dimension_values(1) for c in explorer.features_plot()]
+    # 1024 features: the estimate of k(x, 0) is within a few hundredths of the kernel
+    assert np.max(np.abs(one - exact)) < 0.15
+    assert np.max(np.abs(sixteen - exact)) < np.max(np.abs(one - exact))
+    assert "holds" in explorer.status()
+    explorer.theta = 50.0  # theta nu = 0.5 < 1
+    assert "**fails**" in explorer.status()
+
+
+def test_curve_run_streams_a_prefix_of_its_final_curve():
+    """The run's partial results (drawn while it goes) are prefixes of the final history, and
+    the final averaged surface is the engine's own prediction on the grid."""
+    explorer = EXPLORERS["dsg"](points=300, block=8, batch=8, steps=256)
+    partials = []
+    result = explorer.jobs["curve"].compute(
+        progress=lambda f, m, partial=None: partials.append(partial) if partial else None)
+    final = result.history["error"]
+    assert len(partials) >= 5
+    for p in partials:
+        n = len(p.history["error"])
+        np.testing.assert_array_equal(p.history["error"], final[:n])
+    assert result.history["step"][-1] == 256 and result.norma is not None
+    task = explorer.result()
+    assert result.history["error"][-1] == pytest.approx(
+        np.mean((result.fit - task.target) ** 2), rel=1e-9)
+    text = explorer.curve_summary(explorer.jobs["curve"].settings, result)
+    assert "log-log slope" in text and "NORMA" in text
+
+
+def test_gp_run_ends_near_the_closed_form():
+    explorer = EXPLORERS["dsg"](gp_points=256, gp_tests=32, gp_batch=16, gp_block=64,
+                                gp_steps=64, first_step=4.0)
+    result = explorer.jobs["gp"].compute()
+    h = result.run.history
+    assert h["mean_error"][-1] < 0.3 * h["mean_error"][0]
+    assert h["variance_error"][-1] < 0.3 * h["variance_error"][0]
+    X, y = dsg.synthetic_2d(256, seed=0)
+    assert result.bandwidth == pytest.approx(dsg.median_bandwidth(X, factor=0.1))
+
+
+def test_esgd_page_beats_its_baseline_and_seeds_run_averages():
+    explorer = EXPLORERS["esgd"](data=10_000, features=200)
+    live = explorer.result()
+    assert live.run.mse < live.run.baseline_mse
+    assert "The paper: 0.0029 after 0.1M data" in explorer.status()
+    explorer.runs_n, explorer.runs_data = 2, 20_000
+    result = explorer.jobs["seeds"].compute()
+    assert len(result.runs) == 2 and result.runs[0].mse != result.runs[1].mse
+    text = explorer.seeds_summary(explorer.jobs["seeds"].settings, result)
+    assert "2 runs of 20,000 data" in text
