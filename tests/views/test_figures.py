@@ -1,0 +1,64 @@
+"""``python -m views.figures``: every paper figure from one command (issue 17)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from views import figures
+from views.figures import ENTRIES
+
+
+def test_quick_gallery_on_a_local_dask_cluster_produces_every_entry(tmp_path):
+    """The command as CI runs it (``--quick``, a local dask.distributed cluster): every entry's
+    PNG, PDF and tables, the report with a verdict per entry and the gallery; and one entry
+    built again in this process gives the same tables (pure tasks)."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "figures"
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "views.figures", "--quick", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    seconds = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr[-3000:]
+    print(f"\nviews.figures --quick: {seconds:.0f} s; {done.stdout.strip()}")
+    report = (out / "REPORT.md").read_text()
+    gallery = (out / "index.html").read_text()
+    for entry_id in ENTRIES:
+        assert (out / f"{entry_id}.png").stat().st_size > 10_000
+        assert (out / f"{entry_id}.pdf").read_bytes().startswith(b"%PDF")
+        assert list((out / entry_id).glob("*.csv")) + list((out / entry_id).glob("*.nc")), \
+            entry_id
+        assert f"({entry_id}.png)" in report and f'id="{entry_id}"' in gallery
+    assert report.count("| **reproduced** |") + report.count("| **differs: ") == len(ENTRIES)
+    again = figures.build("herding.fig1_17", quick=True)
+    for name, data in again["tables"].items():
+        stored = out / "herding.fig1_17" / name
+        assert (stored.read_bytes() if isinstance(data, bytes) else stored.read_text()) == data
+
+
+def test_cache_is_reused_and_invalidated_by_a_parameter_change(tmp_path, monkeypatch):
+    first = figures.run(["herding.fig1_17"], out=tmp_path, quick=True, seed=None,
+                        progress=False)
+
+    def rebuilt(*args, **kwargs):
+        raise AssertionError("rebuilt")
+
+    monkeypatch.setattr(figures, "build", rebuilt)
+    second = figures.run(["herding.fig1_17"], out=tmp_path, quick=True, seed=None,
+                         progress=False)
+    assert second[0]["png"] == first[0]["png"]  # from the cache, not rebuilt
+    with pytest.raises(AssertionError, match="rebuilt"):
+        figures.run(["herding.fig1_17"], out=tmp_path, quick=True, seed=5, progress=False)
+    with pytest.raises(AssertionError, match="rebuilt"):
+        figures.run(["herding.fig1_17"], out=tmp_path, quick=False, seed=None, progress=False)
+
+
+def test_command_line_refuses_unknown_entries(capsys):
+    with pytest.raises(SystemExit):
+        figures.main(["--only", "herding.fig9_9", "--serial"])
+    assert "unknown entries" in capsys.readouterr().err
