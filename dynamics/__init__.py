@@ -16,7 +16,11 @@ ENGINES = ("herding", "neuron", "torus", "bifurcation", "doeblin", "pmd", "sbeed
            "generalized_herding", "conditional_herding", "online_bayes", "hbm",
            "dsg", "embedding_sgd")
 
-__all__ = ["ENGINES", "warmup"]
+#: Modules of this package that are tools rather than engines (no system, no kernels to warm):
+#: ``sweep`` maps a pure function over a parameter grid on any executor.
+HELPERS = ("sweep",)
+
+__all__ = ["ENGINES", "HELPERS", "warmup"]
 
 
 def warmup(verbose: bool = False, engines=None) -> dict[str, float]:

@@ -23,3 +23,16 @@ def test_ci_runs_the_readme_test_command():
 def test_every_explorer_has_a_thumbnail():
     for slug in EXPLORERS:
         assert (ROOT / "assets" / "thumbnails" / f"{slug}.png").exists(), slug
+
+
+def test_readme_table_links_every_explorer_to_its_gallery_entries():
+    from views.figures import ENTRIES
+
+    readme = (ROOT / "README.md").read_text()
+    rows = {line.split(" | ")[0][2:]: line for line in readme.splitlines()
+            if line.startswith("| ")}
+    for slug, cls in EXPLORERS.items():
+        ids = [e.id for e in ENTRIES.values() if e.slug == slug]
+        assert ids, f"{slug} has no entry in views.figures"
+        for entry_id in ids:
+            assert f"(figures/index.html#{entry_id})" in rows[cls.title], (slug, entry_id)
