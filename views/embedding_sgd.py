@@ -175,20 +175,35 @@ watch the dual stall; push γ past about 20 and the saddle point diverges.
                     color=ESGD_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
             legend_position="bottom_left", framewise=True)
 
+    @staticmethod
+    def _mse_overlay(seen: np.ndarray, esgd: np.ndarray, base: np.ndarray, suffix: str = "",
+                     band=None):
+        """Test MSE against data visited: Embedding-SGD (with a band), plain regression, and
+        the paper's reported point."""
+        dims = [axis("seen", "data visited"), axis("mse", "test MSE (noiseless inputs)")]
+        layers = []
+        if band is not None:
+            layers.append(style(hv.Area((seen, band[0], band[1]), kdims=[dims[0]],
+                                        vdims=[dims[1], "hi"]),
+                                alpha=0.2, bokeh=dict(color=ESGD_COLOR, line_alpha=0),
+                                mpl=dict(facecolor=ESGD_COLOR, edgecolor="none")))
+        layers += [
+            style(hv.Curve((seen, base), *dims, label=f"plain regression{suffix}"),
+                  color=BASE_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
+            style(hv.Curve((seen, esgd), *dims, label=f"Embedding-SGD{suffix}"),
+                  color=ESGD_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
+            style(hv.Scatter(([float(PAPER_DATA)], [PAPER_MSE]), *dims,
+                             label="paper: 0.0029 at 0.1M"),
+                  color="black", bokeh=dict(size=12, marker="x", line_width=3),
+                  mpl=dict(s=60, marker="X")),
+        ]
+        # the paper's mark inside the frame
+        return style(hv.Overlay(layers), logx=True, logy=True, legend_position="bottom_left",
+                     framewise=True, xlim=(float(seen[0]), 2.0 * max(PAPER_DATA, seen[-1])))
+
     def mse_plot(self):
         h = self.result().run.history
-        dims = [axis("seen", "data visited"), axis("mse", "test MSE (noiseless inputs)")]
-        seen = h["seen"].astype(float)
-        return style(
-            style(hv.Curve((seen, h["baseline_mse"]), *dims, label="plain regression"),
-                  color=BASE_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-            * style(hv.Curve((seen, h["mse"]), *dims, label="Embedding-SGD"),
-                    color=ESGD_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-            * style(hv.Scatter(([float(PAPER_DATA)], [PAPER_MSE]), *dims,
-                               label="paper: 0.0029 at 0.1M"),
-                    color="black", bokeh=dict(size=12, marker="x", line_width=3),
-                    mpl=dict(s=60, marker="X")),
-            logx=True, logy=True, legend_position="bottom_left", framewise=True)
+        return self._mse_overlay(h["seen"].astype(float), h["mse"], h["baseline_mse"])
 
     def status(self) -> str:
         r = self.result().run
@@ -232,21 +247,8 @@ watch the dual stall; push γ past about 20 and the saddle point diverges.
         seen = result.runs[0].history["seen"].astype(float)
         curves = np.array([r.history["mse"] for r in result.runs])
         base = np.array([r.history["baseline_mse"] for r in result.runs])
-        dims = [axis("seen", "data visited"), axis("mse", "test MSE (noiseless inputs)")]
-        return style(
-            style(hv.Area((seen, curves.min(0), curves.max(0)), kdims=[dims[0]],
-                          vdims=[dims[1], "hi"]),
-                  alpha=0.2, bokeh=dict(color=ESGD_COLOR, line_alpha=0),
-                  mpl=dict(facecolor=ESGD_COLOR, edgecolor="none"))
-            * style(hv.Curve((seen, base.mean(0)), *dims, label="plain regression, mean"),
-                    color=BASE_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-            * style(hv.Curve((seen, curves.mean(0)), *dims, label="Embedding-SGD, mean"),
-                    color=ESGD_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-            * style(hv.Scatter(([float(PAPER_DATA)], [PAPER_MSE]), *dims,
-                               label="paper: 0.0029 at 0.1M"),
-                    color="black", bokeh=dict(size=12, marker="x", line_width=3),
-                    mpl=dict(s=60, marker="X")),
-            logx=True, logy=True, legend_position="bottom_left", framewise=True)
+        return self._mse_overlay(seen, curves.mean(0), base.mean(0), ", mean",
+                                 band=(curves.min(0), curves.max(0)))
 
     def seeds_fit_plot(self, result: SeedRuns):
         r0 = result.runs[0]

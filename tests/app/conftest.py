@@ -43,32 +43,40 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def server():
-    """``panel serve app`` on a free loopback port; yields the app's URL."""
-    port = _free_port()
-    log = open(SERVER_LOG, "w")
+def panel_serve(target: str, port: int, *, log, env=None, timeout: float = 180):
+    """``panel serve target`` on a loopback port, returned once its page answers (or raise
+    RuntimeError with the end of ``log``'s file when it exits or does not answer in time)."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "panel", "serve", "app", "--port", str(port),
+        [sys.executable, "-m", "panel", "serve", target, "--port", str(port),
          "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}",
          "--num-procs", "1"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
     )
-    url = f"http://127.0.0.1:{port}/app"
-    deadline = time.monotonic() + 180
+    url = f"http://127.0.0.1:{port}/{pathlib.Path(target).stem}"
+    deadline = time.monotonic() + timeout
     while True:
         try:
             with urllib.request.urlopen(url, timeout=30) as resp:
                 if resp.status == 200:
-                    break
+                    return proc, url
         except OSError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            log.close()
-            raise RuntimeError("panel serve app did not start:\n"
-                               + SERVER_LOG.read_text()[-4000:])
+            raise RuntimeError(f"panel serve {target} did not start:\n"
+                               + pathlib.Path(log.name).read_text()[-4000:])
         time.sleep(0.5)
+
+
+@pytest.fixture(scope="session")
+def server():
+    """``panel serve app`` on a free loopback port; yields the app's URL."""
+    log = open(SERVER_LOG, "w")
+    try:
+        proc, url = panel_serve("app", _free_port(), log=log)
+    except RuntimeError:
+        log.close()
+        raise
     yield url
     proc.terminate()
     try:

@@ -20,14 +20,11 @@ from __future__ import annotations
 import os
 import pathlib
 import statistics
-import subprocess
-import sys
-import time
-import urllib.request
+import tempfile
 
 import pytest
 
-from tests.app.conftest import _free_port, browser, server  # noqa: F401  (fixtures)
+from tests.app.conftest import _free_port, browser, panel_serve, server  # noqa: F401
 from tests.bench._timing import best_time
 from views import EXPLORERS
 
@@ -152,32 +149,18 @@ def test_floor_of_the_stack(browser, panels, mode):  # noqa: F811
     """The same measurement on ``floor_app.py``: plots with no computation behind them, updated
     straight in their Bokeh sources or through HoloViews. Printed beside the pages' numbers: no
     page can be faster than the floor for its number of panels on this machine."""
-    port = _free_port()
     env = dict(os.environ, LDX_FLOOR_PANELS=str(panels), LDX_FLOOR_MODE=mode)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "panel", "serve", str(FLOOR_APP), "--port", str(port),
-         "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        url = f"http://127.0.0.1:{port}/floor_app"
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=30) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, "floor app did not start"
-            time.sleep(0.3)
-        page = _open(browser, url, panels)
+    with tempfile.NamedTemporaryFile("w", suffix=".log") as log:
+        proc, url = panel_serve(str(FLOOR_APP), _free_port(), log=log, env=env, timeout=120)
         try:
-            times, sizes = _time_moves(page, page.locator(".noUi-handle").first)
+            page = _open(browser, url, panels)
+            try:
+                times, sizes = _time_moves(page, page.locator(".noUi-handle").first)
+            finally:
+                page.close()
         finally:
-            page.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+            proc.terminate()
+            proc.wait(timeout=20)
     reference = _reference_seconds()
     print(f"\nfloor {mode:9s} {panels} panel(s): median {statistics.median(times):6.0f} ms, "
           f"p95 {_p95(times):6.0f} ms, max {times[-1]:6.0f} ms, "
