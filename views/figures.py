@@ -333,6 +333,20 @@ def _judge_staged(e) -> tuple[str, str]:
     return ours, _verdict(above and above_cor, "a staged gap falls below its bound")
 
 
+def _judge_attractor(e) -> tuple[str, str]:
+    res = e.result()
+    box = e.jobs["box"].result
+    used = box.sizes[box.used]
+    ours = (f"D = {int(e.n_states)}, K = {int(e.n_features)}, seed {int(e.seed)}: box-counting "
+            f"dimension of the attractor {box.dimension:.3f} (fitted over box sides "
+            f"{used.max():.3g}-{used.min():.3g} of the bounding box, {int(e.box_steps):,} steps);"
+            f" ℓ₀(w) ≤ 0 held at every step: {bool(res.run.cycling_holds)} (Fig 1.2's Tipi)")
+    ok = 0.0 < box.dimension < 1.0 and bool(res.run.cycling_holds)
+    return ours, _verdict(ok, f"our random model's attractor measures {box.dimension:.2f}, not "
+                              "between 0 and 1 (the paper's example, whose features it does "
+                              "not give)")
+
+
 ENTRIES: dict[str, Entry] = {e.id: e for e in (
     Entry("herding.fig1_1", "bifurcation",
           "Chen & Welling, Fig 1.1: the period-doubling cascade of tempered herding",
@@ -359,6 +373,13 @@ ENTRIES: dict[str, Entry] = {e.id: e for e in (
           "and its samples are negatively autocorrelated (Fig 1.4).",
           _judge_moments, panels=("moment_plot", "autocorrelation_plot"),
           quick=dict(steps=5000)),
+    Entry("herding.fig1_10_11", "herding",
+          "Chen & Welling, Figs 1.2, 1.10-1.11: the Tipi function, the cones and the attractor",
+          "Herding's weights trace a bounded, often fractal attractor inside the cones of the "
+          "states; for the example of Fig 1.11 (six states, two features) its Hausdorff "
+          "dimension is between 0 and 1.",
+          _judge_attractor, panels=("cones_plot", "tipi_plot", "box_plot"), runs=("box",),
+          quick=dict(box_steps=50_000)),
     Entry("herding.fig1_6_7", "ising",
           "Chen & Welling, Figs 1.6-1.7: herding an Ising lattice at the critical temperature",
           "Herding's samples look like the Ising model's, and their connected-component sizes "
