@@ -218,6 +218,14 @@ def _check_seed(seed) -> int:
     raise ValueError(f"seed must be an integer >= 0, a Generator or None, got {seed!r}")
 
 
+def _check_test(X_test, dim: int) -> np.ndarray:
+    """Test inputs: a 2-D array with ``dim`` columns."""
+    X_test = check_array("X_test", X_test, ndim=2)
+    if X_test.shape[1] != dim:
+        raise ValueError(f"X_test must have {dim} columns, got {X_test.shape[1]}")
+    return X_test
+
+
 def _check_data(X, y):
     X = check_array("X", X, ndim=2)
     if X.shape[0] == 0:
@@ -262,10 +270,8 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     history = {"step": [], "seen": [], "error": []}
     test = None
     if X_test is not None:
-        X_test = check_array("X_test", X_test, ndim=2)
+        X_test = _check_test(X_test, d)
         y_test = check_array("y_test", y_test, shape=(X_test.shape[0],))
-        if X_test.shape[1] != d:
-            raise ValueError(f"X_test must have {d} columns, got {X_test.shape[1]}")
         test = (X_test, y_test)
     # Train to each checkpoint (log-spaced steps), recording the averaged iterate's error on
     # the test data there; without test data, the checkpoints only report progress.
@@ -385,13 +391,18 @@ def median_bandwidth(X, *, factor: float = 0.1, max_points: int = 2000, seed=0) 
     return float(factor * np.median(np.sqrt(np.maximum(sq[iu], 0.0))))
 
 
+def synthetic_truth(X) -> np.ndarray:
+    """The noiseless function of Sec 3.6.1: cos(0.5 pi ||x||) exp(-0.1 pi ||x||)."""
+    r = np.linalg.norm(check_array("X", X, ndim=2), axis=1)
+    return np.cos(0.5 * np.pi * r) * np.exp(-0.1 * np.pi * r)
+
+
 def synthetic_2d(n: int, *, noise: float = 0.1, seed=None):
-    """Sec 3.6.1: x ~ U[-5, 5]^2, y = cos(0.5 pi ||x||) exp(-0.1 pi ||x||) + noise e."""
+    """Sec 3.6.1: x ~ U[-5, 5]^2, y = ``synthetic_truth(x)`` + noise e."""
     n = check_count("n", n, low=1, high=10_000_000)
     rng = as_generator(seed)
     X = rng.uniform(-5, 5, size=(n, 2))
-    r = np.linalg.norm(X, axis=1)
-    return X, np.cos(0.5 * np.pi * r) * np.exp(-0.1 * np.pi * r) + noise * rng.standard_normal(n)
+    return X, synthetic_truth(X) + noise * rng.standard_normal(n)
 
 
 # --- Gaussian process regression (Sec 3.3.1, eqs 3.9-3.10; experiment of Sec 3.6.2) -----------
@@ -401,9 +412,7 @@ def gp_closed_form(X, y, X_test, *, noise: float, bandwidth: float):
     """The GP posterior at ``X_test`` (eq 3.9), k the RBF kernel, noise variance sigma^2 =
     ``noise``: mean k*^T (K + sigma^2 I)^-1 y, variance k(x*, x*) - k*^T (K + sigma^2 I)^-1 k*."""
     X, y = _check_data(X, y)
-    X_test = check_array("X_test", X_test, ndim=2)
-    if X_test.shape[1] != X.shape[1]:
-        raise ValueError(f"X_test must have {X.shape[1]} columns, got {X_test.shape[1]}")
+    X_test = _check_test(X_test, X.shape[1])
     noise = check_positive("noise", noise)
     K = rbf_kernel(X, X, bandwidth)
     Ks = rbf_kernel(X_test, X, bandwidth)
@@ -456,11 +465,9 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
     the minibatch points are far apart in kernel units.
     """
     X, y = _check_data(X, y)
-    X_test = check_array("X_test", X_test, ndim=2)
+    X_test = _check_test(X_test, X.shape[1])
     if len(X_test) == 0:
         raise ValueError("X_test must hold at least one point")
-    if X_test.shape[1] != X.shape[1]:
-        raise ValueError(f"X_test must have {X.shape[1]} columns, got {X_test.shape[1]}")
     noise = check_positive("noise", noise)
     bandwidth = check_positive("bandwidth", bandwidth)
     steps = check_count("steps", steps, low=1, high=1_000_000)

@@ -55,6 +55,15 @@ def truth(x_clean) -> np.ndarray:
             + 3.0 * x**2)
 
 
+def conditional_mean(x) -> np.ndarray:
+    """E[y | x] of the task (x_clean ~ U[-0.5, 0.5] seen through N(0, 0.05^2)), by quadrature
+    over x_clean: the best that plain regression on the noisy inputs can learn."""
+    x = np.asarray(x, dtype=float)
+    clean = np.linspace(-0.5, 0.5, 2001)
+    w = np.exp(-0.5 * ((x[:, None] - clean[None]) / INPUT_NOISE) ** 2)
+    return (w * truth(clean)).sum(1) / w.sum(1)
+
+
 def noisy_measurement(n: int, *, seed=None):
     """n data of Sec 5.5: (x_clean, x, y), x = x_clean + 0.05 e, y = truth + 0.01 e'."""
     n = check_count("n", n, low=1, high=100_000_000)

@@ -699,17 +699,26 @@ class Explorer(param.Parameterized):
         self._rasters[key] = (result, raster)
         return raster
 
-    def figure(self) -> hv.Layout:
-        """The whole current figure as one static HoloViews Layout (for export and headless use)."""
+    def figure(self, only: tuple[str, ...] | None = None) -> hv.Layout:
+        """The whole current figure as one static HoloViews Layout (for export and headless use);
+        ``only``: just these panels (plot method names, in this order), e.g. one paper figure."""
         matplotlib_backend()
+        panels = self.panels()
+        if only is not None:
+            by_method = {p.method: p for p in panels}
+            missing = [m for m in only if m not in by_method]
+            if missing:
+                raise ValueError(f"{type(self).__name__} has no panels {missing} now "
+                                 f"(a run's panels exist once it has a result)")
+            panels = tuple(by_method[m] for m in only)
+        columns = min(self.columns, len(panels))
         token = _EXPORTING.set(True)
         try:
-            panels = self.panels()
-            layout = hv.Layout([self.element(p) for p in panels]).cols(self.columns)
+            layout = hv.Layout([self.element(p) for p in panels]).cols(columns)
         finally:
             _EXPORTING.reset(token)
-        rows = -(-len(panels) // self.columns)
-        return layout.opts(sublabel_format="", fig_inches=(FIG_INCHES * self.columns, 3.6 * rows),
+        rows = -(-len(panels) // columns)
+        return layout.opts(sublabel_format="", fig_inches=(FIG_INCHES * columns, 3.6 * rows),
                            hspace=0.35, vspace=0.45, backend="matplotlib")
 
     def export(self, path) -> pathlib.Path:

@@ -37,12 +37,6 @@ def _grid() -> np.ndarray:
     return np.array([(a, b) for b in g for a in g])  # row-major image order: x1 fastest
 
 
-def truth(X: np.ndarray) -> np.ndarray:
-    """The noiseless function generating the data (Fig 3.4 (1))."""
-    r = np.linalg.norm(X, axis=1)
-    return np.cos(0.5 * np.pi * r) * np.exp(-0.1 * np.pi * r)
-
-
 @dataclass(frozen=True)
 class Task:
     X: np.ndarray
@@ -219,7 +213,7 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
 
     def truth_plot(self):
         task = self.result()
-        image = self._surface(truth(_grid()), "noiseless function of the data", 1.0)
+        image = self._surface(dsg.synthetic_truth(_grid()), "noiseless function of the data", 1.0)
         pts = style(hv.Points(task.X.astype(np.float32), kdims=XY_DIMS,
                               label="training points"),
                     color="black", alpha=0.3, bokeh=dict(size=1.5), mpl=dict(s=0.8))
@@ -270,7 +264,7 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
         if loss == "squared":
             y, y_test = task.y, task.target
         else:
-            y, y_test = _labels(task.y), _labels(truth(grid))
+            y, y_test = _labels(task.y), _labels(dsg.synthetic_truth(grid))
         target = task.target if loss == "squared" else y_test
 
         def stream(fraction, message, partial=None):

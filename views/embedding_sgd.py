@@ -28,18 +28,8 @@ PAPER_DATA, PAPER_MSE = 100_000, 0.0029
 SHOWN = 1500
 
 
-def smoothed_truth(x: np.ndarray) -> np.ndarray:
-    """E[y | x] of the task (x_clean ~ U[-0.5, 0.5] seen through N(0, 0.05^2)), by quadrature:
-    what plain regression on the noisy inputs can at best learn."""
-    clean = np.linspace(-0.5, 0.5, 2001)
-    w = np.exp(-0.5 * ((x[:, None] - clean[None]) / es.INPUT_NOISE) ** 2)
-    return (w * es.truth(clean)).sum(1) / w.sum(1)
-
-
 @dataclass(frozen=True)
 class LiveRun:
-    x: np.ndarray
-    y: np.ndarray
     run: es.EmbeddingRun
     smoothed: np.ndarray
 
@@ -51,7 +41,7 @@ def live_run(data: int, gamma: float, bandwidth_f: float, bandwidth_u: float,
     run = es.embedding_sgd(x, y, gamma=gamma, bandwidth_f=bandwidth_f, bandwidth_u=bandwidth_u,
                            dual_y_scale=dual_y_scale, features_f=features,
                            features_u=features, seed=seed + 1)
-    return LiveRun(x[:SHOWN], y[:SHOWN], run, smoothed_truth(run.grid))
+    return LiveRun(run, es.conditional_mean(run.grid))
 
 
 @dataclass(frozen=True)
@@ -156,7 +146,7 @@ watch the dual stall; push γ past about 20 and the saddle point diverges.
                   alpha=0.5, bokeh=dict(size=3), mpl=dict(s=3))
             * style(hv.Curve((grid, es.truth(grid)), *dims, label="truth f(x̃)"),
                     color=TRUTH_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-            * style(hv.Curve((grid, smoothed_truth(grid)), *dims, label="E[y | x]"),
+            * style(hv.Curve((grid, es.conditional_mean(grid)), *dims, label="E[y | x]"),
                     color=SMOOTH_COLOR, bokeh=DASHED, mpl=MPL_DASHED),
             legend_position="bottom_left", framewise=True)
 

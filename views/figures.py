@@ -532,10 +532,8 @@ def _tables(layout) -> dict[str, str | bytes]:
 def build(entry_id: str, quick: bool = False, seed: int | None = None) -> dict:
     """Compute one entry: its figure as PNG and PDF bytes, its tables, what we measured and
     the verdict. Pure: the same arguments give the same files."""
-    import holoviews as hv
-
     from views import EXPLORERS
-    from views._common import _EXPORTING, FIG_INCHES, export_figure, matplotlib_backend
+    from views._common import export_figure
 
     entry = ENTRIES[entry_id]
     started = time.perf_counter()
@@ -546,21 +544,7 @@ def build(entry_id: str, quick: bool = False, seed: int | None = None) -> dict:
     explorer = cls(**knobs)
     for run in entry.runs:
         explorer.jobs[run].compute()
-    plots = {p.method: p for p in explorer.panels()}
-    missing = [m for m in entry.panels if m not in plots]
-    if missing:
-        raise ValueError(f"{entry_id}: the page has no panels {missing}")
-    matplotlib_backend()
-    token = _EXPORTING.set(True)
-    try:
-        elements = [explorer.element(plots[m]) for m in entry.panels]
-    finally:
-        _EXPORTING.reset(token)
-    columns = 2 if len(elements) > 1 else 1
-    rows = -(-len(elements) // columns)
-    layout = hv.Layout(elements).cols(columns).opts(
-        sublabel_format="", fig_inches=(FIG_INCHES * columns, 3.6 * rows), hspace=0.35,
-        vspace=0.45, backend="matplotlib")
+    layout = explorer.figure(only=entry.panels)
     files = {}
     with tempfile.TemporaryDirectory() as tmp:
         for suffix in (".png", ".pdf"):
