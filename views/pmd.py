@@ -403,7 +403,7 @@ Then run Fig 4.1 below.
                 layers.append(style(hv.Area((seen, values.min(0), values.max(0)), dims[0],
                                             [dims[1], f"{metric}_hi"]),
                                     color=color, alpha=0.2, bokeh=dict(line_alpha=0),
-                                    mpl=dict(linewidth=0)))
+                                    mpl=dict(facecolor=color, linewidth=0)))
             layers.append(style(hv.Curve((seen, values.mean(0)), *dims, label=name),
                                 color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
         floor = float(np.mean(getattr(result, f"floor_{metric}")))

@@ -546,7 +546,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
             layers.append(style(hv.Area((steps, curves.min(0), curves.max(0)), dims[0],
                                         [dims[1], "hi"], label=f"range over {len(runs)} seeds"),
                                 color="#1f77b4", alpha=0.25, bokeh=dict(line_alpha=0),
-                                mpl=dict(linewidth=0)))
+                                mpl=dict(facecolor="#1f77b4", linewidth=0)))
         layers.append(style(hv.Curve((steps, curves.mean(0)), *dims,
                                      label="mean" if len(runs) > 1 else "seed 0"),
                             color="#1f77b4", bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
@@ -621,7 +621,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
             lo, mid, hi = np.percentile(smooth, [25, 50, 75], axis=0)
             layers.append(style(hv.Area((result.steps, lo, hi), dims[0], [dims[1], "hi"]),
                                 color=color, alpha=0.2, bokeh=dict(line_alpha=0),
-                                mpl=dict(linewidth=0)))
+                                mpl=dict(facecolor=color, linewidth=0)))
             layers.append(style(hv.Curve((result.steps, mid), *dims, label=f"{symbol} = {value}"),
                                 color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
         return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
