@@ -105,6 +105,8 @@ from dynamics.doeblin import word_task
 from dynamics.doeblin.word_task import (  # noqa: F401
     WORD_LETTERS,
     WORD_LIST,
+    WORD_LIST_6,
+    WORD_CHANNELS,
     WORD_METHODS,
     WordTask,
     make_word_task,
@@ -115,6 +117,8 @@ from dynamics.doeblin.word_task import (  # noqa: F401
 from dynamics.doeblin import dnf
 from dynamics.doeblin.dnf import (  # noqa: F401
     DNF_LEVELS,
+    DNF_TARGETS,
+    PAPER_EXAMPLE_LEVEL,
     DNF_METHODS,
     DNFProblem,
     dnf_errors,

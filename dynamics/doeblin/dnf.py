@@ -45,6 +45,8 @@ from dynamics._common import (
 
 __all__ = [
     "DNF_LEVELS",
+    "DNF_TARGETS",
+    "PAPER_EXAMPLE_LEVEL",
     "DNF_METHODS",
     "DNFProblem",
     "dnf_errors",
@@ -57,6 +59,17 @@ __all__ = [
 
 
 DNF_METHODS = ("0-stage", "1-stage", "2-stage")
+
+#: Target formulas spelled out in the paper. "paper": Sec 5's example
+#: f(x) = [x_1 != 0] or [x_2 = x_3], as three disjuncts of at most two atoms each:
+#: [x_1 <= -1], [-x_1 <= -1] and [x_2 - x_3 <= 0 and x_3 - x_2 <= 0] (coefficients for the
+#: first three variables; further variables get 0).
+DNF_TARGETS: dict[str, tuple[tuple, tuple]] = {
+    "paper": (
+        (((1, 0, 0),), ((-1, 0, 0),), ((0, 1, -1), (0, -1, 1))),
+        ((-1,), (-1,), (0, 0)),
+    ),
+}
 _STAGES = {"0-stage": 0, "1-stage": 1, "2-stage": 2}
 
 #: Problems of increasing difficulty: the target formula's shape (disjuncts x atoms), the number
@@ -71,6 +84,10 @@ DNF_LEVELS: dict[str, dict] = {
     "harder": dict(n_vars=5, target_disjuncts=3, target_atoms=3, n_disjuncts=3, n_atoms=3,
                    n_examples=150),
 }
+#: The paper's example formula (``DNF_TARGETS["paper"]``) over five variables, the paper's
+#: a_ij in {-1, 0, 1}^5, half the examples positive. Not in the page's table; the figures
+#: command's Table 1 study uses it.
+PAPER_EXAMPLE_LEVEL = dict(target="paper", n_vars=5, n_disjuncts=3, n_atoms=3, n_examples=80)
 
 
 @dataclass(frozen=True)
@@ -120,12 +137,21 @@ def dnf_errors(coef, bound, problem: DNFProblem) -> int:
 def make_dnf_problem(*, n_vars: int = 3, n_disjuncts: int = 2, n_atoms: int = 2,
                      target_disjuncts: int | None = None, target_atoms: int | None = None,
                      n_examples: int = 40, value_range: int = 3, coef_range: int = 1,
-                     bound_range: int = 1, seed=None) -> DNFProblem:
+                     bound_range: int = 1, target: str | None = None,
+                     seed=None) -> DNFProblem:
     """Draw a hidden target formula and distinct examples x in {-value_range..value_range}^d.
 
     Target atoms have non-zero coefficient vectors; the draw is repeated until between 25% and
     75% of the examples are positive, so that neither constant formula is close to a solution.
+
+    ``target`` names a fixed formula of `DNF_TARGETS` instead (n_vars >= 3): the examples are
+    then drawn half positive and half negative among the distinct inputs.
     """
+    if target is not None:
+        return _fixed_target_problem(target, n_vars=n_vars, n_disjuncts=n_disjuncts,
+                                     n_atoms=n_atoms, n_examples=n_examples,
+                                     value_range=value_range, coef_range=coef_range,
+                                     bound_range=bound_range, seed=seed)
     d = check_count("n_vars", n_vars, high=16)
     n = check_count("n_disjuncts", n_disjuncts, high=16)
     m = check_count("n_atoms", n_atoms, high=16)
@@ -158,6 +184,46 @@ def make_dnf_problem(*, n_vars: int = 3, n_disjuncts: int = 2, n_atoms: int = 2,
                               target_coef=coef.astype(np.int64),
                               target_bound=bound.astype(np.int64))
     raise ValueError("could not draw a balanced problem with these settings")  # pragma: no cover
+
+
+def _fixed_target_problem(target, *, n_vars, n_disjuncts, n_atoms, n_examples, value_range,
+                          coef_range, bound_range, seed) -> DNFProblem:
+    if target not in DNF_TARGETS:
+        raise ValueError(f"target must be one of {tuple(DNF_TARGETS)}, got {describe(target)}")
+    rows, bounds = DNF_TARGETS[target]
+    width = max(len(a) for atoms in rows for a in atoms)
+    d = check_count("n_vars", n_vars, low=width, high=16)
+    n = check_count("n_disjuncts", n_disjuncts, high=16)
+    m = check_count("n_atoms", n_atoms, high=16)
+    mt = max(len(atoms) for atoms in rows)
+    if len(rows) > n or mt > m:
+        raise ValueError(f"the {target!r} formula needs {len(rows)} disjuncts of {mt} atoms; "
+                         f"the search shape is {n} x {m}")
+    R = check_count("value_range", value_range, high=100)
+    n_ex = check_count("n_examples", n_examples, low=2, high=10_000)
+    c = check_count("coef_range", coef_range, high=10)
+    B = check_count("bound_range", bound_range, low=0, high=100)
+    coef = np.zeros((len(rows), mt, d), dtype=np.int64)
+    bound = np.zeros(coef.shape[:2], dtype=np.int64)  # padding atoms 0 <= 0 are always true
+    for i, (atoms, bs) in enumerate(zip(rows, bounds)):
+        for j, (a, b) in enumerate(zip(atoms, bs)):
+            coef[i, j, :len(a)] = a
+            bound[i, j] = b
+    rng = as_generator(seed)
+    # candidates: distinct inputs in random order; the first n_ex / 2 of each class are kept
+    side = 2 * R + 1
+    flat = rng.choice(side ** d, size=min(side ** d, 20 * n_ex), replace=False)
+    X = np.stack(np.unravel_index(flat, (side,) * d), axis=1).astype(np.int64) - R
+    labels = _evaluate_formula(coef, bound, X)
+    pos = np.flatnonzero(labels)[: n_ex - n_ex // 2]
+    neg = np.flatnonzero(~labels)[: n_ex // 2]
+    if pos.size < n_ex - n_ex // 2 or neg.size < n_ex // 2:
+        raise ValueError(f"could not draw {n_ex} balanced examples of {target!r} with "
+                         f"value_range {R}")
+    idx = np.sort(np.concatenate([pos, neg]))
+    return DNFProblem(inputs=X[idx], labels=labels[idx].astype(np.int64), n_disjuncts=n,
+                      n_atoms=m, coef_range=c, bound_range=B, target_coef=coef,
+                      target_bound=bound)
 
 
 # ============================================================== the MH kernel

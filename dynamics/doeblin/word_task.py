@@ -19,6 +19,8 @@ from dynamics.doeblin.learning import (SequenceModel, _add_grad_log_u, _algorith
 __all__ = [
     "WORD_LETTERS",
     "WORD_LIST",
+    "WORD_LIST_6",
+    "WORD_CHANNELS",
     "WORD_METHODS",
     "WordTask",
     "make_word_task",
@@ -39,6 +41,20 @@ WORD_LIST = (
     "ante", "tart", "onto", "oats", "sore", "tore", "torn", "rise", "ties", "toes", "nets",
     "teen", "seen", "tree", "arts", "rats", "sire", "rite", "tier", "noon", "soon", "none",
     "nine",
+)
+
+#: A harder dictionary: 6-letter English words over WORD_LETTERS. Noise hits more letters per word
+#: and the intended word is several single-letter moves away through non-words, where the
+#: in-dictionary feature gives single-site Gibbs no signal: closer to Sec 5's claim that "local
+#: information is insufficient to even identify high-probability regions of the space".
+WORD_LIST_6 = (
+    "retain", "senior", "nation", "insert", "tenors", "stoner", "reason", "treats", "tartan",
+    "sonnet", "tenant", "attire", "ratios", "satire", "rotten", "intern", "tinier", "orient",
+    "stereo", "street", "tester", "setter", "resist", "sister", "assert", "starts", "states",
+    "tastes", "taster", "rioter", "roster", "stores", "sorter", "sooner", "season", "senses",
+    "tenses", "tennis", "sienna", "insane", "sanest", "easier", "teaser", "eaters", "arrest",
+    "rarest", "raster", "errant", "ration", "sitter", "otters", "traits", "strait", "attest",
+    "rosier", "toasts", "entire", "retire", "tanner", "sonata", "astern", "stairs",
 )
 
 #: Training methods of `train_word_task`: Algorithm 1 ("doeblin"), its Sec 5 edit-distance
@@ -64,7 +80,10 @@ class WordTask:
         Noisy inputs and intended words.
     x_test, y_test : ndarray of int64 (n_test, L)
     noise : float
-        Each letter is replaced, with probability ``noise``, by a uniformly random letter.
+        Each letter is replaced with probability ``noise`` (how: ``channel``).
+    channel : str
+        "uniform": by a uniformly random letter; "neighbour": by the next letter of
+        ``letters`` (cyclically), as a finger landing on the key beside the intended one.
     """
 
     model: SequenceModel
@@ -75,18 +94,39 @@ class WordTask:
     x_test: np.ndarray
     y_test: np.ndarray
     noise: float
+    channel: str = "uniform"
+
+    def channel_matrix(self) -> np.ndarray:
+        """P(x_i = b | y_i = a) as a (V, V) array [a, b]."""
+        V = len(self.letters)
+        if self.channel == "neighbour":
+            return (1.0 - self.noise) * np.eye(V) + self.noise * np.roll(np.eye(V), 1, axis=1)
+        return (1.0 - self.noise) * np.eye(V) + self.noise / V
+
+
+#: Channels of `make_word_task`.
+WORD_CHANNELS = ("uniform", "neighbour")
 
 
 def make_word_task(*, n_train: int = 300, n_test: int = 200, noise: float = 0.5,
-                   words=WORD_LIST, letters: str = WORD_LETTERS, seed=None) -> WordTask:
+                   words=WORD_LIST, letters: str = WORD_LETTERS, channel: str = "uniform",
+                   seed=None) -> WordTask:
     """Draw a word task: y uniform over ``words``, x = y with each letter replaced w.p. ``noise``.
 
-    Local evidence is weak (a letter survives with probability 1 - noise + noise / V), but the
-    whole word is usually determined by the dictionary: the global feature decides.
+    ``channel`` "uniform": the replacement is a uniformly random letter. Local evidence is weak
+    (a letter survives with probability 1 - noise + noise / V), but the whole word is usually
+    determined by the dictionary: the global feature decides. y = x is then the most likely
+    word letter by letter, so a chain started at x (basic-Gibbs) starts well.
+
+    ``channel`` "neighbour": the replacement is the next letter of ``letters`` (the key beside
+    the intended one). With noise > 1/2 most letters of x are wrong and y = x is a poor start,
+    while u_theta can learn the shift (closer to Sec 5, where x is mostly incidental keys).
     """
     n_train = check_count("n_train", n_train, high=100_000)
     n_test = check_count("n_test", n_test, high=100_000)
     noise = check_in_range("noise", noise, 0.0, 1.0)
+    if channel not in WORD_CHANNELS:
+        raise ValueError(f"channel must be one of {WORD_CHANNELS}, got {describe(channel)}")
     if not isinstance(letters, str) or len(set(letters)) != len(letters) or len(letters) < 2:
         raise ValueError(
             f"letters must be a string of distinct characters, got {describe(letters)}"
@@ -106,13 +146,16 @@ def make_word_task(*, n_train: int = 300, n_test: int = 200, noise: float = 0.5,
     def draw(m):
         y = W[rng.integers(0, W.shape[0], size=m)]
         flip = rng.random(y.shape) < noise
-        x = np.where(flip, rng.integers(0, V, size=y.shape), y)
+        if channel == "neighbour":
+            x = np.where(flip, (y + 1) % V, y)
+        else:
+            x = np.where(flip, rng.integers(0, V, size=y.shape), y)
         return x.astype(np.int64), y.astype(np.int64)
 
     x_train, y_train = draw(n_train)
     x_test, y_test = draw(n_test)
     return WordTask(model=model, letters=letters, words=W, x_train=x_train, y_train=y_train,
-                    x_test=x_test, y_test=y_test, noise=noise)
+                    x_test=x_test, y_test=y_test, noise=noise, channel=channel)
 
 
 @njit(cache=True, nogil=True)
@@ -253,11 +296,10 @@ def _evaluate(theta, X, Y, V, L, in_dict, mode, T, eps, chains, seed):
 
 def _oracle_accuracy(task: WordTask) -> tuple[float, float]:
     """Bayes decoder knowing the channel and the (uniform) dictionary: MAP word per input."""
-    V = task.model.n_letters
-    keep = 1.0 - task.noise + task.noise / V
-    other = task.noise / V
-    match = (task.x_test[:, None, :] == task.words[None, :, :])
-    loglik = np.where(match, np.log(keep), np.log(max(other, 1e-300))).sum(axis=2)
+    with np.errstate(divide="ignore"):
+        log_c = np.log(task.channel_matrix())
+    # log P(x | word) for every test input and dictionary word
+    loglik = log_c[task.words[None, :, :], task.x_test[:, None, :]].sum(axis=2)
     pred = task.words[np.argmax(loglik, axis=1)]
     ok = pred == task.y_test
     return float(ok.all(axis=1).mean()), float(ok.mean())
@@ -338,6 +380,7 @@ class WordTaskProgress:
 def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
                     chains: int = 16, step_size: float = 0.3, u_epochs: int = 5,
                     n_train: int = 300, n_test: int = 200, noise: float = 0.5,
+                    words=WORD_LIST, letters: str = WORD_LETTERS, channel: str = "uniform",
                     methods=WORD_METHODS, seed=0, progress=None) -> WordTaskResult:
     """Train Doeblin learning and the Gibbs baselines on the word task (Sec 5, Fig 4).
 
@@ -373,6 +416,9 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
     n_train, n_test : int
     noise : float
         Channel noise in [0, 1].
+    words, letters, channel :
+        The dictionary, alphabet and noisy channel (`make_word_task`); e.g. `WORD_LIST_6` for 6-letter words,
+        where single-letter Gibbs moves must cross more non-words to reach the intended word.
     methods : sequence of str
         Subset of `WORD_METHODS`.
     seed : int, Generator or None
@@ -418,7 +464,8 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
         return int(rng.integers(0, 2**32))
 
     for s in range(seeds):
-        task = make_word_task(n_train=n_train, n_test=n_test, noise=noise, seed=rng)
+        task = make_word_task(n_train=n_train, n_test=n_test, noise=noise, words=words,
+                              letters=letters, channel=channel, seed=rng)
         m = task.model
         V, L, D = m.n_letters, m.length, m.in_dictionary
         sl = m.slices

@@ -109,6 +109,35 @@ def test_generated_problems_are_consistent(level):
     assert (3**6) ** 9 == pytest.approx(5.8e25, rel=0.01)
 
 
+def test_the_papers_example_formula():
+    """Sec 5's example f(x) = [x1 != 0] or [x2 = x3] over the paper's five variables: labels by
+    the formula itself, half positive, the paper's four examples classified as the paper says,
+    and the target padded to the 3 x 3 search shape has zero errors."""
+    p = db.make_dnf_problem(**db.PAPER_EXAMPLE_LEVEL, seed=4)
+    X = p.inputs
+    np.testing.assert_array_equal(p.labels.astype(bool), (X[:, 0] != 0) | (X[:, 1] == X[:, 2]))
+    assert p.labels.sum() == len(p.labels) // 2 and X.shape == (80, 5)
+    assert len({tuple(x) for x in X}) == len(X)
+    examples = np.array([[1, 2, 3, 0, 0], [1, 4, 4, 0, 0], [0, 1, 0, 0, 0], [0, 2, 2, 0, 0]])
+    f, _ = evaluate(p.target_coef, p.target_bound, examples)
+    np.testing.assert_array_equal(f, [True, True, False, True])
+    coef = np.zeros((3, 3, 5), dtype=np.int64)
+    bound = np.zeros((3, 3), dtype=np.int64)
+    coef[:, :2], bound[:, :2] = p.target_coef, p.target_bound
+    assert db.dnf_errors(coef, bound, p) == 0
+    run = db.dnf_search(p, method="2-stage", seed=1, max_steps=200_000)
+    assert run.solved and db.dnf_errors(run.coef, run.bound, p) == 0
+    with pytest.raises(ValueError, match="target"):
+        db.make_dnf_problem(target="fig1")
+    with pytest.raises(ValueError, match="n_vars"):
+        db.make_dnf_problem(target="paper", n_vars=2)
+    with pytest.raises(ValueError, match="disjuncts"):
+        db.make_dnf_problem(target="paper", n_vars=3, n_disjuncts=2)
+    with pytest.raises(ValueError, match="balanced"):
+        db.make_dnf_problem(target="paper", n_vars=3, n_disjuncts=3, value_range=1,
+                            n_examples=40)
+
+
 def test_problem_validation():
     with pytest.raises(ValueError, match="target shape"):
         db.make_dnf_problem(n_disjuncts=2, target_disjuncts=3)

@@ -340,6 +340,33 @@ def test_make_word_task():
     assert abs(kept - (0.5 + 0.5 / 8)) < 0.02
 
 
+def test_neighbour_channel_and_six_letter_words():
+    """The 'key beside' channel: a noisy letter is the next one of the alphabet (cyclically), with
+    probability noise; the Bayes decoder uses that channel (a brute-force check over the
+    dictionary); 6-letter words build a 6-position model."""
+    task = db.make_word_task(n_train=4000, n_test=30, noise=0.7, channel="neighbour",
+                             words=db.WORD_LIST_6, seed=5)
+    V = len(db.WORD_LETTERS)
+    assert task.model.length == 6 and task.model.in_dictionary.sum() == len(db.WORD_LIST_6)
+    shifted = task.x_train == (task.y_train + 1) % V
+    assert np.all(shifted | (task.x_train == task.y_train))
+    assert abs(shifted.mean() - 0.7) < 0.01
+    C = task.channel_matrix()
+    np.testing.assert_allclose(C.sum(axis=1), 1.0)
+    words = task.words
+    hits = chars = 0
+    for x, y in zip(task.x_test, task.y_test):
+        lik = [np.prod([C[w[i], x[i]] for i in range(6)]) for w in words]
+        best = words[int(np.argmax(lik))]
+        hits += np.array_equal(best, y)
+        chars += np.mean(best == y)
+    assert wk._oracle_accuracy(task) == pytest.approx((hits / 30, chars / 30))
+    uniform = db.make_word_task(n_train=10, n_test=5, noise=0.4, seed=1)
+    np.testing.assert_allclose(uniform.channel_matrix(), 0.6 * np.eye(V) + 0.4 / V)
+    with pytest.raises(ValueError, match="channel"):
+        db.make_word_task(channel="qwerty")
+
+
 def test_evaluate_matches_the_exact_accuracy_of_u():
     # mode 3 scores draws from u: expected word accuracy u(y | x), char accuracy mean_i u_i(y_i)
     task = db.make_word_task(n_train=10, n_test=15, noise=0.4, seed=3)
