@@ -35,6 +35,14 @@ def test_quick_gallery_on_a_local_dask_cluster_produces_every_entry(tmp_path):
             entry_id
         assert f"({entry_id}.png)" in report and f'id="{entry_id}"' in gallery
     assert report.count("| **reproduced** |") + report.count("| **differs: ") == len(ENTRIES)
+    # issue 17 item 3: the Doeblin experiments list their differences from the paper and a study
+    for entry_id, rows in (("steinhardt.fig4", 6), ("steinhardt.table1", 9)):
+        differences = (out / entry_id / "DIFFERENCES.md").read_text()
+        assert "1. **" in differences and "**Result.**" in differences
+        assert f"## {ENTRIES[entry_id].title}: where we differ from the paper" in report
+        study = (out / entry_id / "study.csv").read_text().splitlines()
+        assert len(study) == 1 + rows * (4 if entry_id.endswith("fig4") else 3)
+        assert f'href="{entry_id}/DIFFERENCES.md"' in gallery
     again = figures.build("herding.fig1_17", quick=True)
     for name, data in again["tables"].items():
         stored = out / "herding.fig1_17" / name
