@@ -53,7 +53,7 @@ class Entry:
     knobs: dict = field(default_factory=dict)
     quick: dict = field(default_factory=dict)
     #: A study of where the entry differs from the paper (what was tried, what it changed):
-    #: ``study(quick, seed) -> dict(markdown=..., tables={name: csv})``, written to REPORT.md and
+    #: ``study(quick, seed, progress=) -> dict(markdown=..., tables={name: csv})``, written to REPORT.md and
     #: ``<id>/DIFFERENCES.md``.
     study: Callable | None = None
 
@@ -282,7 +282,7 @@ WORD_DIFFERENCES = """Where our word task differs from Sec 5 of the paper:
 """
 
 
-def _word_study(quick: bool, seed: int = 0) -> dict:
+def _word_study(quick: bool, seed: int = 0, progress=None) -> dict:
     """Fig 4's ordering across channels, word lengths and budgets (the paper's T = 20, 50,
     100), each setting trained from scratch on its own seeds (``dynamics.sweep``)."""
     from dynamics.sweep import sweep
@@ -294,7 +294,7 @@ def _word_study(quick: bool, seed: int = 0) -> dict:
              for L in (4, 6)]
     tasks += [dict(channel="neighbour", noise=0.7, length=4, transitions=T, epochs=epochs,
                    seeds=seeds) for T in budgets[1:]]
-    rows = sweep(_word_row, tasks, seed=seed)
+    rows = sweep(_word_row, tasks, seed=seed, progress=progress)
     head = ("| channel | noise | letters | T | doeblin | doeblin-edit | u-gibbs | basic-gibbs "
             "| u-gibbs peak (epoch) | order of final word accuracy | the paper's order? |")
     lines = [head, "|" + " --- |" * 11]
@@ -395,7 +395,7 @@ Where our DNF search differs from Sec 5 of the paper:
 """
 
 
-def _dnf_study(quick: bool, seed: int = 0) -> dict:
+def _dnf_study(quick: bool, seed: int = 0, progress=None) -> dict:
     """Table 1's ordering across problems, temperatures and restart rates: mean MH steps to a
     zero-error formula, the same problems and seeds for every method (``dynamics.sweep``)."""
     from dynamics.sweep import sweep
@@ -407,7 +407,7 @@ def _dnf_study(quick: bool, seed: int = 0) -> dict:
              + [dict(level="paper example", beta=3.0, restart=r) for r in (2e-5, 2e-3)])
     for t in tasks:
         t.update(problems=problems, max_steps=cap)
-    rows = sweep(_dnf_row, tasks, seed=seed)
+    rows = sweep(_dnf_row, tasks, seed=seed, progress=progress)
     lines = ["| problems | β | restart rate | 0-stage | 1-stage | 2-stage | 0-stage / 2-stage | "
              "1-stage / 2-stage | order (fewest steps first) |", "|" + " --- |" * 9]
     csv = ["level,beta,restart,problems,max_steps,method,mean_steps,se_steps,solved"]
@@ -726,9 +726,34 @@ def _tables(layout) -> dict[str, str | bytes]:
     return tables
 
 
-def build(entry_id: str, quick: bool = False, seed: int | None = None) -> dict:
+#: Topic of the dask event log on which entries built on workers report their progress.
+PROGRESS_TOPIC = "ldx-figures-progress"
+
+
+def _worker_progress(entry_id: str):
+    """On a dask worker: a progress callable that sends (entry, fraction, message) to the
+    client through the worker's event log (``run`` subscribes), at most twice a second."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):  # not on a dask worker
+        return None
+    last = [0.0]
+
+    def progress(fraction, message):
+        now = time.monotonic()
+        if now - last[0] >= 0.5 or fraction >= 1.0:
+            last[0] = now
+            worker.log_event(PROGRESS_TOPIC, (entry_id, float(fraction), str(message)))
+    return progress
+
+
+def build(entry_id: str, quick: bool = False, seed: int | None = None,
+          progress=None) -> dict:
     """Compute one entry: its figure as PNG and PDF bytes, its tables, what we measured and
-    the verdict. Pure: the same arguments give the same files."""
+    the verdict. Pure: the same arguments give the same files. ``progress(fraction, message)``
+    hears the entry's runs and study as they go (on a dask worker, by default, the client)."""
     from views import EXPLORERS
     from views._common import export_figure
 
@@ -739,8 +764,17 @@ def build(entry_id: str, quick: bool = False, seed: int | None = None) -> dict:
     if "seed" in knobs and "seed" not in cls.param:
         knobs.pop("seed")
     explorer = cls(**knobs)
-    for run in entry.runs:
-        explorer.jobs[run].compute()
+    progress = progress or _worker_progress(entry_id)
+    stages = len(entry.runs) + (entry.study is not None)
+
+    def stage(k: int, name: str):
+        if progress is None:
+            return None
+        return lambda fraction, message, **_: progress((k + fraction) / stages,
+                                                       f"{name}: {message}")
+
+    for k, run in enumerate(entry.runs):
+        explorer.jobs[run].compute(progress=stage(k, run))
     layout = explorer.figure(only=entry.panels)
     files = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -751,7 +785,8 @@ def build(entry_id: str, quick: bool = False, seed: int | None = None) -> dict:
     tables = _tables(layout)
     details = ""
     if entry.study is not None:
-        study = entry.study(quick, 0 if seed is None else seed)
+        study = entry.study(quick, 0 if seed is None else seed, progress=stage(stages - 1,
+                                                                               "study"))
         details = study["markdown"]
         tables.update(study["tables"])
         tables["DIFFERENCES.md"] = f"# {entry.title}: where we differ from the paper\n\n" + details
@@ -855,14 +890,34 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
                disable=not progress, file=sys.stderr)
     done_before = [0]
 
+    running: dict[str, str] = {}
+
     def tick(fraction, message):
         done = int(round(fraction * len(todo)))
         bar.update(done - done_before[0])
         done_before[0] = done
 
-    built = sweep(build, [dict(entry_id=i, quick=quick, seed=seed) for i in todo],
-                  executor=executor, progress=tick)
-    bar.close()
+    def within(entry_id, fraction, message):
+        """Progress inside the entries being built, shown after the bar."""
+        if fraction >= 1.0:
+            running.pop(entry_id, None)
+        else:
+            running[entry_id] = f"{entry_id} {100 * fraction:.0f}% ({message})"
+        bar.set_postfix_str("; ".join(running.values())[:150])
+
+    tasks = [dict(entry_id=i, quick=quick, seed=seed) for i in todo]
+    subscribed = progress and hasattr(executor, "subscribe_topic")
+    if subscribed:  # entries on dask workers report through the event log
+        executor.subscribe_topic(PROGRESS_TOPIC, lambda event: within(*event[1]))
+    elif executor is None and progress:
+        for t in tasks:
+            t["progress"] = lambda f, m, i=t["entry_id"]: within(i, f, m)
+    try:
+        built = sweep(build, tasks, executor=executor, progress=tick)
+    finally:
+        if subscribed:
+            executor.unsubscribe_topic(PROGRESS_TOPIC)
+        bar.close()
     for i, result in zip(todo, built):
         results[i] = result
         for stale in cache.glob(f"{i}-*.pickle"):

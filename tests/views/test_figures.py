@@ -70,3 +70,28 @@ def test_command_line_refuses_unknown_entries(capsys):
     with pytest.raises(SystemExit):
         figures.main(["--only", "herding.fig9_9", "--serial"])
     assert "unknown entries" in capsys.readouterr().err
+
+
+def test_progress_within_an_entry_in_process_and_from_a_dask_worker():
+    """The bar hears an entry's runs and study as they go: in this process through ``build``'s
+    progress, from a dask worker through the event log the command subscribes to."""
+    heard = []
+    figures.build("steinhardt.table1", quick=True,
+                  progress=lambda f, m: heard.append((f, m)))
+    fractions = [f for f, _ in heard]
+    assert fractions == sorted(fractions) and 0 < fractions[0] and fractions[-1] == 1.0
+    assert any(m.startswith("dnf: ") for _, m in heard)
+    assert any(m.startswith("study: ") for _, m in heard)
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    events = []
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        client.subscribe_topic(figures.PROGRESS_TOPIC, events.append)
+        client.submit(figures.build, "steinhardt.fig2", quick=True).result()
+        client.submit(figures.build, "steinhardt.table1", quick=True).result()
+        deadline = time.monotonic() + 10
+        while not any(e[1][1] == 1.0 for e in events) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    assert any(e[1][0] == "steinhardt.table1" and e[1][1] == 1.0 for e in events)
