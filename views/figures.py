@@ -240,10 +240,11 @@ def _word_row(*, channel: str, noise: float, length: int, transitions: int, epoc
               seeds: int, seed: int) -> dict:
     """One setting of the word task: final accuracies per method and u-Gibbs' peak."""
     from dynamics import doeblin as db
+    from views.doeblin import word_task_settings
 
-    r = db.train_word_task(transitions=transitions, epochs=epochs, seeds=seeds, noise=noise,
-                           channel=channel, words=db.WORD_LIST if length == 4 else db.WORD_LIST_6,
-                           seed=seed)
+    r = db.train_word_task(**word_task_settings(dict(
+        word_channel=channel, word_noise=noise, word_length=length, transitions=transitions,
+        epochs=epochs, seeds=seeds)), seed=seed)
     k = r.methods.index("u-gibbs")
     return dict(methods=r.methods, word=r.word_mean[-1], word_se=r.word_se[-1],
                 char=r.char_mean[-1], ugibbs_peak=float(r.word_mean[1:, k].max()),
@@ -300,11 +301,15 @@ def _word_study(quick: bool, seed: int = 0, progress=None) -> dict:
     lines = [head, "|" + " --- |" * 11]
     csv = ["channel,noise,length,transitions,epochs,seeds,method,word_accuracy,word_se,"
            "char_accuracy"]
+
+    def agrees(r):
+        n = list(r["methods"])
+        return (max(r["word"][n.index("doeblin")], r["word"][n.index("doeblin-edit")])
+                > r["word"][n.index("u-gibbs")] > r["word"][n.index("basic-gibbs")])
+
     for t, r in zip(tasks, rows):
         names = list(r["methods"])
-        best_doeblin = max(r["word"][names.index("doeblin")], r["word"][names.index("doeblin-edit")])
-        ug, bg = r["word"][names.index("u-gibbs")], r["word"][names.index("basic-gibbs")]
-        ok = best_doeblin > ug > bg
+        ok = agrees(r)
         order = " > ".join(names[k] for k in np.argsort(-r["word"]))
         cells = [f"{r['word'][k]:.3f} ± {r['word_se'][k]:.3f} / {r['char'][k]:.3f}"
                  for k in range(len(names))]
@@ -316,11 +321,6 @@ def _word_study(quick: bool, seed: int = 0, progress=None) -> dict:
                        f"{seeds},{m},{r['word'][k]:.6f},{r['word_se'][k]:.6f},{r['char'][k]:.6f}")
     uniform = [r for t, r in zip(tasks, rows) if t["channel"] == "uniform"]
     keys = [r for t, r in zip(tasks, rows) if t["channel"] == "neighbour"]
-
-    def agrees(r):
-        n = list(r["methods"])
-        return (max(r["word"][n.index("doeblin")], r["word"][n.index("doeblin-edit")])
-                > r["word"][n.index("u-gibbs")] > r["word"][n.index("basic-gibbs")])
 
     def drops(r):
         return r["ugibbs_peak"] > r["word"][list(r["methods"]).index("u-gibbs")]
