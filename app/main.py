@@ -15,7 +15,8 @@ import urllib.parse
 import panel as pn
 
 from views import EXPLORERS
-from views._common import math_markdown
+from views._common import math_markdown, plain
+from views._text import quote
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TITLE = "Learning Dynamics Explorer"
@@ -99,34 +100,48 @@ def explorer_page(slug: str):
     dependent knobs and falls back to the defaults if the values cannot be computed together;
     what it did not use is said once, in a notification and in the page's notice. The URL is
     then written from the knobs' canonical text (floats on their slider's step, w0 as typed),
-    so a link the app wrote reopens exactly this state."""
+    so a link the app wrote reopens exactly this state: what the link held and the page did
+    not use (unknown names, refused values) leaves the address once the page is loaded."""
     cls = EXPLORERS[slug]
     args = dict(pn.state.session_args or {})
     explorer, messages = cls.from_query(args)
     if messages:
         def toast():
             # once the page is in the browser: a toast sent while the session is being built
-            # is lost
+            # is lost. The toast shows its message as HTML: the link's text is escaped.
             if pn.state.notifications is not None:
-                pn.state.notifications.warning("Some settings in the link were not used or "
-                                               "were adjusted: " + " ".join(messages),
-                                               duration=15_000)
+                pn.state.notifications.warning(
+                    "Some settings in the link were not used or were adjusted: "
+                    + plain(" ".join(messages), markup="html", limit=600), duration=15_000)
 
         pn.state.onload(toast)
+    write_address(lambda: {"page": slug, **explorer.query()})
     location = pn.state.location
     if location is not None:
-        def write_url(*_):
-            location.search = "?" + urllib.parse.urlencode({"page": slug, **explorer.query()})
-
-        explorer.param.watch(write_url, explorer.knob_names())
-        write_url()
+        explorer.param.watch(lambda *_: _write(location, {"page": slug, **explorer.query()}),
+                             explorer.knob_names())
     return explorer
+
+
+def _write(location, query: dict) -> None:
+    location.search = "?" + urllib.parse.urlencode(query)
+
+
+def write_address(query) -> None:
+    """Once the page is in the browser, replace its address by ``query()``, the state drawn.
+
+    Not before: the browser's Location model sends the address it was opened with when it
+    starts, which would overwrite a value written while the session is being built."""
+    location = pn.state.location
+    if location is not None:
+        pn.state.onload(lambda: _write(location, query()))
 
 
 def build() -> pn.template.BootstrapTemplate:
     page = _page_name()
     sidebar = [navigation(page)]
     if page in EXPLORERS:
+        # the page's address comes from the explorer's knobs (explorer_page)
         explorer = explorer_page(page)
         sidebar += [pn.pane.Markdown("### Settings"), explorer.controls()]
         main = [explorer.panel()]
@@ -135,8 +150,10 @@ def build() -> pn.template.BootstrapTemplate:
         main = [home()]
         title = TITLE
         if page != "home":
-            main.insert(0, pn.pane.Alert(f"There is no page {page!r}; here are the explorers.",
-                                         alert_type="warning"))
+            main.insert(0, pn.pane.Alert(
+                f"There is no page {plain(quote(page))}; here are the explorers.",
+                alert_type="warning", css_classes=["ldx-notice"]))
+        write_address(lambda: {"page": "home"})
     # The Bootstrap template uses only resources Panel bundles (the Fast templates fetch a web
     # font, which fails offline and leaves a console error).
     return pn.template.BootstrapTemplate(

@@ -37,6 +37,7 @@ import param
 
 from views import _knobs
 from views._jobs import Job, JobSection, Run
+from views._text import clip, plain, quote
 from views._workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
                                 bokeh_backend, dictionary_columns, matplotlib_backend, no_pipeline,
                                 one_graph_walk, prompt_widget, render_matplotlib,
@@ -58,6 +59,7 @@ __all__ = [
     "warmup_rasters",
     "parse_vector",
     "math_markdown",
+    "plain",
     "matplotlib_backend",
     "axis",
     "log_spaced",
@@ -68,6 +70,11 @@ EXPORT_FORMATS = (".png", ".svg", ".pdf", ".html")
 #: In exported figures, point clouds larger than this are rasterized with datashader (a vector
 #: PDF with 10^5 markers is slow to write and to open); on the live page clouds always are.
 DENSE_POINTS = 5_000
+
+#: Unknown names a link's notice quotes (the rest are counted), and the longest notice or error
+#: shown (characters): a long crafted link must not fill the page.
+UNKNOWN_NAMED = 5
+NOTICE_LIMIT = 2_000
 
 #: Size of one plot panel on the page (pixels) and in exported figures (inches).
 PLOT_WIDTH, PLOT_HEIGHT = 460, 400
@@ -268,13 +275,15 @@ def parse_vector(name: str, text: str, size: int) -> tuple[float, ...]:
     try:
         values = [float(p) for p in parts]
     except ValueError:
-        raise ValueError(f"{name} must be numbers separated by commas, got {text!r}") from None
+        raise ValueError(f"{name} must be numbers separated by commas, "
+                         f"got {quote(text)}") from None
     if len(values) == 1:
         values = values * size
     if len(values) != size:
-        raise ValueError(f"{name} needs 1 or {size} numbers, got {len(values)} in {text!r}")
+        raise ValueError(f"{name} needs 1 or {size} numbers, got {len(values)} in "
+                         f"{quote(text)}")
     if not all(np.isfinite(values)):
-        raise ValueError(f"{name} must be finite numbers, got {text!r}")
+        raise ValueError(f"{name} must be finite numbers, got {quote(text)}")
     return tuple(values)
 
 
@@ -560,14 +569,18 @@ class Explorer(param.Parameterized):
         ``pn.state.session_args`` gives it), and a sentence for each part that was not used or
         was changed. Never raises for what a URL holds: unknown names, malformed, out-of-range
         or repeated values are reported and skipped; if the valid values together cannot be
-        computed, the defaults are used and that is reported too."""
-        messages, values = [], {}
+        computed, the defaults are used and that is reported too.
+
+        The sentences quote what the link holds (cut to ``_text.CLIP`` characters, at most
+        ``UNKNOWN_NAMED`` unknown names): they are plain text, which the page shows through
+        ``plain``, never as markup."""
+        messages, values, unknown = [], {}, []
         for key, raws in args.items():
             key = key.decode(errors="replace") if isinstance(key, bytes) else str(key)
             if key == "page":
                 continue
             if key not in cls._knob_set():
-                messages.append(f"there is no setting {key!r} on this page.")
+                unknown.append(key)
                 continue
             raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
             if not raws:
@@ -579,6 +592,13 @@ class Explorer(param.Parameterized):
                 values[key] = _knobs.parse(cls.param[key], raws[-1])
             except ValueError as exc:
                 messages.append(f"{exc}.")
+        if unknown:
+            named = ", ".join(quote(k) for k in unknown[:UNKNOWN_NAMED])
+            more = (f" (and {len(unknown) - UNKNOWN_NAMED:,} more)"
+                    if len(unknown) > UNKNOWN_NAMED else "")
+            messages.insert(0, f"there is no setting {named}{more} on this page."
+                            if len(unknown) == 1 else
+                            f"there are no settings {named}{more} on this page.")
         explorer = cls(**values)
         for key in list(values):
             try:
@@ -591,7 +611,8 @@ class Explorer(param.Parameterized):
         try:
             explorer.result()
         except Exception as exc:  # noqa: BLE001 - any failure: fall back to the defaults
-            messages.append(f"these settings could not be computed together ({exc}); the page "
+            messages.append(f"these settings could not be computed together ({clip(exc, 300)});"
+                            " the page "
                             "shows the default settings instead.")
             explorer = cls()
         explorer.notice = " ".join(messages)
@@ -868,13 +889,16 @@ class Explorer(param.Parameterized):
         @param.depends(self.param.error, self.param.notice)
         def _alert(error=None, notice=None):
             alerts = []
+            # both hold text from the link or a typed field: shown as plain text, never markup
             if self.notice:
                 alerts.append(pn.pane.Alert(
-                    f"**Settings adjusted:** {self.notice}", alert_type="warning",
-                    sizing_mode="stretch_width", css_classes=["ldx-notice"]))
+                    f"**Settings adjusted:** {plain(self.notice, limit=NOTICE_LIMIT)}",
+                    alert_type="warning", sizing_mode="stretch_width",
+                    css_classes=["ldx-notice"]))
             if self.error:
                 alerts.append(pn.pane.Alert(
-                    f"**Could not compute with these settings:** {self.error}\n\n"
+                    "**Could not compute with these settings:** "
+                    f"{plain(self.error, limit=NOTICE_LIMIT)}\n\n"
                     "The plots show the last good result.",
                     alert_type="danger", sizing_mode="stretch_width"))
             if not alerts:

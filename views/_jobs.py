@@ -29,6 +29,7 @@ import panel as pn
 import param
 
 from dynamics._common import Cancelled
+from views._text import plain
 
 __all__ = ["Run", "Job", "JobSection", "cached_result", "progress_part", "CACHE_SIZE"]
 
@@ -235,8 +236,10 @@ class JobSection(pn.viewable.Viewer):
         self.stop.disabled = not job.running
         self.progress.active = job.running
         self.progress.value = int(round(1000 * job.fraction))
-        self.status.object = job.message
-        self.alert.object = f"**The run failed:** {job.error}" if job.error else ""
+        # plain text: an error (and so the status) can quote a typed value
+        self.status.object = plain(job.message, limit=500)
+        self.alert.object = (f"**The run failed:** {plain(job.error, limit=2_000)}"
+                             if job.error else "")
         self.alert.visible = bool(job.error)
 
     def placeholder(self) -> pn.pane.Alert:

@@ -4,7 +4,8 @@ Every explorer's knobs are ``param`` parameters. A value arrives as text from tw
 shared link (``?page=herding&seed=3``) and a typed field (the seed, the firing rate, w0), and
 both go through ``parse``: it never reinterprets text (``1e9`` or ``3.7`` is not a whole
 number, ``nan`` is not a number) and its refusals are sentences for the page, naming the knob by
-its label and giving the allowed range. ``text`` is the inverse: the canonical text of a value,
+its label and giving the allowed range; they quote what was sent (cut to ``_text.CLIP``
+characters), so wherever they are shown they go through ``views._text.plain``. ``text`` is the inverse: the canonical text of a value,
 so that a URL written by the app reopens to exactly the same state.
 
 ``Field`` is the typed-field widget built on them: a text box that answers a refused value with
@@ -20,6 +21,7 @@ import re
 import panel as pn
 import param
 
+from views._text import plain, quote
 from views._workarounds import prompt_widget
 
 __all__ = ["parse", "text", "snap", "decimals", "describe", "Field"]
@@ -93,7 +95,7 @@ def parse(p: param.Parameter, raw, bounds=None):
         bounds = getattr(p, "bounds", None)
 
     def refuse(reason: str = ""):
-        got = f"got {raw_text!r}" if s else "got nothing"
+        got = f"got {quote(raw_text)}" if s else "got nothing"
         raise ValueError(f"{label} must be {describe(p, bounds)}; {got}{reason}")
 
     if isinstance(p, param.Boolean):
@@ -187,7 +189,7 @@ class Field(pn.viewable.Viewer):
             # the box first, then the message: the browser gets them in this order, so a
             # message on screen always sits under the restored value
             self.input.value = current
-            self.message.object = f"{exc}. Kept {current}."
+            self.message.object = plain(f"{exc}. Kept {current}.")
             self.message.visible = True
             return
         self.message.visible = False

@@ -1,0 +1,71 @@
+"""Text a user sent (a link, a typed field, an upload, an error message quoting them) shown as
+what it is: never markup.
+
+Every notice, alert, toast and status line that can hold such text renders it through ``plain``,
+here and only here. The page's panes are Markdown panes (``pn.pane.Markdown``,
+``pn.pane.Alert``) whose output the browser takes as HTML and whose ``$$...$$``, ``\\(...\\)``
+and ``\\[...\\]`` MathJax typesets; the toast (``pn.state.notifications``) takes HTML. So
+``plain`` makes each character literal for its sink:
+
+- Markdown (the default): every ASCII punctuation character gets a backslash, the CommonMark
+  escape, so no emphasis, link, image, heading, list, table, code span, autolink or raw HTML
+  can start (``<`` is then text, which the renderer writes as ``&lt;``); ``$`` and ``\\`` are
+  wrapped in their own ``<span>`` so that no math delimiter can form in the HTML that MathJax
+  scans.
+- HTML (``markup="html"``): ``html.escape``.
+
+Whitespace runs become one space (no line breaks, so no block structure) and control and format
+characters (bidirectional overrides, zero-width joiners, NUL) show as U+FFFD. ``clip`` cuts what
+a user sent to a length a message can quote (a 10 kB link must not fill the page) and ``quote``
+quotes it so.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import string
+import unicodedata
+
+__all__ = ["plain", "clip", "quote", "CLIP"]
+
+#: Characters of a user's text quoted in a message (beyond: an ellipsis).
+CLIP = 80
+
+_WHITESPACE = re.compile(r"\s+")
+_MARKDOWN = {c: "\\" + c for c in string.punctuation}
+# A dollar or a backslash alone in its element: "$$", "\(" and "\[" never meet in the HTML.
+_MARKDOWN["$"] = "<span>$</span>"
+_MARKDOWN["\\"] = "<span>&#92;</span>"  # "\<" would be an escaped "<", not a tag
+
+
+def clip(text, limit: int | None = CLIP) -> str:
+    """``text`` (bytes are decoded, undecodable bytes replaced) cut to ``limit`` characters,
+    the last one an ellipsis when it was longer (``None``: not cut)."""
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    text = str(text)
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quote(text, limit: int | None = CLIP) -> str:
+    """``text`` as a message quotes it: clipped (``clip``), between straight single quotes,
+    verbatim inside (no Python escapes: the page shows the characters that were sent)."""
+    return f"'{clip(text, limit)}'"
+
+
+def _visible(c: str) -> str:
+    return "\ufffd" if unicodedata.category(c) in ("Cc", "Cf", "Cs") else c
+
+
+def plain(text, *, markup: str = "markdown", limit: int | None = None) -> str:
+    """``text`` written so that a Markdown pane (``markup="markdown"``) or an HTML sink
+    (``markup="html"``) shows it literally, on one line, cut to ``limit`` characters when given
+    (see ``clip``)."""
+    if markup not in ("markdown", "html"):
+        raise ValueError(f"markup must be 'markdown' or 'html', got {markup!r}")
+    text = clip(text, limit)
+    text = "".join(_visible(c) for c in _WHITESPACE.sub(" ", text).strip())
+    if markup == "html":
+        return html.escape(text)
+    return "".join(_MARKDOWN.get(c, c) for c in text)
