@@ -21,6 +21,9 @@ from views._text import quote
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TITLE = "Learning Dynamics Explorer"
 
+#: Characters of the link's messages a toast quotes (the page's notice has them all).
+TOAST_LIMIT = 200
+
 pn.extension("katex", notifications=True, sizing_mode="stretch_width")
 pn.config.loading_indicator = True
 
@@ -111,8 +114,10 @@ def explorer_page(slug: str):
             # is lost. The toast shows its message as HTML: the link's text is escaped.
             if pn.state.notifications is not None:
                 pn.state.notifications.warning(
-                    "Some settings in the link were not used or were adjusted: "
-                    + plain(" ".join(messages), markup="html", limit=600), duration=15_000)
+                    "Some settings in the link were not used or were adjusted (the notice "
+                    "on the page says which): "
+                    + plain(" ".join(messages), markup="html", limit=TOAST_LIMIT),
+                    duration=15_000)
 
         pn.state.onload(toast)
     write_address(lambda: {"page": slug, **explorer.query()})
@@ -153,7 +158,8 @@ def build() -> pn.template.BootstrapTemplate:
             main.insert(0, pn.pane.Alert(
                 f"There is no page {plain(quote(page))}; here are the explorers.",
                 alert_type="warning", css_classes=["ldx-notice"]))
-        write_address(lambda: {"page": "home"})
+        if pn.state.session_args:  # the bare address of the app stays as it is
+            write_address(lambda: {"page": "home"})
     # The Bootstrap template uses only resources Panel bundles (the Fast templates fetch a web
     # font, which fails offline and leaves a console error).
     return pn.template.BootstrapTemplate(

@@ -5,6 +5,7 @@ screenshot of every page is saved under tests/app/screenshots/."""
 from __future__ import annotations
 
 import re
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -20,9 +21,23 @@ LOAD_TIMEOUT = 60_000
 REDRAW_TIMEOUT = 30_000
 
 
+#: The address holds exactly the names ``names`` (in any order).
+_ADDRESS_NAMES = """names => {
+    const keys = [...new URLSearchParams(window.location.search).keys()];
+    return keys.length === names.length && names.every(n => keys.includes(n));
+}"""
+
+
 def _open(page, url: str) -> None:
     page.goto(url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
     page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    # once loaded, the app rewrites the address to the state drawn (page and every knob):
+    # wait for it, so that a test reading the address reads the written one
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
+    slug = query.get("page", [None])[0]
+    names = (["page", *EXPLORERS[slug].knob_names()] if slug in EXPLORERS
+             else ["page"] if query else [])
+    page.wait_for_function(_ADDRESS_NAMES, arg=names, timeout=REDRAW_TIMEOUT)
 
 
 def _wait_for_plots(page, count: int) -> None:

@@ -1,0 +1,234 @@
+"""No link runs script or adds markup to a page (issue 25 item 1), in a real browser.
+
+Every page (each explorer, the home page and an unknown page) is opened with markup and script of
+ten kinds in the link's keys, in its values (numbers, whole numbers, selectors, lists, ranges,
+flags, typed fields) and in ``page=``. Each payload would, if it were rendered as HTML, Markdown
+or LaTeX, open a dialog, set ``window.ldxInjected``, or add an element marked ``ldx-injected-<n>``,
+a ``javascript:`` link, an event-handler attribute, an ``<img>``, ``<iframe>`` or ``<details>``.
+The test fails on any of them, anywhere in the page (shadow roots included), once the page has
+shown its notice and rewritten its address; it also checks that the notice shows the refused
+text literally and that the address holds the state drawn (here: the defaults, since every value
+is refused).
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from views import EXPLORERS
+
+from .conftest import SCREENSHOTS
+from .test_browser import LOAD_TIMEOUT, REDRAW_TIMEOUT, _open
+
+pytestmark = pytest.mark.browser
+
+#: Markup and script, each under 80 characters (the length a notice quotes in full) and each
+#: marked with its number ``{n}``, so that a failure says which payload in which slot fired.
+PAYLOADS = (
+    "<script>alert({n})</script>",
+    '<img src=x onerror="window.ldxInjected={n};alert({n})">',
+    '<svg class="ldx-injected-{n}" onload="alert({n})"></svg>',
+    '<iframe class="ldx-injected-{n}" srcdoc="<script>parent.alert({n})</script>">',
+    "[x{n}](javascript:alert({n}))",
+    "![x{n}](x onerror=alert({n}))",
+    "&lt;b class=ldx-injected-{n}&gt;x&#60;i&#62;",
+    "$$\\href{{javascript:alert({n})}}{{x}}$$ \\(y_{n}\\)",
+    '<details open ontoggle="alert({n})" class="ldx-injected-{n}">',
+    '<a id="ldx-injected-{n}" href="javascript:alert({n})">a</a>',
+)
+#: Unknown keys per link (the notice quotes the first five by name).
+UNKNOWN_KEYS = 5
+
+#: Everything that would betray an injection, searched through every shadow root.
+_INJECTED = """() => {
+    const found = [];
+    const walk = root => root.querySelectorAll('*').forEach(el => {
+        const marks = (el.getAttribute('class') || '') + ' ' + (el.id || '');
+        if (/ldx-injected/.test(marks)) found.push('marked ' + el.tagName + ': ' + marks);
+        for (const a of el.attributes) {
+            if (/^on/i.test(a.name)) found.push(el.tagName + ' ' + a.name + '=' + a.value);
+            if (/^\\s*javascript:/i.test(a.value)) found.push(el.tagName + ' ' + a.name + '=' + a.value);
+        }
+        if (['IFRAME', 'OBJECT', 'EMBED', 'DETAILS'].includes(el.tagName)) found.push(el.tagName);
+        if (el.tagName === 'IMG' && !/^(data:|https?:)/.test(el.getAttribute('src') || ''))
+            found.push('IMG src=' + el.getAttribute('src'));
+        if (el.shadowRoot) walk(el.shadowRoot);
+    });
+    walk(document);
+    if (window.ldxInjected !== undefined) found.push('window.ldxInjected=' + window.ldxInjected);
+    return found;
+}"""
+
+#: Typeset math inside the notices (a payload's LaTeX would be).
+_NOTICE_MATH = """() => {
+    const found = [];
+    const walk = root => root.querySelectorAll('*').forEach(el => {
+        if (el.classList && el.classList.contains('ldx-notice')) {
+            const inner = el.shadowRoot || el;
+            found.push(...[...inner.querySelectorAll('svg, mjx-container, .katex, math')]
+                       .map(m => m.tagName));
+        }
+        if (el.shadowRoot) walk(el.shadowRoot);
+    });
+    walk(document);
+    return found;
+}"""
+
+#: The address's query equals ``expected`` (name -> value, order aside).
+_ADDRESS_IS = """expected => {
+    const got = {};
+    for (const [k, v] of new URLSearchParams(window.location.search)) {
+        if (k in got) return false;
+        got[k] = v;
+    }
+    const keys = Object.keys(expected);
+    return keys.length === Object.keys(got).length && keys.every(k => got[k] === expected[k]);
+}"""
+
+
+def crafted_query(slug: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The link's query for one explorer: five unknown keys and every knob, each holding one
+    payload (rotated by the page's position, so every kind meets every kind of knob over the
+    pages), and the payloads used."""
+    cls = EXPLORERS[slug]
+    slots = [None] * UNKNOWN_KEYS + cls.knob_names()
+    offset = list(EXPLORERS).index(slug)
+    query, used = [("page", slug)], []
+    for i, knob in enumerate(slots):
+        n = 100 * (offset + 1) + i
+        payload = PAYLOADS[(i + offset) % len(PAYLOADS)].format(n=n)
+        used.append(payload)
+        query.append((payload, "1") if knob is None else (knob, payload))
+    assert len(slots) >= len(PAYLOADS)  # every kind on every page
+    return query, used
+
+
+def _watch_dialogs(page) -> list[str]:
+    dialogs: list[str] = []
+
+    def dismiss(dialog):
+        dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    page.on("dialog", dismiss)
+    return dialogs
+
+
+def _check(page, dialogs: list, expected_query: dict, literal: str) -> list[str]:
+    """Wait until the page (opened by the caller) shows ``literal`` in its notice and its
+    address is ``expected_query``, and return what went wrong: dialogs, injected nodes,
+    typeset math in a notice, a notice without the literal text, an address not rewritten,
+    console errors."""
+    page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    problems = []
+    try:
+        page.get_by_text(literal, exact=False).first.wait_for(timeout=LOAD_TIMEOUT)
+    except PlaywrightTimeout:
+        problems.append(f"no notice shows {literal!r} literally")
+    try:
+        page.wait_for_function(_ADDRESS_IS, arg=expected_query, timeout=REDRAW_TIMEOUT)
+    except PlaywrightTimeout:
+        problems.append(f"the address is {page.evaluate('location.search')!r}, "
+                        f"not the state drawn {expected_query}")
+    # an injected <img> fails to load, then runs its onerror: let the network settle
+    page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    return (problems + dialogs + page.evaluate(_INJECTED) + page.evaluate(_NOTICE_MATH)
+            + getattr(page, "errors", []))
+
+
+def _open_crafted(page, url: str, expected_query: dict, literal: str) -> list[str]:
+    """Open ``url`` and ``_check`` it."""
+    dialogs = _watch_dialogs(page)
+    page.goto(url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
+    return _check(page, dialogs, expected_query, literal)
+
+
+#: Explorer pages opened at once, each in its own tab: the server builds one session while
+#: Chromium draws the others on the other core.
+AT_ONCE = 3
+
+
+def test_no_link_runs_script_or_adds_markup_on_any_page(server, browser):
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    slugs, problems = list(EXPLORERS), {}
+    try:
+        for start in range(0, len(slugs), AT_ONCE):
+            opened = []
+            for slug in slugs[start:start + AT_ONCE]:
+                query, used = crafted_query(slug)
+                tab = context.new_page()
+                tab.errors = []
+                tab.on("console", lambda m, tab=tab: tab.errors.append(f"console: {m.text}")
+                       if m.type == "error" else None)
+                tab.on("pageerror", lambda exc, tab=tab: tab.errors.append(f"pageerror: {exc}"))
+                dialogs = _watch_dialogs(tab)
+                tab.goto(f"{server}?{urllib.parse.urlencode(query)}", wait_until="commit",
+                         timeout=LOAD_TIMEOUT)
+                opened.append((slug, tab, dialogs, used))
+            for slug, tab, dialogs, used in opened:
+                canonical = {"page": slug, **EXPLORERS[slug]().query()}  # all were refused
+                found = _check(tab, dialogs, canonical, used[0])
+                # the notice quotes each of the first five unknown keys literally
+                found += [f"no notice shows {p!r} literally" for p in used[1:UNKNOWN_KEYS]
+                          if tab.get_by_text(p, exact=False).count() == 0]
+                if found:
+                    problems[slug] = found
+                if slug in ("herding", "pmd"):
+                    SCREENSHOTS.mkdir(exist_ok=True)
+                    tab.screenshot(path=str(SCREENSHOTS / f"injection-{slug}.png"))
+                tab.close()
+    finally:
+        context.close()
+    assert problems == {}
+
+
+@pytest.mark.parametrize("query, literal", [
+    # the links of the issue, one payload each
+    ("page=herding&steps=%3Cscript%3Ealert(1)%3C%2Fscript%3E", "<script>alert(1)</script>"),
+    ("page=neuron&%3Cimg%20src%3Dx%20onerror%3D%22alert(3)%22%3E=1",
+     '<img src=x onerror="alert(3)">'),
+    # a selector's value, given twice
+    ("page=neuron&preset=%3Cb%20class%3Dldx-injected-1%3E&preset="
+     "%3Csvg%20onload%3Dalert(2)%3E", "<svg onload=alert(2)>"),
+])
+def test_the_issues_links_run_nothing(server, page, query, literal):
+    slug = urllib.parse.parse_qs(query)["page"][0]
+    canonical = {"page": slug, **EXPLORERS[slug]().query()}
+    assert _open_crafted(page, f"{server}?{query}", canonical, literal) == []
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("name", [
+    PAYLOADS[1].format(n=1),
+    PAYLOADS[7].format(n=2) + PAYLOADS[4].format(n=3),
+    PAYLOADS[0].format(n=4),
+])
+def test_an_unknown_page_runs_nothing_and_goes_home(server, page, name):
+    query = urllib.parse.urlencode([("page", name), (PAYLOADS[2].format(n=5), "1")])
+    fired = _open_crafted(page, f"{server}?{query}", {"page": "home"},
+                          f"There is no page '{name[:20]}")
+    page.get_by_text("Open the explorer").first.wait_for(timeout=LOAD_TIMEOUT)
+    assert fired == []
+    assert page.errors == []
+
+
+def test_a_typed_field_shows_markup_as_text(server, page):
+    dialogs = _watch_dialogs(page)
+    _open(page, f"{server}?page=herding")
+    canonical = {"page": "herding", **EXPLORERS["herding"]().query()}
+    page.wait_for_function(_ADDRESS_IS, arg=canonical, timeout=REDRAW_TIMEOUT)
+    url = page.url
+    for label, payload in (("Model seed", PAYLOADS[1].format(n=1)),
+                           ("Initial weights w0", PAYLOADS[0].format(n=2)),
+                           ("Initial weights w0", PAYLOADS[7].format(n=3))):
+        field = page.get_by_label(label)
+        field.fill(payload)
+        field.press("Enter")
+        page.get_by_text(payload, exact=False).first.wait_for(timeout=REDRAW_TIMEOUT)
+    page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    assert dialogs + page.evaluate(_INJECTED) == []
+    assert page.url == url  # nothing refused reached the address
+    assert page.errors == []
