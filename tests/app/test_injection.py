@@ -122,7 +122,6 @@ def _check(page, dialogs: list, expected_query: dict, literal: str) -> list[str]
     address is ``expected_query``, and return what went wrong: dialogs, injected nodes,
     typeset math in a notice, a notice without the literal text, an address not rewritten,
     console errors."""
-    page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
     problems = []
     try:
         page.get_by_text(literal, exact=False).first.wait_for(timeout=LOAD_TIMEOUT)
@@ -139,80 +138,80 @@ def _check(page, dialogs: list, expected_query: dict, literal: str) -> list[str]
             + getattr(page, "errors", []))
 
 
-def _open_crafted(page, url: str, expected_query: dict, literal: str) -> list[str]:
-    """Open ``url`` and ``_check`` it."""
-    dialogs = _watch_dialogs(page)
-    page.goto(url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
-    return _check(page, dialogs, expected_query, literal)
-
-
-#: Explorer pages opened at once, each in its own tab: the server builds one session while
-#: Chromium draws the others on the other core.
+#: Links opened at once, each in its own tab: the server builds one session while Chromium
+#: draws the others on the other core.
 AT_ONCE = 3
 
 
-def test_no_link_runs_script_or_adds_markup_on_any_page(server, browser):
+def _open_links(browser, server: str, links: list) -> dict:
+    """Open each ``(name, query, expected address, literal)`` of ``links``, ``AT_ONCE`` tabs at
+    a time, and return what went wrong on each (``_check``), by name."""
     context = browser.new_context(viewport={"width": 1024, "height": 768})
-    slugs, problems = list(EXPLORERS), {}
+    problems = {}
     try:
-        for start in range(0, len(slugs), AT_ONCE):
+        for start in range(0, len(links), AT_ONCE):
             opened = []
-            for slug in slugs[start:start + AT_ONCE]:
-                query, used = crafted_query(slug)
+            for name, query, expected, literal in links[start:start + AT_ONCE]:
                 tab = context.new_page()
                 tab.errors = []
                 tab.on("console", lambda m, tab=tab: tab.errors.append(f"console: {m.text}")
                        if m.type == "error" else None)
                 tab.on("pageerror", lambda exc, tab=tab: tab.errors.append(f"pageerror: {exc}"))
                 dialogs = _watch_dialogs(tab)
-                tab.goto(f"{server}?{urllib.parse.urlencode(query)}", wait_until="commit",
-                         timeout=LOAD_TIMEOUT)
-                opened.append((slug, tab, dialogs, used))
-            for slug, tab, dialogs, used in opened:
-                canonical = {"page": slug, **EXPLORERS[slug]().query()}  # all were refused
-                found = _check(tab, dialogs, canonical, used[0])
-                # the notice quotes each of the first five unknown keys literally
-                found += [f"no notice shows {p!r} literally" for p in used[1:UNKNOWN_KEYS]
+                tab.goto(f"{server}?{query}", wait_until="commit", timeout=LOAD_TIMEOUT)
+                opened.append((name, tab, dialogs, expected, literal))
+            for name, tab, dialogs, expected, literal in opened:
+                found = _check(tab, dialogs, expected, literal[0])
+                found += [f"no notice shows {p!r} literally" for p in literal[1:]
                           if tab.get_by_text(p, exact=False).count() == 0]
                 if found:
-                    problems[slug] = found
-                if slug in ("herding", "pmd"):
+                    problems[name] = found
+                if name in ("herding", "pmd"):
                     SCREENSHOTS.mkdir(exist_ok=True)
-                    tab.screenshot(path=str(SCREENSHOTS / f"injection-{slug}.png"))
+                    tab.screenshot(path=str(SCREENSHOTS / f"injection-{name}.png"))
                 tab.close()
     finally:
         context.close()
-    assert problems == {}
+    return problems
 
 
-@pytest.mark.parametrize("query, literal", [
-    # the links of the issue, one payload each
+def test_no_link_runs_script_or_adds_markup_on_any_page(server, browser):
+    links = []
+    for slug in EXPLORERS:
+        query, used = crafted_query(slug)
+        canonical = {"page": slug, **EXPLORERS[slug]().query()}  # every value is refused
+        # the notice quotes each of the five unknown keys literally
+        links.append((slug, urllib.parse.urlencode(query), canonical, used[:UNKNOWN_KEYS]))
+    assert _open_links(browser, server, links) == {}
+
+
+def _default_address(query: str) -> dict:
+    """The address a link whose every value is refused gets: the page's defaults, or the home
+    page's for an unknown page."""
+    slug = urllib.parse.parse_qs(query)["page"][0]
+    return {"page": slug, **EXPLORERS[slug]().query()} if slug in EXPLORERS else {"page": "home"}
+
+
+def _unknown_page(name: str) -> str:
+    return urllib.parse.urlencode([("page", name), (PAYLOADS[2].format(n=5), "1")])
+
+
+#: Links of one payload each: the issue's, a selector given twice, unknown pages.
+SINGLE = [
     ("page=herding&steps=%3Cscript%3Ealert(1)%3C%2Fscript%3E", "<script>alert(1)</script>"),
     ("page=neuron&%3Cimg%20src%3Dx%20onerror%3D%22alert(3)%22%3E=1",
      '<img src=x onerror="alert(3)">'),
-    # a selector's value, given twice
     ("page=neuron&preset=%3Cb%20class%3Dldx-injected-1%3E&preset="
      "%3Csvg%20onload%3Dalert(2)%3E", "<svg onload=alert(2)>"),
-])
-def test_the_issues_links_run_nothing(server, page, query, literal):
-    slug = urllib.parse.parse_qs(query)["page"][0]
-    canonical = {"page": slug, **EXPLORERS[slug]().query()}
-    assert _open_crafted(page, f"{server}?{query}", canonical, literal) == []
-    assert page.errors == []
+    *[(_unknown_page(name), f"There is no page '{name[:20]}") for name in (
+        PAYLOADS[1].format(n=1), PAYLOADS[7].format(n=2) + PAYLOADS[4].format(n=3),
+        PAYLOADS[0].format(n=4))],
+]
 
 
-@pytest.mark.parametrize("name", [
-    PAYLOADS[1].format(n=1),
-    PAYLOADS[7].format(n=2) + PAYLOADS[4].format(n=3),
-    PAYLOADS[0].format(n=4),
-])
-def test_an_unknown_page_runs_nothing_and_goes_home(server, page, name):
-    query = urllib.parse.urlencode([("page", name), (PAYLOADS[2].format(n=5), "1")])
-    fired = _open_crafted(page, f"{server}?{query}", {"page": "home"},
-                          f"There is no page '{name[:20]}")
-    page.get_by_text("Open the explorer").first.wait_for(timeout=LOAD_TIMEOUT)
-    assert fired == []
-    assert page.errors == []
+def test_the_issues_links_and_unknown_pages_run_nothing(server, browser):
+    links = [(query, query, _default_address(query), [literal]) for query, literal in SINGLE]
+    assert _open_links(browser, server, links) == {}
 
 
 def test_a_typed_field_shows_markup_as_text(server, page):
