@@ -50,7 +50,8 @@ _INJECTED = """() => {
         if (/ldx-injected/.test(marks)) found.push('marked ' + el.tagName + ': ' + marks);
         for (const a of el.attributes) {
             if (/^on/i.test(a.name)) found.push(el.tagName + ' ' + a.name + '=' + a.value);
-            if (/^\\s*javascript:/i.test(a.value)) found.push(el.tagName + ' ' + a.name + '=' + a.value);
+            if (/^\\s*javascript:/i.test(a.value))
+                found.push(el.tagName + ' ' + a.name + '=' + a.value);
         }
         if (['IFRAME', 'OBJECT', 'EMBED', 'DETAILS'].includes(el.tagName)) found.push(el.tagName);
         if (el.tagName === 'IMG' && !/^(data:|https?:)/.test(el.getAttribute('src') || ''))
@@ -196,7 +197,7 @@ def _unknown_page(name: str) -> str:
     return urllib.parse.urlencode([("page", name), (PAYLOADS[2].format(n=5), "1")])
 
 
-#: Links of one payload each: the issue's, a selector given twice, unknown pages.
+#: Links of one payload each: the issue's, a selector given twice, unknown pages, the home page.
 SINGLE = [
     ("page=herding&steps=%3Cscript%3Ealert(1)%3C%2Fscript%3E", "<script>alert(1)</script>"),
     ("page=neuron&%3Cimg%20src%3Dx%20onerror%3D%22alert(3)%22%3E=1",
@@ -206,6 +207,10 @@ SINGLE = [
     *[(_unknown_page(name), f"There is no page '{name[:20]}") for name in (
         PAYLOADS[1].format(n=1), PAYLOADS[7].format(n=2) + PAYLOADS[4].format(n=3),
         PAYLOADS[0].format(n=4))],
+    # the home page takes no settings: it shows none of them, and its address drops them
+    (urllib.parse.urlencode([("page", "home"),
+                             (PAYLOADS[1].format(n=6), PAYLOADS[3].format(n=7))]),
+     "Open the explorer"),
 ]
 
 
