@@ -83,30 +83,41 @@ def _completed(futures: list):
 
 
 def sweep(fn: Callable[..., Any], tasks: Iterable[Mapping], *, seed: int | None = None,
-          executor=None, progress=None) -> list:
+          executor=None, progress=None, done: Callable[[int, Any], None] | None = None) -> list:
     """``[fn(**params) for params in tasks]``, each task on ``executor`` (anything with
     ``submit(fn, *args)`` returning futures with ``result()``: a ``concurrent.futures``
     executor or a ``dask.distributed.Client``), or in this process when it is None.
 
     With ``seed`` each call also gets ``seed=task_seed(seed, params)``. ``fn`` must be pure
     (its result a function of its arguments) and picklable for process and Dask executors.
-    ``progress(fraction, message)`` is called as tasks finish. A task's exception is raised
-    here (the other tasks are cancelled)."""
+    ``progress(fraction, message)`` is called as tasks finish, and ``done(index, result)``,
+    in this process, with each task's result as soon as it is there (to keep it: a sweep
+    stopped later has not lost it). A task's exception is raised here (the other tasks are
+    cancelled)."""
     tasks = [dict(t) for t in tasks]
     progress = check_progress(progress)
+    if done is not None and not callable(done):
+        raise TypeError(f"done must be a callable(index, result) or None, got {describe(done)}")
     seeds = [None if seed is None else task_seed(seed, t) for t in tasks]
     if executor is None:
         results = []
         for i, (params, s) in enumerate(zip(tasks, seeds)):
             results.append(_call(fn, params, s))
+            if done is not None:
+                done(i, results[-1])
             report(progress, (i + 1) / len(tasks), f"task {i + 1} of {len(tasks)}")
         return results
     if not hasattr(executor, "submit"):
         raise ValueError(f"executor must have a submit method, got {describe(executor)}")
     futures = [executor.submit(_call, fn, params, s) for params, s in zip(tasks, seeds)]
     try:
+        index: dict = {}  # equal tasks may share one dask future: one index per occurrence
+        for i, future in enumerate(futures):
+            index.setdefault(future, []).append(i)
         for n, future in enumerate(_completed(futures), start=1):
-            future.result()  # a failed task raises here, at once
+            result = future.result()  # a failed task raises here, at once
+            if done is not None:
+                done(index[future].pop(0), result)
             report(progress, n / len(futures), f"task {n} of {len(futures)}")
         return [future.result() for future in futures]
     except BaseException:

@@ -36,6 +36,7 @@ import panel as pn
 import param
 
 from views import _knobs
+from views._files import atomic_path
 from views._jobs import Job, JobSection, Run
 from views._text import clip, plain, quote
 from views._workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
@@ -370,6 +371,7 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
 
     ``.png``, ``.svg`` and ``.pdf`` render through matplotlib (publication figures; PNG at 200 dpi);
     ``.html`` is a standalone interactive Bokeh file with inline resources (works offline).
+    The file appears complete or not at all (``atomic_path``).
     """
     path = pathlib.Path(path)
     suffix = path.suffix.lower()
@@ -377,7 +379,6 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
         raise ValueError(
             f"path must end in one of {', '.join(EXPORT_FORMATS)}, got {str(path)!r}"
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".html":
         # Plain Bokeh with inline BokehJS: a single file that works offline (saving through
         # Panel would link Panel's stylesheets from a CDN).
@@ -385,8 +386,9 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
 
         bokeh_backend()
         model = hv.render(figure, backend="bokeh")
-        path.write_text(file_html(model, standalone_resources(), title=title or path.stem),
-                        encoding="utf-8")
+        text = file_html(model, standalone_resources(), title=title or path.stem)
+        with atomic_path(path) as partial:
+            partial.write_text(text, encoding="utf-8")
         return path
     import matplotlib.pyplot as plt
 
@@ -394,8 +396,11 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
     try:
         if title:
             fig.suptitle(title, fontsize=13, y=1.0, va="bottom")
-        fig.savefig(path, bbox_inches="tight", dpi=200 if suffix == ".png" else None,
-                    metadata=None if suffix == ".png" else {"Creator": "Learning Dynamics Explorer"})
+        with atomic_path(path) as partial:
+            fig.savefig(partial, format=suffix[1:], bbox_inches="tight",
+                        dpi=200 if suffix == ".png" else None,
+                        metadata=None if suffix == ".png" else
+                        {"Creator": "Learning Dynamics Explorer"})
     finally:
         plt.close(fig)
     return path

@@ -14,14 +14,15 @@ cluster (one worker process per core) started and stopped here; ``--scheduler AD
 them to a running cluster, ``--serial`` runs them in this process. An entry's result is a pure
 function of its settings, so the files are the same whichever way it ran. Finished entries are
 cached in ``<out>/.cache`` under a key of the entry's settings and the code's version (a hash of
-``dynamics/`` and ``views/``): a re-run redoes only what changed.
+``dynamics/`` and ``views/``): a re-run redoes only what changed. Every file is written whole or
+not at all, and an entry's record after its files (``views/_gallery_files.py``), so a run killed
+in the middle and started again rebuilds only the entries that had not finished.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import html
 import io
 import os
 import pathlib
@@ -798,61 +799,6 @@ def build(entry_id: str, quick: bool = False, seed: int | None = None,
 # --- the command ---------------------------------------------------------------------------------
 
 
-def _write(out: pathlib.Path, result: dict) -> None:
-    (out / f"{result['id']}.png").write_bytes(result["png"])
-    (out / f"{result['id']}.pdf").write_bytes(result["pdf"])
-    folder = out / result["id"]
-    folder.mkdir(exist_ok=True)
-    for old in [*folder.glob("*.csv"), *folder.glob("*.nc"), *folder.glob("*.md")]:
-        old.unlink()
-    for name, data in result["tables"].items():
-        if isinstance(data, bytes):
-            (folder / name).write_bytes(data)
-        else:
-            (folder / name).write_text(data)
-
-
-def write_report(out: pathlib.Path, results: list[dict], *, quick: bool) -> None:
-    size = ("**Quick sizes** (tests and CI): smaller than the paper's, so a verdict here is "
-            "about this size." if quick else "The paper's sizes where the entry gives them.")
-    lines = ["# Paper figures: the paper's statement beside ours", "", size, "",
-             "| figure | the paper | ours | verdict |", "| --- | --- | --- | --- |"]
-    for r in results:
-        e = ENTRIES[r["id"]]
-        lines.append(f"| [{e.title}]({r['id']}.png) | {e.paper} | {r['ours']} | "
-                     f"**{r['verdict']}** |")
-    for r in results:
-        if r.get("details"):
-            lines += ["", f"## {ENTRIES[r['id']].title}: where we differ from the paper", "",
-                      r["details"]]
-    lines += ["", "Times (seconds, on the worker that built each entry): "
-              + ", ".join(f"{r['id']} {r['seconds']:.1f}" for r in results) + "."]
-    (out / "REPORT.md").write_text("\n".join(lines) + "\n")
-    cards = []
-    for r in results:
-        e = ENTRIES[r["id"]]
-        csvs = " ".join(f'<a href="{r["id"]}/{name}">{name}</a>'
-                        for name in sorted(r["tables"]))
-        cards.append(
-            f'<section id="{r["id"]}"><h2>{html.escape(e.title)}</h2>'
-            f'<a href="{r["id"]}.pdf"><img src="{r["id"]}.png" alt="{html.escape(e.title)}"></a>'
-            f'<p><b>The paper:</b> {html.escape(e.paper)}</p>'
-            f'<p><b>Ours:</b> {html.escape(r["ours"])}</p>'
-            f'<p><b>Verdict:</b> {html.escape(r["verdict"])}</p>'
-            + (f'<p><b>Where we differ from the paper, and what was tried:</b> '
-               f'<a href="{r["id"]}/DIFFERENCES.md">{r["id"]}/DIFFERENCES.md</a> (also in '
-               'REPORT.md)</p>' if r.get("details") else "")
-            + f'<p class="files">PDF: <a href="{r["id"]}.pdf">{r["id"]}.pdf</a>; numbers: {csvs}'
-            f'</p></section>')
-    (out / "index.html").write_text(
-        "<!doctype html><html><head><meta charset='utf-8'><title>Learning Dynamics Explorer: "
-        "paper figures</title><style>body{font-family:sans-serif;max-width:1100px;margin:auto;"
-        "padding:1em}section{border-top:1px solid #ccc;padding:1em 0}img{max-width:100%}"
-        ".files{font-size:small}</style></head><body><h1>Paper figures</h1>"
-        f"<p>{html.escape(size.replace('**', ''))} See REPORT.md for the table.</p>"
-        + "".join(cards) + "</body></html>\n")
-
-
 def _cluster(scheduler: str | None):
     """A dask.distributed Client: to ``scheduler``, or to a local cluster of one worker
     process per core (workers may start processes of their own: the HBM sweep does)."""
@@ -874,10 +820,12 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
     from tqdm import tqdm
 
     from dynamics.sweep import sweep
+    from views._gallery_files import remove_partials, store, write_entry, write_report
 
     out.mkdir(parents=True, exist_ok=True)
     cache = out / ".cache"
     cache.mkdir(exist_ok=True)
+    remove_partials(out)  # what a killed run was writing; its finished entries have records
     version = code_version()
     keys = {i: cache_key(ENTRIES[i], quick, seed, version) for i in ids}
     results = {}
@@ -886,6 +834,9 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
         if path.exists():
             results[i] = pickle.loads(path.read_bytes())
     todo = [i for i in ids if i not in results]
+    if progress and len(todo) < len(ids):
+        print(f"figures: reused from {cache}: {', '.join(i for i in ids if i in results)}",
+              file=sys.stderr)
     bar = tqdm(total=len(ids), initial=len(ids) - len(todo), desc="figures", unit="figure",
                disable=not progress, file=sys.stderr)
     done_before = [0]
@@ -912,21 +863,21 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
     elif executor is None and progress:
         for t in tasks:
             t["progress"] = lambda f, m, i=t["entry_id"]: within(i, f, m)
+    def finished(k, result):  # as each entry arrives: its files, then its record
+        write_entry(out, result)
+        store(cache, todo[k], keys[todo[k]], result)
+        results[todo[k]] = result
+
     try:
-        built = sweep(build, tasks, executor=executor, progress=tick)
+        sweep(build, tasks, executor=executor, progress=tick, done=finished)
     finally:
         if subscribed:
             executor.unsubscribe_topic(PROGRESS_TOPIC)
         bar.close()
-    for i, result in zip(todo, built):
-        results[i] = result
-        for stale in cache.glob(f"{i}-*.pickle"):
-            stale.unlink()
-        (cache / f"{i}-{keys[i]}.pickle").write_bytes(pickle.dumps(result))
     ordered = [results[i] for i in ids]
     for r in ordered:
-        _write(out, r)
-    write_report(out, ordered, quick=quick)
+        write_entry(out, r)  # reused entries: only files missing or changed are written
+    write_report(out, ordered, ENTRIES, quick=quick)
     return ordered
 
 

@@ -3,11 +3,38 @@
 from __future__ import annotations
 
 import importlib.util
+import pathlib
+import re
 import time
 
 from .conftest import ROOT, SERVER_LOG
 
 import dynamics
+
+
+#: The repository's own code, as the server runs it (an editable install imports it from here).
+OUR_SOURCES = ("app", "views", "dynamics")
+_FRAME = re.compile(r'^\s*File "([^"]+)", line \d+', re.MULTILINE)
+
+
+def through_our_code(traceback: str, root: pathlib.Path = ROOT) -> bool:
+    """True when a frame of ``traceback`` is in the repository's app/, views/ or dynamics/.
+
+    Paths are compared part by part, not as text: a virtual environment whose path starts
+    with the repository's (``<clone>/.venv``, or ``<clone>-venv`` beside it) holds Bokeh's and
+    Tornado's frames, which are not ours, and neither is anything under site-packages.
+    """
+    for name in _FRAME.findall(traceback):
+        path = pathlib.PurePath(name)
+        if {"site-packages", "dist-packages"} & set(path.parts):
+            continue
+        try:
+            inside = path.relative_to(root).parts
+        except ValueError:
+            continue
+        if len(inside) > 1 and inside[0] in OUR_SOURCES:
+            return True
+    return False
 
 
 def _hooks():
@@ -34,7 +61,7 @@ def test_served_app_warms_every_engine_and_the_first_page(server):
     # Tornado logs a traceback when a browser closes a page while a message is on its way
     # (WebSocketClosedError): not ours. A traceback through our code is.
     blocks = log.read_text().split("Traceback (most recent call last):")[1:]
-    ours = [block for block in blocks if f'File "{ROOT}' in block]
+    ours = [block for block in blocks if through_our_code(block)]
     assert ours == [], ours[0][-2000:] if ours else ""
 
 
@@ -59,3 +86,30 @@ def test_compiled_tells_a_compile_from_a_cache_load(tmp_path, monkeypatch):
     assert hooks._compiled(["ldx_probe"]) is False  # nothing compiled yet
     assert ldx_probe._twice(2.0) == 4.0  # fresh directory: compiled, not loaded
     assert hooks._compiled(["ldx_probe"]) is True
+
+
+def test_a_traceback_is_ours_only_through_our_source_directories():
+    """Frames in app/, views/, dynamics/ are ours; a venv inside or beside the clone is not."""
+    root = pathlib.PurePosixPath("/home/me/ldx")
+
+    def block(*paths):
+        frames = "".join(f'  File "{p}", line 12, in f\n    x()\n' for p in paths)
+        return f"Traceback (most recent call last):\n{frames}ValueError: boom\n"
+
+    bokeh = "lib/python3.11/site-packages/bokeh/server/protocol_handler.py"
+    tornado = "lib/python3.11/site-packages/tornado/websocket.py"
+    theirs = [
+        block(f"/home/me/ldx-venv/{bokeh}", f"/home/me/ldx-venv/{tornado}"),   # venv beside
+        block(f"/home/me/ldx/.venv/{bokeh}"),                                   # venv inside
+        block(f"/home/me/ldx/app/.venv/{tornado}"),                             # even in app/
+        block("/home/me/ldxapp/main.py", "/home/me/ldx/appendix.py"),           # no separator
+        block("/usr/lib/python3.11/asyncio/events.py", "/home/me/ldx/tests/app/conftest.py"),
+        "WebSocketClosedError with no frames at all",
+    ]
+    ours = [
+        block(f"/home/me/ldx-venv/{bokeh}", "/home/me/ldx/app/main.py"),
+        block("/home/me/ldx/views/_common.py"),
+        block(f"/home/me/ldx/.venv/{tornado}", "/home/me/ldx/dynamics/herding.py"),
+    ]
+    assert [through_our_code(b, root) for b in theirs] == [False] * len(theirs)
+    assert [through_our_code(b, root) for b in ours] == [True] * len(ours)

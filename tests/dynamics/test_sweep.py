@@ -19,6 +19,10 @@ def noisy_mean(eta: float, k: int, seed: int) -> np.ndarray:
     return eta * rng.standard_normal(k).cumsum()
 
 
+def square(x: int) -> int:
+    return x * x
+
+
 def failing(x: int) -> int:
     if x == 2:
         raise RuntimeError("task 2 failed")
@@ -61,3 +65,22 @@ def test_a_failing_task_raises_here():
         sweep.sweep(failing, grid(x=[1, 2, 3]))
     with pytest.raises(ValueError, match="submit"):
         sweep.sweep(failing, grid(x=[1]), executor=object())
+
+
+def test_each_result_is_handed_over_as_its_task_finishes():
+    """``done(index, result)`` hears every task once, with its own result, before the sweep
+    returns; tasks finished before a failing one have been handed over (a caller keeps them)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    tasks = grid(x=[3, 1, 2, 1])              # two equal tasks: each index heard once
+    for executor in (None, ThreadPoolExecutor(2)):
+        heard = {}
+        out = sweep.sweep(square, tasks, executor=executor,
+                          done=lambda i, r: heard.setdefault(i, r))
+        assert out == [9, 1, 4, 1] and heard == dict(enumerate(out))
+    heard = {}
+    with pytest.raises(RuntimeError, match="task 2"):
+        sweep.sweep(failing, grid(x=[1, 2, 3]), done=lambda i, r: heard.setdefault(i, r))
+    assert heard == {0: 1}
+    with pytest.raises(TypeError, match="done"):
+        sweep.sweep(square, tasks, done="print")
