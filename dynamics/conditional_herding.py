@@ -35,6 +35,11 @@ from ._common import (as_generator, check_array, check_count, check_positive, ch
                       report)
 
 
+__all__ = [
+    "Votes", "banana", "lithuanian", "best_label", "conditional_herding", "voted_perceptron",
+]
+
+
 def banana(n: int, *, noise: float = 0.15, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """n points of the banana set (half of each class): (X (n, 2), y (n,) of +-1)."""
     n = check_count("n", n, low=2, high=10_000_000)

@@ -24,6 +24,12 @@ from numba import njit
 
 from ._common import as_generator, check_array, check_count
 
+__all__ = [
+    "MAX_UNITS", "PCTRun", "RBMHerding", "features", "all_states", "boltzmann_data",
+    "pct_herding", "rate", "rbm_features", "rbm_joint_argmax", "herd_rbm",
+]
+
+
 #: Largest number of units (the exact argmax enumerates 2^n states).
 MAX_UNITS = 14
 

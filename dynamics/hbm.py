@@ -58,6 +58,15 @@ from scipy import optimize
 from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
                       report)
 
+__all__ = [
+    "MAX_N", "PAPER_N", "PAPER_HIDDEN", "RBM", "AISEstimate", "BiasVariance", "Model", "Sweep",
+    "eta_of", "p_of_eta", "theta_of", "p_of_theta", "popcount", "order_mask", "n_parameters",
+    "kl", "random_distribution", "project", "empirical", "fit_hbm", "visible_states",
+    "rbm_log_p", "fit_rbm_cd", "fit_rbm_exact", "rbm_parameters", "gibbs_eta", "ais_log_z",
+    "exact_log_z", "bias_variance", "sweep",
+]
+
+
 #: Largest n for exact enumeration.
 MAX_N = 12
 #: The paper's sample sizes and hidden units.

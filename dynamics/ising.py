@@ -41,6 +41,13 @@ from ._common import (
     report,
 )
 
+__all__ = [
+    "BETA_C", "CRITICAL_CORRELATION", "MIN_L", "MAX_L", "MAX_EXACT_L", "IsingSamples",
+    "IsingHerding", "PowerLaw", "nn_correlation", "swendsen_wang", "herd_ising", "exact_argmax",
+    "score", "local_search", "cluster_sizes", "cluster_histogram",
+]
+
+
 #: Onsager's critical inverse temperature of the square lattice, ln(1 + sqrt 2) / 2.
 BETA_C = math.log(1.0 + math.sqrt(2.0)) / 2.0
 #: Nearest-neighbour correlation of the infinite lattice at beta_c (energy per bond).

@@ -59,6 +59,14 @@ from scipy import optimize, special
 from ._common import (as_generator, check_array, check_count, check_in_range, check_positive,
                       check_progress, report)
 
+__all__ = [
+    "TOY_THETA", "TOY_SIGMA", "FIG2_N", "FIG2_SIGMA", "QUOTED_ALPHA", "Posterior",
+    "PosteriorPath", "LearningCurve", "ToyRun", "adf_update", "gaussian_update",
+    "adf_perceptron", "adf_path", "teacher_data", "generalization_error", "learning_curve",
+    "replica_bayes_curve", "toy_fisher", "toy_sandwich", "toy_runs",
+]
+
+
 #: The 1-D toy of Fig 1.
 TOY_THETA, TOY_SIGMA = 0.1, 0.5
 #: The paper's Fig 2: N = 50 inputs, sigma0 = 6.24 on the field theta.x.
