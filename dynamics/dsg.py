@@ -55,10 +55,30 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
-                      report)
+from ._common import (as_generator, check_array, check_choice, check_count, check_flag,
+                      check_positive, check_progress, check_real, report)
+
+__all__ = [
+    "LOSSES", "MAX_STEPS", "MAX_BLOCK", "MAX_BATCH", "MAX_POINTS", "MAX_DIM",
+    "block_features", "DSGModel", "Partial", "doubly_sgd", "data_step_scale", "rbf_kernel",
+    "kernel_ridge", "median_bandwidth", "synthetic_truth", "synthetic_2d", "gp_closed_form",
+    "GPRun", "gp_regression", "NormaModel", "norma", "loglog_slope",
+]
 
 LOSSES = {"squared": 0, "hinge": 1, "logistic": 2}
+#: Largest number of steps of ``doubly_sgd`` (it keeps B coefficients a step).
+MAX_STEPS = 10_000_000
+#: Largest feature block B and minibatch m.
+MAX_BLOCK = 1_000_000
+MAX_BATCH = 1_000_000
+#: Largest number of points a dense kernel matrix (``rbf_kernel``, ``kernel_ridge``, the GP's
+#: closed form) is built on: 20,000 x 20,000 float64 is 3.2 GB.
+MAX_POINTS = 20_000
+#: Largest input dimension.
+MAX_DIM = 10_000
+#: A run whose iterate reaches this many times (1 + max |y|) at a minibatch has diverged (a
+#: stable run's values stay near the targets' range: f is a smoothing of y).
+DIVERGED = 10.0
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -81,7 +101,18 @@ def _block(seed, B, d, inv_bw):
 
 def block_features(seed: int, step: int, block_size: int, dim: int, bandwidth: float):
     """The random features (omega, b) of step ``step`` (1-based) of a run with ``seed``,
-    regenerated from their seed exactly as training drew them."""
+    regenerated from their seed exactly as training drew them: omega (block_size, dim),
+    b (block_size,)."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        raise ValueError(f"seed must be the run's integer seed (>= 0), got {seed!r}")
+    seed = _check_seed(seed)
+    step = check_count("step", step, low=1, high=MAX_STEPS)
+    block_size = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
+    dim = check_count("dim", dim, low=1, high=MAX_DIM)
+    if block_size * dim > 100_000_000:
+        raise ValueError(f"block_size * dim = {block_size * dim:,} features entries exceed "
+                         "10**8 (0.8 GB): use a smaller block_size or dim")
+    bandwidth = check_positive("bandwidth", bandwidth)
     return _block(_feature_seed(seed, step), block_size, dim, 1.0 / bandwidth)
 
 
@@ -208,6 +239,51 @@ def _check_schedule(theta, nu, t0):
     return theta, t0
 
 
+def data_step_scale(X, *, bandwidth: float, batch_size: int, block_size: int,
+                    loss: str = "squared", seed=0, draws: int = 5) -> float:
+    """The step scale theta that ``doubly_sgd`` uses by default (``theta=None``), from the data.
+
+    One step moves the iterate's values at its minibatch by -gamma M r, r the loss gradients,
+    M = Phi Phi^T / (m B) (m x m, Phi the block's features at the m points) times the loss's
+    curvature c (1 for the squared loss, 1/4 for the logistic one; 1 for the hinge). The step is
+    stable while gamma c lambda_max(M) < 2 (gradient descent on a quadratic). lambda_max(M)
+    depends on the data's spread in kernel units: points far apart (bandwidth small against the
+    data's spread) give M close to I / m, so the step can be large; points within one bandwidth
+    give M close to 1 1^T / m (lambda near 1), and the random features add their own noise, of
+    order sqrt(m / B) / m. We estimate lambda_max(M) on ``draws`` minibatches and blocks drawn
+    as training draws them (at most 256 points and 2048 features each, which errs on the larger,
+    safe side) and return theta = 1 / (c lambda_max): with t0 = theta nu the first step
+    gamma_1 = theta / (1 + theta nu) is within half the stability limit, and gamma_t = theta / t
+    after it takes the largest steps Thm 11's 1/t schedule allows from that start (Thm 11 asks
+    theta nu >= 1, which a small nu makes impossible to combine with a stable first step).
+
+    On the 2-D task of Sec 3.6.1 (2,000 points, bandwidth 0.1 x the median distance, nu = 1e-6,
+    2000 steps of 64 points, 64 features) this gives theta of about 12; the tests measure the
+    error it reaches against theta = 1 and 100.
+    """
+    X = check_array("X", X, ndim=2)
+    if X.shape[0] == 0:
+        raise ValueError("X must hold at least one data point")
+    bandwidth = check_positive("bandwidth", bandwidth)
+    m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
+    B = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
+    loss = check_choice("loss", loss, tuple(LOSSES))
+    draws = check_count("draws", draws, low=1, high=100)
+    rng = as_generator(seed)
+    mm, BB = min(m, 256), min(B, 2048)
+    top = 0.0
+    for _ in range(draws):
+        idx = rng.integers(0, len(X), size=mm)
+        omega = rng.standard_normal((BB, X.shape[1])) / bandwidth
+        b = rng.uniform(0.0, 2.0 * np.pi, BB)
+        phi = _SQRT2 * np.cos(X[idx] @ omega.T + b)
+        # lambda_max(Phi Phi^T) / (m B) through the smaller of the two Gram matrices
+        gram = phi @ phi.T if mm <= BB else phi.T @ phi
+        top = max(top, float(np.linalg.eigvalsh(gram)[-1]) / (mm * BB))
+    curvature = 0.25 if loss == "logistic" else 1.0
+    return 1.0 / (curvature * max(top, 1e-12))
+
+
 def _check_seed(seed) -> int:
     """The run's integer seed: given (numpy integers name the same run as Python ones), or drawn
     from a Generator or fresh entropy."""
@@ -226,16 +302,33 @@ def _check_test(X_test, dim: int) -> np.ndarray:
     return X_test
 
 
-def _check_data(X, y):
+def _check_data(X, y, *, max_points: int = 100_000_000):
     X = check_array("X", X, ndim=2)
-    if X.shape[0] == 0:
-        raise ValueError("X must hold at least one data point")
+    if X.shape[0] == 0 or X.shape[1] == 0:
+        raise ValueError(f"X must hold at least one data point of at least one coordinate, "
+                         f"got shape {X.shape}")
+    if X.shape[0] > max_points:
+        raise ValueError(f"X may hold at most {max_points:,} points here, got {X.shape[0]:,}")
+    if X.shape[1] > MAX_DIM:
+        raise ValueError(f"X may have at most {MAX_DIM} columns, got {X.shape[1]}")
     y = check_array("y", y, shape=(X.shape[0],))
     return X, y
 
 
+def _check_test_pair(X_test, y_test, dim: int):
+    """(X_test, y_test) both given (checked) or both None."""
+    if X_test is None and y_test is None:
+        return None
+    if X_test is None or y_test is None:
+        missing = "X_test" if X_test is None else "y_test"
+        raise ValueError(f"X_test and y_test go together: {missing} is None")
+    X_test = _check_test(X_test, dim)
+    return X_test, check_array("y_test", y_test, shape=(X_test.shape[0],))
+
+
 def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, steps: int,
-               batch_size: int, block_size: int, theta: float = 1.0, t0: float | None = None,
+               batch_size: int, block_size: int, theta: float | None = None,
+               t0: float | None = None,
                seed=None, X_test=None, y_test=None, checkpoints: int = 30,
                keep_values: bool | None = None, progress=None) -> DSGModel:
     """Doubly stochastic functional gradient descent (Algorithms 1-2) on (X, y). With
@@ -246,20 +339,37 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     ``keep_values``: keep the iterate's values at the n training points (a step then costs
     O((n + m) B) instead of O(t m B): the same iterate, for a training set held in memory);
     default: when that is cheaper over the run. Prediction anywhere else always regenerates
-    the features from their seeds. ``progress`` receives the history so far (``partial``)."""
+    the features from their seeds. ``progress`` receives the history so far (``partial``).
+
+    ``theta=None`` (the default) chooses the step scale from the data: ``data_step_scale``
+    (theta = 1 / (c lambda_max) of one step's curvature at a minibatch, so that the first step
+    is within half the stability limit). A run whose iterate blows up (values beyond
+    ``DIVERGED`` (1 + max |y|) at a minibatch, or not finite) raises a ``ValueError`` naming
+    theta: its first steps were unstable. Sizes are capped: steps <= ``MAX_STEPS``, B <=
+    ``MAX_BLOCK``, m <= ``MAX_BATCH``, steps * B <= 2 * 10**8 (the coefficients kept)."""
     X, y = _check_data(X, y)
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {loss!r}")
+    loss = check_choice("loss", loss, tuple(LOSSES))
     bandwidth = check_positive("bandwidth", bandwidth)
     nu = check_positive("nu", nu, allow_zero=True)
-    steps = check_count("steps", steps, low=1, high=10_000_000)
-    m = check_count("batch_size", batch_size, low=1, high=1_000_000)
-    B = check_count("block_size", block_size, low=1, high=1_000_000)
-    theta, t0 = _check_schedule(theta, nu, t0)
+    steps = check_count("steps", steps, low=1, high=MAX_STEPS)
+    m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
+    B = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
+    if steps * B > 200_000_000:
+        raise ValueError(f"steps * block_size = {steps * B:,} coefficients exceed 2 * 10**8 "
+                         "(1.6 GB): use fewer steps or a smaller block_size")
+    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
+    if keep_values is not None:
+        keep_values = check_flag("keep_values", keep_values)
     if loss != "squared" and not np.all(np.abs(y) == 1):
-        raise ValueError(f"the {loss} loss needs labels -1 and +1")
+        raise ValueError(f"y must hold labels -1 and +1 for the {loss} loss")
     progress = check_progress(progress)
     seed = _check_seed(seed)
+    test = _check_test_pair(X_test, y_test, X.shape[1])
+    chosen = theta is None
+    if chosen:
+        theta = data_step_scale(X, bandwidth=bandwidth, batch_size=m, block_size=B, loss=loss,
+                                seed=np.random.default_rng([seed, 11]))
+    theta, t0 = _check_schedule(theta, nu, t0)
     feature_seeds = np.array([_feature_seed(seed, s) for s in range(1, steps + 1)], np.int64)
     data_seeds = np.array([(seed * 7_919 + 2 * s) % (2**31 - 1) for s in range(1, steps + 1)],
                           np.int64)
@@ -268,11 +378,8 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     cum = np.zeros(steps + 1)
     n, d = X.shape
     history = {"step": [], "seen": [], "error": []}
-    test = None
-    if X_test is not None:
-        X_test = _check_test(X_test, d)
-        y_test = check_array("y_test", y_test, shape=(X_test.shape[0],))
-        test = (X_test, y_test)
+    limit = DIVERGED * (1.0 + float(np.max(np.abs(y))))
+    peak = np.zeros(1)
     # Train to each checkpoint (log-spaced steps), recording the averaged iterate's error on
     # the test data there; without test data, the checkpoints only report progress.
     marks = np.unique(np.r_[np.geomspace(1, steps, max(2, checkpoints)).astype(np.int64), steps])
@@ -288,7 +395,15 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
         mark = int(mark)
         _train_segment(X, y, LOSSES[loss], B, m, 1.0 / bandwidth, nu, theta, t0, done, mark,
                        feature_seeds, data_seeds, stored, scale, cum, keep, raw_train, X_eval,
-                       raw_test, avg_test)
+                       raw_test, avg_test, peak)
+        if not peak[0] <= limit:  # also NaN
+            how = "chosen from the data" if chosen else "given"
+            raise ValueError(
+                f"doubly_sgd diverged by step {mark:,}: the iterate reached |f| = {peak[0]:.3g} "
+                f"at a minibatch, beyond {DIVERGED:g} (1 + max |y|) = {limit:.3g}. The step "
+                f"scale theta = {theta:g} ({how}; first step gamma_1 = {theta / (1 + t0):.3g}) "
+                "is too large for this data and bandwidth: use a smaller theta, a larger t0, "
+                "or theta=None (see data_step_scale)")
         done = mark
         if test is not None:
             history["step"].append(done)
@@ -304,7 +419,7 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
 
 @njit(cache=True, nogil=True)
 def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, data_seeds,
-                   stored, scale, cum, keep, raw_train, X_test, raw_test, avg_test):
+                   stored, scale, cum, keep, raw_train, X_test, raw_test, avg_test, peak):
     """Steps start + 1 .. stop of the training loop: ``stored[t]`` the block's coefficients
     / G_t, ``scale[t]`` = G_t, ``cum[t]`` = sum_{s <= t} G_s (index 0: before the first step);
     the arrays hold the earlier steps.
@@ -313,7 +428,9 @@ def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, 
     evaluations at step t) or, with ``keep``, read from ``raw_train``: f_t / G_t at every
     training point, to which each step adds its block (n B evaluations a step, whatever t).
     Both give the same iterate. ``raw_test`` and ``avg_test`` keep f_t / G_t and the averaged
-    iterate f_bar_t at the test points the same way (empty arrays: no test points)."""
+    iterate f_bar_t at the test points the same way (empty arrays: no test points).
+    ``peak[0]`` becomes the largest |f_{t-1}| met at a minibatch (NaN once it is not finite), so
+    that the caller can stop a diverging run."""
     n, d = X.shape
     xb = np.empty((m, d))
     yb = np.empty(m)
@@ -335,6 +452,11 @@ def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, 
             _eval_blocks(xb, stored[1:t], seeds[:t - 1], B, inv_bw, f)
         for k in range(m):
             f[k] *= scale[t - 1]
+            size = abs(f[k])
+            if not size <= peak[0]:  # larger, or NaN
+                peak[0] = size
+        if not peak[0] < 1e300:
+            return
         omega, b = _block(seeds[t - 1], B, d, inv_bw)
         g_t = scale[t - 1] * (1.0 - gamma * nu)
         for j in range(B):
@@ -357,8 +479,16 @@ def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, 
 
 
 def rbf_kernel(A, B_, bandwidth: float) -> np.ndarray:
+    """The Gaussian RBF kernel matrix k(A_i, B_j) = exp(-||A_i - B_j||^2 / (2 bandwidth^2)):
+    A (n, d), B_ (p, d), each with at most ``MAX_POINTS`` rows."""
     A = check_array("A", A, ndim=2)
-    B_ = check_array("B", B_, ndim=2)
+    B_ = check_array("B_", B_, ndim=2)
+    if A.shape[1] != B_.shape[1]:
+        raise ValueError(f"A and B_ must have the same number of columns, got shapes "
+                         f"{A.shape} and {B_.shape}")
+    for name, arr in (("A", A), ("B_", B_)):
+        if len(arr) > MAX_POINTS:
+            raise ValueError(f"{name} may have at most {MAX_POINTS:,} rows, got {len(arr):,}")
     bandwidth = check_positive("bandwidth", bandwidth)
     sq = (A * A).sum(1)[:, None] + (B_ * B_).sum(1)[None, :] - 2 * A @ B_.T
     return np.exp(-np.maximum(sq, 0.0) / (2 * bandwidth**2))
@@ -367,7 +497,7 @@ def rbf_kernel(A, B_, bandwidth: float) -> np.ndarray:
 def kernel_ridge(X, y, *, bandwidth: float, nu: float):
     """The exact minimiser of (1/n) sum 1/2 (f(x_k) - y_k)^2 + nu/2 ||f||^2 in the RBF RKHS:
     f* = sum beta_k k(x_k, .), beta = (K + n nu I)^-1 y. Returns a predict function."""
-    X, y = _check_data(X, y)
+    X, y = _check_data(X, y, max_points=MAX_POINTS)
     bandwidth = check_positive("bandwidth", bandwidth)
     nu = check_positive("nu", nu)
     K = rbf_kernel(X, X, bandwidth)
@@ -381,25 +511,37 @@ def kernel_ridge(X, y, *, bandwidth: float, nu: float):
 
 
 def median_bandwidth(X, *, factor: float = 0.1, max_points: int = 2000, seed=0) -> float:
-    """``factor`` times the median pairwise distance (on at most ``max_points`` points)."""
-    X, _ = _check_data(X, np.zeros(len(np.asarray(X))))
+    """``factor`` times the median pairwise distance (on at most ``max_points`` points, drawn
+    with ``seed``); at least two distinct points are needed."""
+    X = check_array("X", X, ndim=2)
+    if X.shape[0] < 2 or X.shape[1] == 0:
+        raise ValueError(f"X must hold at least two points, got shape {X.shape}")
+    factor = check_positive("factor", factor)
+    max_points = check_count("max_points", max_points, low=2, high=MAX_POINTS)
     rng = as_generator(seed)
     if len(X) > max_points:
         X = X[rng.choice(len(X), max_points, replace=False)]
     sq = (X * X).sum(1)[:, None] + (X * X).sum(1)[None, :] - 2 * X @ X.T
     iu = np.triu_indices(len(X), 1)
-    return float(factor * np.median(np.sqrt(np.maximum(sq[iu], 0.0))))
+    median = float(np.median(np.sqrt(np.maximum(sq[iu], 0.0))))
+    if not 0.0 < median < np.inf:
+        raise ValueError(f"X must have a positive, finite median pairwise distance, got {median!r}")
+    return float(factor * median)
 
 
 def synthetic_truth(X) -> np.ndarray:
     """The noiseless function of Sec 3.6.1: cos(0.5 pi ||x||) exp(-0.1 pi ||x||)."""
-    r = np.linalg.norm(check_array("X", X, ndim=2), axis=1)
+    X = check_array("X", X, ndim=2)
+    if X.shape[1] == 0:
+        raise ValueError(f"X must have at least one column, got shape {X.shape}")
+    r = np.linalg.norm(X, axis=1)
     return np.cos(0.5 * np.pi * r) * np.exp(-0.1 * np.pi * r)
 
 
 def synthetic_2d(n: int, *, noise: float = 0.1, seed=None):
     """Sec 3.6.1: x ~ U[-5, 5]^2, y = ``synthetic_truth(x)`` + noise e."""
     n = check_count("n", n, low=1, high=10_000_000)
+    noise = check_positive("noise", noise, allow_zero=True)
     rng = as_generator(seed)
     X = rng.uniform(-5, 5, size=(n, 2))
     return X, synthetic_truth(X) + noise * rng.standard_normal(n)
@@ -411,9 +553,10 @@ def synthetic_2d(n: int, *, noise: float = 0.1, seed=None):
 def gp_closed_form(X, y, X_test, *, noise: float, bandwidth: float):
     """The GP posterior at ``X_test`` (eq 3.9), k the RBF kernel, noise variance sigma^2 =
     ``noise``: mean k*^T (K + sigma^2 I)^-1 y, variance k(x*, x*) - k*^T (K + sigma^2 I)^-1 k*."""
-    X, y = _check_data(X, y)
+    X, y = _check_data(X, y, max_points=MAX_POINTS)
     X_test = _check_test(X_test, X.shape[1])
     noise = check_positive("noise", noise)
+    bandwidth = check_positive("bandwidth", bandwidth)
     K = rbf_kernel(X, X, bandwidth)
     Ks = rbf_kernel(X_test, X, bandwidth)
     chol = np.linalg.cholesky(K + noise * np.eye(len(X)))
@@ -464,10 +607,11 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
     the first n / sigma^2 steps. With b points a step, a step up to about b/2 is stable when
     the minibatch points are far apart in kernel units.
     """
-    X, y = _check_data(X, y)
+    X, y = _check_data(X, y, max_points=MAX_POINTS)
     X_test = _check_test(X_test, X.shape[1])
     if len(X_test) == 0:
         raise ValueError("X_test must hold at least one point")
+    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
     noise = check_positive("noise", noise)
     bandwidth = check_positive("bandwidth", bandwidth)
     steps = check_count("steps", steps, low=1, high=1_000_000)
@@ -527,6 +671,10 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
             report(progress, t / steps, f"step {t:,} of {steps:,}",
                    partial=GPRun(mean_bar.copy(), 1.0 - own_bar, exact_mean, exact_var,
                                  {k: np.asarray(v) for k, v in history.items()}))
+    if not (np.all(np.isfinite(mean_bar)) and np.all(np.isfinite(own_bar))):
+        raise ValueError(f"gp_regression diverged: the averaged iterate is not finite; the first "
+                         f"step first_step = {first_step:g} is too large for this data and "
+                         "bandwidth: use a smaller first_step (1 is stable)")
     return GPRun(mean_bar.copy(), 1.0 - own_bar, exact_mean, exact_var,
                  {k: np.asarray(v) for k, v in history.items()})
 
@@ -558,8 +706,14 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
     bandwidth = check_positive("bandwidth", bandwidth)
     nu = check_positive("nu", nu, allow_zero=True)
     steps = check_count("steps", steps, low=1, high=1_000_000)
-    m = check_count("batch_size", batch_size, low=1)
+    m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
+    if steps * m > MAX_POINTS:
+        raise ValueError(f"steps * batch_size = {steps * m:,} kept points exceed {MAX_POINTS:,} "
+                         "(NORMA's kernel sums grow with them): use fewer steps or smaller batches")
     theta, t0 = _check_schedule(theta, nu, t0)
+    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
+    test = _check_test_pair(X_test, y_test, X.shape[1])
+    limit = DIVERGED * (1.0 + float(np.max(np.abs(y))))
     rng = as_generator(seed)
     pts = np.empty((steps * m, X.shape[1]))
     stored = np.zeros(steps * m)
@@ -575,17 +729,23 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
         k_prev = (t - 1) * m
         f = (rbf_kernel(xb, pts[:k_prev], bandwidth) @ stored[:k_prev]) * G if k_prev else \
             np.zeros(m)
+        if not np.max(np.abs(f)) <= limit:
+            raise ValueError(
+                f"norma diverged by step {t:,}: the iterate reached |f| = {np.max(np.abs(f)):.3g} "
+                f"at a minibatch, beyond {DIVERGED:g} (1 + max |y|) = {limit:.3g}: the step "
+                f"scale theta = {theta:g} (first step {theta / (1 + t0):.3g}) is too large; use "
+                "a smaller theta or a larger t0")
         G *= 1.0 - gamma * nu
         pts[k_prev:k_prev + m] = xb
         stored[k_prev:k_prev + m] = -gamma * (f - yb) / m / G
         scale[t] = G
         cum[t] = cum[t - 1] + G
-        if t in marks and X_test is not None:
+        if t in marks and test is not None:
             weights = np.repeat((cum[t] - cum[0:t]) / t, m)
             model = NormaModel(pts[:t * m], stored[:t * m] * weights, bandwidth, {})
             history["step"].append(t)
             history["seen"].append(t * m)
-            history["error"].append(float(np.mean((model.predict(X_test) - y_test) ** 2)))
+            history["error"].append(float(np.mean((model.predict(test[0]) - test[1]) ** 2)))
             history["memory"].append(model.memory)
     weights = np.repeat((cum[steps] - cum[0:steps]) / steps, m)
     return NormaModel(pts, stored * weights, bandwidth,
@@ -593,8 +753,14 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
 
 
 def loglog_slope(x, y) -> float:
-    x, y = np.asarray(x, float), np.asarray(y, float)
+    """The least-squares slope of log y against log x over the points where both are > 0 (at
+    least two distinct x needed)."""
+    x = check_array("x", x, ndim=1)
+    y = check_array("y", y, shape=x.shape)
     keep = (x > 0) & (y > 0)
+    if len(np.unique(x[keep])) < 2:
+        raise ValueError(f"x and y must have at least two points with distinct x > 0 and y > 0, "
+                         f"got {int(keep.sum())} positive points")
     return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
 
 
@@ -608,7 +774,7 @@ def _warmup() -> None:
     cum = np.zeros(4)
     for keep in (False, True):
         _train_segment(X, y, 0, 2, 2, 1.0, 0.01, 1.0, 0.01, 0, 3, seeds, seeds, stored, scale,
-                       cum, keep, np.zeros(3), X, np.zeros(3), np.zeros(3))
+                       cum, keep, np.zeros(3), X, np.zeros(3), np.zeros(3), np.zeros(1))
     _eval_blocks(X, stored[1:], seeds, 2, 1.0, np.zeros(3))
     _loss_grad(2, 0.5, 1.0)
     _features(X, np.zeros((2, 2)), np.zeros(2), np.zeros((3, 2)))
