@@ -25,6 +25,7 @@ __all__ = [
     "check_instance",
     "check_choice",
     "check_finite_result",
+    "check_executor",
     "check_features",
     "check_moments",
     "check_count",
@@ -181,6 +182,15 @@ def check_choice(name: str, value, choices):
             or value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {describe(value)}")
     return value
+
+
+def check_executor(executor):
+    """``executor`` validated: None (run in this process) or an object with a callable ``map``
+    (a ``concurrent.futures`` executor, a dask client's wrapper, ...)."""
+    if executor is not None and not callable(getattr(executor, "map", None)):
+        raise TypeError(f"executor must be None or have a map method (a concurrent.futures "
+                        f"executor), got {describe(executor)}")
+    return executor
 
 
 def check_finite_result(name: str, value, hint: str):
