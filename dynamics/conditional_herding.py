@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
-                      report)
+                      check_real, report)
 
 
 __all__ = [
@@ -89,7 +89,11 @@ class Votes:
 def best_label(a, B, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Eq 1.59 exactly: for pre-activations a = x^T W + theta (rows), the (y*, z*) maximising
     alpha y + sum_m z_m (a_m + y B_m): z*_m = sign(a_m + y B_m), so y* compares
-    alpha + sum |a + B| with -alpha + sum |a - B| (ties to +1)."""
+    alpha + sum |a + B| with -alpha + sum |a - B| (ties to +1). ``a`` is (N, M), ``B`` (M,) and
+    ``alpha`` a real number."""
+    a = check_array("a", a, ndim=2)
+    B = check_array("B", B, shape=(a.shape[1],))
+    alpha = check_real("alpha", alpha)
     plus = np.abs(a + B).sum(axis=1)
     minus = np.abs(a - B).sum(axis=1)
     ys = np.where(plus + alpha >= minus - alpha, 1.0, -1.0)
