@@ -56,8 +56,8 @@ import numpy as np
 from numba import njit
 from scipy import optimize, special
 
-from ._common import (as_generator, check_array, check_count, check_in_range, check_positive,
-                      check_progress, report)
+from ._common import (as_generator, check_array, check_count, check_finite_result,
+                      check_in_range, check_positive, check_progress, describe, report)
 
 __all__ = [
     "TOY_THETA", "TOY_SIGMA", "FIG2_N", "FIG2_SIGMA", "QUOTED_ALPHA", "Posterior",
@@ -435,10 +435,13 @@ def replica_bayes_curve(alpha, *, sigma: float = FIG2_SIGMA / math.sqrt(FIG2_N),
     """eps(alpha) of batch Bayes in the thermodynamic limit (RS equations, see the module
     docstring; derived here, not printed in the paper). ``sigma`` is the noise on the field
     normalised per component (sigma0 / sqrt N)."""
-    alpha = np.atleast_1d(np.asarray(alpha, dtype=float))
-    if np.any(~np.isfinite(alpha)) or np.any(alpha < 0):
-        raise ValueError("alpha must be finite numbers >= 0")
+    alpha = np.atleast_1d(check_array("alpha", alpha))
+    if alpha.ndim != 1 or np.any(alpha < 0):
+        raise ValueError(f"alpha must be a number or a 1-d array of numbers >= 0, "
+                         f"got {describe(alpha)}")
     sigma = check_positive("sigma", sigma, allow_zero=True)
+    nodes = check_count("nodes", nodes, low=2, high=1000)
+    tol = check_in_range("tol", tol, 0.0, 0.1, low_open=True)
     xi, w = np.polynomial.hermite_e.hermegauss(nodes)
     w = w / w.sum()
     out = np.empty(alpha.size)
@@ -465,8 +468,16 @@ def _toy_nodes(n: int = 200):
 
 def toy_fisher(theta: float = TOY_THETA, sigma0: float = TOY_SIGMA) -> float:
     """J = E_x[phi(v)^2 / (Phi(v) Phi(-v))] / sigma0^2, v = (x - theta) / sigma0, x ~ U[-1, 1]."""
+    theta, sigma0 = _check_toy(theta, sigma0)
     x, w = _toy_nodes()
-    return float(w @ _fisher_ratio((x - theta) / sigma0)) / sigma0**2
+    return check_finite_result("toy_fisher", float(w @ _fisher_ratio((x - theta) / sigma0))
+                               / sigma0**2, "sigma0 is too small for double precision")
+
+
+def _check_toy(theta, sigma0) -> tuple[float, float]:
+    """The toy's theta* (in [-1, 1], where the inputs are) and label noise sigma0 > 0."""
+    return (check_in_range("theta", theta, -1.0, 1.0),
+            check_in_range("sigma0", sigma0, 1e-6, 1e6, low_open=True))
 
 
 @dataclass(frozen=True)
@@ -516,6 +527,8 @@ def toy_sandwich(theta: float = TOY_THETA, sigma0: float = TOY_SIGMA,
     """The misspecified toy (logistic teacher of scale ``tau``, probit model): (theta_p, the
     sandwich A^-1 B A^-1, and 1 / J(theta_p), the model's own inverse Fisher information there,
     which a well-specified analysis would predict), by quadrature over x ~ U[-1, 1], S = +-1."""
+    theta, sigma0 = _check_toy(theta, sigma0)
+    tau = check_in_range("tau", tau, 1e-3, 1e3)
     x, w = _toy_nodes()
     q_plus = 1.0 / (1.0 + np.exp(-(x - theta) / tau))
 
@@ -531,7 +544,11 @@ def toy_sandwich(theta: float = TOY_THETA, sigma0: float = TOY_SIGMA,
         (dp, dm), _ = derivatives(th)
         return float(w @ (q_plus * dp + (1 - q_plus) * dm))
 
-    theta_p = optimize.brentq(score, -1.0, 1.0)
+    try:
+        theta_p = optimize.brentq(score, -1.0, 1.0)
+    except ValueError as exc:  # no sign change: the pseudo-true theta lies outside [-1, 1]
+        raise ValueError(f"no pseudo-true theta_p in [-1, 1] for theta = {theta}, sigma0 = "
+                         f"{sigma0}, tau = {tau}: the model cannot fit this teacher") from exc
     (dp, dm), (hp, hm) = derivatives(theta_p)
     A = -float(w @ (q_plus * hp + (1 - q_plus) * hm))
     B = float(w @ (q_plus * dp**2 + (1 - q_plus) * dm**2))
@@ -547,9 +564,14 @@ def toy_runs(t_max: int = 10_000, runs: int = 500, *, theta: float = TOY_THETA,
     teacher of scale ``logistic_tau`` (eq 8.10)."""
     t_max = check_count("t_max", t_max, low=2)
     runs = check_count("runs", runs, low=2, high=1_000_000)
-    theta = check_in_range("theta", theta, -1.0, 1.0)
-    sigma0 = check_positive("sigma0", sigma0)
+    theta, sigma0 = _check_toy(theta, sigma0)
     logistic_tau = check_positive("logistic_tau", logistic_tau, allow_zero=True)
+    if 0 < logistic_tau < 1e-3 or logistic_tau > 1e3:
+        raise ValueError(f"logistic_tau must be 0 (probit teacher) or lie in [0.001, 1000], "
+                         f"got {logistic_tau}")
+    if t_max * runs > 10**9:
+        raise ValueError(f"t_max * runs = {t_max * runs:,} steps is more than 1e9: use fewer runs "
+                         "or a smaller t_max")
     points = check_count("points", points, low=2, high=10_000)
     checkpoints = np.unique(np.geomspace(1, t_max, points).astype(np.int64))
     seed = int(as_generator(seed).integers(0, 2**31 - 1))

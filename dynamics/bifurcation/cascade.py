@@ -11,6 +11,7 @@ from dynamics._common import (
     check_array,
     check_count,
     check_positive,
+    check_in_range,
     describe,
 )
 from dynamics.bifurcation._kernels import (FEIGENBAUM_DELTA, MAX_REFINE_PERIOD, _check_model, _check_temperature, _check_temperatures, _cycle_kernel, _inv, _periods_kernel, _trajectory_kernel)
@@ -208,7 +209,7 @@ def period_doublings(temperatures, periods, *, max_gap: int = 2) -> PeriodDoubli
     if np.any(per < 0) or np.any(per != np.round(per)):
         raise ValueError(f"periods must be non-negative integers, got {describe(per)}")
     per = per.astype(np.int64)
-    max_gap = check_count("max_gap", max_gap, low=0, high=temps.size)
+    max_gap = check_count("max_gap", max_gap, low=0, high=max(temps.size, 2))
     order = np.argsort(-temps, kind="stable")
     T, P_read = temps[order], per[order]
     if np.any(np.diff(T) == 0):
@@ -338,14 +339,12 @@ def refine_doubling(features, moments, period: int, t_lo: float, t_hi: float, *,
     period = check_count("period", period, low=2, high=MAX_REFINE_PERIOD)
     if period % 2:
         raise ValueError(f"period must be even (the period after a doubling), got {period}")
-    t_lo = _check_temperature(t_lo)
-    t_hi = _check_temperature(t_hi)
+    t_lo = _check_temperature(t_lo, "t_lo")
+    t_hi = _check_temperature(t_hi, "t_hi")
     if not t_lo < t_hi:
         raise ValueError(f"need t_lo < t_hi, got t_lo = {t_lo!r}, t_hi = {t_hi!r}")
     burn_in = check_count("burn_in", burn_in, low=0)
-    xtol = float(xtol)
-    if not 1e-15 <= xtol <= 1e-2:
-        raise ValueError(f"xtol must lie in [1e-15, 1e-2], got {xtol!r}")
+    xtol = check_in_range("xtol", xtol, 1e-15, 1e-2)
     q = period // 2
     K = phi.shape[1]
     scale = 1.0 + np.abs(phi).max()
@@ -356,7 +355,8 @@ def refine_doubling(features, moments, period: int, t_lo: float, t_hi: float, *,
     _trajectory_kernel(phi, phi_bar, inv_hi, eta, start)
     sol = _newton_cycle(phi, phi_bar, inv_hi, eta, start[-1], q)
     if sol is None or max(abs(np.linalg.eigvals(sol[1]))) >= 1.0:
-        raise ValueError(f"no attracting cycle of period {q} found at t_hi = {t_hi!r}")
+        raise ValueError(f"no attracting cycle of period {q} found at t_hi = {t_hi!r} with "
+                         f"eta = {eta!r} (a smaller eta or another bracket may have one)")
     w_hi, mono_hi = sol
     if _separation(phi, phi_bar, inv_hi, eta, w_hi, q, scale) < 1e-9 * scale:
         raise ValueError(f"the attracting cycle at t_hi = {t_hi!r} has a period smaller than {q}")
