@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, prange
 
-from dynamics._common import as_generator, check_array, check_positive
+from dynamics._common import as_generator, check_array, check_count, check_positive
 from dynamics.pmd.model import Grid, check_thetas
 
 __all__ = [
@@ -121,7 +121,7 @@ def _log_weights(weights: np.ndarray) -> np.ndarray:
 
 
 def _check_kde(points, centres, weights, bandwidth):
-    points = check_thetas(points)
+    points = check_array("points", points, ndim=2, shape=(None, 2))
     centres = check_array("centres", centres, ndim=2, shape=(None, 2))
     if centres.shape[0] == 0:
         raise ValueError("centres must hold at least one particle")
@@ -152,6 +152,9 @@ def median_bandwidth(particles, fraction: float = 0.1, *, max_particles: int = 1
     """The median trick of Sec 4.6.1: ``fraction`` times the median pairwise distance between
     the particles (a random subset of at most ``max_particles`` of them)."""
     x = check_array("particles", particles, ndim=2, shape=(None, 2))
+    fraction = check_positive("fraction", fraction)
+    # pairwise distances are O(max_particles^2) memory: at most 10,000 particles (400 MB)
+    max_particles = check_count("max_particles", max_particles, low=2, high=10_000)
     if x.shape[0] > max_particles:
         x = x[as_generator(seed).choice(x.shape[0], max_particles, replace=False)]
     if len(x) < 2:
@@ -161,8 +164,12 @@ def median_bandwidth(particles, fraction: float = 0.1, *, max_particles: int = 1
 
 def effective_sample_size(weights) -> float:
     """Kish's effective sample size 1 / sum w_i^2 of the normalised weights (m for equal
-    weights, 1 when one particle holds all the weight)."""
+    weights, 1 when one particle holds all the weight). The weights are non-negative with a
+    positive sum (they are normalised here)."""
     w = check_array("weights", weights, ndim=1)
+    if w.size == 0 or np.any(w < 0) or not w.sum() > 0:
+        raise ValueError(f"weights must be a non-empty, non-negative vector with a positive sum, "
+                         f"got {w!r}")
     w = w / w.sum()
     return float(1.0 / np.sum(w * w))
 

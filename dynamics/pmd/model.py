@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit, prange
 
 from dynamics._common import (as_generator, check_array, check_count, check_in_range,
-                              check_positive)
+                              check_instance, check_positive)
 
 __all__ = [
     "MixtureModel",
@@ -195,8 +195,7 @@ def grid_posterior(model: MixtureModel, data, grid_x, grid_y) -> np.ndarray:
     """The exact posterior p(theta | data) on the grid, shape (len(grid_y), len(grid_x)): the
     prior times the likelihood (a log-sum-exp over the two components per datum), normalised
     so that its sum times the cell area is 1 (the mass outside the grid is neglected)."""
-    if not isinstance(model, MixtureModel):
-        raise ValueError(f"model must be a MixtureModel, got {type(model).__name__}")
+    model = check_instance("model", model, MixtureModel)
     x = check_data(data)
     grid = Grid(grid_x, grid_y)
     points = grid.points()
