@@ -39,6 +39,7 @@ from dynamics._common import (
     check_array,
     check_count,
     check_in_range,
+    check_instance,
     check_positive,
     describe,
 )
@@ -152,10 +153,12 @@ def _codes(Y: np.ndarray, V: int) -> np.ndarray:
 
 
 def _check_theta(theta, model: SequenceModel) -> np.ndarray:
+    model = check_instance("model", model, SequenceModel)
     return check_array("theta", theta, shape=(model.n_params,))
 
 
 def _check_seq(name: str, value, model: SequenceModel, ndim: int = 1) -> np.ndarray:
+    model = check_instance("model", model, SequenceModel)
     arr = check_array(name, value, ndim=ndim, dtype=np.int64)
     if arr.shape[-1] != model.length:
         raise ValueError(
@@ -227,6 +230,7 @@ def exact_log_likelihood(theta, x, y, model: SequenceModel, *, eps: float) -> fl
     By Prop 3.2 / eq 6: p = eps u^T (I - (1 - eps) A)^{-1}, one linear solve over the V**L
     enumerated sequences (row-stochastic A, see `model_chains`).
     """
+    check_instance("model", model, SequenceModel)
     eps = _check_eps_learning(eps)
     y = _check_seq("y", y, model)
     u, A = model_chains(theta, x, model)

@@ -546,3 +546,72 @@ def test_kl_divergence_of_a_tiny_probability_is_finite():
         value = kl_divergence(p, q)
     expected = 0.5 * np.log(0.5 / (1.0 - 1e-310)) + 0.5 * (np.log(0.5) + 310 * np.log(10))
     assert np.isfinite(value) and value == pytest.approx(expected, rel=1e-12)
+
+
+# --- issue 25: bad input refused by name ----------------------------------------------------------
+
+
+def test_bad_input_is_refused_by_name_across_the_package():
+    """Model arguments of another type raised AttributeError, a word list of another kind
+    TypeError from deep inside, step_size = 1e12 ZeroDivisionError from log(0) in a kernel;
+    eps2_grid's errors named eps_grid, atol's none at all."""
+    import dynamics.doeblin as db
+
+    model = db.sequence_model(3, 2)
+    theta, x, y = np.zeros(model.n_params), np.array([0, 1]), np.array([1, 2])
+    for call in (lambda: db.model_chains(theta, x, "model"),
+                 lambda: db.exact_log_likelihood(theta, x, y, None, eps=0.1),
+                 lambda: db.exact_gradient(theta, x, y, object(), eps=0.1),
+                 lambda: db.gibbs_path(theta, x, 3, steps=2),
+                 lambda: db.sample_gradient(theta, x, y, {}, eps=0.1),
+                 lambda: db.gradient_convergence(theta, x, y, [], eps=0.1)):
+        with pytest.raises(TypeError, match="model"):
+            call()
+    problem = db.make_dnf_problem(seed=0)
+    with pytest.raises(TypeError, match="problem"):
+        db.dnf_errors(problem.target_coef, problem.target_bound, "problem")
+    assert db.dnf_errors(problem.target_coef, problem.target_bound, problem) == 0
+    with pytest.raises(ValueError, match="target"):
+        db.make_dnf_problem(target=np.array([1.0 + 0j]))
+    with pytest.raises(ValueError, match="target_atoms"):
+        db.make_dnf_problem(target=next(iter(db.DNF_TARGETS)), target_atoms=float("nan"))
+    with pytest.raises(TypeError, match="levels"):
+        db.dnf_experiment(5, trials=1, max_steps=10)
+    with pytest.raises(TypeError, match="methods"):
+        db.dnf_experiment(None, trials=1, max_steps=10, methods="2-stage")
+    with pytest.raises(ValueError, match="methods"):
+        db.dnf_experiment(None, trials=1, max_steps=10, methods=("3-stage",))
+    for words in (None, 5, "rate"):
+        with pytest.raises(TypeError, match="words"):
+            db.make_word_task(n_train=5, n_test=5, words=words)
+    with pytest.raises(ValueError, match="words"):
+        db.make_word_task(n_train=5, n_test=5, words=("rate", "ra"))
+    with pytest.raises(TypeError, match="methods"):
+        db.train_word_task(transitions=2, epochs=1, seeds=1, chains=2, n_train=5, n_test=5,
+                           methods=None)
+    with pytest.raises(ValueError, match="step_size"):
+        db.train_word_task(transitions=2, epochs=1, seeds=1, chains=2, n_train=5, n_test=5,
+                           step_size=1e12)
+    P, u = db.three_state_chain(0.1), np.full(3, 1 / 3)
+    with pytest.raises(ValueError, match="atol"):
+        db.is_reversible(P, atol="tight")
+    with pytest.raises(ValueError, match="eps2_grid"):
+        db.staged_cycle_bounds(0.1, np.array([np.nan]))
+    with pytest.raises(TypeError, match="eps2_grid"):
+        db.staged_sweep(P, P, u, 0.1, np.array([0.1 + 0j]))
+
+
+def test_the_exact_sampler_moved_to_its_own_module_with_the_same_draws():
+    """chains.py grew past 800 lines: the exact restart sampler is now ``doeblin.sampling``;
+    the package exports it as before and the same seed gives the same draws."""
+    import dynamics.doeblin as db
+    from dynamics.doeblin import sampling
+
+    assert db.sample_restart is sampling.sample_restart
+    assert db.MAX_SAMPLE_DRAWS == sampling.MAX_SAMPLE_DRAWS
+    P, u = db.three_state_chain(0.2), np.full(3, 1 / 3)
+    a = db.sample_restart(P, u, 0.3, 500, seed=7)
+    b = sampling.sample_restart(P, u, 0.3, 500, seed=7)
+    np.testing.assert_array_equal(a.draws, b.draws)
+    # the draws estimate pi~ (Prop 3.2): 500 draws, TV well under 0.1
+    assert a.restart_tv[-1] < 0.1
