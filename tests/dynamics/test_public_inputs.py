@@ -1,0 +1,187 @@
+"""Every public function of ``dynamics`` refuses bad input by name (issue 25 item 2).
+
+The functions are those listed in the ``__all__`` of every public module of the package, so a
+function is covered as soon as it is exported. Each is called with valid example arguments
+(registered in ``_public_examples.py``), then with one argument at a time replaced by a bad
+value (NaN, infinities, -1, 0, 10**12, a string, None, an object, a bool for a number and a
+number for a bool, complex, object, misshapen and NaN-holding arrays: ``_fuzz.bad_values``). A
+call passes when it raises ``ValueError`` or ``TypeError`` whose message names the argument (or
+says that the run diverged), or returns a result with no NaN or infinity where the baseline's
+result had none (the rules in full: ``_fuzz.judge``). The calls run in
+worker processes (``python -m tests.dynamics._fuzz``); a call that does not answer within
+``CALL_LIMIT`` seconds is a hang and fails its function.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.dynamics import _fuzz
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Seconds a single call may take before it counts as a hang (a cold numba cache may need a few).
+CALL_LIMIT = 20.0
+#: Seconds the worker may take to load or compile an engine's kernels (a fresh numba cache).
+WARMUP_LIMIT = 300.0
+#: Worker processes run at once (the machine has two cores).
+WORKERS = 2
+
+#: Functions that still fail, while their modules are being fixed: xfail(strict=True), so that
+#: a fixed function turns the test red until it is taken off this list.
+KNOWN_FAILURES: set[str] = set()
+
+FUNCTIONS, DISPATCHERS, WITHOUT_ALL = _fuzz.public_callables(
+    fallback=bool(os.environ.get("FUZZ_FALLBACK_ALL")))  # only to measure code without __all__
+
+
+def _run_batch(names: list[str]) -> tuple[dict, dict]:
+    """Run the worker over ``names``; restart it after a hang. Returns (per-function list of
+    failures, per-function baseline problems)."""
+    failures: dict[str, list[str]] = {name: [] for name in names}
+    baseline: dict[str, str] = {}
+    todo, resume = list(names), 0
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    while todo:
+        args = [sys.executable, "-m", "tests.dynamics._fuzz", f"--resume={resume}", *todo]
+        proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True)
+        lines: queue.Queue = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout] + [lines.put(None)],
+                         daemon=True).start()
+        current, finished, limit = None, False, WARMUP_LIMIT
+        while True:
+            try:
+                line = lines.get(timeout=limit)
+            except queue.Empty:
+                line = "HANG"
+            if line is None or line == "HANG":
+                break
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            limit = WARMUP_LIMIT if "warming" in record else CALL_LIMIT
+            if "start" in record:
+                current = record["start"]
+            elif "baseline" in record and "error" in record:
+                baseline[record["baseline"]] = record["error"]
+            elif "result" in record:
+                name, case, param, kind, problem = record["result"]
+                if problem:
+                    failures[name].append(f"{param}={kind}: {problem}")
+            elif record.get("done"):
+                finished = True
+        proc.kill()
+        proc.wait()
+        if finished:
+            break
+        if current is None:  # died before its first call
+            for name in todo:
+                baseline.setdefault(name, "the worker process died on import")
+            break
+        name, case = current
+        what = "its example arguments" if case < 0 else "case %d" % case
+        if case >= 0:
+            param, kind = _fuzz.cases_of(name, FUNCTIONS[name])[case]
+            what = f"{param}={kind}"
+        failures[name].append(f"{what}: {'no answer within %g s (a hang)' % CALL_LIMIT if line == 'HANG' else 'the worker process died'}")
+        if case < 0:
+            baseline.setdefault(name, "its example call hung or crashed the worker")
+        todo = todo[todo.index(name):]
+        resume = case + 1
+        if case < 0:
+            todo, resume = todo[1:], 0
+    return failures, baseline
+
+
+def _batches(names: list[str], count: int) -> list[list[str]]:
+    """``count`` batches of consecutive names (a module's functions share imports)."""
+    size = -(-len(names) // count)
+    return [names[i:i + size] for i in range(0, len(names), size)]
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    names = list(FUNCTIONS)
+    start = time.perf_counter()
+    failures, baseline = {}, {}
+    with ThreadPoolExecutor(WORKERS) as pool:
+        for batch_failures, batch_baseline in pool.map(_run_batch, _batches(names, 2 * WORKERS)):
+            failures.update(batch_failures)
+            baseline.update(batch_baseline)
+    failing = {name: problems for name, problems in failures.items() if problems}
+    print(f"\n{len(names)} public functions, {sum(map(len, failing.values()))} failing calls "
+          f"in {len(failing)} functions, {len(baseline)} without working examples, "
+          f"{time.perf_counter() - start:.1f} s")
+    return failures, baseline
+
+
+def _param(name):
+    marks = [pytest.mark.xfail(strict=True, reason="known failure, being fixed")] \
+        if name in KNOWN_FAILURES else []
+    return pytest.param(name, id=name, marks=marks)
+
+
+def test_every_public_module_has_all():
+    assert not WITHOUT_ALL, (
+        f"every public module of dynamics lists its public names in __all__: {WITHOUT_ALL}")
+
+
+def test_no_numba_dispatcher_is_public():
+    assert not DISPATCHERS, (
+        "numba dispatchers must be private (_name) behind a checked Python function, "
+        f"got {sorted(DISPATCHERS)} in __all__")
+
+
+def test_enumeration_finds_the_engines():
+    """The enumeration itself works: a known function of each kind is found."""
+    for name in ("dynamics.herding.herd", "dynamics.bifurcation.tempered_trajectory",
+                 "dynamics.sweep.sweep", "dynamics.warmup"):
+        assert name in FUNCTIONS
+    assert len(FUNCTIONS) > 150
+
+
+@pytest.mark.parametrize("name", [_param(name) for name in FUNCTIONS])
+def test_refuses_bad_input_by_name(outcomes, name):
+    failures, baseline = outcomes
+    if name in baseline:
+        pytest.fail(f"{name}: {baseline[name]}. Register valid example arguments for it in "
+                    f"tests/dynamics/_public_examples.py (FUNCTIONS or MODULES).")
+    problems = failures[name]
+    assert not problems, (f"{name}: {len(problems)} bad calls\n  " + "\n  ".join(problems[:40]))
+
+
+def _sloppy(x, *, steps: int = 3):
+    """What the test must catch: no checks at all."""
+    return float(np.asarray(x, dtype=float).sum() * steps)
+
+
+def _careful(x, *, steps: int = 3):
+    from dynamics._common import check_array, check_count
+
+    return float(check_array("x", x, ndim=1).sum() * check_count("steps", steps, high=10**6))
+
+
+def test_the_judge_catches_a_sloppy_function_and_passes_a_careful_one():
+    def failures(fn):
+        kwargs = {"x": np.array([1.0, 2.0]), "steps": 3}
+        return [(param, kind) for param, kind, bad in _fuzz.case_list(fn, kwargs)
+                if _fuzz.judge(param, _fuzz._run(fn, dict(kwargs, **{param: bad}), set()),
+                               kind, tuple(kwargs))]
+
+    sloppy = failures(_sloppy)
+    for case in [("x", "NaN inside"), ("x", "None"), ("x", "complex array"), ("steps", "nan"),
+                 ("steps", "str")]:
+        assert case in sloppy
+    assert failures(_careful) == []
