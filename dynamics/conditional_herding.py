@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
-                      check_real, report)
+from ._common import (as_generator, check_array, check_count, check_in_range, check_positive,
+                      check_progress, check_real, report)
 
 
 __all__ = [
@@ -43,7 +43,7 @@ __all__ = [
 def banana(n: int, *, noise: float = 0.15, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """n points of the banana set (half of each class): (X (n, 2), y (n,) of +-1)."""
     n = check_count("n", n, low=2, high=10_000_000)
-    noise = check_positive("noise", noise, allow_zero=True)
+    noise = check_in_range("noise", noise, 0.0, 1e6)
     rng = as_generator(seed)
     half = n // 2
     a = rng.uniform(0, np.pi, n)
@@ -57,7 +57,7 @@ def banana(n: int, *, noise: float = 0.15, seed=None) -> tuple[np.ndarray, np.nd
 def lithuanian(n: int, *, noise: float = 0.15, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """n points of the Lithuanian set: two concentric half-annuli (radius 1: +1, 2: -1)."""
     n = check_count("n", n, low=2, high=10_000_000)
-    noise = check_positive("noise", noise, allow_zero=True)
+    noise = check_in_range("noise", noise, 0.0, 1e6)
     rng = as_generator(seed)
     half = n // 2
     a = rng.uniform(0, np.pi, n)

@@ -57,7 +57,7 @@ from numba import njit
 from scipy import optimize
 
 from ._common import (as_generator, check_array, check_choice, check_count, check_executor,
-                      check_instance, check_positive, check_progress, kl_divergence, report)
+                      check_in_range, check_instance, check_positive, check_progress, kl_divergence, report)
 from ._hbm_rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of, fit_rbm_cd, fit_rbm_exact,
                        rbm_log_p, rbm_parameters, visible_states)
 
@@ -352,7 +352,7 @@ def fit_hbm(counts, order: int, *, mode: str = "converged", pseudo_count: float 
     c, n = _check_counts(counts)
     mask = order_mask(n, order)
     mode = check_choice("mode", mode, ("converged", "gradient", "gibbs"))
-    pc = check_positive("pseudo_count", pseudo_count, allow_zero=True)
+    pc = check_in_range("pseudo_count", pseudo_count, 0.0, 1e12)
     iterations = check_count("iterations", iterations, low=0, high=10_000_000)
     lr = check_positive("lr", lr)
     chains = check_count("chains", chains, low=1, high=1_000_000)

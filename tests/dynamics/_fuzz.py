@@ -140,19 +140,23 @@ class _Opaque:
 
 def bad_values(good) -> list[tuple[str, object]]:
     """(kind, value) pairs to try in place of the good example value ``good``."""
-    cases = [("None", None), ("str", "x"), ("object()", _Opaque())]
+    cases = [("None", None), ("str", "x"), ("object()", _Opaque()), ("dict", {"a": 1})]
     if isinstance(good, (bool, np.bool_)):
         return cases + [("int for a flag", 1), ("str for a flag", "False")]
     if isinstance(good, numbers.Integral):
         return cases + [("nan", float("nan")), ("inf", float("inf")), ("-1", -1), ("0", 0),
-                        ("10**12", 10**12), ("-10**12", -10**12), ("1.5", 1.5),
-                        ("True", True), ("complex", 1 + 1j)]
+                        ("10**12", 10**12), ("-10**12", -10**12), ("2**63", 2**63),
+                        ("1.5", 1.5), ("True", True), ("complex", 1 + 1j),
+                        ("numpy -1", np.int64(-1)), ("numeric str", "3")]
     if isinstance(good, numbers.Real):
         return cases + [("nan", float("nan")), ("inf", float("inf")), ("-inf", float("-inf")),
                         ("-1", -1.0), ("0", 0.0), ("1e12", 1e12), ("-1e12", -1e12),
-                        ("True", True), ("complex", 1 + 1j)]
+                        ("1e308", 1e308), ("1e-300", 1e-300), ("True", True),
+                        ("complex", 1 + 1j), ("numpy nan", np.float64("nan")),
+                        ("numeric str", "0.5")]
     if isinstance(good, str):
-        return cases + [("unknown name", "no-such-choice"), ("int for a name", 3)]
+        return cases + [("unknown name", "no-such-choice"), ("empty str", ""),
+                        ("int for a name", 3)]
     if good is None:
         return [("str", "x"), ("object()", _Opaque()), ("nan", float("nan")), ("-1", -1),
                 ("10**12", 10**12), ("True", True), ("complex array", np.ones(3, complex)),
@@ -161,6 +165,8 @@ def bad_values(good) -> list[tuple[str, object]]:
     if array is not None:
         out = cases + [("complex array", array.astype(complex) + 1j),
                        ("object array", array.astype(object)),
+                       ("ragged list", [[1.0], [1.0, 2.0]]),
+                       ("list of str", ["a"] * max(array.size, 1)),
                        ("extra axis", array[None]),
                        ("empty", np.zeros((0,) + array.shape[1:]))]
         if array.ndim >= 1 and array.shape[-1] > 1:
