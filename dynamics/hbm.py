@@ -524,12 +524,13 @@ class Model:
 
 def _check_model(model, n: int, name: str = "model") -> Model:
     check_instance(name, model, Model)
+    hbm_ok = model.kind == "hbm" and model.mode in ("converged", "gradient", "gibbs")
+    rbm_ok = model.kind == "rbm" and isinstance(model.mode, str)  # "converged", else CD-1
     high = n if model.kind == "hbm" else MAX_HIDDEN
-    if model.kind not in ("hbm", "rbm") or model.mode not in ("converged", "gradient", "gibbs") \
-            or not isinstance(model.size, numbers.Integral) \
+    if not (hbm_ok or rbm_ok) or not isinstance(model.size, numbers.Integral) \
             or not int(model.kind == "hbm") <= model.size <= high:
-        raise ValueError(f"{name} must be an HBM of order 1..{n} or an RBM of 0..{MAX_HIDDEN} "
-                         f"hidden units fitted 'converged', 'gradient' or 'gibbs', got {model}")
+        raise ValueError(f"{name} must be an HBM of order 1..{n} ('converged', 'gradient' or "
+                         f"'gibbs') or an RBM of 0..{MAX_HIDDEN} hidden units, got {model}")
     return model
 
 

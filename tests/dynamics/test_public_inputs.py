@@ -39,7 +39,27 @@ WORKERS = 2
 
 #: Functions that still fail, while their modules are being fixed: xfail(strict=True), so that
 #: a fixed function turns the test red until it is taken off this list.
-KNOWN_FAILURES: set[str] = set()
+KNOWN_FAILURES: set[str] = {
+    "dynamics.doeblin.restart_stationary",
+    "dynamics.doeblin.sequence_model",
+    "dynamics.doeblin.exact_gradient",
+    "dynamics.doeblin.dnf_search",
+    "dynamics.dsg.rbf_kernel",
+    "dynamics.dsg.kernel_ridge",
+    "dynamics.dsg.gp_closed_form",
+    "dynamics.dsg.gp_regression",
+    "dynamics.dsg.norma",
+    "dynamics.pmd.cross_entropy",
+    "dynamics.pmd.weighted_kde",
+    "dynamics.pmd.kde_numpy",
+    "dynamics.sbeed.policy_values",
+    "dynamics.sbeed.soft_value_iteration",
+    "dynamics.sbeed.biased_fixed_point",
+    "dynamics.sbeed.objective",
+    "dynamics.sbeed.sbeed_tabular",
+    "dynamics.sbeed.pendulum.pendulum_step",
+    "dynamics.sbeed.pendulum.sbeed_pendulum",
+}
 
 FUNCTIONS, DISPATCHERS, WITHOUT_ALL = _fuzz.public_callables(
     fallback=bool(os.environ.get("FUZZ_FALLBACK_ALL")))  # only to measure code without __all__
