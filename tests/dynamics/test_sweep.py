@@ -61,3 +61,12 @@ def test_a_failing_task_raises_here():
         sweep.sweep(failing, grid(x=[1, 2, 3]))
     with pytest.raises(ValueError, match="submit"):
         sweep.sweep(failing, grid(x=[1]), executor=object())
+
+
+def test_arguments_are_type_checked_by_name():
+    with pytest.raises(TypeError, match="fn"):
+        sweep.sweep(3, [{}])
+    with pytest.raises(TypeError, match="tasks"):
+        sweep.sweep(abs, "x")
+    with pytest.raises(TypeError, match="params"):
+        task_seed(0, None)
