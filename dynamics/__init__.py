@@ -32,6 +32,8 @@ def warmup(verbose: bool = False, engines=None) -> dict[str, float]:
     """
     if engines is not None and (isinstance(engines, str) or not hasattr(engines, "__iter__")):
         raise TypeError(f"engines must be None or a list of names from {ENGINES}, got {engines!r}")
+    if not isinstance(verbose, bool):
+        raise TypeError(f"verbose must be True or False, got {verbose!r}")
     names = ENGINES if engines is None else tuple(engines)
     unknown = [name for name in names if name not in ENGINES]
     if unknown:

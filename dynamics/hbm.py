@@ -356,6 +356,7 @@ def fit_hbm(counts, order: int, *, mode: str = "converged", pseudo_count: float 
     iterations = check_count("iterations", iterations, low=0, high=10_000_000)
     lr = check_positive("lr", lr)
     chains = check_count("chains", chains, low=1, high=1_000_000)
+    rng = as_generator(seed)
     if start is not None and _check_p(start, "start")[1] != n:
         raise ValueError(f"start must be a distribution over {c.size} outcomes like counts")
     if mode == "converged":
@@ -370,7 +371,7 @@ def fit_hbm(counts, order: int, *, mode: str = "converged", pseudo_count: float 
         return _model(theta[mask], mask, n)
     eta_hat = eta_of(c / c.sum())  # mode "gibbs"
     theta = _gradient_ascent_gibbs(np.zeros(1 << n), eta_hat, mask, n, float(lr), iterations,
-                                   chains, int(as_generator(seed).integers(0, 2**31 - 1)))
+                                   chains, int(rng.integers(0, 2**31 - 1)))
     return _model(theta[mask], mask, n)
 
 

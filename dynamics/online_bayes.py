@@ -56,8 +56,8 @@ import numpy as np
 from numba import njit
 from scipy import optimize, special
 
-from ._common import (as_generator, check_array, check_count, check_finite_result,
-                      check_in_range, check_positive, check_progress, describe, report)
+from ._common import (as_generator, check_array, check_count, check_finite_result, check_flag,
+                      check_in_range, check_positive, check_progress, check_real, describe, report)
 
 __all__ = [
     "MAX_NOISE", "TOY_THETA", "TOY_SIGMA", "FIG2_N", "FIG2_SIGMA", "QUOTED_ALPHA", "Posterior",
@@ -119,7 +119,7 @@ def adf_update(m, C, x, y, *, sigma0: float, flip: float = 0.0):
     x = check_array("x", x, shape=m.shape)
     sigma0 = check_in_range("sigma0", sigma0, 0.0, MAX_NOISE)
     flip = _check_flip(flip)
-    if y not in (1, -1, 1.0, -1.0):
+    if check_real("y", y) not in (1.0, -1.0):
         raise ValueError(f"y must be +1 or -1, got {y!r}")
     spherical = np.isscalar(C) or (isinstance(C, np.ndarray) and C.ndim == 0)
     if spherical:
@@ -171,6 +171,7 @@ def adf_perceptron(X, y, *, sigma0: float, m0=None, C0=None, spherical: bool = F
     """ADF over the examples (rows of ``X``, labels ``y`` of +-1) in order, from the prior
     N(m0, C0) (default N(0, I); for ``spherical``, C0 is a number, default 1)."""
     X, y, sigma0, flip = _check_examples(X, y, sigma0, flip)
+    spherical = check_flag("spherical", spherical)
     t, N = X.shape
     m = np.zeros(N) if m0 is None else check_array("m0", m0, shape=(N,)).copy()
     if spherical:
@@ -197,6 +198,7 @@ def adf_path(X, y, *, sigma0: float, spherical: bool = False, flip: float = 0.0)
     """ADF from the prior N(0, I) over the examples in order, keeping every posterior (for
     watching the Gaussian shrink in low dimension)."""
     X, y, sigma0, flip = _check_examples(X, y, sigma0, flip)
+    spherical = check_flag("spherical", spherical)
     t, N = X.shape
     means = np.zeros((t + 1, N))
     covs = np.empty((t + 1, N, N))
@@ -402,6 +404,7 @@ def learning_curve(N: int = FIG2_N, alpha_max: float = 20.0, runs: int = 50, *,
     runs = check_count("runs", runs, high=100_000)
     sigma0 = check_in_range("sigma0", sigma0, 0.0, MAX_NOISE)
     flip = _check_flip(flip)
+    spherical = check_flag("spherical", spherical)
     points = check_count("points", points, low=2, high=10_000)
     entropic_tests = check_count("entropic_tests", entropic_tests, low=0, high=100_000)
     progress = check_progress(progress)

@@ -12,6 +12,7 @@ from dynamics._common import (
     check_count,
     check_positive,
     check_in_range,
+    check_flag,
     describe,
 )
 from dynamics.bifurcation._kernels import (FEIGENBAUM_DELTA, MAX_REFINE_PERIOD, _check_model, _check_temperature, _check_temperatures, _cycle_kernel, _inv, _periods_kernel, _trajectory_kernel)
@@ -419,6 +420,14 @@ def refine_doubling(features, moments, period: int, t_lo: float, t_hi: float, *,
                          multiplier=float(crit.real), cycle=cycle)
 
 
+def _check_refinement(features, moments, w0, eta, burn_in, xtol) -> None:
+    """The arguments ``refine_doublings`` and ``extend_doublings`` pass on to `refine_doubling`,
+    checked first: that one's ValueError means "no doubling here" to them, not a bad input."""
+    _check_model(features, moments, w0, eta)
+    check_count("burn_in", burn_in, low=0)
+    check_in_range("xtol", xtol, 1e-15, 1e-2)
+
+
 def refine_doublings(features, moments, doublings: PeriodDoublings, *, w0=None, eta: float = 1.0,
                      burn_in: int = 20000, xtol: float = 1e-12) -> PeriodDoublings:
     """Refine every grid doubling of `period_doublings` with `refine_doubling`.
@@ -430,6 +439,7 @@ def refine_doublings(features, moments, doublings: PeriodDoublings, *, w0=None, 
     """
     if not isinstance(doublings, PeriodDoublings):
         raise ValueError(f"doublings must be a PeriodDoublings, got {describe(doublings)}")
+    _check_refinement(features, moments, w0, eta, burn_in, xtol)
     temps = doublings.temperatures.copy()
     refined = doublings.refined.copy()
     brackets = doublings.brackets
@@ -470,6 +480,7 @@ def extend_doublings(features, moments, doublings: PeriodDoublings, *, count: in
     if not isinstance(doublings, PeriodDoublings):
         raise ValueError(f"doublings must be a PeriodDoublings, got {describe(doublings)}")
     count = check_count("count", count, low=0, high=16)
+    _check_refinement(features, moments, w0, eta, burn_in, xtol)
     periods_found = list(doublings.periods)
     temps = list(doublings.temperatures)
     brackets = [tuple(b) for b in doublings.brackets]
@@ -531,6 +542,8 @@ def doubling_cascade(features, moments, temperatures, *, burn_in: int = 5000, ke
     -------
     PeriodDoublings
     """
+    refine = check_flag("refine", refine)
+    extend = check_count("extend", extend, low=0, high=16)
     diagram = bifurcation(features, moments, temperatures, burn_in=burn_in, keep=keep, w0=w0,
                           eta=eta)
     per = periods(diagram.samples, tol=tol, max_period=max_period)

@@ -11,7 +11,9 @@ call hung when the lines stop.
 A call passes when it raises ``ValueError`` or ``TypeError`` whose message names the argument
 (for a bad value that changes an array's shape, any argument: the one whose shape no longer
 matches may be named instead), or a ``ValueError`` saying that the run diverged (and what to
-change), or returns a result with no NaN or infinity where the baseline's result had none.
+change), or returns a result with no NaN or infinity where the baseline's result had none;
+a value of the wrong type (``MUST_REFUSE``: a bool for a number, text for a number, complex or
+object data, ...) must raise.
 """
 
 from __future__ import annotations
@@ -256,9 +258,28 @@ def nonfinite_paths(value, path: str = "result", depth: int = 0) -> set[str]:
 SHAPE_KINDS = {"extra axis", "empty", "one entry short", "scalar"}
 
 
-def judge(param: str, outcome, bad_kind: str = "", params=()) -> str | None:
+#: Bad values that no function may accept, whatever it does with them: the wrong type for a
+#: flag, a number, a name or an array (a bool for a number, text for a number, complex or object
+#: data, ...). Others (None, 0, 10**12, ...) may be legitimate values of some arguments.
+MUST_REFUSE = {"int for a flag", "str for a flag", "True", "str", "numeric str", "object()",
+               "dict", "complex", "complex array", "object array", "list of str", "ragged list",
+               "int for a name"}
+
+
+def must_refuse(bad_kind: str, good) -> bool:
+    """Whether ``bad_kind`` in place of the example value ``good`` must raise."""
+    if bad_kind not in MUST_REFUSE:
+        return False
+    if bad_kind == "dict" and isinstance(good, dict):
+        return False
+    return not (bad_kind in ("str", "numeric str") and isinstance(good, str))
+
+
+def judge(param: str, outcome, bad_kind: str = "", params=(), must: bool = False) -> str | None:
     """None when the call behaved, else a sentence saying what went wrong."""
     kind, payload = outcome
+    if kind == "returned" and must:
+        return f"accepted {bad_kind} (returned without an error)"
     if kind == "raised":
         exc_type, message = payload
         if exc_type not in ("ValueError", "TypeError"):
@@ -349,7 +370,8 @@ def worker(names: list[str], resume: int = 0, out=None) -> None:
             emit({"start": [qualname, case]})
             trial = copy.deepcopy(kwargs)
             trial[param] = bad
-            problem = judge(param, _run(fn, trial, baseline_bad), bad_kind, tuple(kwargs))
+            problem = judge(param, _run(fn, trial, baseline_bad), bad_kind, tuple(kwargs),
+                            must_refuse(bad_kind, kwargs[param]))
             emit({"result": [qualname, case, param, bad_kind, problem]})
     emit({"done": True})
 

@@ -198,10 +198,10 @@ def test_the_judge_catches_a_sloppy_function_and_passes_a_careful_one():
         kwargs = {"x": np.array([1.0, 2.0]), "steps": 3}
         return [(param, kind) for param, kind, bad in _fuzz.case_list(fn, kwargs)
                 if _fuzz.judge(param, _fuzz._run(fn, dict(kwargs, **{param: bad}), set()),
-                               kind, tuple(kwargs))]
+                               kind, tuple(kwargs), _fuzz.must_refuse(kind, kwargs[param]))]
 
     sloppy = failures(_sloppy)
     for case in [("x", "NaN inside"), ("x", "None"), ("x", "complex array"), ("steps", "nan"),
-                 ("steps", "str")]:
+                 ("steps", "str"), ("steps", "True")]:
         assert case in sloppy
     assert failures(_careful) == []
