@@ -211,3 +211,28 @@ def test_the_judge_catches_a_sloppy_function_and_passes_a_careful_one():
                  ("steps", "str"), ("steps", "True")]:
         assert case in sloppy
     assert failures(_careful) == []
+
+
+def test_shared_checks_refuse_types_sizes_and_divergence_by_name():
+    from dynamics import _common as c
+
+    with pytest.raises(TypeError, match="weights must be a real array"):
+        c.check_array("weights", np.ones(3) * (1 + 1j))  # was cast silently to its real part
+    with pytest.raises(TypeError, match="weights"):
+        c.check_array("weights", np.array([1.0, None], dtype=object))
+    with pytest.raises(ValueError, match="counts must have integer entries"):
+        c.check_array("counts", [1.5], dtype=np.int64)  # was truncated to 1
+    with pytest.raises(ValueError, match=r"checkpoints must be an integer in \[1, 100000000\]"):
+        c.check_count("checkpoints", 10**12)
+    with pytest.raises(TypeError, match="sharp must be True or False"):
+        c.check_flag("sharp", 1)
+    with pytest.raises(ValueError, match="eta must be a real number"):
+        c.check_positive("eta", True)
+    with pytest.raises(TypeError, match="mdp must be a dict"):
+        c.check_instance("mdp", [], dict)
+    with pytest.raises(ValueError, match="p and q must have the same shape"):
+        c.kl_divergence([0.5, 0.5], [1.0])  # was an IndexError
+    with pytest.raises(ValueError, match="diverged.*use a smaller eta"):
+        c.check_finite_result("weights", np.array([1.0, np.inf]), "use a smaller eta")
+    assert c.kl_divergence([0.5, 0.5], [0.25, 0.75]) == pytest.approx(
+        0.5 * np.log(2) + 0.5 * np.log(2 / 3))
