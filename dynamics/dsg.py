@@ -345,7 +345,10 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     (theta = 1 / (c lambda_max) of one step's curvature at a minibatch, so that the first step
     is within half the stability limit). A run whose iterate blows up (values beyond
     ``DIVERGED`` (1 + max |y|) at a minibatch, or not finite) raises a ``ValueError`` naming
-    theta: its first steps were unstable. Sizes are capped: steps <= ``MAX_STEPS``, B <=
+    theta: its first steps were unstable. A given theta whose first step gamma_1 is more than
+    twice the stable step 2 / (c lambda_max) of ``data_step_scale`` is refused before the run
+    (it would grow the iterate over its first steps: Sec 3.6.1's task at theta = 100 ended with
+    a test error 8 times that of theta=None). Sizes are capped: steps <= ``MAX_STEPS``, B <=
     ``MAX_BLOCK``, m <= ``MAX_BATCH``, steps * B <= 2 * 10**8 (the coefficients kept)."""
     X, y = _check_data(X, y)
     loss = check_choice("loss", loss, tuple(LOSSES))
@@ -366,10 +369,24 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     seed = _check_seed(seed)
     test = _check_test_pair(X_test, y_test, X.shape[1])
     chosen = theta is None
+    scale_rng = np.random.default_rng([seed, 11])
     if chosen:
         theta = data_step_scale(X, bandwidth=bandwidth, batch_size=m, block_size=B, loss=loss,
-                                seed=np.random.default_rng([seed, 11]))
+                                seed=scale_rng)
     theta, t0 = _check_schedule(theta, nu, t0)
+    first = theta / (1.0 + t0)
+    # phi^2 <= 2, so c lambda_max <= 2 c: a first step below 2 / c cannot be flagged below
+    if not chosen and first * (0.25 if loss == "logistic" else 1.0) > 2.0:
+        stable = data_step_scale(X, bandwidth=bandwidth, batch_size=m, block_size=B, loss=loss,
+                                 seed=scale_rng)  # 1 / (c lambda_max): half the stable step
+        if first > 4.0 * stable:
+            raise ValueError(
+                f"doubly_sgd would diverge: theta = {theta:g} with t0 = {t0:g} makes the first "
+                f"step gamma_1 = {first:.3g}, {first / (2 * stable):.1f} times the largest "
+                f"stable step 2 / (c lambda_max) = {2 * stable:.3g} at a minibatch of this data "
+                "(data_step_scale), so the iterate would oscillate and grow over its first "
+                f"steps. Use theta <= {4 * stable * (1 + t0):.3g} at this t0, a larger t0, or "
+                "theta=None")
     feature_seeds = np.array([_feature_seed(seed, s) for s in range(1, steps + 1)], np.int64)
     data_seeds = np.array([(seed * 7_919 + 2 * s) % (2**31 - 1) for s in range(1, steps + 1)],
                           np.int64)
