@@ -140,7 +140,7 @@ def check_real(name: str, value, *, finite: bool = True) -> float:
     A 0-d or one-element real array is accepted. With ``finite`` (the default) NaN and infinities
     are refused too.
     """
-    if isinstance(value, (bool, np.bool_, str, bytes)) or isinstance(value, (complex, np.complexfloating)):
+    if isinstance(value, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
         raise ValueError(f"{name} must be a real number, got {describe(value)}")
     if isinstance(value, np.ndarray):
         if value.size != 1 or value.dtype.kind not in "iuf":
@@ -258,7 +258,8 @@ def check_in_range(name: str, value, low: float, high: float, *, low_open: bool 
                    high_open: bool = False) -> float:
     """Check a finite real scalar in the interval [low, high] (ends open when asked)."""
     x = check_real(name, value, finite=False)
-    ok = np.isfinite(x) and (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
+    ok = (np.isfinite(x) and (x > low if low_open else x >= low)
+          and (x < high if high_open else x <= high))
     if not ok:
         interval = f"{'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
         raise ValueError(f"{name} must lie in {interval}, got {x!r}")

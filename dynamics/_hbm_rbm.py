@@ -50,7 +50,8 @@ def _check_counts(counts, *, integers: bool = False) -> tuple[np.ndarray, int]:
     n = _n_of(c.size, "counts")
     if np.any(c < 0) or c.sum() <= 0 or (integers and np.any(c != np.round(c))):
         kind = "integers" if integers else "numbers"
-        raise ValueError(f"counts must be non-negative {kind} with a positive total (no empty data)")
+        raise ValueError(f"counts must be non-negative {kind} with a positive total "
+                         "(no empty data)")
     return c, n
 
 

@@ -26,7 +26,8 @@ from ._common import as_generator, check_array, check_count, check_flag, check_p
 
 __all__ = [
     "MAX_UNITS", "MAX_VISIBLE", "MAX_FEATURE_UNITS", "PCTRun", "RBMHerding", "features",
-    "all_states", "boltzmann_data", "pct_herding", "rate", "rbm_features", "rbm_joint_argmax", "herd_rbm",
+    "all_states", "boltzmann_data", "pct_herding", "rate", "rbm_features", "rbm_joint_argmax",
+    "herd_rbm",
 ]
 
 

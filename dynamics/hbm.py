@@ -57,9 +57,10 @@ from numba import njit
 from scipy import optimize
 
 from ._common import (as_generator, check_array, check_choice, check_count, check_executor,
-                      check_in_range, check_instance, check_positive, check_progress, kl_divergence, report)
-from ._hbm_rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of, fit_rbm_cd, fit_rbm_exact,
-                       rbm_log_p, rbm_parameters, visible_states)
+                      check_in_range, check_instance, check_positive, check_progress,
+                      kl_divergence, report)
+from ._hbm_rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of,
+                       fit_rbm_cd, fit_rbm_exact, rbm_log_p, rbm_parameters, visible_states)
 
 __all__ = [
     "MAX_N", "PAPER_N", "PAPER_HIDDEN", "RBM", "AISEstimate", "BiasVariance", "Model", "Sweep",
@@ -621,7 +622,8 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
     concurrent.futures-style executor); ``progress(fraction, message, partial=Sweep)`` after
     each (model, N)."""
     p_star, n = _check_p(p_star, "p_star")
-    models = tuple(_check_model(m, n, "models") for m in check_instance("models", models, (tuple, list)))
+    models = check_instance("models", models, (tuple, list))
+    models = tuple(_check_model(m, n, "models") for m in models)
     Ns = check_array("Ns", Ns, ndim=1, dtype=np.int64)
     if len(models) == 0 or Ns.size == 0 or np.any(Ns < 1) or np.any(Ns > MAX_DATA):
         raise ValueError(f"models must not be empty and Ns must be sample sizes in [1, {MAX_DATA}]")

@@ -28,7 +28,8 @@ def grid(**axes: Iterable) -> list[dict]:
     names = list(axes)
     for name, v in axes.items():
         if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
-            raise TypeError(f"axis {name!r} of the grid must be a list of values, got {describe(v)}")
+            raise TypeError(f"axis {name!r} of the grid must be a list of values, "
+                            f"got {describe(v)}")
     values = [list(v) for v in axes.values()]
     for name, vals in zip(names, values):
         if not vals:

@@ -121,7 +121,9 @@ def _run_batch(names: list[str]) -> tuple[dict, dict]:
         if case >= 0:
             param, kind = _fuzz.cases_of(name, FUNCTIONS[name])[case]
             what = f"{param}={kind}"
-        failures[name].append(f"{what}: {'no answer within %g s (a hang)' % CALL_LIMIT if line == 'HANG' else 'the worker process died'}")
+        why = f"no answer within {CALL_LIMIT:g} s (a hang)" if line == "HANG" else \
+            "the worker process died"
+        failures[name].append(f"{what}: {why}")
         if case < 0:
             baseline.setdefault(name, "its example call hung or crashed the worker")
         todo = todo[todo.index(name):]
