@@ -19,6 +19,7 @@ __all__ = [
     "MAX_FEATURES",
     "as_generator",
     "MAX_COUNT",
+    "MAX_ABS",
     "check_array",
     "check_real",
     "check_flag",
@@ -47,6 +48,9 @@ MAX_STEPS = 100_000_000
 MAX_STATES = 4096
 #: Upper bound on the number of features K.
 MAX_FEATURES = 1024
+#: Upper bound on the magnitude of features, moments and data entries: products and sums of a
+#: few of them stay far from overflow.
+MAX_ABS = 1e100
 #: Default upper bound of ``check_count`` for any other size (samples, particles, checkpoints,
 #: repetitions): 10**8 float64 entries are 0.8 GB, more than an explorer should ever allocate.
 #: Functions whose cost grows faster than linearly in a count pass a smaller, documented ``high``.
@@ -101,12 +105,14 @@ def _refuse_non_numeric(name: str, value) -> np.ndarray:
 
 
 def check_array(name: str, value, *, ndim: int | None = None, shape: tuple | None = None,
-                dtype=np.float64, finite: bool = True, max_size: int | None = None) -> np.ndarray:
+                dtype=np.float64, finite: bool = True, max_size: int | None = None,
+                max_abs: float | None = None) -> np.ndarray:
     """Convert ``value`` to a contiguous array of ``dtype`` and check its shape and finiteness.
 
     ``shape`` may contain ``None`` for "any length" in that axis. Complex, object and string data
     raise ``TypeError``; an integer ``dtype`` refuses non-integral entries rather than truncating
-    them; ``max_size`` caps the number of entries.
+    them; ``max_size`` caps the number of entries and ``max_abs`` their magnitude (1e308 is
+    finite, but its square or a sum of a few is not).
     """
     raw = _refuse_non_numeric(name, value)
     if np.dtype(dtype).kind in "iu" and raw.dtype.kind == "f":
@@ -131,6 +137,9 @@ def check_array(name: str, value, *, ndim: int | None = None, shape: tuple | Non
     if finite and arr.size and not np.all(np.isfinite(arr)):
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name} must be finite, got {bad} NaN or infinite entries in {describe(arr)}")
+    if max_abs is not None and arr.size and np.abs(arr).max() > max_abs:
+        raise ValueError(f"{name} must have entries of magnitude at most {max_abs:g}, "
+                         f"got {np.abs(arr).max():g}")
     return arr
 
 
@@ -211,7 +220,7 @@ def check_features(features, *, min_states: int = 2) -> np.ndarray:
     Returns a C-contiguous float64 copy-or-view. D must lie in [min_states, MAX_STATES] and K in
     [1, MAX_FEATURES].
     """
-    phi = check_array("features", features, ndim=2)
+    phi = check_array("features", features, ndim=2, max_abs=MAX_ABS)
     D, K = phi.shape
     if not min_states <= D <= MAX_STATES:
         raise ValueError(
@@ -224,7 +233,7 @@ def check_features(features, *, min_states: int = 2) -> np.ndarray:
 
 def check_moments(moments, n_features: int) -> np.ndarray:
     """Check the target moments ``phi_bar``: a finite vector of length K."""
-    return check_array("moments", moments, shape=(n_features,))
+    return check_array("moments", moments, shape=(n_features,), max_abs=MAX_ABS)
 
 
 def check_count(name: str, value, *, low: int = 1, high: int = MAX_COUNT) -> int:
