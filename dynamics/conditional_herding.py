@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import (as_generator, check_array, check_count, check_in_range, check_positive,
-                      check_progress, check_real, report)
+from ._common import (MAX_ABS, as_generator, check_array, check_count, check_in_range,
+                      check_positive, check_progress, check_real, report)
 
 
 __all__ = [
@@ -102,7 +102,7 @@ def best_label(a, B, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_data(X, y):
-    X = check_array("X", X, ndim=2)
+    X = check_array("X", X, ndim=2, max_abs=MAX_ABS)
     y = check_array("y", y, shape=(X.shape[0],))
     if not np.all(np.abs(y) == 1):
         raise ValueError("y must hold labels -1 and +1")

@@ -56,8 +56,9 @@ import numpy as np
 from numba import njit
 from scipy import optimize, special
 
-from ._common import (as_generator, check_array, check_count, check_finite_result, check_flag,
-                      check_in_range, check_positive, check_progress, check_real, describe, report)
+from ._common import (MAX_ABS, as_generator, check_array, check_count, check_finite_result,
+                      check_flag, check_in_range, check_positive, check_progress, check_real,
+                      describe, report)
 
 __all__ = [
     "MAX_NOISE", "TOY_THETA", "TOY_SIGMA", "FIG2_N", "FIG2_SIGMA", "QUOTED_ALPHA", "Posterior",
@@ -97,7 +98,7 @@ def _check_flip(flip) -> float:
 
 def _check_examples(X, y, sigma0, flip):
     """Examples (rows of X) with labels of +-1, the noise and the flip probability, checked."""
-    X = check_array("X", X, ndim=2)
+    X = check_array("X", X, ndim=2, max_abs=MAX_ABS)
     y = check_array("y", y, shape=(X.shape[0],))
     if not np.all(np.abs(y) == 1):
         raise ValueError("y must hold labels -1 and +1")
@@ -115,8 +116,8 @@ def adf_update(m, C, x, y, *, sigma0: float, flip: float = 0.0):
     """One ADF step of the probit perceptron (eqs 7.1-7.2 with 9.1-9.2): the Gaussian N(m, C)
     after the example (x, y), y = +-1. ``C`` may be a matrix or a number c (the spherical
     variant, C = c I, eq 9.4). Returns (m_new, C_new) of the same kinds."""
-    m = check_array("m", m, ndim=1)
-    x = check_array("x", x, shape=m.shape)
+    m = check_array("m", m, ndim=1, max_abs=MAX_ABS)
+    x = check_array("x", x, shape=m.shape, max_abs=MAX_ABS)
     sigma0 = check_in_range("sigma0", sigma0, 0.0, MAX_NOISE)
     flip = _check_flip(flip)
     if check_real("y", y) not in (1.0, -1.0):
@@ -126,7 +127,7 @@ def adf_update(m, C, x, y, *, sigma0: float, flip: float = 0.0):
         c = check_positive("C", C)
         Cx = c * x
     else:
-        C = check_array("C", C, shape=(m.size, m.size))
+        C = check_array("C", C, shape=(m.size, m.size), max_abs=MAX_ABS)
         Cx = C @ x
     s2 = sigma0**2 + float(x @ Cx)
     if s2 <= 0:
@@ -146,9 +147,9 @@ def gaussian_update(m, C, x, y: float, *, noise: float):
     N(y; m.x, s^2) with s^2 = noise^2 + x^T C x, so m <- m + C x (y - m.x) / s^2 and
     C <- C - (C x)(C x)^T / s^2: the Kalman filter (recursive least squares), where the Gaussian
     ansatz is exact."""
-    m = check_array("m", m, ndim=1)
-    x = check_array("x", x, shape=m.shape)
-    C = check_array("C", C, shape=(m.size, m.size))
+    m = check_array("m", m, ndim=1, max_abs=MAX_ABS)
+    x = check_array("x", x, shape=m.shape, max_abs=MAX_ABS)
+    C = check_array("C", C, shape=(m.size, m.size), max_abs=MAX_ABS)
     noise = check_in_range("noise", noise, 0.0, MAX_NOISE, low_open=True)
     y = check_in_range("y", y, -np.inf, np.inf)
     Cx = C @ x
@@ -173,14 +174,14 @@ def adf_perceptron(X, y, *, sigma0: float, m0=None, C0=None, spherical: bool = F
     X, y, sigma0, flip = _check_examples(X, y, sigma0, flip)
     spherical = check_flag("spherical", spherical)
     t, N = X.shape
-    m = np.zeros(N) if m0 is None else check_array("m0", m0, shape=(N,)).copy()
+    m = np.zeros(N) if m0 is None else check_array("m0", m0, shape=(N,), max_abs=MAX_ABS).copy()
     if spherical:
         c = 1.0 if C0 is None else check_positive("C0", C0)
         if sigma0 == 0 and c == 0:
             raise ValueError("sigma0 = 0 needs a positive prior variance")
         m, c = _run_spherical(X, y.astype(float), m, c, sigma0, flip)
         return Posterior(mean=m, cov=c * np.eye(N), c=c)
-    C = np.eye(N) if C0 is None else check_array("C0", C0, shape=(N, N)).copy()
+    C = np.eye(N) if C0 is None else check_array("C0", C0, shape=(N, N), max_abs=MAX_ABS).copy()
     m, C = _run_full(X, y.astype(float), m, C, sigma0, flip)
     return Posterior(mean=m, cov=C)
 

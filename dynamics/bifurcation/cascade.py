@@ -356,7 +356,8 @@ def refine_doubling(features, moments, period: int, t_lo: float, t_hi: float, *,
     _trajectory_kernel(phi, phi_bar, inv_hi, eta, start)
     sol = _newton_cycle(phi, phi_bar, inv_hi, eta, start[-1], q)
     if sol is None or max(abs(np.linalg.eigvals(sol[1]))) >= 1.0:
-        raise ValueError(f"no attracting cycle of period {q} found at t_hi = {t_hi!r} with "
+        raise ValueError(f"no attracting cycle of period {q} of these features and moments found "
+                         f"at t_hi = {t_hi!r} with "
                          f"eta = {eta!r} (a smaller eta or another bracket may have one)")
     w_hi, mono_hi = sol
     if _separation(phi, phi_bar, inv_hi, eta, w_hi, q, scale) < 1e-9 * scale:
