@@ -202,7 +202,7 @@ class DSGModel:
         """The coefficients (t, B) of f_t (``last``) or of f_bar_t, t = ``upto``."""
         t = self.steps if upto is None else check_count("upto", upto, low=1, high=self.steps)
         base = self.stored[1:t + 1]
-        if last:
+        if check_flag("last", last):
             return base * self.scale[t]
         weights = (self.cum[t] - self.cum[0:t]) / t  # sum_{s=i..t} G_s / t for i = 1..t
         return base * weights[:, None]

@@ -13,12 +13,13 @@ from dynamics._common import (
     MAX_STATES,
     as_generator,
     check_array,
+    check_choice,
     check_count,
+    check_flag,
     check_in_range,
     check_positive,
     check_probability_vector,
     check_stochastic_matrix,
-    describe,
     kl_divergence,
 )
 
@@ -541,6 +542,7 @@ def random_chain(n: int, *, sparsity: float = 0.0, reversible: bool = False,
     """
     n = check_count("n", n, low=2, high=MAX_STATES)
     sparsity = check_in_range("sparsity", sparsity, 0.0, 1.0, high_open=True)
+    reversible = check_flag("reversible", reversible)
     rng = as_generator(seed)
     W = rng.random((n, n))
     W[rng.random((n, n)) < sparsity] = 0.0
@@ -595,21 +597,22 @@ def restart_law(kind: str, n: int, *, state: int = 0, chain=None) -> np.ndarray:
     chain : array (n, n), keyword-only
         Required for kind="chain".
     """
-    if kind not in RESTART_LAWS:
-        raise ValueError(f"kind must be one of {RESTART_LAWS}, got {describe(kind)}")
+    kind = check_choice("kind", kind, RESTART_LAWS)
     n = check_count("n", n, high=MAX_STATES)
+    # every argument is checked, also where ``kind`` leaves it unused
+    state = check_count("state", state, low=0, high=n - 1)
+    if chain is not None:
+        C = _check_chain(chain, "chain")
+        if C.shape[0] != n:
+            raise ValueError(f"chain must have shape ({n}, {n}), got {C.shape}")
     if kind == "uniform":
         return np.full(n, 1.0 / n)
     if kind == "point":
-        state = check_count("state", state, low=0, high=n - 1)
         u = np.zeros(n)
         u[state] = 1.0
         return u
     if chain is None:
         raise ValueError('chain must be given for kind="chain", got None')
-    C = _check_chain(chain, "chain")
-    if C.shape[0] != n:
-        raise ValueError(f"chain must have shape ({n}, {n}), got {C.shape}")
     return stationary(C)
 
 

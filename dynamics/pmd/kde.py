@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, prange
 
-from dynamics._common import as_generator, check_array, check_count, check_positive
+from dynamics._common import (as_generator, check_array, check_count, check_flag,
+                              check_positive)
 from dynamics.pmd.model import Grid, check_thetas
 
 __all__ = [
@@ -135,6 +136,7 @@ def weighted_kde(points, centres, weights, bandwidth: float, *, log: bool = Fals
     """The weighted Gaussian kernel density estimate sum_j w_j N(point; centre_j, h^2 I) at each
     point (eq 4.7; the weights are normalised here). ``log=True`` returns its logarithm."""
     points, centres, weights, h = _check_kde(points, centres, weights, bandwidth)
+    log = check_flag("log", log)
     out = _kde_cells(points, centres, _log_weights(weights), h)
     return out if log else np.exp(out)
 

@@ -615,3 +615,20 @@ def test_the_exact_sampler_moved_to_its_own_module_with_the_same_draws():
     np.testing.assert_array_equal(a.draws, b.draws)
     # the draws estimate pi~ (Prop 3.2): 500 draws, TV well under 0.1
     assert a.restart_tv[-1] < 0.1
+
+
+def test_restart_law_checks_the_arguments_its_kind_leaves_unused():
+    """state and chain were ignored unless kind asked for them: now a bad one is refused in
+    every mode, and flags are booleans."""
+    import dynamics.doeblin as db
+
+    P = db.three_state_chain(0.1)
+    np.testing.assert_allclose(db.restart_law("uniform", 3, state=2, chain=P), np.full(3, 1 / 3))
+    with pytest.raises(ValueError, match="state"):
+        db.restart_law("uniform", 3, state=7)
+    with pytest.raises(ValueError, match="chain"):
+        db.restart_law("point", 3, chain=np.eye(2))
+    with pytest.raises(ValueError, match="kind"):
+        db.restart_law(["uniform"], 3)
+    with pytest.raises(TypeError, match="reversible"):
+        db.random_chain(4, reversible="yes")

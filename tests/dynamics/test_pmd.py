@@ -388,3 +388,13 @@ def test_diverging_baselines_say_which_step_to_change():
         pmd.sgld(model, data, particles=20, burn_in=10, step_a=1e12, seed=0)
     with pytest.raises(ValueError, match="diverged.*learning_rate"):
         pmd.svi(model, data, particles=20, epochs=2, learning_rate=1e12, seed=0)
+
+
+def test_weighted_kde_log_is_a_flag():
+    from dynamics import pmd
+
+    pts = np.zeros((2, 2))
+    np.testing.assert_allclose(pmd.weighted_kde(pts, pts, np.ones(2), 1.0, log=True),
+                               np.log(pmd.weighted_kde(pts, pts, np.ones(2), 1.0)))
+    with pytest.raises(TypeError, match="log"):
+        pmd.weighted_kde(pts, pts, np.ones(2), 1.0, log="yes")
