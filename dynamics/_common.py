@@ -27,6 +27,7 @@ __all__ = [
     "check_choice",
     "check_finite_result",
     "check_executor",
+    "check_budget",
     "check_features",
     "check_moments",
     "check_count",
@@ -191,6 +192,15 @@ def check_choice(name: str, value, choices):
             or value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {describe(value)}")
     return value
+
+
+def check_budget(names: str, amount: float, limit: float, unit: str) -> None:
+    """Refuse a request whose total size, a product of several arguments (``amount`` ``unit``:
+    steps * L * L spins, iterations * 2^n updates, ...), exceeds ``limit``, with a ``ValueError``
+    naming the arguments (``names``) to reduce. Each argument alone may be within its own cap."""
+    if amount > limit:
+        raise ValueError(f"{names}: {amount:.3g} {unit} is more than the {limit:.3g} allowed; "
+                         f"reduce {names}")
 
 
 def check_executor(executor):
