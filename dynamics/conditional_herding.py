@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import (MAX_ABS, as_generator, check_array, check_count, check_in_range,
-                      check_positive, check_progress, check_real, report)
+from ._common import (MAX_ABS, as_generator, check_array, check_budget, check_count,
+                      check_in_range, check_positive, check_progress, check_real, report)
 
 
 __all__ = [
@@ -126,6 +126,7 @@ def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
     b = check_count("batch_size", batch_size, low=1, high=D)
     burn_in = check_count("burn_in", burn_in, low=0)
     init = check_positive("init", init, allow_zero=True)
+    check_budget("epochs", epochs * D * (X.shape[1] + 1) * max(M, 1), 1e11, "operations")
     progress = check_progress(progress)
     rng = as_generator(seed)
     r_max = float(np.sqrt(np.max(np.sum(X * X, axis=1))))

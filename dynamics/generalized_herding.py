@@ -22,10 +22,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import as_generator, check_array, check_count, check_flag, check_positive
+from ._common import (as_generator, check_array, check_budget, check_count, check_flag,
+                      check_positive)
 
 __all__ = [
-    "MAX_UNITS", "MAX_VISIBLE", "MAX_FEATURE_UNITS", "PCTRun", "RBMHerding", "features",
+    "MAX_UNITS", "MAX_VISIBLE", "MAX_FEATURE_UNITS", "MAX_RUN", "PCTRun", "RBMHerding", "features",
     "all_states", "boltzmann_data", "pct_herding", "rate", "rbm_features", "rbm_joint_argmax",
     "herd_rbm",
 ]
@@ -35,6 +36,8 @@ __all__ = [
 MAX_UNITS = 14
 #: Most visible units whose 2^n states are enumerated (``all_states``, the exact RBM argmax).
 MAX_VISIBLE = 16
+#: Most steps of a run and data cases drawn (each a row of several arrays in memory).
+MAX_RUN = 10_000_000
 #: Most units ``features`` and ``rbm_features`` take (n(n-1)/2 pair features).
 MAX_FEATURE_UNITS = 1024
 
@@ -91,7 +94,7 @@ def boltzmann_data(n: int, cases: int, *, scale: float = 0.5, seed=None) -> np.n
     visible Boltzmann machine P(x) ~ exp(w . phi(x)), w ~ N(0, scale^2) per feature: correlated
     data whose moments phi_bar herding then matches."""
     n = check_count("n", n, low=2, high=MAX_UNITS)
-    cases = check_count("cases", cases)
+    cases = check_count("cases", cases, high=MAX_RUN)
     scale = check_positive("scale", scale, allow_zero=True)
     if scale > 100:
         raise ValueError(f"scale must be at most 100 (exp(w . phi) overflows beyond), got {scale}")
@@ -132,7 +135,7 @@ def pct_herding(data, steps: int, *, batch_size: int | None = None, replacement:
         raise ValueError(f"data must have between 2 and {MAX_UNITS} columns (units), got {n}")
     if D < 1 or not np.all(np.abs(X) == 1):
         raise ValueError("data must be a non-empty array of -1 and +1")
-    steps = check_count("steps", steps)
+    steps = check_count("steps", steps, high=MAX_RUN)
     d = D if batch_size is None else check_count("batch_size", batch_size, low=1, high=D)
     replacement = check_flag("replacement", replacement)
     if steps * (d + (1 << n if search_sweeps is None else n * n)) > 10**10:
@@ -276,8 +279,10 @@ def herd_rbm(data, hidden: int, steps: int, *, tractable: bool = False, search_s
     if not tractable and nv > MAX_VISIBLE:
         raise ValueError(f"the exact joint argmax enumerates 2^n_visible states: at most "
                          f"{MAX_VISIBLE} visible units in data, got {nv} (use tractable=True)")
-    steps = check_count("steps", steps)
+    steps = check_count("steps", steps, high=MAX_RUN)
     search_sweeps = check_count("search_sweeps", search_sweeps, low=1, high=10_000)
+    per_step = D * nv * nh + (search_sweeps * nv * nh if tractable else (1 << nv) * nh)
+    check_budget("steps", steps * per_step, 1e10, "operations")
     init = check_positive("init", init)
     if init > 1e6:
         raise ValueError(f"init must be at most 1e6, got {init}")

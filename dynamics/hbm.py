@@ -56,9 +56,9 @@ import numpy as np
 from numba import njit
 from scipy import optimize
 
-from ._common import (as_generator, check_array, check_choice, check_count, check_executor,
-                      check_in_range, check_instance, check_positive, check_progress,
-                      kl_divergence, report)
+from ._common import (as_generator, check_array, check_budget, check_choice, check_count,
+                      check_executor, check_in_range, check_instance, check_positive,
+                      check_progress, kl_divergence, report)
 from ._hbm_rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of,
                        fit_rbm_cd, fit_rbm_exact, rbm_log_p, rbm_parameters, visible_states)
 
@@ -358,6 +358,9 @@ def fit_hbm(counts, order: int, *, mode: str = "converged", pseudo_count: float 
     lr = check_positive("lr", lr)
     chains = check_count("chains", chains, low=1, high=1_000_000)
     rng = as_generator(seed)
+    if mode != "converged":
+        per = (1 << n) * n if mode == "gradient" else chains * n * n
+        check_budget("iterations", iterations * per, 1e10, "operations")
     if start is not None and _check_p(start, "start")[1] != n:
         raise ValueError(f"start must be a distribution over {c.size} outcomes like counts")
     if mode == "converged":
@@ -419,6 +422,7 @@ def gibbs_eta(theta, *, sweeps: int = 20_000, burn_in: int = 500, seed=None) -> 
     n = _n_of(theta.size, "theta")
     sweeps = check_count("sweeps", sweeps)
     burn_in = check_count("burn_in", burn_in, low=0)
+    check_budget("sweeps and burn_in", (sweeps + burn_in) * n << (n - 1), 1e10, "operations")
     seed = int(as_generator(seed).integers(0, 2**31 - 1))
     counts = _gibbs(theta, n, sweeps, burn_in, 1.0, seed)
     a = counts / counts.sum()
@@ -473,8 +477,7 @@ def ais_log_z(theta, *, steps: int = 1000, runs: int = 200, seed=None) -> AISEst
     n = _n_of(theta.size, "theta")
     steps = check_count("steps", steps, low=1)
     runs = check_count("runs", runs, low=2)
-    if steps * runs * n > 10**10:
-        raise ValueError(f"steps * runs = {steps * runs:,} is too much work: at most 1e10 / n")
+    check_budget("steps and runs", steps * runs * n << (n - 1), 1e10, "operations")
     seed = int(as_generator(seed).integers(0, 2**31 - 1))
     logw = _ais(theta, n, np.linspace(0.0, 1.0, steps + 1), runs, seed)
     top = logw.max()

@@ -34,6 +34,7 @@ from numba import njit
 from ._common import (
     as_generator,
     check_array,
+    check_budget,
     check_count,
     check_in_range,
     check_positive,
@@ -43,7 +44,8 @@ from ._common import (
 )
 
 __all__ = [
-    "BETA_C", "CRITICAL_CORRELATION", "MIN_L", "MAX_L", "MAX_EXACT_L", "IsingSamples",
+    "BETA_C", "CRITICAL_CORRELATION", "MIN_L", "MAX_L", "MAX_EXACT_L", "MAX_SPINS",
+    "MAX_SPIN_UPDATES", "IsingSamples",
     "IsingHerding", "PowerLaw", "nn_correlation", "swendsen_wang", "herd_ising", "exact_argmax",
     "score", "local_search", "cluster_sizes", "cluster_histogram",
 ]
@@ -57,6 +59,8 @@ CRITICAL_CORRELATION = 1.0 / math.sqrt(2.0)
 MIN_L, MAX_L = 2, 1024
 #: Largest lattice the exact argmax enumerates (2^(L^2) states).
 MAX_EXACT_L = 4
+#: Most spins a run stores (steps * L * L, one byte each) and Swendsen-Wang updates.
+MAX_SPINS, MAX_SPIN_UPDATES = 10**9, 10**10
 
 
 def _check_L(L) -> int:
@@ -175,6 +179,9 @@ def swendsen_wang(L: int, beta: float, sweeps: int, *, J: float = 1.0, h: float 
     J = check_positive("J", J, allow_zero=True)
     h = check_in_range("h", h, -1e6, 1e6)
     burn_in = check_count("burn_in", burn_in, low=0)
+    check_budget("sweeps", sweeps * L * L, MAX_SPINS, "stored spins")
+    check_budget("sweeps and burn_in", (sweeps + burn_in) * L * L, MAX_SPIN_UPDATES,
+                 "spin updates")
     rng = as_generator(seed)
     spins = np.where(rng.random((L, L)) < 0.5, -1, 1).astype(np.int8)
     out = np.empty((sweeps, L, L), np.int8)
@@ -271,9 +278,11 @@ def herd_ising(L: int, moments, steps: int, *, w0=None, seed=None, start=None,
     mom = check_array("moments", moments, shape=(2,))
     m, c = float(mom[0]), float(mom[1])
     if abs(m) > 1 or abs(c) > 1:
-        raise ValueError(f"moments (mean spin, neighbour correlation) must lie in [-1, 1], got {mom}")
+        raise ValueError("moments (mean spin, neighbour correlation) must lie in [-1, 1], "
+                         f"got {mom}")
     steps = check_count("steps", steps)
     max_sweeps = check_count("max_sweeps", max_sweeps, high=1_000_000)
+    check_budget("steps", steps * L * L, MAX_SPINS, "stored spins")
     progress = check_progress(progress)
     rng = as_generator(seed)
     if w0 is None:

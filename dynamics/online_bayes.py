@@ -56,9 +56,9 @@ import numpy as np
 from numba import njit
 from scipy import optimize, special
 
-from ._common import (MAX_ABS, as_generator, check_array, check_count, check_finite_result,
-                      check_flag, check_in_range, check_positive, check_progress, check_real,
-                      describe, report)
+from ._common import (MAX_ABS, as_generator, check_array, check_budget, check_count,
+                      check_finite_result, check_flag, check_in_range, check_positive,
+                      check_progress, check_real, describe, report)
 
 __all__ = [
     "MAX_NOISE", "TOY_THETA", "TOY_SIGMA", "FIG2_N", "FIG2_SIGMA", "QUOTED_ALPHA", "Posterior",
@@ -201,6 +201,7 @@ def adf_path(X, y, *, sigma0: float, spherical: bool = False, flip: float = 0.0)
     X, y, sigma0, flip = _check_examples(X, y, sigma0, flip)
     spherical = check_flag("spherical", spherical)
     t, N = X.shape
+    check_budget("X", (t + 1) * N * N, 10**8, "covariance entries (t + 1) N^2 to store")
     means = np.zeros((t + 1, N))
     covs = np.empty((t + 1, N, N))
     covs[0] = np.eye(N)
@@ -221,6 +222,7 @@ def teacher_data(N: int, t: int, *, sigma0: float, flip: float = 0.0, seed=None)
     sigma0 xi), each flipped with probability ``flip``: (teacher, X, y)."""
     N = check_count("N", N, low=1, high=2000)
     t = check_count("t", t, low=1, high=10_000_000)
+    check_budget("N and t", N * t, 10**8, "input entries")
     sigma0 = check_in_range("sigma0", sigma0, 0.0, MAX_NOISE)
     flip = _check_flip(flip)
     rng = as_generator(seed)
@@ -410,6 +412,8 @@ def learning_curve(N: int = FIG2_N, alpha_max: float = 20.0, runs: int = 50, *,
     entropic_tests = check_count("entropic_tests", entropic_tests, low=0, high=100_000)
     progress = check_progress(progress)
     t_max = max(1, int(round(alpha_max * N)))
+    check_budget("runs, alpha_max and N", runs * t_max * N * (N if not spherical else 1), 1e11,
+                 "operations")
     if t_max > 10_000_000:
         raise ValueError(f"alpha_max * N = {t_max} examples is too many (at most 10^7)")
     quoted = [int(round(a * N)) for a in QUOTED_ALPHA if 1 <= a * N <= t_max]

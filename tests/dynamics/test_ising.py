@@ -172,3 +172,10 @@ def test_score_and_local_search_check_their_arrays_before_the_kernels():
     with pytest.raises(ValueError, match="max_sweeps"):
         ising.local_search(state, zeros, zeros, zeros, max_sweeps="10")
     assert ising.score(state, np.ones((3, 3)), zeros, zeros) == 9.0
+
+
+def test_runs_too_big_to_store_are_refused_before_allocating():
+    with pytest.raises(ValueError, match="sweeps"):
+        ising.swendsen_wang(1024, ising.BETA_C, 10**7)  # 10 TB of spins
+    with pytest.raises(ValueError, match="steps"):
+        ising.herd_ising(1024, (0.0, 0.5), 10**7)

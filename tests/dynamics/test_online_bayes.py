@@ -209,3 +209,8 @@ def test_toy_and_replica_options_are_refused_by_name():
         ob.replica_bayes_curve([1.0], nodes=10**12)
     with pytest.raises(ValueError, match="sigma0"):
         ob.adf_update(np.zeros(2), np.eye(2), np.ones(2), 1, sigma0=1e308)
+
+
+def test_data_too_big_to_store_is_refused_before_allocating():
+    with pytest.raises(ValueError, match="N and t"):
+        ob.teacher_data(2000, 10**7, sigma0=0.5)  # 160 GB of inputs
