@@ -117,7 +117,7 @@ def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
     ``progress(fraction, message)`` is called every 1 % of the epochs (every epoch when there
     are fewer than 100) and at the end; it may raise ``Cancelled`` to stop the run."""
     X, y = _check_data(X, y)
-    Xt = check_array("X_test", X_test, ndim=2)
+    Xt = check_array("X_test", X_test, ndim=2, max_abs=MAX_ABS)
     if Xt.shape[1] != X.shape[1]:
         raise ValueError(f"X_test must have {X.shape[1]} columns, got {Xt.shape[1]}")
     M = check_count("hidden", hidden, low=0, high=10_000)
