@@ -772,7 +772,9 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
 def loglog_slope(x, y) -> float:
     """The least-squares slope of log y against log x over the points where both are > 0 (at
     least two distinct x needed)."""
-    x = check_array("x", x, ndim=1)
+    x_in, x = x, check_array("x", x, ndim=1)
+    if np.ndim(x_in) == 0:  # check_array reads a scalar as a 1-element array
+        raise ValueError(f"x must be a 1-d array, got the scalar {x_in!r}")
     y = check_array("y", y, shape=x.shape)
     keep = (x > 0) & (y > 0)
     if len(np.unique(x[keep])) < 2:

@@ -130,6 +130,8 @@ def embedding_sgd(x, y, *, batch_size: int = 50, gamma: float = 10.0,
     """Algorithm 4 on the data (x, y) in order (one pass, ``batch_size`` data a step), virtual
     samples z ~ N(x, ``virtual_noise``^2), and the baseline (plain SGD of f(x) ~ y on the same
     features and steps); both scored on noiseless test inputs in [-0.5, 0.5] (Sec 5.5)."""
+    if np.ndim(x) != 1:  # (check_array reads a scalar as one datum)
+        raise ValueError(f"x must be a 1-d array of data, got {np.ndim(x)} dimensions")
     x = check_array("x", x, ndim=1)
     if len(x) == 0:
         raise ValueError("x must hold at least one datum")
@@ -175,7 +177,9 @@ def embedding_sgd(x, y, *, batch_size: int = 50, gamma: float = 10.0,
         w_b -= step * (psi_x.T @ (psi_x @ w_b - yb)) / m
         avg_b += (w_b - avg_b) / i
         if i in marks:
-            _check_stable(psi_grid @ avg_f, psi_grid @ avg_b, limit, i * m, gamma)
+            _check_stable(psi_grid @ avg_f, psi_grid @ avg_b, limit, i * m, gamma,
+                          f"bandwidth_f = {bandwidth_f:g}, bandwidth_u = {bandwidth_u:g}, "
+                          f"dual_y_scale = {dual_y_scale:g}")
             history["seen"].append(i * m)
             history["mse"].append(float(np.mean((psi_grid @ avg_f - target) ** 2)))
             history["baseline_mse"].append(float(np.mean((psi_grid @ avg_b - target) ** 2)))
@@ -184,7 +188,7 @@ def embedding_sgd(x, y, *, batch_size: int = 50, gamma: float = 10.0,
                         {k: np.asarray(v) for k, v in history.items()})
 
 
-def _check_stable(fit, baseline, limit, seen, gamma):
+def _check_stable(fit, baseline, limit, seen, gamma, bandwidths):
     """Stop a run whose averaged iterate left the data's range (or stopped being finite)."""
     for name, values in (("the Embedding-SGD fit", fit), ("the baseline's fit", baseline)):
         size = float(np.max(np.abs(values)))
@@ -192,8 +196,9 @@ def _check_stable(fit, baseline, limit, seen, gamma):
             raise ValueError(
                 f"embedding_sgd diverged after {seen:,} data: {name} reached {size:.3g} on the "
                 f"test grid, beyond {DIVERGED:g} (1 + max |y|) = {limit:.3g}. The step "
-                f"gamma = {gamma:g} (gamma_i = gamma / sqrt(i)) is too large: use a smaller "
-                "gamma (the default 10 is stable on the task of Sec 5.5)")
+                f"gamma = {gamma:g} (gamma_i = gamma / sqrt(i)) is too large for these kernels "
+                f"({bandwidths}): use a smaller gamma or the default bandwidths (gamma = 10 "
+                "is stable on the task of Sec 5.5 with them)")
 
 
 def _warmup() -> None:

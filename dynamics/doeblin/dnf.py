@@ -431,9 +431,7 @@ class DNFSearchResult:
 
 
 def _check_method(method) -> int:
-    if method not in _STAGES:
-        raise ValueError(f"method must be one of {DNF_METHODS}, got {describe(method)}")
-    return _STAGES[method]
+    return _STAGES[check_choice("method", method, DNF_METHODS)]
 
 
 def _check_problem(problem) -> DNFProblem:

@@ -37,6 +37,7 @@ from numba import njit
 from dynamics._common import (
     as_generator,
     check_array,
+    check_choice,
     check_count,
     check_in_range,
     check_instance,
@@ -671,8 +672,7 @@ def sample_gradient(theta, x, y, model: SequenceModel, *, eps: float, samples: i
         ``likelihood`` estimates that expectation.
     seed : int, Generator or None, keyword-only
     """
-    if weights not in ("exact", "edit"):
-        raise ValueError(f'weights must be "exact" or "edit", got {describe(weights)}')
+    weights = check_choice("weights", weights, ("exact", "edit"))
     theta = _check_theta(theta, model)
     x = _check_seq("x", x, model)
     y = _check_seq("y", y, model)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dynamics._common import (as_generator, check_count, check_in_range,
+from dynamics._common import (as_generator, check_choice, check_count, check_in_range,
                               check_progress, describe, report)
 from dynamics.doeblin.learning import (SequenceModel, _add_grad_log_u, _algorithm1, _code_of,
                                        _edit_weighted_gradient, _geometric, _gibbs_step,
@@ -143,8 +143,7 @@ def make_word_task(*, n_train: int = 300, n_test: int = 200, noise: float = 0.5,
     n_train = check_count("n_train", n_train, high=100_000)
     n_test = check_count("n_test", n_test, high=100_000)
     noise = check_in_range("noise", noise, 0.0, 1.0)
-    if channel not in WORD_CHANNELS:
-        raise ValueError(f"channel must be one of {WORD_CHANNELS}, got {describe(channel)}")
+    channel = check_choice("channel", channel, WORD_CHANNELS)
     if not isinstance(letters, str) or len(set(letters)) != len(letters) or len(letters) < 2:
         raise ValueError(
             f"letters must be a string of distinct characters, got {describe(letters)}"

@@ -157,8 +157,9 @@ def median_bandwidth(particles, fraction: float = 0.1, *, max_particles: int = 1
     fraction = check_positive("fraction", fraction)
     # pairwise distances are O(max_particles^2) memory: at most 10,000 particles (400 MB)
     max_particles = check_count("max_particles", max_particles, low=2, high=10_000)
+    rng = as_generator(seed)  # checked even when every particle is used
     if x.shape[0] > max_particles:
-        x = x[as_generator(seed).choice(x.shape[0], max_particles, replace=False)]
+        x = x[rng.choice(x.shape[0], max_particles, replace=False)]
     if len(x) < 2:
         return 1e-3
     return max(fraction * float(np.median(_pair_distances(x))), 1e-6)

@@ -66,7 +66,7 @@ from .._common import (
 )
 from .mdp import MDP, check_gamma, check_lam, check_mdp, policy_values, soft_value_iteration
 
-__all__ = ["MAX_K", "MAX_BUFFER", "MAX_DUAL", "SAMPLES_PER_CELL", "dual_actions", "policy_of",
+__all__ = ["MAX_K", "MAX_BUFFER", "MAX_DUAL", "MAX_LAM", "SAMPLES_PER_CELL", "dual_actions", "policy_of",
            "objective", "gradients", "FixedPoint", "biased_fixed_point", "Buffer",
            "sample_segments", "k_step_deltas", "TabularRun", "sbeed_tabular"]
 
@@ -269,9 +269,16 @@ def biased_fixed_point(mdp: MDP, *, gamma: float, lam: float, eta: float, behavi
     return FixedPoint(V=V, theta=th, policy=policy_of(th, lam), objective=res.fun / scale)
 
 
+#: Largest entropy weight lam of the SBEED iterations: values grow like lam log A / (1 - gamma),
+#: and the runs stop as diverged beyond 1e12.
+MAX_LAM = 1e6
+
+
 def _check_common(gamma, lam, eta):
     gamma = check_gamma(gamma)
     lam = check_lam(lam, allow_zero=False)
+    if lam > MAX_LAM:
+        raise ValueError(f"lam must be at most MAX_LAM = {MAX_LAM:g}, got {lam!r}")
     eta = check_in_range("eta", eta, 0.0, 1.0)
     return gamma, lam, eta
 

@@ -632,3 +632,18 @@ def test_restart_law_checks_the_arguments_its_kind_leaves_unused():
         db.restart_law(["uniform"], 3)
     with pytest.raises(TypeError, match="reversible"):
         db.random_chain(4, reversible="yes")
+
+
+def test_choices_given_as_arrays_are_refused_by_name():
+    """``x not in (...)`` with an array raised 'truth value ... ambiguous' (or unhashable)."""
+    import dynamics.doeblin as db
+
+    bad = np.array([1.0, 2.0])
+    with pytest.raises(ValueError, match="channel"):
+        db.make_word_task(n_train=5, n_test=5, channel=bad)
+    with pytest.raises(ValueError, match="method"):
+        db.dnf_search(db.make_dnf_problem(seed=0), method=bad, max_steps=10)
+    model = db.sequence_model(3, 2)
+    with pytest.raises(ValueError, match="weights"):
+        db.sample_gradient(np.zeros(model.n_params), np.array([0, 1]), np.array([1, 2]), model,
+                           eps=0.5, weights=bad)

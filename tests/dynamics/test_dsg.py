@@ -309,6 +309,7 @@ def test_a_diverging_run_raises_naming_theta(monkeypatch):
     (lambda X, y: dsg.rbf_kernel(X, X[:, :1], 1.0), "columns", ValueError),
     (lambda X, y: dsg.loglog_slope([1.0, 2.0], [1.0]), "y", ValueError),
     (lambda X, y: dsg.loglog_slope([1.0, 1.0], [1.0, 2.0]), "x", ValueError),
+    (lambda X, y: dsg.loglog_slope(3.0, [1.0, 2.0]), "x", ValueError),
     (lambda X, y: dsg.doubly_sgd(X, y, bandwidth=1.0, nu=0.0, steps=5, batch_size=2,
                                  block_size=2, keep_values="yes"), "keep_values", TypeError),
     (lambda X, y: dsg.doubly_sgd(X, y, bandwidth=1.0, nu=0.0, steps=5, batch_size=2,

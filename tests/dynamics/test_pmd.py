@@ -398,3 +398,11 @@ def test_weighted_kde_log_is_a_flag():
                                np.log(pmd.weighted_kde(pts, pts, np.ones(2), 1.0)))
     with pytest.raises(TypeError, match="log"):
         pmd.weighted_kde(pts, pts, np.ones(2), 1.0, log="yes")
+
+
+def test_median_bandwidth_checks_seed_even_when_every_particle_is_used():
+    from dynamics import pmd
+
+    pts = np.random.default_rng(0).normal(size=(5, 2))
+    with pytest.raises(ValueError, match="seed"):
+        pmd.median_bandwidth(pts, seed="x")

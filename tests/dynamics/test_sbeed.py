@@ -405,3 +405,10 @@ def test_pendulum_helpers_check_their_arrays():
         pend.ablation(steps=200, seeds=1, executor="pool")
     # a noisy step with rng=None draws fresh noise rather than failing
     assert np.isfinite(pend.pendulum_step(0.3, 0.5, 1.0, noise=0.5)[1])
+
+
+def test_lam_is_capped_rather_than_reported_as_a_diverged_run():
+    """lam = 1e12 made every value about 1e13 and the run stopped as 'diverged: take smaller
+    steps', which named the wrong knob."""
+    with pytest.raises(ValueError, match="lam must be at most"):
+        sbeed.sbeed_tabular(sbeed.risky_choice(), gamma=0.9, lam=1e12, eta=1.0, iterations=2)
