@@ -107,6 +107,8 @@ def baseline_arguments(qualname: str, fn) -> dict:
             continue
         if param.name in own:
             kwargs[param.name] = own[param.name]
+        elif param.name == "seed" and param.default is None:
+            kwargs[param.name] = 0  # the same draws in every run: a failure is reproducible
         elif param.default is not param.empty and not _heavy(qualname, param.name):
             kwargs[param.name] = param.default
         elif param.name in registered:
