@@ -334,7 +334,8 @@ def worker(names: list[str], resume: int = 0, out=None) -> None:
     """Run the cases of each function in ``names`` (the first from case ``resume``)."""
     out = out or sys.stdout
     warnings.simplefilter("ignore")
-    functions, _, _ = public_callables(fallback=bool(os.environ.get("FUZZ_FALLBACK_ALL")))
+    functions, _, _ = public_callables(os.environ.get("FUZZ_PACKAGE", "dynamics"),
+                                       fallback=bool(os.environ.get("FUZZ_FALLBACK_ALL")))
 
     def emit(record):
         out.write(json.dumps(record) + "\n")
@@ -345,7 +346,7 @@ def worker(names: list[str], resume: int = 0, out=None) -> None:
     # Compile (or load) the engines' kernels first, outside the per-call time limit: on a fresh
     # machine the numba cache is empty and compiling a module can take longer than a call may.
     for engine in dict.fromkeys(name.split(".")[1] for name in names):
-        if engine in dynamics.ENGINES:
+        if names[0].startswith("dynamics.") and engine in dynamics.ENGINES:
             emit({"warming": engine})
             importlib.import_module(f"dynamics.{engine}")._warmup()
     for index, qualname in enumerate(names):

@@ -77,13 +77,17 @@ FUNCTIONS, DISPATCHERS, WITHOUT_ALL = _fuzz.public_callables(
     fallback=bool(os.environ.get("FUZZ_FALLBACK_ALL")))  # only to measure code without __all__
 
 
-def _run_batch(names: list[str]) -> tuple[dict, dict]:
-    """Run the worker over ``names``; restart it after a hang. Returns (per-function list of
-    failures, per-function baseline problems)."""
+def _run_batch(names: list[str], *, package: str = "dynamics", call_limit: float = CALL_LIMIT,
+               pythonpath: str = "") -> tuple[dict, dict]:
+    """Run the worker over ``names`` (public functions of ``package``); restart it after a hang.
+    Returns (per-function list of failures, per-function baseline problems)."""
     failures: dict[str, list[str]] = {name: [] for name in names}
     baseline: dict[str, str] = {}
     todo, resume = list(names), 0
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    functions = FUNCTIONS if package == "dynamics" else _fuzz.public_callables(package)[0]
+    paths = [str(ROOT), pythonpath, os.environ.get("PYTHONPATH", "")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in paths if p),
+               FUZZ_PACKAGE=package)
     while todo:
         args = [sys.executable, "-m", "tests.dynamics._fuzz", f"--resume={resume}", *todo]
         proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE,
@@ -103,7 +107,7 @@ def _run_batch(names: list[str]) -> tuple[dict, dict]:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            limit = WARMUP_LIMIT if "warming" in record else CALL_LIMIT
+            limit = WARMUP_LIMIT if "warming" in record else call_limit
             if "start" in record:
                 current = record["start"]
             elif "baseline" in record and "error" in record:
@@ -125,9 +129,9 @@ def _run_batch(names: list[str]) -> tuple[dict, dict]:
         name, case = current
         what = "its example arguments" if case < 0 else "case %d" % case
         if case >= 0:
-            param, kind = _fuzz.cases_of(name, FUNCTIONS[name])[case]
+            param, kind = _fuzz.cases_of(name, functions[name])[case]
             what = f"{param}={kind}"
-        why = f"no answer within {CALL_LIMIT:g} s (a hang)" if line == "HANG" else \
+        why = f"no answer within {call_limit:g} s (a hang)" if line == "HANG" else \
             "the worker process died"
         failures[name].append(f"{what}: {why}")
         if case < 0:
@@ -245,3 +249,33 @@ def test_shared_checks_refuse_types_sizes_and_divergence_by_name():
         c.check_finite_result("weights", np.array([1.0, np.inf]), "use a smaller eta")
     assert c.kl_divergence([0.5, 0.5], [0.25, 0.75]) == pytest.approx(
         0.5 * np.log(2) + 0.5 * np.log(2 / 3))
+
+
+_FAKE_ENGINES = '''
+import time
+
+from dynamics._common import check_count
+
+__all__ = ["sleepy", "careful"]
+
+
+def sleepy(n: int = 1):
+    if n == 10**12:
+        time.sleep(120)  # what the test must report as a hang, and then carry on
+    return check_count("n", n, high=10**9)
+
+
+def careful(n: int = 1):
+    return check_count("n", n, high=10**9)
+'''
+
+
+def test_a_hang_fails_its_function_by_name_and_the_run_goes_on(tmp_path, monkeypatch):
+    (tmp_path / "fuzzfake").mkdir()
+    (tmp_path / "fuzzfake" / "__init__.py").write_text(_FAKE_ENGINES)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    failures, baseline = _run_batch(["fuzzfake.sleepy", "fuzzfake.careful"], package="fuzzfake",
+                                    call_limit=3.0, pythonpath=str(tmp_path))
+    assert baseline == {}
+    assert failures["fuzzfake.sleepy"] == ["n=10**12: no answer within 3 s (a hang)"]
+    assert failures["fuzzfake.careful"] == []
