@@ -256,7 +256,7 @@ import time
 
 from dynamics._common import check_count
 
-__all__ = ["sleepy", "careful"]
+__all__ = ["sleepy", "careful", "unregistered"]
 
 
 def sleepy(n: int = 1):
@@ -267,15 +267,22 @@ def sleepy(n: int = 1):
 
 def careful(n: int = 1):
     return check_count("n", n, high=10**9)
+
+
+def unregistered(thing):
+    return thing
 '''
 
 
 def test_a_hang_fails_its_function_by_name_and_the_run_goes_on(tmp_path, monkeypatch):
+    """And a function without example arguments is reported as such (the test then asks for
+    them to be registered)."""
     (tmp_path / "fuzzfake").mkdir()
     (tmp_path / "fuzzfake" / "__init__.py").write_text(_FAKE_ENGINES)
     monkeypatch.syspath_prepend(str(tmp_path))
-    failures, baseline = _run_batch(["fuzzfake.sleepy", "fuzzfake.careful"], package="fuzzfake",
+    failures, baseline = _run_batch(["fuzzfake.sleepy", "fuzzfake.careful",
+                                     "fuzzfake.unregistered"], package="fuzzfake",
                                     call_limit=3.0, pythonpath=str(tmp_path))
-    assert baseline == {}
+    assert baseline == {"fuzzfake.unregistered": "no example value for ['thing']"}
     assert failures["fuzzfake.sleepy"] == ["n=10**12: no answer within 3 s (a hang)"]
     assert failures["fuzzfake.careful"] == []
