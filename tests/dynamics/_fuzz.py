@@ -2,11 +2,10 @@
 bad values for each of its arguments, and call it in a worker process.
 
 Run as ``python -m tests.dynamics._fuzz NAME ...`` (from the repository root) it is that worker:
-it loads the kernels of the engines involved (``_warmup``), then calls each named function
-once with its example arguments (the baseline), then once per
-(argument, bad value), and writes one JSON line before each call (``{"start": [name, case]}``)
-and one after (``{"result": ...}``) on its standard output, so that the parent can tell which
-call hung when the lines stop.
+it loads the kernels of the engines involved (``_warmup``), then calls each named function once
+with its example arguments (the baseline), then once per (argument, bad value), and writes one
+JSON line before each call (``{"start": [name, case]}``) and one after (``{"result": ...}``) on
+its standard output, so that the parent can tell which call hung when the lines stop.
 
 A call passes when it raises ``ValueError`` or ``TypeError`` whose message names the argument
 (for a bad value that changes an array's shape, any argument: the one whose shape no longer
@@ -77,7 +76,7 @@ def public_callables(package: str = "dynamics", *, fallback: bool = False):
             if _is_dispatcher(obj):
                 seen.add(id(obj))
                 dispatchers[f"{modname}.{name}"] = obj
-            elif inspect.isfunction(obj):
+            elif callable(obj) and not isinstance(obj, type):  # functions, wrapped ones too
                 seen.add(id(obj))
                 functions[f"{modname}.{name}"] = obj
     return functions, dispatchers, without_all
