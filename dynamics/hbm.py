@@ -586,9 +586,11 @@ def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str 
     N = check_count("N", N, low=1, high=MAX_DATA)
     datasets = check_count("datasets", datasets, low=1, high=100_000)
     executor = check_executor(executor)
+    mode = check_choice("mode", mode, ("converged", "gradient", "gibbs"))
+    if order is not None or model is None:  # unused with a model, but never unchecked
+        order = check_count("order", order, low=1, high=n)
     if model is None:
-        mode = check_choice("mode", mode, ("converged", "gradient", "gibbs"))
-        model = Model("hbm", check_count("order", order, low=1, high=n), mode)
+        model = Model("hbm", order, mode)
     _check_model(model, n)
     base = int(as_generator(seed).integers(0, 2**31 - 1))
     reference = _reference(model, p_star, base)
