@@ -41,37 +41,7 @@ WORKERS = 2
 #: Functions that still fail, while their modules are being fixed: xfail(strict=True), so that
 #: a fixed function turns the test red until it is taken off this list.
 KNOWN_FAILURES: set[str] = {
-    "dynamics.doeblin.exact_gradient",
-    "dynamics.doeblin.restart_stationary",
-    "dynamics.doeblin.sequence_model",
     "dynamics.dsg.doubly_sgd",
-    "dynamics.dsg.gp_closed_form",
-    "dynamics.dsg.gp_regression",
-    "dynamics.dsg.kernel_ridge",
-    "dynamics.dsg.norma",
-    "dynamics.dsg.rbf_kernel",
-    "dynamics.dsg.synthetic_2d",
-    "dynamics.dsg.synthetic_truth",
-    "dynamics.embedding_sgd.conditional_mean",
-    "dynamics.embedding_sgd.embedding_sgd",
-    "dynamics.embedding_sgd.truth",
-    "dynamics.pmd.compare_methods",
-    "dynamics.pmd.compare_repeats",
-    "dynamics.pmd.cross_entropy",
-    "dynamics.pmd.grid_posterior",
-    "dynamics.pmd.kde_numpy",
-    "dynamics.pmd.one_pass_smc",
-    "dynamics.pmd.particle_mirror_descent",
-    "dynamics.pmd.posterior_grid",
-    "dynamics.pmd.total_variation",
-    "dynamics.pmd.weighted_kde",
-    "dynamics.sbeed.gradients",
-    "dynamics.sbeed.objective",
-    "dynamics.sbeed.pendulum.observe",
-    "dynamics.sbeed.pendulum.pendulum_step",
-    "dynamics.sbeed.pendulum.sbeed_pendulum",
-    "dynamics.sbeed.policy_values",
-    "dynamics.sbeed.soft_value_iteration",
 }
 
 FUNCTIONS, DISPATCHERS, WITHOUT_ALL = _fuzz.public_callables(
