@@ -55,11 +55,16 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import (as_generator, check_array, check_choice, check_count, check_flag,
-                      check_positive, check_progress, check_real, report)
+from ._common import (as_generator, check_choice, check_count, check_flag,
+                      check_in_range, check_positive, check_progress, report)
+from ._dsg_reference import (  # noqa: F401  (re-exported: part of this module's interface)
+    MAX_DIM, MAX_POINTS, MAX_SCALE, _check_data, _check_points, _check_scale, _check_test,
+    _check_test_pair, gp_closed_form, kernel_ridge, loglog_slope, median_bandwidth, rbf_kernel,
+    synthetic_2d, synthetic_truth,
+)
 
 __all__ = [
-    "LOSSES", "MAX_STEPS", "MAX_BLOCK", "MAX_BATCH", "MAX_POINTS", "MAX_DIM",
+    "LOSSES", "MAX_STEPS", "MAX_BLOCK", "MAX_BATCH", "MAX_POINTS", "MAX_DIM", "MAX_SCALE",
     "block_features", "DSGModel", "Partial", "doubly_sgd", "data_step_scale", "rbf_kernel",
     "kernel_ridge", "median_bandwidth", "synthetic_truth", "synthetic_2d", "gp_closed_form",
     "GPRun", "gp_regression", "NormaModel", "norma", "loglog_slope",
@@ -71,14 +76,11 @@ MAX_STEPS = 10_000_000
 #: Largest feature block B and minibatch m.
 MAX_BLOCK = 1_000_000
 MAX_BATCH = 1_000_000
-#: Largest number of points a dense kernel matrix (``rbf_kernel``, ``kernel_ridge``, the GP's
-#: closed form) is built on: 20,000 x 20,000 float64 is 3.2 GB.
-MAX_POINTS = 20_000
-#: Largest input dimension.
-MAX_DIM = 10_000
 #: A run whose iterate reaches this many times (1 + max |y|) at a minibatch has diverged (a
 #: stable run's values stay near the targets' range: f is a smoothing of y).
 DIVERGED = 10.0
+#: Largest noise variance and first step of ``gp_regression`` (theta / first_step must stay > 0).
+MAX_FIRST = 1e6
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -112,7 +114,7 @@ def block_features(seed: int, step: int, block_size: int, dim: int, bandwidth: f
     if block_size * dim > 100_000_000:
         raise ValueError(f"block_size * dim = {block_size * dim:,} features entries exceed "
                          "10**8 (0.8 GB): use a smaller block_size or dim")
-    bandwidth = check_positive("bandwidth", bandwidth)
+    bandwidth = _check_scale("bandwidth", bandwidth)
     return _block(_feature_seed(seed, step), block_size, dim, 1.0 / bandwidth)
 
 
@@ -208,7 +210,7 @@ class DSGModel:
         return base * weights[:, None]
 
     def predict(self, X, *, upto: int | None = None, last: bool = False) -> np.ndarray:
-        X = check_array("X", X, ndim=2)
+        X = _check_points("X", X)
         if X.shape[1] != self.dim:
             raise ValueError(f"X must have {self.dim} columns, got {X.shape[1]}")
         coef = self.coefficients(upto, last=last)
@@ -261,10 +263,10 @@ def data_step_scale(X, *, bandwidth: float, batch_size: int, block_size: int,
     2000 steps of 64 points, 64 features) this gives theta of about 12; the tests measure the
     error it reaches against theta = 1 and 100.
     """
-    X = check_array("X", X, ndim=2)
+    X = _check_points("X", X)
     if X.shape[0] == 0:
         raise ValueError("X must hold at least one data point")
-    bandwidth = check_positive("bandwidth", bandwidth)
+    bandwidth = _check_scale("bandwidth", bandwidth)
     m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
     B = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
     loss = check_choice("loss", loss, tuple(LOSSES))
@@ -294,38 +296,6 @@ def _check_seed(seed) -> int:
     raise ValueError(f"seed must be an integer >= 0, a Generator or None, got {seed!r}")
 
 
-def _check_test(X_test, dim: int) -> np.ndarray:
-    """Test inputs: a 2-D array with ``dim`` columns."""
-    X_test = check_array("X_test", X_test, ndim=2)
-    if X_test.shape[1] != dim:
-        raise ValueError(f"X_test must have {dim} columns, got {X_test.shape[1]}")
-    return X_test
-
-
-def _check_data(X, y, *, max_points: int = 100_000_000):
-    X = check_array("X", X, ndim=2)
-    if X.shape[0] == 0 or X.shape[1] == 0:
-        raise ValueError(f"X must hold at least one data point of at least one coordinate, "
-                         f"got shape {X.shape}")
-    if X.shape[0] > max_points:
-        raise ValueError(f"X may hold at most {max_points:,} points here, got {X.shape[0]:,}")
-    if X.shape[1] > MAX_DIM:
-        raise ValueError(f"X may have at most {MAX_DIM} columns, got {X.shape[1]}")
-    y = check_array("y", y, shape=(X.shape[0],))
-    return X, y
-
-
-def _check_test_pair(X_test, y_test, dim: int):
-    """(X_test, y_test) both given (checked) or both None."""
-    if X_test is None and y_test is None:
-        return None
-    if X_test is None or y_test is None:
-        missing = "X_test" if X_test is None else "y_test"
-        raise ValueError(f"X_test and y_test go together: {missing} is None")
-    X_test = _check_test(X_test, dim)
-    return X_test, check_array("y_test", y_test, shape=(X_test.shape[0],))
-
-
 def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, steps: int,
                batch_size: int, block_size: int, theta: float | None = None,
                t0: float | None = None,
@@ -352,8 +322,8 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     ``MAX_BLOCK``, m <= ``MAX_BATCH``, steps * B <= 2 * 10**8 (the coefficients kept)."""
     X, y = _check_data(X, y)
     loss = check_choice("loss", loss, tuple(LOSSES))
-    bandwidth = check_positive("bandwidth", bandwidth)
-    nu = check_positive("nu", nu, allow_zero=True)
+    bandwidth = _check_scale("bandwidth", bandwidth)
+    nu = check_in_range("nu", nu, 0.0, MAX_SCALE)
     steps = check_count("steps", steps, low=1, high=MAX_STEPS)
     m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
     B = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
@@ -492,95 +462,8 @@ def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, 
                 avg_test[k] += (g_t * raw_test[k] - avg_test[k]) / t
 
 
-# --- references ---------------------------------------------------------------------------------
-
-
-def rbf_kernel(A, B_, bandwidth: float) -> np.ndarray:
-    """The Gaussian RBF kernel matrix k(A_i, B_j) = exp(-||A_i - B_j||^2 / (2 bandwidth^2)):
-    A (n, d), B_ (p, d), each with at most ``MAX_POINTS`` rows."""
-    A = check_array("A", A, ndim=2)
-    B_ = check_array("B_", B_, ndim=2)
-    if A.shape[1] != B_.shape[1]:
-        raise ValueError(f"A and B_ must have the same number of columns, got shapes "
-                         f"{A.shape} and {B_.shape}")
-    for name, arr in (("A", A), ("B_", B_)):
-        if len(arr) > MAX_POINTS:
-            raise ValueError(f"{name} may have at most {MAX_POINTS:,} rows, got {len(arr):,}")
-    bandwidth = check_positive("bandwidth", bandwidth)
-    sq = (A * A).sum(1)[:, None] + (B_ * B_).sum(1)[None, :] - 2 * A @ B_.T
-    return np.exp(-np.maximum(sq, 0.0) / (2 * bandwidth**2))
-
-
-def kernel_ridge(X, y, *, bandwidth: float, nu: float):
-    """The exact minimiser of (1/n) sum 1/2 (f(x_k) - y_k)^2 + nu/2 ||f||^2 in the RBF RKHS:
-    f* = sum beta_k k(x_k, .), beta = (K + n nu I)^-1 y. Returns a predict function."""
-    X, y = _check_data(X, y, max_points=MAX_POINTS)
-    bandwidth = check_positive("bandwidth", bandwidth)
-    nu = check_positive("nu", nu)
-    K = rbf_kernel(X, X, bandwidth)
-    beta = np.linalg.solve(K + len(X) * nu * np.eye(len(X)), y)
-
-    def predict(Z):
-        return rbf_kernel(check_array("X", Z, ndim=2), X, bandwidth) @ beta
-
-    predict.beta = beta
-    return predict
-
-
-def median_bandwidth(X, *, factor: float = 0.1, max_points: int = 2000, seed=0) -> float:
-    """``factor`` times the median pairwise distance (on at most ``max_points`` points, drawn
-    with ``seed``); at least two distinct points are needed."""
-    X = check_array("X", X, ndim=2)
-    if X.shape[0] < 2 or X.shape[1] == 0:
-        raise ValueError(f"X must hold at least two points, got shape {X.shape}")
-    factor = check_positive("factor", factor)
-    max_points = check_count("max_points", max_points, low=2, high=MAX_POINTS)
-    rng = as_generator(seed)
-    if len(X) > max_points:
-        X = X[rng.choice(len(X), max_points, replace=False)]
-    sq = (X * X).sum(1)[:, None] + (X * X).sum(1)[None, :] - 2 * X @ X.T
-    iu = np.triu_indices(len(X), 1)
-    median = float(np.median(np.sqrt(np.maximum(sq[iu], 0.0))))
-    if not 0.0 < median < np.inf:
-        raise ValueError(f"X must have a positive, finite median pairwise distance, got {median!r}")
-    return float(factor * median)
-
-
-def synthetic_truth(X) -> np.ndarray:
-    """The noiseless function of Sec 3.6.1: cos(0.5 pi ||x||) exp(-0.1 pi ||x||)."""
-    X = check_array("X", X, ndim=2)
-    if X.shape[1] == 0:
-        raise ValueError(f"X must have at least one column, got shape {X.shape}")
-    r = np.linalg.norm(X, axis=1)
-    return np.cos(0.5 * np.pi * r) * np.exp(-0.1 * np.pi * r)
-
-
-def synthetic_2d(n: int, *, noise: float = 0.1, seed=None):
-    """Sec 3.6.1: x ~ U[-5, 5]^2, y = ``synthetic_truth(x)`` + noise e."""
-    n = check_count("n", n, low=1, high=10_000_000)
-    noise = check_positive("noise", noise, allow_zero=True)
-    rng = as_generator(seed)
-    X = rng.uniform(-5, 5, size=(n, 2))
-    return X, synthetic_truth(X) + noise * rng.standard_normal(n)
-
-
 # --- Gaussian process regression (Sec 3.3.1, eqs 3.9-3.10; experiment of Sec 3.6.2) -----------
-
-
-def gp_closed_form(X, y, X_test, *, noise: float, bandwidth: float):
-    """The GP posterior at ``X_test`` (eq 3.9), k the RBF kernel, noise variance sigma^2 =
-    ``noise``: mean k*^T (K + sigma^2 I)^-1 y, variance k(x*, x*) - k*^T (K + sigma^2 I)^-1 k*."""
-    X, y = _check_data(X, y, max_points=MAX_POINTS)
-    X_test = _check_test(X_test, X.shape[1])
-    noise = check_positive("noise", noise)
-    bandwidth = check_positive("bandwidth", bandwidth)
-    K = rbf_kernel(X, X, bandwidth)
-    Ks = rbf_kernel(X_test, X, bandwidth)
-    chol = np.linalg.cholesky(K + noise * np.eye(len(X)))
-    solve = lambda b: np.linalg.solve(chol.T, np.linalg.solve(chol, b))  # noqa: E731
-    mean = Ks @ solve(y)
-    var = 1.0 - np.einsum("ij,ji->i", Ks, solve(Ks.T))
-    return mean, var
+# (the closed form, ``gp_closed_form``, is in ``_dsg_reference``)
 
 
 @dataclass(frozen=True)
@@ -629,12 +512,12 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
     if len(X_test) == 0:
         raise ValueError("X_test must hold at least one point")
     checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
-    noise = check_positive("noise", noise)
-    bandwidth = check_positive("bandwidth", bandwidth)
+    noise = check_in_range("noise", noise, 1.0 / MAX_SCALE, MAX_FIRST)
+    bandwidth = _check_scale("bandwidth", bandwidth)
     steps = check_count("steps", steps, low=1, high=1_000_000)
     m = check_count("batch_size", batch_size, low=1, high=100_000)
     B = check_count("block_size", block_size, low=1, high=100_000)
-    first_step = check_positive("first_step", first_step)
+    first_step = check_in_range("first_step", first_step, 1.0 / MAX_SCALE, MAX_FIRST)
     if len(X) * len(X_test) > 20_000_000:
         raise ValueError(f"{len(X)} training x {len(X_test)} test points keep "
                          f"{len(X) * len(X_test) * 8 / 1e9:.1f} GB of function values: use "
@@ -644,7 +527,6 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
     n, d = X.shape
     nu = noise / n
     theta = 1.0 / nu
-    t0 = theta / first_step - 1.0
     exact_mean, exact_var = gp_closed_form(X, y, X_test, noise=noise, bandwidth=bandwidth)
     rng = np.random.default_rng([seed, 3])
     inv_bw = 1.0 / bandwidth
@@ -664,7 +546,7 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
     phi_test = np.empty((len(X_test), B))
     phi_batch = np.empty((m, B))
     for t in range(1, steps + 1):
-        gamma = theta / (t + t0)
+        gamma = theta / ((t - 1.0) + theta / first_step)  # theta / (t + t0), no cancellation
         idx = rng.integers(0, n, size=m)
         targets = np.column_stack([y[idx], rbf_kernel(X[idx], X_test, bandwidth)])
         residual = G * at_train[idx] - targets
@@ -710,7 +592,7 @@ class NormaModel:
         return int(self.points.size + self.coef_avg.size)
 
     def predict(self, X) -> np.ndarray:
-        return rbf_kernel(check_array("X", X, ndim=2), self.points, self.bandwidth) @ self.coef_avg
+        return rbf_kernel(_check_points("X", X), self.points, self.bandwidth) @ self.coef_avg
 
 
 def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, theta: float = 1.0,
@@ -720,8 +602,8 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
     y_k) k(x_k, .), squared loss, the same steps and averaging as ``doubly_sgd``, the kernel
     itself instead of random features (so memory grows like t)."""
     X, y = _check_data(X, y)
-    bandwidth = check_positive("bandwidth", bandwidth)
-    nu = check_positive("nu", nu, allow_zero=True)
+    bandwidth = _check_scale("bandwidth", bandwidth)
+    nu = check_in_range("nu", nu, 0.0, MAX_SCALE)
     steps = check_count("steps", steps, low=1, high=1_000_000)
     m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
     if steps * m > MAX_POINTS:
@@ -767,20 +649,6 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
     weights = np.repeat((cum[steps] - cum[0:steps]) / steps, m)
     return NormaModel(pts, stored * weights, bandwidth,
                       {k: np.asarray(v) for k, v in history.items()})
-
-
-def loglog_slope(x, y) -> float:
-    """The least-squares slope of log y against log x over the points where both are > 0 (at
-    least two distinct x needed)."""
-    x_in, x = x, check_array("x", x, ndim=1)
-    if np.ndim(x_in) == 0:  # check_array reads a scalar as a 1-element array
-        raise ValueError(f"x must be a 1-d array, got the scalar {x_in!r}")
-    y = check_array("y", y, shape=x.shape)
-    keep = (x > 0) & (y > 0)
-    if len(np.unique(x[keep])) < 2:
-        raise ValueError(f"x and y must have at least two points with distinct x > 0 and y > 0, "
-                         f"got {int(keep.sum())} positive points")
-    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
 
 
 def _warmup() -> None:

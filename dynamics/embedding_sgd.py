@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
+from ._common import (MAX_ABS, as_generator, check_array, check_count, check_positive, check_progress,
                       report)
 
 __all__ = ["INPUT_NOISE", "MAX_POINTS", "DIVERGED", "truth", "conditional_mean",
@@ -57,7 +57,7 @@ DIVERGED = 100.0
 
 def truth(x_clean) -> np.ndarray:
     """The noiseless regression function of Sec 5.5, entrywise on a finite array ``x_clean``."""
-    x = check_array("x_clean", x_clean)
+    x = check_array("x_clean", x_clean, max_abs=MAX_ABS)
     return ((np.sin(3.5 * np.pi * x) + np.cos(7.7 * np.pi * x)) * np.exp(-1.67 * np.abs(x))
             + 3.0 * x**2)
 
@@ -65,7 +65,7 @@ def truth(x_clean) -> np.ndarray:
 def conditional_mean(x) -> np.ndarray:
     """E[y | x] of the task (x_clean ~ U[-0.5, 0.5] seen through N(0, 0.05^2)), by quadrature
     over x_clean: the best that plain regression on the noisy inputs can learn."""
-    x = check_array("x", x, ndim=1, max_size=MAX_POINTS)
+    x = check_array("x", x, ndim=1, max_size=MAX_POINTS, max_abs=MAX_ABS)
     clean = np.linspace(-0.5, 0.5, 2001)
     target = truth(clean)
     out = np.empty(len(x))
@@ -130,12 +130,12 @@ def embedding_sgd(x, y, *, batch_size: int = 50, gamma: float = 10.0,
     """Algorithm 4 on the data (x, y) in order (one pass, ``batch_size`` data a step), virtual
     samples z ~ N(x, ``virtual_noise``^2), and the baseline (plain SGD of f(x) ~ y on the same
     features and steps); both scored on noiseless test inputs in [-0.5, 0.5] (Sec 5.5)."""
-    if np.ndim(x) != 1:  # (check_array reads a scalar as one datum)
-        raise ValueError(f"x must be a 1-d array of data, got {np.ndim(x)} dimensions")
-    x = check_array("x", x, ndim=1)
+    x_in, x = x, check_array("x", x, ndim=1, max_abs=MAX_ABS)
+    if np.ndim(x_in) != 1:  # (check_array reads a scalar as one datum)
+        raise ValueError(f"x must be a 1-d array of data, got the scalar {x_in!r}")
     if len(x) == 0:
         raise ValueError("x must hold at least one datum")
-    y = check_array("y", y, shape=x.shape)
+    y = check_array("y", y, shape=x.shape, max_abs=MAX_ABS)
     m = check_count("batch_size", batch_size, low=1, high=len(x))
     gamma = check_positive("gamma", gamma)
     bandwidth_f = check_positive("bandwidth_f", bandwidth_f)

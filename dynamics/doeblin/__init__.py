@@ -52,6 +52,7 @@ from dynamics.doeblin.chains import (  # noqa: F401
     MAX_STAGED_STATES,
     MAX_BOUND_HORIZON,
     RESTART_LAWS,
+    MIN_EPS,
     restart_chain,
     stationary,
     restart_stationary,

@@ -28,6 +28,7 @@ __all__ = [
     "MAX_STAGED_STATES",
     "MAX_BOUND_HORIZON",
     "RESTART_LAWS",
+    "MIN_EPS",
     "restart_chain",
     "stationary",
     "restart_stationary",
@@ -61,9 +62,14 @@ RESTART_LAWS = ("uniform", "point", "chain")
 
 
 
+#: Smallest restart probability: below it I - (1 - eps) P^T is singular to working precision.
+MIN_EPS = 1e-12
+
+
 def _check_eps(eps, name: str = "eps") -> float:
-    """The restart probability: eq 1 needs eps in (0, 1] (eps = 0 is the plain chain)."""
-    return check_in_range(name, eps, 0.0, 1.0, low_open=True)
+    """The restart probability: eq 1 needs eps in (0, 1] (eps = 0 is the plain chain); here at
+    least ``MIN_EPS``."""
+    return check_in_range(name, eps, MIN_EPS, 1.0)
 
 
 def _check_chain_and_law(P, u):
@@ -198,7 +204,11 @@ def restart_stationary(P, u, eps: float) -> np.ndarray:
 
 def _restart_stationary(P: np.ndarray, u: np.ndarray, eps: float) -> np.ndarray:
     n = P.shape[0]
-    pi = np.linalg.solve(np.eye(n) - (1.0 - eps) * P.T, eps * u)
+    try:
+        pi = np.linalg.solve(np.eye(n) - (1.0 - eps) * P.T, eps * u)
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(f"eps = {eps!r} leaves I - (1 - eps) P^T singular to working "
+                         "precision: use a larger eps") from exc
     pi = np.clip(pi, 0.0, None)
     return pi / pi.sum()
 

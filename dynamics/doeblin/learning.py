@@ -135,12 +135,11 @@ def sequence_model(n_letters: int, length: int, dictionary=()) -> SequenceModel:
     if V**L > MAX_CODES:
         raise ValueError(f"n_letters**length = {V**L} exceeds {MAX_CODES}")
     table = np.zeros(V**L, dtype=np.int64)
-    words = np.asarray(dictionary)
-    if words.size:
-        words = check_array("dictionary", words, ndim=2, dtype=np.int64)
+    if not (isinstance(dictionary, (tuple, list)) and len(dictionary) == 0):
+        words = check_array("dictionary", dictionary, ndim=2, dtype=np.int64)
         if words.shape[1] != L:
             raise ValueError(f"dictionary must have {L} columns, got shape {words.shape}")
-        if words.min() < 0 or words.max() >= V:
+        if words.size and (words.min() < 0 or words.max() >= V):
             raise ValueError(f"dictionary letters must lie in [0, {V}), got {describe(words)}")
         table[_codes(words, V)] = 1
     n = _offsets(V, L)[-1]
@@ -252,7 +251,7 @@ def exact_gradient(theta, x, y, model: SequenceModel, *, eps: float,
     """
     theta = _check_theta(theta, model)
     eps = _check_eps_learning(eps)
-    step = check_positive("step", step)
+    step = check_in_range("step", step, 0.0, 1.0, low_open=True)  # a finite-difference step
     y = _check_seq("y", y, model)
     code = int(_codes(y, model.n_letters))
     g = np.empty(model.n_params)

@@ -251,7 +251,7 @@ def compare_repeats(model: MixtureModel, theta, n: int, *, repeats: int = 10, se
     """``compare_methods`` on ``repeats`` data sets of ``n`` points drawn with ``theta`` (data
     seed ``seed + r``, method seeds from it)."""
     model = check_instance("model", model, MixtureModel)
-    theta = check_array("theta", theta, shape=(2,))
+    theta = check_array("theta", theta, shape=(2,), max_abs=1e100)
     n = check_count("n", n, high=10_000_000)
     repeats = check_count("repeats", repeats, high=1000)
     seed = _check_seed(seed)

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, prange
 
-from dynamics._common import (as_generator, check_array, check_count, check_flag,
-                              check_positive)
+from dynamics._common import (MAX_ABS, as_generator, check_array, check_count, check_flag,
+                              check_in_range, check_positive)
 from dynamics.pmd.model import Grid, check_thetas
 
 __all__ = [
@@ -122,14 +122,20 @@ def _log_weights(weights: np.ndarray) -> np.ndarray:
 
 
 def _check_kde(points, centres, weights, bandwidth):
-    points = check_array("points", points, ndim=2, shape=(None, 2))
-    centres = check_array("centres", centres, ndim=2, shape=(None, 2))
+    points = check_array("points", points, ndim=2, shape=(None, 2), max_abs=MAX_ABS)
+    centres = check_array("centres", centres, ndim=2, shape=(None, 2), max_abs=MAX_ABS)
     if centres.shape[0] == 0:
         raise ValueError("centres must hold at least one particle")
     weights = check_array("weights", weights, shape=(centres.shape[0],))
     if np.any(weights < 0) or weights.sum() <= 0:
         raise ValueError("weights must be non-negative with a positive sum")
-    return points, centres, weights, check_positive("bandwidth", bandwidth)
+    # h^2 neither overflows nor underflows, and the cell list's cells (h wide) stay countable
+    h = check_in_range("bandwidth", bandwidth, 1e-100, 1e100)
+    spread = float(np.ptp(np.concatenate([points, centres]), axis=0).max())
+    if spread / h > 1e100:
+        raise ValueError(f"bandwidth {h:g} is too small for points and centres spread over "
+                         f"{spread:g} (at most 1e100 bandwidths)")
+    return points, centres, weights, h
 
 
 def weighted_kde(points, centres, weights, bandwidth: float, *, log: bool = False) -> np.ndarray:

@@ -22,7 +22,7 @@ import numpy as np
 from .._common import (as_generator, check_array, check_choice, check_count, check_flag,
                        check_in_range, check_instance, check_positive)
 
-__all__ = ["MAX_STATES", "MAX_ACTIONS", "MDP", "garnet", "frozen_lake", "risky_choice",
+__all__ = ["MAX_STATES", "MAX_ACTIONS", "MAX_LAM", "MDP", "garnet", "frozen_lake", "risky_choice",
            "check_mdp", "check_gamma", "check_lam", "SoftValues", "soft_max",
            "soft_value_iteration", "policy_values", "policy_entropy"]
 
@@ -167,9 +167,16 @@ def check_gamma(gamma) -> float:
     return check_in_range("gamma", gamma, 0.0, 1.0, high_open=True)
 
 
+#: Largest entropy weight lam: values grow like lam log A / (1 - gamma).
+MAX_LAM = 1e6
+
+
 def check_lam(lam, *, allow_zero: bool = True) -> float:
-    """An entropy weight lam >= 0 (> 0 unless ``allow_zero``)."""
-    return check_positive("lam", lam, allow_zero=check_flag("allow_zero", allow_zero))
+    """An entropy weight lam >= 0 (> 0 unless ``allow_zero``), at most ``MAX_LAM``."""
+    lam = check_positive("lam", lam, allow_zero=check_flag("allow_zero", allow_zero))
+    if lam > MAX_LAM:
+        raise ValueError(f"lam must be at most MAX_LAM = {MAX_LAM:g}, got {lam!r}")
+    return lam
 
 
 def _check_policy(name: str, policy, shape: tuple | None = None) -> np.ndarray:

@@ -112,7 +112,9 @@ def _observe(theta, thetadot):
 def _real_array(name: str, value) -> np.ndarray:
     """A finite real array of at most 10**7 entries, scalars kept 0-d (``check_array`` makes
     them 1-d)."""
-    arr = check_array(name, value, max_size=10_000_000)
+    if isinstance(value, (bool, np.bool_)) or getattr(value, "dtype", None) == np.bool_:
+        raise TypeError(f"{name} must be real numbers, not booleans, got {value!r}")
+    arr = check_array(name, value, max_size=10_000_000, max_abs=1e100)
     return arr.reshape(np.shape(value))
 
 
@@ -206,10 +208,10 @@ def sbeed_pendulum(*, steps: int = 100_000, gamma: float = 0.99, lam: float = 0.
     value_features = check_count("value_features", value_features, low=1, high=4000)
     batch_size = check_count("batch_size", batch_size, low=1, high=100_000)
     updates = check_count("updates", updates, low=0, high=10_000)
-    value_lr = check_positive("value_lr", value_lr)
-    dual_lr = check_positive("dual_lr", dual_lr)
+    value_lr = check_in_range("value_lr", value_lr, 0.0, 1.0, low_open=True)
+    dual_lr = check_in_range("dual_lr", dual_lr, 0.0, 1.0, low_open=True)
     dual_steps = check_count("dual_steps", dual_steps, low=1, high=100)
-    policy_kl = check_positive("policy_kl", policy_kl)
+    policy_kl = check_in_range("policy_kl", policy_kl, 0.0, 1.0, low_open=True)
     max_std = check_positive("max_std", max_std)
     if buffer_episodes is not None:
         buffer_episodes = check_count("buffer_episodes", buffer_episodes, low=1, high=100_000)
@@ -247,6 +249,12 @@ def sbeed_pendulum(*, steps: int = 100_000, gamma: float = 0.99, lam: float = 0.
     config = (steps, gamma, lam, eta, k, noise)
 
     def snapshot(done: int) -> PendulumRun:
+        for name, w in (("V", w_v), ("the policy", w_pi)):
+            if not np.all(np.abs(w) < 1e100):  # also NaN
+                raise ValueError(
+                    f"sbeed_pendulum diverged by episode {done}: {name}'s weights are no longer "
+                    f"finite; value_lr = {value_lr:g}, dual_lr = {dual_lr:g} or policy_kl = "
+                    f"{policy_kl:g} is too large (lam = {lam:g}): use smaller steps")
         roll, ret = _rollout(phi_pi, w_pi)
         return PendulumRun(
             steps=(np.arange(n_episodes) + 1.0) * EPISODE, returns=returns.copy(),

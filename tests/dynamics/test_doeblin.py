@@ -647,3 +647,21 @@ def test_choices_given_as_arrays_are_refused_by_name():
     with pytest.raises(ValueError, match="weights"):
         db.sample_gradient(np.zeros(model.n_params), np.array([0, 1]), np.array([1, 2]), model,
                            eps=0.5, weights=bad)
+
+
+def test_tiny_eps_and_ragged_dictionaries_are_refused_by_name():
+    """eps = 1e-300 made I - (1 - eps) P^T exactly singular (LinAlgError); a ragged dictionary
+    failed inside numpy without naming it."""
+    import dynamics.doeblin as db
+
+    P, u = db.three_state_chain(0.1), np.full(3, 1 / 3)
+    with pytest.raises(ValueError, match="eps"):
+        db.restart_stationary(P, u, 1e-300)
+    assert np.isfinite(db.restart_stationary(P, u, db.MIN_EPS)).all()
+    with pytest.raises(ValueError, match="dictionary"):
+        db.sequence_model(3, 2, [[0, 1], [2]])
+    assert db.sequence_model(3, 2, np.zeros((0, 2), dtype=np.int64)).in_dictionary.sum() == 0
+    model = db.sequence_model(3, 2)
+    with pytest.raises(ValueError, match="step"):
+        db.exact_gradient(np.zeros(model.n_params), np.array([0, 1]), np.array([1, 2]), model,
+                          eps=0.5, step=1e308)

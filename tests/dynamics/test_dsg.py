@@ -325,3 +325,23 @@ def test_bad_input_is_refused_by_name(call, name, kind):
     X, y = dsg.synthetic_2d(20, seed=0)
     with pytest.raises(kind, match=name):
         call(X, y)
+
+
+def test_extreme_finite_values_are_refused_or_computed_without_overflow():
+    """1e308 inside X made |x|^2 + |x'|^2 - 2 x.x' inf - inf = NaN, bandwidth = 1e308 an
+    OverflowError in bandwidth**2, and gp_regression's t0 = theta / first_step - 1 cancelled
+    to -1 (ZeroDivisionError) for a huge first_step or noise."""
+    X, y = dsg.synthetic_2d(10, seed=0)
+    far = np.array([[1e99, -1e99], [0.0, 0.0]])
+    K = dsg.rbf_kernel(far, far, 1.0)
+    np.testing.assert_array_equal(K, np.eye(2))  # exp(-inf) = 0 off the diagonal, no NaN
+    with pytest.raises(ValueError, match="A must have entries of magnitude"):
+        dsg.rbf_kernel(np.array([[1e308, 0.0]]), X, 1.0)
+    with pytest.raises(ValueError, match="bandwidth"):
+        dsg.rbf_kernel(X, X, 1e308)
+    with pytest.raises(ValueError, match="noise"):
+        dsg.synthetic_2d(5, noise=1e308)
+    with pytest.raises(ValueError, match="first_step"):
+        dsg.gp_regression(X, y, X[:3], bandwidth=1.0, steps=2, first_step=1e308)
+    with pytest.raises(ValueError, match="noise"):
+        dsg.gp_regression(X, y, X[:3], bandwidth=1.0, steps=2, noise=1e308)

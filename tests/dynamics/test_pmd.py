@@ -406,3 +406,20 @@ def test_median_bandwidth_checks_seed_even_when_every_particle_is_used():
     pts = np.random.default_rng(0).normal(size=(5, 2))
     with pytest.raises(ValueError, match="seed"):
         pmd.median_bandwidth(pts, seed="x")
+
+
+def test_extreme_values_are_refused_by_name():
+    from dynamics import pmd
+
+    model = pmd.MixtureModel()
+    with pytest.raises(ValueError, match="data"):
+        pmd.posterior_grid(model, np.array([0.0, 1e308]))
+    pts = np.zeros((3, 2))
+    for h in (1e308, 1e-300):
+        with pytest.raises(ValueError, match="bandwidth"):
+            pmd.weighted_kde(pts, pts, np.ones(3), h)
+    p = np.ones((3, 3))
+    with pytest.raises(ValueError, match="q must be a density"):
+        pmd.total_variation(p, -p, 1.0)
+    with pytest.raises(ValueError, match="cell_area"):
+        pmd.cross_entropy(p, p, 1e308)

@@ -412,3 +412,17 @@ def test_lam_is_capped_rather_than_reported_as_a_diverged_run():
     steps', which named the wrong knob."""
     with pytest.raises(ValueError, match="lam must be at most"):
         sbeed.sbeed_tabular(sbeed.risky_choice(), gamma=0.9, lam=1e12, eta=1.0, iterations=2)
+
+
+def test_pendulum_inputs_are_real_numbers_and_its_steps_bounded():
+    from dynamics.sbeed import pendulum as pend
+
+    with pytest.raises(TypeError, match="theta"):
+        pend.pendulum_step(True, 0.0, 0.0)
+    with pytest.raises(ValueError, match="thetadot"):
+        pend.observe(0.0, np.array([1e308]))
+    for name in ("value_lr", "dual_lr", "policy_kl"):
+        with pytest.raises(ValueError, match=name):
+            pend.sbeed_pendulum(steps=200, **{name: 1e308})
+    with pytest.raises(ValueError, match="lam must be at most"):
+        sbeed.soft_value_iteration(sbeed.risky_choice(), gamma=0.9, lam=1e308)
