@@ -270,6 +270,7 @@ FUNCTIONS = {
     "dynamics.pmd.compare_methods": _pmd_functions,
     "dynamics.pmd.compare_repeats": lambda: dict(n=20, particles=20),
     "dynamics.dsg.loglog_slope": _dsg_loglog,
+    "dynamics.dsg.doubly_sgd": lambda: dict(keep_values=False),  # a flag (None: by cost)
     "dynamics.hbm.popcount": lambda: dict(n=3),
     "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
     "dynamics.doeblin.restart_law": lambda: dict(kind="uniform", n=3),

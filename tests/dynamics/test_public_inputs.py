@@ -40,9 +40,7 @@ WORKERS = 2
 
 #: Functions that still fail, while their modules are being fixed: xfail(strict=True), so that
 #: a fixed function turns the test red until it is taken off this list.
-KNOWN_FAILURES: set[str] = {
-    "dynamics.dsg.doubly_sgd",
-}
+KNOWN_FAILURES: set[str] = set()
 
 FUNCTIONS, DISPATCHERS, WITHOUT_ALL = _fuzz.public_callables(
     fallback=bool(os.environ.get("FUZZ_FALLBACK_ALL")))  # only to measure code without __all__
