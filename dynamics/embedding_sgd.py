@@ -41,8 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import (MAX_ABS, as_generator, check_array, check_count, check_positive, check_progress,
-                      report)
+from ._common import (MAX_ABS, as_generator, check_array, check_count, check_positive,
+                      check_progress, report)
 
 __all__ = ["INPUT_NOISE", "MAX_POINTS", "DIVERGED", "truth", "conditional_mean",
            "noisy_measurement", "EmbeddingRun", "embedding_sgd"]

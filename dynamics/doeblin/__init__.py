@@ -135,8 +135,8 @@ from dynamics.doeblin.dnf import (  # noqa: F401
     dnf_experiment,
 )
 
-__all__ = [*chains.__all__, *sampling.__all__, *staged.__all__, *learning.__all__, *word_task.__all__,
-           *dnf.__all__]
+__all__ = [*chains.__all__, *sampling.__all__, *staged.__all__, *learning.__all__,
+           *word_task.__all__, *dnf.__all__]
 
 
 def _warmup() -> None:

@@ -119,8 +119,8 @@ def sgld(model: MixtureModel, data, *, particles: int = 1500, batch_size: int = 
         theta = theta + 0.5 * eps * grad + math.sqrt(eps) * noise[t]
         if not np.all(np.abs(theta) < 1e6):  # also NaN: the prior's scale is O(1)
             raise ValueError(
-                f"SGLD diverged at iteration {t}: |theta| reached {np.max(np.abs(theta)):.3g}; the step eps_t = "
-                f"a (b + t)^-decay with step_a = {a:g}, step_b = {step_b:g} is too large for "
+                f"SGLD diverged at iteration {t}: |theta| reached "
+                f"{np.max(np.abs(theta)):.3g}; the step eps_t = a (b + t)^-decay with step_a = {a:g}, step_b = {step_b:g} is too large for "
                 f"{n} data: use a smaller step_a (None picks half the inverse curvature)")
         chain[t] = theta
         if progress is not None and t % 250 == 0:
@@ -243,8 +243,8 @@ passes. A unimodal family: it can hold one mode at best (Sec 4.6.1: "the
             if not np.all(np.abs(params) < 100.0):  # also NaN; |log L_ii| > 100 overflows
                 raise ValueError(
                     f"SVI diverged at step {step}: a variational parameter reached "
-                    f"{np.max(np.abs(params)):.3g}; learning_rate = {lr:g} is too large: use a smaller one "
-                    "(the default 0.1 is stable)")
+                    f"{np.max(np.abs(params)):.3g}; learning_rate = {lr:g} is too large: use a "
+                    "smaller one (the default 0.1 is stable)")
             if step > total - steps_per_epoch:  # Polyak average over the last pass
                 average += (params - average) / (step - (total - steps_per_epoch))
             if step in checkpoints_at:

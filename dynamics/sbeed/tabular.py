@@ -606,7 +606,8 @@ def sbeed_tabular(mdp: MDP, *, gamma: float, lam: float, eta: float, iterations:
     # where it would go unused)
     if isinstance(buffer_size, (int, np.integer)) and not isinstance(buffer_size, bool) \
             and buffer_size < 1:
-        raise ValueError(f"buffer_size must be at least 1: the replay buffer is empty (got {buffer_size})")
+        raise ValueError("buffer_size must be at least 1: the replay buffer is empty (got "
+                         f"{buffer_size})")
     buffer_size = check_count("buffer_size", buffer_size, low=1, high=MAX_BUFFER)
     batch_size = check_count("batch_size", batch_size, low=1, high=100_000)
     dual_every = check_count("dual_every", dual_every, low=1, high=1_000_000)
