@@ -30,10 +30,16 @@ def warmup(verbose: bool = False, engines=None) -> dict[str, float]:
     Returns the seconds spent per engine module. The served app calls this at start so that the
     first slider move does not pay for compilation.
     """
+    if engines is not None and (isinstance(engines, str) or not hasattr(engines, "__iter__")):
+        raise TypeError(f"engines must be None or a list of names from {ENGINES}, got {engines!r}")
+    if not isinstance(verbose, bool):
+        raise TypeError(f"verbose must be True or False, got {verbose!r}")
     names = ENGINES if engines is None else tuple(engines)
     unknown = [name for name in names if name not in ENGINES]
     if unknown:
         raise ValueError(f"engines must be names from {ENGINES}, got {unknown}")
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError(f"engines must be names from {ENGINES}, got {names!r}")
     timings: dict[str, float] = {}
     for name in names:
         start = time.perf_counter()

@@ -18,7 +18,16 @@ __all__ = [
     "MAX_STATES",
     "MAX_FEATURES",
     "as_generator",
+    "MAX_COUNT",
+    "MAX_ABS",
     "check_array",
+    "check_real",
+    "check_flag",
+    "check_instance",
+    "check_choice",
+    "check_finite_result",
+    "check_executor",
+    "check_budget",
     "check_features",
     "check_moments",
     "check_count",
@@ -40,6 +49,13 @@ MAX_STEPS = 100_000_000
 MAX_STATES = 4096
 #: Upper bound on the number of features K.
 MAX_FEATURES = 1024
+#: Upper bound on the magnitude of features, moments and data entries: products and sums of a
+#: few of them stay far from overflow.
+MAX_ABS = 1e100
+#: Default upper bound of ``check_count`` for any other size (samples, particles, checkpoints,
+#: repetitions): 10**8 float64 entries are 0.8 GB, more than an explorer should ever allocate.
+#: Functions whose cost grows faster than linearly in a count pass a smaller, documented ``high``.
+MAX_COUNT = 100_000_000
 
 
 def describe(value) -> str:
@@ -70,15 +86,44 @@ def as_generator(seed) -> np.random.Generator:
     )
 
 
-def check_array(name: str, value, *, ndim: int | None = None, shape: tuple | None = None,
-                dtype=np.float64, finite: bool = True) -> np.ndarray:
-    """Convert ``value`` to a contiguous array of ``dtype`` and check its shape and finiteness.
+def _refuse_non_numeric(name: str, value) -> np.ndarray:
+    """``value`` as an array (no copy when it is one), refusing complex, object and text data.
 
-    ``shape`` may contain ``None`` for "any length" in that axis.
+    A complex array would otherwise be cast silently to its real part and an object array carried
+    into a kernel; both are a ``TypeError`` naming the parameter.
     """
     try:
-        arr = np.ascontiguousarray(value, dtype=dtype)
-    except (TypeError, ValueError) as exc:
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # ragged nested sequences
+        raise ValueError(f"{name} must be a numeric array, got {describe(value)}") from exc
+    kind = raw.dtype.kind
+    if kind == "c":
+        raise TypeError(f"{name} must be a real array, got complex dtype {raw.dtype}")
+    if kind not in "biuf":
+        raise TypeError(f"{name} must be a real numeric array, got {describe(value)} "
+                        f"(dtype {raw.dtype})")
+    return raw
+
+
+def check_array(name: str, value, *, ndim: int | None = None, shape: tuple | None = None,
+                dtype=np.float64, finite: bool = True, max_size: int | None = None,
+                max_abs: float | None = None) -> np.ndarray:
+    """Convert ``value`` to a contiguous array of ``dtype`` and check its shape and finiteness.
+
+    ``shape`` may contain ``None`` for "any length" in that axis. Complex, object and string data
+    raise ``TypeError``; an integer ``dtype`` refuses non-integral entries rather than truncating
+    them; ``max_size`` caps the number of entries and ``max_abs`` their magnitude (1e308 is
+    finite, but its square or a sum of a few is not).
+    """
+    raw = _refuse_non_numeric(name, value)
+    if np.dtype(dtype).kind in "iu" and raw.dtype.kind == "f":
+        if raw.size and not np.all(np.isfinite(raw)):
+            raise ValueError(f"{name} must have finite integer entries, got {describe(raw)}")
+        if raw.size and not np.all(raw == np.round(raw)):
+            raise ValueError(f"{name} must have integer entries, got {describe(raw)}")
+    try:
+        arr = np.ascontiguousarray(raw, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name} must be a numeric array, got {describe(value)}") from exc
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
@@ -88,10 +133,95 @@ def check_array(name: str, value, *, ndim: int | None = None, shape: tuple | Non
         ):
             want_text = "(" + ", ".join("any" if s is None else str(s) for s in shape) + ")"
             raise ValueError(f"{name} must have shape {want_text}, got shape {arr.shape}")
+    if max_size is not None and arr.size > max_size:
+        raise ValueError(f"{name} must have at most {max_size} entries, got {arr.size}")
     if finite and arr.size and not np.all(np.isfinite(arr)):
         bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(f"{name} must be finite, got {bad} NaN or infinite entries in {describe(arr)}")
+    if max_abs is not None and arr.size and np.abs(arr).max() > max_abs:
+        raise ValueError(f"{name} must have entries of magnitude at most {max_abs:g}, "
+                         f"got {np.abs(arr).max():g}")
     return arr
+
+
+def check_real(name: str, value, *, finite: bool = True) -> float:
+    """A real scalar as a float: refuses bools, strings, complex numbers and other objects.
+
+    A 0-d or one-element real array is accepted. With ``finite`` (the default) NaN and infinities
+    are refused too.
+    """
+    if isinstance(value, (bool, np.bool_, str, bytes, complex, np.complexfloating)):
+        raise ValueError(f"{name} must be a real number, got {describe(value)}")
+    if isinstance(value, np.ndarray):
+        if value.size != 1 or value.dtype.kind not in "iuf":
+            raise ValueError(f"{name} must be a real number, got {describe(value)}")
+        value = value.reshape(()).item()
+    if not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {describe(value)}")
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise ValueError(f"{name} must be a real number, got {describe(value)}") from exc
+    if finite and not np.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x!r}")
+    return x
+
+
+def check_flag(name: str, value) -> bool:
+    """A flag: ``True`` or ``False`` (numpy bools too); anything else is a ``TypeError``."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {describe(value)}")
+
+
+def check_instance(name: str, value, cls):
+    """``value`` when it is an instance of ``cls`` (a class or a tuple of classes), else a
+    ``TypeError`` naming the parameter and the expected class."""
+    if isinstance(value, cls):
+        return value
+    classes = cls if isinstance(cls, tuple) else (cls,)
+    expected = " or ".join(c.__name__ for c in classes)
+    raise TypeError(f"{name} must be a {expected}, got {describe(value)} "
+                    f"of type {type(value).__name__}")
+
+
+def check_choice(name: str, value, choices):
+    """``value`` when it is one of ``choices`` (compared by equality, strings exactly)."""
+    choices = tuple(choices)
+    if not isinstance(value, (str, numbers.Number)) or isinstance(value, bool) \
+            or value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {describe(value)}")
+    return value
+
+
+def check_budget(names: str, amount: float, limit: float, unit: str) -> None:
+    """Refuse a request whose total size, a product of several arguments (``amount`` ``unit``:
+    steps * L * L spins, iterations * 2^n updates, ...), exceeds ``limit``, with a ``ValueError``
+    naming the arguments (``names``) to reduce. Each argument alone may be within its own cap."""
+    if amount > limit:
+        raise ValueError(f"{names}: {amount:.3g} {unit} is more than the {limit:.3g} allowed; "
+                         f"reduce {names}")
+
+
+def check_executor(executor):
+    """``executor`` validated: None (run in this process) or an object with a callable ``map``
+    (a ``concurrent.futures`` executor, a dask client's wrapper, ...)."""
+    if executor is not None and not callable(getattr(executor, "map", None)):
+        raise TypeError(f"executor must be None or have a map method (a concurrent.futures "
+                        f"executor), got {describe(executor)}")
+    return executor
+
+
+def check_finite_result(name: str, value, hint: str):
+    """Refuse a result that diverged: ``value`` (an array or a scalar) returned when every entry
+    is finite, else a ``ValueError`` saying that ``name`` diverged and ``hint``, what to change
+    (for example "use a smaller step size eta")."""
+    arr = np.asarray(value)
+    if arr.dtype.kind in "fc" and arr.size and not np.all(np.isfinite(arr)):
+        bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"the run diverged: {name} has {bad} NaN or infinite entries "
+                         f"of {arr.size}; {hint}")
+    return value
 
 
 def check_features(features, *, min_states: int = 2) -> np.ndarray:
@@ -100,7 +230,7 @@ def check_features(features, *, min_states: int = 2) -> np.ndarray:
     Returns a C-contiguous float64 copy-or-view. D must lie in [min_states, MAX_STATES] and K in
     [1, MAX_FEATURES].
     """
-    phi = check_array("features", features, ndim=2)
+    phi = check_array("features", features, ndim=2, max_abs=MAX_ABS)
     D, K = phi.shape
     if not min_states <= D <= MAX_STATES:
         raise ValueError(
@@ -113,13 +243,18 @@ def check_features(features, *, min_states: int = 2) -> np.ndarray:
 
 def check_moments(moments, n_features: int) -> np.ndarray:
     """Check the target moments ``phi_bar``: a finite vector of length K."""
-    return check_array("moments", moments, shape=(n_features,))
+    return check_array("moments", moments, shape=(n_features,), max_abs=MAX_ABS)
 
 
-def check_count(name: str, value, *, low: int = 1, high: int = MAX_STEPS) -> int:
-    """Check an integer count in [low, high] (bools and non-integral floats are refused)."""
+def check_count(name: str, value, *, low: int = 1, high: int = MAX_COUNT) -> int:
+    """Check an integer count in [low, high] (bools, strings and non-integral floats refused).
+
+    ``high`` is the documented cap of the size (``MAX_COUNT`` unless the caller passes its own),
+    so that a huge request fails at once with a ``ValueError`` instead of a ``MemoryError``, an
+    ``OverflowError`` or a hang.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        if isinstance(value, float) and value.is_integer():
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
             value = int(value)
         else:
             raise ValueError(f"{name} must be an integer in [{low}, {high}], got {describe(value)}")
@@ -131,10 +266,7 @@ def check_count(name: str, value, *, low: int = 1, high: int = MAX_STEPS) -> int
 
 def check_positive(name: str, value, *, allow_zero: bool = False) -> float:
     """Check a finite real scalar > 0 (or >= 0 with ``allow_zero``)."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a real number, got {describe(value)}") from exc
+    x = check_real(name, value, finite=False)
     if not np.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
         allowed = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be finite and {allowed}, got {x!r}")
@@ -144,11 +276,9 @@ def check_positive(name: str, value, *, allow_zero: bool = False) -> float:
 def check_in_range(name: str, value, low: float, high: float, *, low_open: bool = False,
                    high_open: bool = False) -> float:
     """Check a finite real scalar in the interval [low, high] (ends open when asked)."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a real number, got {describe(value)}") from exc
-    ok = np.isfinite(x) and (x > low if low_open else x >= low) and (x < high if high_open else x <= high)
+    x = check_real(name, value, finite=False)
+    ok = (np.isfinite(x) and (x > low if low_open else x >= low)
+          and (x < high if high_open else x <= high))
     if not ok:
         interval = f"{'(' if low_open else '['}{low}, {high}{')' if high_open else ']'}"
         raise ValueError(f"{name} must lie in {interval}, got {x!r}")
@@ -186,9 +316,18 @@ def check_stochastic_matrix(name: str, value, *, atol: float = 1e-9) -> np.ndarr
 
 
 def kl_divergence(p, q) -> float:
-    """KL(p || q) = sum_i p_i log(p_i / q_i) in nats, with 0 log 0 = 0; inf where q_i = 0 < p_i."""
-    p = np.asarray(p, dtype=float)
-    q = np.asarray(q, dtype=float)
+    """KL(p || q) = sum_i p_i log(p_i / q_i) in nats, with 0 log 0 = 0; inf where q_i = 0 < p_i.
+
+    ``p`` and ``q`` are finite, non-negative arrays of the same shape (any number of axes; the
+    sum runs over all entries); they are not renormalised.
+    """
+    p = check_array("p", p)
+    q = check_array("q", q)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got p {p.shape} and q {q.shape}")
+    for name, arr in (("p", p), ("q", q)):
+        if arr.size and arr.min() < 0:
+            raise ValueError(f"{name} must have non-negative entries, got minimum {arr.min()!r}")
     mask = p > 0
     if np.any(q[mask] <= 0):
         return float("inf")

@@ -31,14 +31,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
-                      report)
+from ._common import (MAX_ABS, as_generator, check_array, check_budget, check_count,
+                      check_in_range, check_positive, check_progress, check_real, report)
+
+
+__all__ = [
+    "Votes", "banana", "lithuanian", "best_label", "conditional_herding", "voted_perceptron",
+]
 
 
 def banana(n: int, *, noise: float = 0.15, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """n points of the banana set (half of each class): (X (n, 2), y (n,) of +-1)."""
     n = check_count("n", n, low=2, high=10_000_000)
-    noise = check_positive("noise", noise, allow_zero=True)
+    noise = check_in_range("noise", noise, 0.0, 1e6)
     rng = as_generator(seed)
     half = n // 2
     a = rng.uniform(0, np.pi, n)
@@ -52,7 +57,7 @@ def banana(n: int, *, noise: float = 0.15, seed=None) -> tuple[np.ndarray, np.nd
 def lithuanian(n: int, *, noise: float = 0.15, seed=None) -> tuple[np.ndarray, np.ndarray]:
     """n points of the Lithuanian set: two concentric half-annuli (radius 1: +1, 2: -1)."""
     n = check_count("n", n, low=2, high=10_000_000)
-    noise = check_positive("noise", noise, allow_zero=True)
+    noise = check_in_range("noise", noise, 0.0, 1e6)
     rng = as_generator(seed)
     half = n // 2
     a = rng.uniform(0, np.pi, n)
@@ -84,7 +89,11 @@ class Votes:
 def best_label(a, B, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Eq 1.59 exactly: for pre-activations a = x^T W + theta (rows), the (y*, z*) maximising
     alpha y + sum_m z_m (a_m + y B_m): z*_m = sign(a_m + y B_m), so y* compares
-    alpha + sum |a + B| with -alpha + sum |a - B| (ties to +1)."""
+    alpha + sum |a + B| with -alpha + sum |a - B| (ties to +1). ``a`` is (N, M), ``B`` (M,) and
+    ``alpha`` a real number."""
+    a = check_array("a", a, ndim=2)
+    B = check_array("B", B, shape=(a.shape[1],))
+    alpha = check_real("alpha", alpha)
     plus = np.abs(a + B).sum(axis=1)
     minus = np.abs(a - B).sum(axis=1)
     ys = np.where(plus + alpha >= minus - alpha, 1.0, -1.0)
@@ -93,7 +102,7 @@ def best_label(a, B, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_data(X, y):
-    X = check_array("X", X, ndim=2)
+    X = check_array("X", X, ndim=2, max_abs=MAX_ABS)
     y = check_array("y", y, shape=(X.shape[0],))
     if not np.all(np.abs(y) == 1):
         raise ValueError("y must hold labels -1 and +1")
@@ -108,7 +117,7 @@ def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
     ``progress(fraction, message)`` is called every 1 % of the epochs (every epoch when there
     are fewer than 100) and at the end; it may raise ``Cancelled`` to stop the run."""
     X, y = _check_data(X, y)
-    Xt = check_array("X_test", X_test, ndim=2)
+    Xt = check_array("X_test", X_test, ndim=2, max_abs=MAX_ABS)
     if Xt.shape[1] != X.shape[1]:
         raise ValueError(f"X_test must have {X.shape[1]} columns, got {Xt.shape[1]}")
     M = check_count("hidden", hidden, low=0, high=10_000)
@@ -117,6 +126,7 @@ def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
     b = check_count("batch_size", batch_size, low=1, high=D)
     burn_in = check_count("burn_in", burn_in, low=0)
     init = check_positive("init", init, allow_zero=True)
+    check_budget("epochs", epochs * D * (X.shape[1] + 1) * max(M, 1), 1e11, "operations")
     progress = check_progress(progress)
     rng = as_generator(seed)
     r_max = float(np.sqrt(np.max(np.sum(X * X, axis=1))))

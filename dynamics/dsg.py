@@ -55,10 +55,32 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
-                      report)
+from ._common import (as_generator, check_choice, check_count, check_flag,
+                      check_in_range, check_positive, check_progress, report)
+from ._dsg_reference import (  # noqa: F401  (re-exported: part of this module's interface)
+    MAX_DIM, MAX_POINTS, MAX_SCALE, _check_data, _check_points, _check_scale, _check_test,
+    _check_test_pair, gp_closed_form, kernel_ridge, loglog_slope, median_bandwidth, rbf_kernel,
+    synthetic_2d, synthetic_truth,
+)
+
+__all__ = [
+    "LOSSES", "MAX_STEPS", "MAX_BLOCK", "MAX_BATCH", "MAX_POINTS", "MAX_DIM", "MAX_SCALE",
+    "block_features", "DSGModel", "Partial", "doubly_sgd", "data_step_scale", "rbf_kernel",
+    "kernel_ridge", "median_bandwidth", "synthetic_truth", "synthetic_2d", "gp_closed_form",
+    "GPRun", "gp_regression", "NormaModel", "norma", "loglog_slope",
+]
 
 LOSSES = {"squared": 0, "hinge": 1, "logistic": 2}
+#: Largest number of steps of ``doubly_sgd`` (it keeps B coefficients a step).
+MAX_STEPS = 10_000_000
+#: Largest feature block B and minibatch m.
+MAX_BLOCK = 1_000_000
+MAX_BATCH = 1_000_000
+#: A run whose iterate reaches this many times (1 + max |y|) at a minibatch has diverged (a
+#: stable run's values stay near the targets' range: f is a smoothing of y).
+DIVERGED = 10.0
+#: Largest noise variance and first step of ``gp_regression`` (theta / first_step must stay > 0).
+MAX_FIRST = 1e6
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -81,7 +103,18 @@ def _block(seed, B, d, inv_bw):
 
 def block_features(seed: int, step: int, block_size: int, dim: int, bandwidth: float):
     """The random features (omega, b) of step ``step`` (1-based) of a run with ``seed``,
-    regenerated from their seed exactly as training drew them."""
+    regenerated from their seed exactly as training drew them: omega (block_size, dim),
+    b (block_size,)."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        raise ValueError(f"seed must be the run's integer seed (>= 0), got {seed!r}")
+    seed = _check_seed(seed)
+    step = check_count("step", step, low=1, high=MAX_STEPS)
+    block_size = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
+    dim = check_count("dim", dim, low=1, high=MAX_DIM)
+    if block_size * dim > 100_000_000:
+        raise ValueError(f"block_size * dim = {block_size * dim:,} features entries exceed "
+                         "10**8 (0.8 GB): use a smaller block_size or dim")
+    bandwidth = _check_scale("bandwidth", bandwidth)
     return _block(_feature_seed(seed, step), block_size, dim, 1.0 / bandwidth)
 
 
@@ -171,13 +204,13 @@ class DSGModel:
         """The coefficients (t, B) of f_t (``last``) or of f_bar_t, t = ``upto``."""
         t = self.steps if upto is None else check_count("upto", upto, low=1, high=self.steps)
         base = self.stored[1:t + 1]
-        if last:
+        if check_flag("last", last):
             return base * self.scale[t]
         weights = (self.cum[t] - self.cum[0:t]) / t  # sum_{s=i..t} G_s / t for i = 1..t
         return base * weights[:, None]
 
     def predict(self, X, *, upto: int | None = None, last: bool = False) -> np.ndarray:
-        X = check_array("X", X, ndim=2)
+        X = _check_points("X", X)
         if X.shape[1] != self.dim:
             raise ValueError(f"X must have {self.dim} columns, got {X.shape[1]}")
         coef = self.coefficients(upto, last=last)
@@ -208,6 +241,51 @@ def _check_schedule(theta, nu, t0):
     return theta, t0
 
 
+def data_step_scale(X, *, bandwidth: float, batch_size: int, block_size: int,
+                    loss: str = "squared", seed=0, draws: int = 5) -> float:
+    """The step scale theta that ``doubly_sgd`` uses by default (``theta=None``), from the data.
+
+    One step moves the iterate's values at its minibatch by -gamma M r, r the loss gradients,
+    M = Phi Phi^T / (m B) (m x m, Phi the block's features at the m points) times the loss's
+    curvature c (1 for the squared loss, 1/4 for the logistic one; 1 for the hinge). The step is
+    stable while gamma c lambda_max(M) < 2 (gradient descent on a quadratic). lambda_max(M)
+    depends on the data's spread in kernel units: points far apart (bandwidth small against the
+    data's spread) give M close to I / m, so the step can be large; points within one bandwidth
+    give M close to 1 1^T / m (lambda near 1), and the random features add their own noise, of
+    order sqrt(m / B) / m. We estimate lambda_max(M) on ``draws`` minibatches and blocks drawn
+    as training draws them (at most 256 points and 2048 features each, which errs on the larger,
+    safe side) and return theta = 1 / (c lambda_max): with t0 = theta nu the first step
+    gamma_1 = theta / (1 + theta nu) is within half the stability limit, and gamma_t = theta / t
+    after it takes the largest steps Thm 11's 1/t schedule allows from that start (Thm 11 asks
+    theta nu >= 1, which a small nu makes impossible to combine with a stable first step).
+
+    On the 2-D task of Sec 3.6.1 (2,000 points, bandwidth 0.1 x the median distance, nu = 1e-6,
+    2000 steps of 64 points, 64 features) this gives theta of about 12; the tests measure the
+    error it reaches against theta = 1 and 100.
+    """
+    X = _check_points("X", X)
+    if X.shape[0] == 0:
+        raise ValueError("X must hold at least one data point")
+    bandwidth = _check_scale("bandwidth", bandwidth)
+    m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
+    B = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
+    loss = check_choice("loss", loss, tuple(LOSSES))
+    draws = check_count("draws", draws, low=1, high=100)
+    rng = as_generator(seed)
+    mm, BB = min(m, 256), min(B, 2048)
+    top = 0.0
+    for _ in range(draws):
+        idx = rng.integers(0, len(X), size=mm)
+        omega = rng.standard_normal((BB, X.shape[1])) / bandwidth
+        b = rng.uniform(0.0, 2.0 * np.pi, BB)
+        phi = _SQRT2 * np.cos(X[idx] @ omega.T + b)
+        # lambda_max(Phi Phi^T) / (m B) through the smaller of the two Gram matrices
+        gram = phi @ phi.T if mm <= BB else phi.T @ phi
+        top = max(top, float(np.linalg.eigvalsh(gram)[-1]) / (mm * BB))
+    curvature = 0.25 if loss == "logistic" else 1.0
+    return 1.0 / (curvature * max(top, 1e-12))
+
+
 def _check_seed(seed) -> int:
     """The run's integer seed: given (numpy integers name the same run as Python ones), or drawn
     from a Generator or fresh entropy."""
@@ -218,24 +296,9 @@ def _check_seed(seed) -> int:
     raise ValueError(f"seed must be an integer >= 0, a Generator or None, got {seed!r}")
 
 
-def _check_test(X_test, dim: int) -> np.ndarray:
-    """Test inputs: a 2-D array with ``dim`` columns."""
-    X_test = check_array("X_test", X_test, ndim=2)
-    if X_test.shape[1] != dim:
-        raise ValueError(f"X_test must have {dim} columns, got {X_test.shape[1]}")
-    return X_test
-
-
-def _check_data(X, y):
-    X = check_array("X", X, ndim=2)
-    if X.shape[0] == 0:
-        raise ValueError("X must hold at least one data point")
-    y = check_array("y", y, shape=(X.shape[0],))
-    return X, y
-
-
 def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, steps: int,
-               batch_size: int, block_size: int, theta: float = 1.0, t0: float | None = None,
+               batch_size: int, block_size: int, theta: float | None = None,
+               t0: float | None = None,
                seed=None, X_test=None, y_test=None, checkpoints: int = 30,
                keep_values: bool | None = None, progress=None) -> DSGModel:
     """Doubly stochastic functional gradient descent (Algorithms 1-2) on (X, y). With
@@ -246,20 +309,54 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     ``keep_values``: keep the iterate's values at the n training points (a step then costs
     O((n + m) B) instead of O(t m B): the same iterate, for a training set held in memory);
     default: when that is cheaper over the run. Prediction anywhere else always regenerates
-    the features from their seeds. ``progress`` receives the history so far (``partial``)."""
+    the features from their seeds. ``progress`` receives the history so far (``partial``).
+
+    ``theta=None`` (the default) chooses the step scale from the data: ``data_step_scale``
+    (theta = 1 / (c lambda_max) of one step's curvature at a minibatch, so that the first step
+    is within half the stability limit). A run whose iterate blows up (values beyond
+    ``DIVERGED`` (1 + max |y|) at a minibatch, or not finite) raises a ``ValueError`` naming
+    theta: its first steps were unstable. A given theta whose first step gamma_1 is more than
+    twice the stable step 2 / (c lambda_max) of ``data_step_scale`` is refused before the run
+    (it would grow the iterate over its first steps: Sec 3.6.1's task at theta = 100 ended with
+    a test error 8 times that of theta=None). Sizes are capped: steps <= ``MAX_STEPS``, B <=
+    ``MAX_BLOCK``, m <= ``MAX_BATCH``, steps * B <= 2 * 10**8 (the coefficients kept)."""
     X, y = _check_data(X, y)
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {sorted(LOSSES)}, got {loss!r}")
-    bandwidth = check_positive("bandwidth", bandwidth)
-    nu = check_positive("nu", nu, allow_zero=True)
-    steps = check_count("steps", steps, low=1, high=10_000_000)
-    m = check_count("batch_size", batch_size, low=1, high=1_000_000)
-    B = check_count("block_size", block_size, low=1, high=1_000_000)
-    theta, t0 = _check_schedule(theta, nu, t0)
+    loss = check_choice("loss", loss, tuple(LOSSES))
+    bandwidth = _check_scale("bandwidth", bandwidth)
+    nu = check_in_range("nu", nu, 0.0, MAX_SCALE)
+    steps = check_count("steps", steps, low=1, high=MAX_STEPS)
+    m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
+    B = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
+    if steps * B > 200_000_000:
+        raise ValueError(f"steps * block_size = {steps * B:,} coefficients exceed 2 * 10**8 "
+                         "(1.6 GB): use fewer steps or a smaller block_size")
+    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
+    if keep_values is not None:
+        keep_values = check_flag("keep_values", keep_values)
     if loss != "squared" and not np.all(np.abs(y) == 1):
-        raise ValueError(f"the {loss} loss needs labels -1 and +1")
+        raise ValueError(f"y must hold labels -1 and +1 for the {loss} loss")
     progress = check_progress(progress)
     seed = _check_seed(seed)
+    test = _check_test_pair(X_test, y_test, X.shape[1])
+    chosen = theta is None
+    scale_rng = np.random.default_rng([seed, 11])
+    if chosen:
+        theta = data_step_scale(X, bandwidth=bandwidth, batch_size=m, block_size=B, loss=loss,
+                                seed=scale_rng)
+    theta, t0 = _check_schedule(theta, nu, t0)
+    first = theta / (1.0 + t0)
+    # phi^2 <= 2, so c lambda_max <= 2 c: a first step below 2 / c cannot be flagged below
+    if not chosen and first * (0.25 if loss == "logistic" else 1.0) > 2.0:
+        stable = data_step_scale(X, bandwidth=bandwidth, batch_size=m, block_size=B, loss=loss,
+                                 seed=scale_rng)  # 1 / (c lambda_max): half the stable step
+        if first > 4.0 * stable:
+            raise ValueError(
+                f"doubly_sgd would diverge: theta = {theta:g} with t0 = {t0:g} makes the first "
+                f"step gamma_1 = {first:.3g}, {first / (2 * stable):.1f} times the largest "
+                f"stable step 2 / (c lambda_max) = {2 * stable:.3g} at a minibatch of this data "
+                "(data_step_scale), so the iterate would oscillate and grow over its first "
+                f"steps. Use theta <= {4 * stable * (1 + t0):.3g} at this t0, a larger t0, or "
+                "theta=None")
     feature_seeds = np.array([_feature_seed(seed, s) for s in range(1, steps + 1)], np.int64)
     data_seeds = np.array([(seed * 7_919 + 2 * s) % (2**31 - 1) for s in range(1, steps + 1)],
                           np.int64)
@@ -268,11 +365,8 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     cum = np.zeros(steps + 1)
     n, d = X.shape
     history = {"step": [], "seen": [], "error": []}
-    test = None
-    if X_test is not None:
-        X_test = _check_test(X_test, d)
-        y_test = check_array("y_test", y_test, shape=(X_test.shape[0],))
-        test = (X_test, y_test)
+    limit = DIVERGED * (1.0 + float(np.max(np.abs(y))))
+    peak = np.zeros(1)
     # Train to each checkpoint (log-spaced steps), recording the averaged iterate's error on
     # the test data there; without test data, the checkpoints only report progress.
     marks = np.unique(np.r_[np.geomspace(1, steps, max(2, checkpoints)).astype(np.int64), steps])
@@ -288,7 +382,15 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
         mark = int(mark)
         _train_segment(X, y, LOSSES[loss], B, m, 1.0 / bandwidth, nu, theta, t0, done, mark,
                        feature_seeds, data_seeds, stored, scale, cum, keep, raw_train, X_eval,
-                       raw_test, avg_test)
+                       raw_test, avg_test, peak)
+        if not peak[0] <= limit:  # also NaN
+            how = "chosen from the data" if chosen else "given"
+            raise ValueError(
+                f"doubly_sgd diverged by step {mark:,}: the iterate reached |f| = {peak[0]:.3g} "
+                f"at a minibatch, beyond {DIVERGED:g} (1 + max |y|) = {limit:.3g}. The step "
+                f"scale theta = {theta:g} ({how}; first step gamma_1 = {theta / (1 + t0):.3g}) "
+                "is too large for this data and bandwidth: use a smaller theta, a larger t0, "
+                "or theta=None (see data_step_scale)")
         done = mark
         if test is not None:
             history["step"].append(done)
@@ -304,7 +406,7 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
 
 @njit(cache=True, nogil=True)
 def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, data_seeds,
-                   stored, scale, cum, keep, raw_train, X_test, raw_test, avg_test):
+                   stored, scale, cum, keep, raw_train, X_test, raw_test, avg_test, peak):
     """Steps start + 1 .. stop of the training loop: ``stored[t]`` the block's coefficients
     / G_t, ``scale[t]`` = G_t, ``cum[t]`` = sum_{s <= t} G_s (index 0: before the first step);
     the arrays hold the earlier steps.
@@ -313,7 +415,9 @@ def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, 
     evaluations at step t) or, with ``keep``, read from ``raw_train``: f_t / G_t at every
     training point, to which each step adds its block (n B evaluations a step, whatever t).
     Both give the same iterate. ``raw_test`` and ``avg_test`` keep f_t / G_t and the averaged
-    iterate f_bar_t at the test points the same way (empty arrays: no test points)."""
+    iterate f_bar_t at the test points the same way (empty arrays: no test points).
+    ``peak[0]`` becomes the largest |f_{t-1}| met at a minibatch (NaN once it is not finite), so
+    that the caller can stop a diverging run."""
     n, d = X.shape
     xb = np.empty((m, d))
     yb = np.empty(m)
@@ -335,6 +439,11 @@ def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, 
             _eval_blocks(xb, stored[1:t], seeds[:t - 1], B, inv_bw, f)
         for k in range(m):
             f[k] *= scale[t - 1]
+            size = abs(f[k])
+            if not size <= peak[0]:  # larger, or NaN
+                peak[0] = size
+        if not peak[0] < 1e300:
+            return
         omega, b = _block(seeds[t - 1], B, d, inv_bw)
         g_t = scale[t - 1] * (1.0 - gamma * nu)
         for j in range(B):
@@ -353,74 +462,8 @@ def _train_segment(X, y, kind, B, m, inv_bw, nu, theta, t0, start, stop, seeds, 
                 avg_test[k] += (g_t * raw_test[k] - avg_test[k]) / t
 
 
-# --- references ---------------------------------------------------------------------------------
-
-
-def rbf_kernel(A, B_, bandwidth: float) -> np.ndarray:
-    A = check_array("A", A, ndim=2)
-    B_ = check_array("B", B_, ndim=2)
-    bandwidth = check_positive("bandwidth", bandwidth)
-    sq = (A * A).sum(1)[:, None] + (B_ * B_).sum(1)[None, :] - 2 * A @ B_.T
-    return np.exp(-np.maximum(sq, 0.0) / (2 * bandwidth**2))
-
-
-def kernel_ridge(X, y, *, bandwidth: float, nu: float):
-    """The exact minimiser of (1/n) sum 1/2 (f(x_k) - y_k)^2 + nu/2 ||f||^2 in the RBF RKHS:
-    f* = sum beta_k k(x_k, .), beta = (K + n nu I)^-1 y. Returns a predict function."""
-    X, y = _check_data(X, y)
-    bandwidth = check_positive("bandwidth", bandwidth)
-    nu = check_positive("nu", nu)
-    K = rbf_kernel(X, X, bandwidth)
-    beta = np.linalg.solve(K + len(X) * nu * np.eye(len(X)), y)
-
-    def predict(Z):
-        return rbf_kernel(check_array("X", Z, ndim=2), X, bandwidth) @ beta
-
-    predict.beta = beta
-    return predict
-
-
-def median_bandwidth(X, *, factor: float = 0.1, max_points: int = 2000, seed=0) -> float:
-    """``factor`` times the median pairwise distance (on at most ``max_points`` points)."""
-    X, _ = _check_data(X, np.zeros(len(np.asarray(X))))
-    rng = as_generator(seed)
-    if len(X) > max_points:
-        X = X[rng.choice(len(X), max_points, replace=False)]
-    sq = (X * X).sum(1)[:, None] + (X * X).sum(1)[None, :] - 2 * X @ X.T
-    iu = np.triu_indices(len(X), 1)
-    return float(factor * np.median(np.sqrt(np.maximum(sq[iu], 0.0))))
-
-
-def synthetic_truth(X) -> np.ndarray:
-    """The noiseless function of Sec 3.6.1: cos(0.5 pi ||x||) exp(-0.1 pi ||x||)."""
-    r = np.linalg.norm(check_array("X", X, ndim=2), axis=1)
-    return np.cos(0.5 * np.pi * r) * np.exp(-0.1 * np.pi * r)
-
-
-def synthetic_2d(n: int, *, noise: float = 0.1, seed=None):
-    """Sec 3.6.1: x ~ U[-5, 5]^2, y = ``synthetic_truth(x)`` + noise e."""
-    n = check_count("n", n, low=1, high=10_000_000)
-    rng = as_generator(seed)
-    X = rng.uniform(-5, 5, size=(n, 2))
-    return X, synthetic_truth(X) + noise * rng.standard_normal(n)
-
-
 # --- Gaussian process regression (Sec 3.3.1, eqs 3.9-3.10; experiment of Sec 3.6.2) -----------
-
-
-def gp_closed_form(X, y, X_test, *, noise: float, bandwidth: float):
-    """The GP posterior at ``X_test`` (eq 3.9), k the RBF kernel, noise variance sigma^2 =
-    ``noise``: mean k*^T (K + sigma^2 I)^-1 y, variance k(x*, x*) - k*^T (K + sigma^2 I)^-1 k*."""
-    X, y = _check_data(X, y)
-    X_test = _check_test(X_test, X.shape[1])
-    noise = check_positive("noise", noise)
-    K = rbf_kernel(X, X, bandwidth)
-    Ks = rbf_kernel(X_test, X, bandwidth)
-    chol = np.linalg.cholesky(K + noise * np.eye(len(X)))
-    solve = lambda b: np.linalg.solve(chol.T, np.linalg.solve(chol, b))  # noqa: E731
-    mean = Ks @ solve(y)
-    var = 1.0 - np.einsum("ij,ji->i", Ks, solve(Ks.T))
-    return mean, var
+# (the closed form, ``gp_closed_form``, is in ``_dsg_reference``)
 
 
 @dataclass(frozen=True)
@@ -464,16 +507,17 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
     the first n / sigma^2 steps. With b points a step, a step up to about b/2 is stable when
     the minibatch points are far apart in kernel units.
     """
-    X, y = _check_data(X, y)
+    X, y = _check_data(X, y, max_points=MAX_POINTS)
     X_test = _check_test(X_test, X.shape[1])
     if len(X_test) == 0:
         raise ValueError("X_test must hold at least one point")
-    noise = check_positive("noise", noise)
-    bandwidth = check_positive("bandwidth", bandwidth)
+    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
+    noise = check_in_range("noise", noise, 1.0 / MAX_SCALE, MAX_FIRST)
+    bandwidth = _check_scale("bandwidth", bandwidth)
     steps = check_count("steps", steps, low=1, high=1_000_000)
     m = check_count("batch_size", batch_size, low=1, high=100_000)
     B = check_count("block_size", block_size, low=1, high=100_000)
-    first_step = check_positive("first_step", first_step)
+    first_step = check_in_range("first_step", first_step, 1.0 / MAX_SCALE, MAX_FIRST)
     if len(X) * len(X_test) > 20_000_000:
         raise ValueError(f"{len(X)} training x {len(X_test)} test points keep "
                          f"{len(X) * len(X_test) * 8 / 1e9:.1f} GB of function values: use "
@@ -483,7 +527,6 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
     n, d = X.shape
     nu = noise / n
     theta = 1.0 / nu
-    t0 = theta / first_step - 1.0
     exact_mean, exact_var = gp_closed_form(X, y, X_test, noise=noise, bandwidth=bandwidth)
     rng = np.random.default_rng([seed, 3])
     inv_bw = 1.0 / bandwidth
@@ -503,7 +546,7 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
     phi_test = np.empty((len(X_test), B))
     phi_batch = np.empty((m, B))
     for t in range(1, steps + 1):
-        gamma = theta / (t + t0)
+        gamma = theta / ((t - 1.0) + theta / first_step)  # theta / (t + t0), no cancellation
         idx = rng.integers(0, n, size=m)
         targets = np.column_stack([y[idx], rbf_kernel(X[idx], X_test, bandwidth)])
         residual = G * at_train[idx] - targets
@@ -527,6 +570,10 @@ def gp_regression(X, y, X_test, *, noise: float = 0.1, bandwidth: float, steps: 
             report(progress, t / steps, f"step {t:,} of {steps:,}",
                    partial=GPRun(mean_bar.copy(), 1.0 - own_bar, exact_mean, exact_var,
                                  {k: np.asarray(v) for k, v in history.items()}))
+    if not (np.all(np.isfinite(mean_bar)) and np.all(np.isfinite(own_bar))):
+        raise ValueError(f"gp_regression diverged: the averaged iterate is not finite; the first "
+                         f"step first_step = {first_step:g} is too large for this data and "
+                         "bandwidth: use a smaller first_step (1 is stable)")
     return GPRun(mean_bar.copy(), 1.0 - own_bar, exact_mean, exact_var,
                  {k: np.asarray(v) for k, v in history.items()})
 
@@ -545,7 +592,7 @@ class NormaModel:
         return int(self.points.size + self.coef_avg.size)
 
     def predict(self, X) -> np.ndarray:
-        return rbf_kernel(check_array("X", X, ndim=2), self.points, self.bandwidth) @ self.coef_avg
+        return rbf_kernel(_check_points("X", X), self.points, self.bandwidth) @ self.coef_avg
 
 
 def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, theta: float = 1.0,
@@ -555,11 +602,17 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
     y_k) k(x_k, .), squared loss, the same steps and averaging as ``doubly_sgd``, the kernel
     itself instead of random features (so memory grows like t)."""
     X, y = _check_data(X, y)
-    bandwidth = check_positive("bandwidth", bandwidth)
-    nu = check_positive("nu", nu, allow_zero=True)
+    bandwidth = _check_scale("bandwidth", bandwidth)
+    nu = check_in_range("nu", nu, 0.0, MAX_SCALE)
     steps = check_count("steps", steps, low=1, high=1_000_000)
-    m = check_count("batch_size", batch_size, low=1)
+    m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
+    if steps * m > MAX_POINTS:
+        raise ValueError(f"steps * batch_size = {steps * m:,} kept points exceed {MAX_POINTS:,} "
+                         "(NORMA's kernel sums grow with them): use fewer steps or smaller batches")
     theta, t0 = _check_schedule(theta, nu, t0)
+    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
+    test = _check_test_pair(X_test, y_test, X.shape[1])
+    limit = DIVERGED * (1.0 + float(np.max(np.abs(y))))
     rng = as_generator(seed)
     pts = np.empty((steps * m, X.shape[1]))
     stored = np.zeros(steps * m)
@@ -575,27 +628,27 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
         k_prev = (t - 1) * m
         f = (rbf_kernel(xb, pts[:k_prev], bandwidth) @ stored[:k_prev]) * G if k_prev else \
             np.zeros(m)
+        if not np.max(np.abs(f)) <= limit:
+            raise ValueError(
+                f"norma diverged by step {t:,}: the iterate reached |f| = {np.max(np.abs(f)):.3g} "
+                f"at a minibatch, beyond {DIVERGED:g} (1 + max |y|) = {limit:.3g}: the step "
+                f"scale theta = {theta:g} (first step {theta / (1 + t0):.3g}) is too large; use "
+                "a smaller theta or a larger t0")
         G *= 1.0 - gamma * nu
         pts[k_prev:k_prev + m] = xb
         stored[k_prev:k_prev + m] = -gamma * (f - yb) / m / G
         scale[t] = G
         cum[t] = cum[t - 1] + G
-        if t in marks and X_test is not None:
+        if t in marks and test is not None:
             weights = np.repeat((cum[t] - cum[0:t]) / t, m)
             model = NormaModel(pts[:t * m], stored[:t * m] * weights, bandwidth, {})
             history["step"].append(t)
             history["seen"].append(t * m)
-            history["error"].append(float(np.mean((model.predict(X_test) - y_test) ** 2)))
+            history["error"].append(float(np.mean((model.predict(test[0]) - test[1]) ** 2)))
             history["memory"].append(model.memory)
     weights = np.repeat((cum[steps] - cum[0:steps]) / steps, m)
     return NormaModel(pts, stored * weights, bandwidth,
                       {k: np.asarray(v) for k, v in history.items()})
-
-
-def loglog_slope(x, y) -> float:
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    keep = (x > 0) & (y > 0)
-    return float(np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)[0])
 
 
 def _warmup() -> None:
@@ -608,7 +661,7 @@ def _warmup() -> None:
     cum = np.zeros(4)
     for keep in (False, True):
         _train_segment(X, y, 0, 2, 2, 1.0, 0.01, 1.0, 0.01, 0, 3, seeds, seeds, stored, scale,
-                       cum, keep, np.zeros(3), X, np.zeros(3), np.zeros(3))
+                       cum, keep, np.zeros(3), X, np.zeros(3), np.zeros(3), np.zeros(1))
     _eval_blocks(X, stored[1:], seeds, 2, 1.0, np.zeros(3))
     _loss_grad(2, 0.5, 1.0)
     _features(X, np.zeros((2, 2)), np.zeros(2), np.zeros((3, 2)))

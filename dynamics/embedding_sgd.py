@@ -41,16 +41,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
-                      report)
+from ._common import (MAX_ABS, as_generator, check_array, check_count, check_positive,
+                      check_progress, report)
+
+__all__ = ["INPUT_NOISE", "MAX_POINTS", "DIVERGED", "truth", "conditional_mean",
+           "noisy_measurement", "EmbeddingRun", "embedding_sgd"]
 
 #: Input noise and virtual-sample noise of Sec 5.5.
 INPUT_NOISE = 0.05
+#: Largest number of points ``conditional_mean`` averages at (2001 quadrature nodes each).
+MAX_POINTS = 1_000_000
+#: A run whose averaged fit leaves DIVERGED (1 + max |y|) on the test grid has diverged.
+DIVERGED = 100.0
 
 
 def truth(x_clean) -> np.ndarray:
-    """The noiseless regression function of Sec 5.5."""
-    x = np.asarray(x_clean, dtype=float)
+    """The noiseless regression function of Sec 5.5, entrywise on a finite array ``x_clean``."""
+    x = check_array("x_clean", x_clean, max_abs=MAX_ABS)
     return ((np.sin(3.5 * np.pi * x) + np.cos(7.7 * np.pi * x)) * np.exp(-1.67 * np.abs(x))
             + 3.0 * x**2)
 
@@ -58,10 +65,17 @@ def truth(x_clean) -> np.ndarray:
 def conditional_mean(x) -> np.ndarray:
     """E[y | x] of the task (x_clean ~ U[-0.5, 0.5] seen through N(0, 0.05^2)), by quadrature
     over x_clean: the best that plain regression on the noisy inputs can learn."""
-    x = np.asarray(x, dtype=float)
+    x = check_array("x", x, ndim=1, max_size=MAX_POINTS, max_abs=MAX_ABS)
     clean = np.linspace(-0.5, 0.5, 2001)
-    w = np.exp(-0.5 * ((x[:, None] - clean[None]) / INPUT_NOISE) ** 2)
-    return (w * truth(clean)).sum(1) / w.sum(1)
+    target = truth(clean)
+    out = np.empty(len(x))
+    for lo in range(0, len(x), 4096):  # 4096 x 2001 weights at a time (65 MB)
+        # weights relative to the nearest node's, so that x far outside [-0.5, 0.5] (where
+        # every weight underflows) still reads the nearest end instead of 0 / 0
+        d2 = ((x[lo:lo + 4096, None] - clean[None]) / INPUT_NOISE) ** 2
+        w = np.exp(-0.5 * (d2 - d2.min(axis=1, keepdims=True)))
+        out[lo:lo + 4096] = (w * target).sum(1) / w.sum(1)
+    return out
 
 
 def noisy_measurement(n: int, *, seed=None):
@@ -116,10 +130,12 @@ def embedding_sgd(x, y, *, batch_size: int = 50, gamma: float = 10.0,
     """Algorithm 4 on the data (x, y) in order (one pass, ``batch_size`` data a step), virtual
     samples z ~ N(x, ``virtual_noise``^2), and the baseline (plain SGD of f(x) ~ y on the same
     features and steps); both scored on noiseless test inputs in [-0.5, 0.5] (Sec 5.5)."""
-    x = check_array("x", x, ndim=1)
+    x_in, x = x, check_array("x", x, ndim=1, max_abs=MAX_ABS)
+    if np.ndim(x_in) != 1:  # (check_array reads a scalar as one datum)
+        raise ValueError(f"x must be a 1-d array of data, got the scalar {x_in!r}")
     if len(x) == 0:
         raise ValueError("x must hold at least one datum")
-    y = check_array("y", y, shape=x.shape)
+    y = check_array("y", y, shape=x.shape, max_abs=MAX_ABS)
     m = check_count("batch_size", batch_size, low=1, high=len(x))
     gamma = check_positive("gamma", gamma)
     bandwidth_f = check_positive("bandwidth_f", bandwidth_f)
@@ -129,6 +145,7 @@ def embedding_sgd(x, y, *, batch_size: int = 50, gamma: float = 10.0,
     features_u = check_count("features_u", features_u, low=1, high=100_000)
     virtual_noise = check_positive("virtual_noise", virtual_noise, allow_zero=True)
     test_points = check_count("test_points", test_points, low=2, high=100_000)
+    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
     progress = check_progress(progress)
     rng = as_generator(seed)
     psi = _Features(features_f, [bandwidth_f], rng)
@@ -144,6 +161,7 @@ def embedding_sgd(x, y, *, batch_size: int = 50, gamma: float = 10.0,
     marks = set(np.unique(np.r_[np.geomspace(1, steps, max(2, checkpoints)).astype(int),
                                 steps]).tolist())
     history = {"seen": [], "mse": [], "baseline_mse": []}
+    limit = DIVERGED * (1.0 + float(np.max(np.abs(y))))
     for i in range(1, steps + 1):
         xb, yb = x[(i - 1) * m:i * m], y[(i - 1) * m:i * m]
         z = xb + virtual_noise * rng.standard_normal(m)
@@ -159,12 +177,28 @@ def embedding_sgd(x, y, *, batch_size: int = 50, gamma: float = 10.0,
         w_b -= step * (psi_x.T @ (psi_x @ w_b - yb)) / m
         avg_b += (w_b - avg_b) / i
         if i in marks:
+            _check_stable(psi_grid @ avg_f, psi_grid @ avg_b, limit, i * m, gamma,
+                          f"bandwidth_f = {bandwidth_f:g}, bandwidth_u = {bandwidth_u:g}, "
+                          f"dual_y_scale = {dual_y_scale:g}")
             history["seen"].append(i * m)
             history["mse"].append(float(np.mean((psi_grid @ avg_f - target) ** 2)))
             history["baseline_mse"].append(float(np.mean((psi_grid @ avg_b - target) ** 2)))
             report(progress, i / steps, f"{i * m:,} of {steps * m:,} data")
     return EmbeddingRun(grid, target, psi_grid @ avg_f, psi_grid @ avg_b,
                         {k: np.asarray(v) for k, v in history.items()})
+
+
+def _check_stable(fit, baseline, limit, seen, gamma, bandwidths):
+    """Stop a run whose averaged iterate left the data's range (or stopped being finite)."""
+    for name, values in (("the Embedding-SGD fit", fit), ("the baseline's fit", baseline)):
+        size = float(np.max(np.abs(values)))
+        if not size <= limit:  # also NaN
+            raise ValueError(
+                f"embedding_sgd diverged after {seen:,} data: {name} reached {size:.3g} on the "
+                f"test grid, beyond {DIVERGED:g} (1 + max |y|) = {limit:.3g}. The step "
+                f"gamma = {gamma:g} (gamma_i = gamma / sqrt(i)) is too large for these kernels "
+                f"({bandwidths}): use a smaller gamma or the default bandwidths (gamma = 10 "
+                "is stable on the task of Sec 5.5 with them)")
 
 
 def _warmup() -> None:

@@ -22,22 +22,48 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import as_generator, check_array, check_count
+from ._common import (as_generator, check_array, check_budget, check_count, check_flag,
+                      check_positive)
+
+__all__ = [
+    "MAX_UNITS", "MAX_VISIBLE", "MAX_FEATURE_UNITS", "MAX_RUN", "PCTRun", "RBMHerding", "features",
+    "all_states", "boltzmann_data", "pct_herding", "rate", "rbm_features", "rbm_joint_argmax",
+    "herd_rbm",
+]
+
 
 #: Largest number of units (the exact argmax enumerates 2^n states).
 MAX_UNITS = 14
+#: Most visible units whose 2^n states are enumerated (``all_states``, the exact RBM argmax).
+MAX_VISIBLE = 16
+#: Most steps of a run and data cases drawn (each a row of several arrays in memory).
+MAX_RUN = 10_000_000
+#: Most units ``features`` and ``rbm_features`` take (n(n-1)/2 pair features).
+MAX_FEATURE_UNITS = 1024
+
+
+def _check_spins(name: str, value, *, high: int = MAX_FEATURE_UNITS) -> np.ndarray:
+    """A row (n,) or rows (N, n) of -1 and +1 with 1 <= n <= high."""
+    x = check_array(name, value)
+    if x.ndim not in (1, 2) or not 1 <= x.shape[-1] <= high:
+        raise ValueError(f"{name} must be a row (n,) or rows (N, n) of -1 and +1 with "
+                         f"1 <= n <= {high}, got shape {x.shape}")
+    if not np.all(np.abs(x) == 1):
+        raise ValueError(f"{name} must hold -1 and +1 only")
+    return x
 
 
 def features(x) -> np.ndarray:
     """phi(x) = (x_1..x_n, x_i x_j for i < j) for rows of +-1 values: (N, n + n(n-1)/2)."""
-    x = np.asarray(x, dtype=float)
+    x = _check_spins("x", x)
     n = x.shape[-1]
     i, j = np.triu_indices(n, 1)
     return np.concatenate([x, x[..., i] * x[..., j]], axis=-1)
 
 
 def all_states(n: int) -> np.ndarray:
-    """Every state of n +-1 units, (2^n, n)."""
+    """Every state of n +-1 units (1 <= n <= MAX_VISIBLE), (2^n, n)."""
+    n = check_count("n", n, low=1, high=MAX_VISIBLE)
     codes = np.arange(2**n)
     return (2 * ((codes[:, None] >> np.arange(n)) & 1) - 1).astype(np.int8)
 
@@ -68,10 +94,10 @@ def boltzmann_data(n: int, cases: int, *, scale: float = 0.5, seed=None) -> np.n
     visible Boltzmann machine P(x) ~ exp(w . phi(x)), w ~ N(0, scale^2) per feature: correlated
     data whose moments phi_bar herding then matches."""
     n = check_count("n", n, low=2, high=MAX_UNITS)
-    cases = check_count("cases", cases)
-    scale = float(scale)
-    if not np.isfinite(scale) or scale < 0:
-        raise ValueError(f"scale must be a finite number >= 0, got {scale}")
+    cases = check_count("cases", cases, high=MAX_RUN)
+    scale = check_positive("scale", scale, allow_zero=True)
+    if scale > 100:
+        raise ValueError(f"scale must be at most 100 (exp(w . phi) overflows beyond), got {scale}")
     rng = as_generator(seed)
     states = all_states(n)
     phi = features(states)
@@ -109,8 +135,12 @@ def pct_herding(data, steps: int, *, batch_size: int | None = None, replacement:
         raise ValueError(f"data must have between 2 and {MAX_UNITS} columns (units), got {n}")
     if D < 1 or not np.all(np.abs(X) == 1):
         raise ValueError("data must be a non-empty array of -1 and +1")
-    steps = check_count("steps", steps)
+    steps = check_count("steps", steps, high=MAX_RUN)
     d = D if batch_size is None else check_count("batch_size", batch_size, low=1, high=D)
+    replacement = check_flag("replacement", replacement)
+    if steps * (d + (1 << n if search_sweeps is None else n * n)) > 10**10:
+        raise ValueError(f"steps = {steps:,} is more than 1e10 operations with these data: "
+                         "use fewer steps")
     if search_sweeps is not None:
         search_sweeps = check_count("search_sweeps", search_sweeps, low=1, high=10_000)
     rng = as_generator(seed)
@@ -162,10 +192,18 @@ def pct_herding(data, steps: int, *, batch_size: int | None = None, replacement:
 
 def rate(error: np.ndarray, *, start: int = 100) -> float:
     """Least-squares slope of log error against log tau over tau >= ``start`` (log-spaced
-    points, so every decade weighs the same)."""
-    e = np.asarray(error, float)
+    points, so every decade weighs the same). ``error`` (T,) is finite and >= 0, and at least
+    two of the points from ``start`` to T are positive."""
+    e = check_array("error", error, ndim=1)
+    if np.any(e < 0):
+        raise ValueError("error must be >= 0")
+    start = check_count("start", start, low=1, high=max(len(e) - 1, 1))
+    if len(e) < 2:
+        raise ValueError(f"error must have at least 2 entries, got {len(e)}")
     tau = np.unique(np.geomspace(start, len(e), 60).astype(int))
     keep = e[tau - 1] > 0
+    if keep.sum() < 2:
+        raise ValueError(f"error must have at least 2 positive entries from start = {start} on")
     return float(np.polyfit(np.log(tau[keep]), np.log(e[tau - 1][keep]), 1)[0])
 
 
@@ -173,9 +211,13 @@ def rate(error: np.ndarray, *, start: int = 100) -> float:
 
 
 def rbm_features(v, z) -> np.ndarray:
-    """phi(v, z) = (v_i z_j for all i, j; v_i; z_j) of an RBM, for rows of +-1 units."""
-    v = np.asarray(v, float)
-    z = np.asarray(z, float)
+    """phi(v, z) = (v_i z_j for all i, j; v_i; z_j) of an RBM, for rows of +-1 units (v and
+    z one row each, or the same number N of rows)."""
+    v = _check_spins("v", v)
+    z = _check_spins("z", z)
+    if v.shape[:-1] != z.shape[:-1]:
+        raise ValueError(f"v and z must have the same number of rows, got shapes {v.shape} "
+                         f"and {z.shape}")
     outer = (v[..., :, None] * z[..., None, :]).reshape(*v.shape[:-1], -1)
     return np.concatenate([outer, v, z], axis=-1)
 
@@ -183,8 +225,20 @@ def rbm_features(v, z) -> np.ndarray:
 def rbm_joint_argmax(W, b, c, visible_states=None) -> tuple[np.ndarray, np.ndarray]:
     """argmax over (v, z) of v^T W z + b^T v + c^T z: every visible state (2^n_visible) with
     its best hidden state z = sign(W^T v + c), whose score is b^T v + sum_j |W^T v + c|_j."""
-    W = np.asarray(W, float)
-    states = all_states(W.shape[0]).astype(float) if visible_states is None else visible_states
+    W = check_array("W", W, ndim=2)
+    nv, nh = W.shape
+    if nv < 1 or nh < 1:
+        raise ValueError(f"W must have at least one visible and one hidden unit, got {W.shape}")
+    b = check_array("b", b, shape=(nv,))
+    c = check_array("c", c, shape=(nh,))
+    if visible_states is None:
+        if nv > MAX_VISIBLE:
+            raise ValueError(f"W has {nv} visible units: at most {MAX_VISIBLE} are enumerated")
+        states = all_states(nv).astype(float)
+    else:
+        states = _check_spins("visible_states", visible_states, high=nv)
+        if states.ndim != 2 or states.shape[1] != nv:
+            raise ValueError(f"visible_states must have shape (any, {nv}), got {states.shape}")
     a = states @ W + c
     k = int(np.argmax(states @ b + np.abs(a).sum(axis=1)))
     return states[k].copy(), np.where(a[k] >= 0, 1.0, -1.0)
@@ -221,11 +275,17 @@ def herd_rbm(data, hidden: int, steps: int, *, tractable: bool = False, search_s
     nh = check_count("hidden", hidden, low=1, high=64)
     if D < 1 or not np.all(np.abs(X) == 1):
         raise ValueError("data must be a non-empty array of -1 and +1")
-    if not tractable and nv > 16:
-        raise ValueError(f"the exact joint argmax enumerates 2^n_visible states: at most 16 "
-                         f"visible units, got {nv} (use tractable=True)")
-    steps = check_count("steps", steps)
+    tractable = check_flag("tractable", tractable)
+    if not tractable and nv > MAX_VISIBLE:
+        raise ValueError(f"the exact joint argmax enumerates 2^n_visible states: at most "
+                         f"{MAX_VISIBLE} visible units in data, got {nv} (use tractable=True)")
+    steps = check_count("steps", steps, high=MAX_RUN)
     search_sweeps = check_count("search_sweeps", search_sweeps, low=1, high=10_000)
+    per_step = D * nv * nh + (search_sweeps * nv * nh if tractable else (1 << nv) * nh)
+    check_budget("steps", steps * per_step, 1e10, "operations")
+    init = check_positive("init", init)
+    if init > 1e6:
+        raise ValueError(f"init must be at most 1e6, got {init}")
     rng = as_generator(seed)
     W = init * rng.standard_normal((nv, nh))
     b = init * rng.standard_normal(nv)

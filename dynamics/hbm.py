@@ -49,17 +49,28 @@ is drawn once per seed, U[0, 1] per outcome, normalised.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 from scipy import optimize
 
-from ._common import (as_generator, check_array, check_count, check_positive, check_progress,
-                      report)
+from ._common import (as_generator, check_array, check_budget, check_choice, check_count,
+                      check_executor, check_in_range, check_instance, check_positive,
+                      check_progress, kl_divergence, report)
+from ._hbm_rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of,
+                       fit_rbm_cd, fit_rbm_exact, rbm_log_p, rbm_parameters, visible_states)
 
-#: Largest n for exact enumeration.
-MAX_N = 12
+__all__ = [
+    "MAX_N", "PAPER_N", "PAPER_HIDDEN", "RBM", "AISEstimate", "BiasVariance", "Model", "Sweep",
+    "eta_of", "p_of_eta", "theta_of", "p_of_theta", "popcount", "order_mask", "n_parameters",
+    "kl", "random_distribution", "project", "empirical", "fit_hbm", "visible_states",
+    "rbm_log_p", "fit_rbm_cd", "fit_rbm_exact", "rbm_parameters", "gibbs_eta", "ais_log_z",
+    "exact_log_z", "bias_variance", "sweep",
+]
+
+
 #: The paper's sample sizes and hidden units.
 PAPER_N = (10, 30, 50, 100, 300, 500, 1_000, 3_000, 5_000, 10_000, 30_000, 50_000)
 PAPER_HIDDEN = (0, 5, 10, 15)
@@ -107,23 +118,6 @@ def _superset_moebius(a, n):
     _transform(a, n, True, -1.0)
 
 
-def _n_of(size: int) -> int:
-    n = int(size).bit_length() - 1
-    if size < 2 or 1 << n != size:
-        raise ValueError(f"a distribution over n binary variables has 2^n entries, got {size}")
-    if n > MAX_N:
-        raise ValueError(f"n = {n} is too large for exact enumeration (at most {MAX_N})")
-    return n
-
-
-def _check_p(p, name: str = "p") -> tuple[np.ndarray, int]:
-    p = check_array(name, p, ndim=1)
-    n = _n_of(p.size)
-    if np.any(p < 0) or abs(p.sum() - 1) > 1e-8:
-        raise ValueError(f"{name} must be a probability vector (non-negative, summing to 1)")
-    return p, n
-
-
 def eta_of(p) -> np.ndarray:
     """eta(x) = sum_{s >= x} p(s) (eq 5)."""
     p, n = _check_p(p)
@@ -135,7 +129,7 @@ def eta_of(p) -> np.ndarray:
 def p_of_eta(eta) -> np.ndarray:
     """p(x) = sum_{s >= x} mu(x, s) eta(s) (eq 5)."""
     a = check_array("eta", eta, ndim=1).copy()
-    _superset_moebius(a, _n_of(a.size))
+    _superset_moebius(a, _n_of(a.size, "eta"))
     return a
 
 
@@ -153,7 +147,7 @@ def p_of_theta(theta) -> np.ndarray:
     """The distribution with log p(x) = sum_{0 < s <= x} theta(s) - log Z: theta(0) is
     replaced by -log Z (normalisation), the other entries are used as given."""
     a = check_array("theta", theta, ndim=1)
-    return _normalised(a, _n_of(a.size))[0]
+    return _normalised(a, _n_of(a.size, "theta"))[0]
 
 
 def _normalised(theta, n):
@@ -167,32 +161,34 @@ def _normalised(theta, n):
 
 
 def popcount(n: int) -> np.ndarray:
-    """|x| for every state x of n variables."""
-    x = np.arange(1 << n)
+    """|x| for every state x of n variables (1 <= n <= MAX_N)."""
+    x = np.arange(1 << check_count("n", n, low=1, high=MAX_N))
     return ((x[:, None] >> np.arange(n)) & 1).sum(axis=1)
 
 
 def order_mask(n: int, order: int) -> np.ndarray:
-    """B of the order-``order`` HBM: 1 <= |x| <= order."""
+    """B of the order-``order`` HBM (1 <= order <= n): 1 <= |x| <= order."""
     n = check_count("n", n, low=1, high=MAX_N)
-    order = check_count("order", order, low=0, high=n)
+    order = check_count("order", order, low=1, high=n)
     size = popcount(n)
     return (size >= 1) & (size <= order)
 
 
 def n_parameters(n: int, order: int) -> int:
-    """|B| = sum_{j=1..order} C(n, j)."""
+    """|B| = sum_{j=1..order} C(n, j), for 1 <= order <= n <= MAX_N."""
+    n = check_count("n", n, low=1, high=MAX_N)
+    order = check_count("order", order, low=1, high=n)
     return int(sum(math.comb(n, j) for j in range(1, order + 1)))
 
 
 def kl(p, q) -> float:
-    """KL(p || q) in nats (0 log 0 = 0)."""
-    p = np.asarray(p, float)
-    q = np.asarray(q, float)
-    keep = p > 0
-    if np.any(q[keep] <= 0):
-        return math.inf
-    return float(np.sum(p[keep] * (np.log(p[keep]) - np.log(q[keep]))))
+    """KL(p || q) in nats (0 log 0 = 0) of two distributions over the same 2^n outcomes; inf
+    where q is 0 and p is not."""
+    p, n = _check_p(p, "p")
+    q, m = _check_p(q, "q")
+    if m != n:
+        raise ValueError(f"p and q must have the same size, got {p.size} and {q.size}")
+    return kl_divergence(p, q)
 
 
 def random_distribution(n: int, *, seed=None) -> np.ndarray:
@@ -339,10 +335,8 @@ def project(p, order: int) -> np.ndarray:
 
 
 def empirical(counts) -> np.ndarray:
-    c = check_array("counts", counts, ndim=1)
-    _n_of(c.size)
-    if np.any(c < 0) or c.sum() <= 0:
-        raise ValueError("counts must be non-negative with a positive total (no empty data)")
+    """The empirical distribution of ``counts`` (2^n,)."""
+    c, _ = _check_counts(counts)
     return c / c.sum()
 
 
@@ -356,153 +350,33 @@ def fit_hbm(counts, order: int, *, mode: str = "converged", pseudo_count: float 
     ``"gibbs"`` (the same steps with eta_B estimated from ``chains`` persistent Gibbs chains,
     the paper's approximation, to compare with the exact gradient). Returns the fitted
     distribution (2^n,)."""
-    c = check_array("counts", counts, ndim=1)
-    n = _n_of(c.size)
-    if np.any(c < 0) or c.sum() <= 0:
-        raise ValueError("counts must be non-negative with a positive total (no empty data)")
+    c, n = _check_counts(counts)
     mask = order_mask(n, order)
+    mode = check_choice("mode", mode, ("converged", "gradient", "gibbs"))
+    pc = check_in_range("pseudo_count", pseudo_count, 0.0, 1e12)
+    iterations = check_count("iterations", iterations, low=0, high=10_000_000)
+    lr = check_positive("lr", lr)
+    chains = check_count("chains", chains, low=1, high=1_000_000)
+    rng = as_generator(seed)
+    if mode != "converged":
+        per = (1 << n) * n if mode == "gradient" else chains * n * n
+        check_budget("iterations", iterations * per, 1e10, "operations")
+    if start is not None and _check_p(start, "start")[1] != n:
+        raise ValueError(f"start must be a distribution over {c.size} outcomes like counts")
     if mode == "converged":
-        pc = check_positive("pseudo_count", pseudo_count, allow_zero=True)
         smoothed = (c + pc) / (c.sum() + pc * c.size)
         if pc == 0 and order == n and np.any(c == 0):
             raise ValueError("the order-n fit of data with empty outcomes does not exist: "
                              "use a pseudo_count > 0 or mode='gradient'")
         return _project_eta(eta_of(smoothed), mask, n, start=start)
     if mode == "gradient":
-        iterations = check_count("iterations", iterations, low=0, high=10_000_000)
-        lr = check_positive("lr", lr)
         eta_hat = eta_of(c / c.sum())
         theta = _gradient_ascent(np.zeros(1 << n), eta_hat, mask, n, float(lr), iterations)
         return _model(theta[mask], mask, n)
-    if mode == "gibbs":
-        iterations = check_count("iterations", iterations, low=0, high=10_000_000)
-        lr = check_positive("lr", lr)
-        chains = check_count("chains", chains, low=1, high=1_000_000)
-        eta_hat = eta_of(c / c.sum())
-        theta = _gradient_ascent_gibbs(np.zeros(1 << n), eta_hat, mask, n, float(lr),
-                                       iterations, chains,
-                                       int(as_generator(seed).integers(0, 2**31 - 1)))
-        return _model(theta[mask], mask, n)
-    raise ValueError(f"mode must be 'converged', 'gradient' or 'gibbs', got {mode!r}")
-
-
-# --- the RBM ------------------------------------------------------------------------------------
-
-
-def visible_states(n: int) -> np.ndarray:
-    """Every 0/1 state of n variables, row x = bitmask x (variable i at bit i)."""
-    return ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1).astype(float)
-
-
-def rbm_log_p(W, b, c, V=None) -> np.ndarray:
-    """log p(v) of the RBM for every visible state (or the rows of V): the hidden units summed
-    in closed form, log Z by enumerating the visible states."""
-    W = check_array("W", W, ndim=2)
-    n, m = W.shape
-    b = check_array("b", b, shape=(n,))
-    c = check_array("c", c, shape=(m,))
-    states = visible_states(n)
-    free = states @ b + np.logaddexp(0.0, states @ W + c).sum(axis=1)
-    log_z = np.logaddexp.reduce(free)
-    if V is None:
-        return free - log_z
-    V = check_array("V", V, ndim=2)
-    return V @ b + np.logaddexp(0.0, V @ W + c).sum(axis=1) - log_z
-
-
-@dataclass(frozen=True)
-class RBM:
-    W: np.ndarray
-    b: np.ndarray
-    c: np.ndarray
-
-    @property
-    def p(self) -> np.ndarray:
-        return np.exp(rbm_log_p(self.W, self.b, self.c))
-
-
-def _sigmoid(a):
-    return 0.5 * (1.0 + np.tanh(0.5 * a))
-
-
-def fit_rbm_cd(counts, hidden: int, *, k: int = 1, epochs: int = 100, lr: float = 0.1,
-               batch: int = 100, seed=None) -> RBM:
-    """CD-k (the paper's method, Sec 'RBM') on the data of ``counts``; the weights start at
-    N(0, 0.01^2), the biases at 0. ``hidden`` = 0 fits the visible biases alone."""
-    c_ = check_array("counts", counts, ndim=1)
-    n = _n_of(c_.size)
-    if np.any(c_ < 0) or np.any(c_ != np.round(c_)) or c_.sum() <= 0:
-        raise ValueError("counts must be non-negative integers with a positive total")
-    m = check_count("hidden", hidden, low=0, high=200)
-    k = check_count("k", k, low=1, high=1000)
-    epochs = check_count("epochs", epochs, low=1, high=1_000_000)
-    lr = check_positive("lr", lr)
-    batch = check_count("batch", batch, low=1)
-    rng = as_generator(seed)
-    data = np.repeat(visible_states(n), c_.astype(np.int64), axis=0)
-    W = 0.01 * rng.standard_normal((n, m))
-    b = np.zeros(n)
-    c = np.zeros(m)
-    for _ in range(epochs):
-        order = rng.permutation(len(data))
-        for start in range(0, len(data), batch):
-            v0 = data[order[start:start + batch]]
-            h0 = _sigmoid(v0 @ W + c)
-            v = v0
-            h = h0
-            for _ in range(k):
-                hs = (rng.random(h.shape) < h).astype(float)
-                v = (rng.random(v.shape) < _sigmoid(hs @ W.T + b)).astype(float)
-                h = _sigmoid(v @ W + c)
-            size = len(v0)
-            W += lr * (v0.T @ h0 - v.T @ h) / size
-            b += lr * (v0 - v).mean(axis=0)
-            c += lr * (h0 - h).mean(axis=0)
-    return RBM(W, b, c)
-
-
-def fit_rbm_exact(p_target, hidden: int, *, starts: int = 3, seed=None,
-                  max_iter: int = 2000, start: RBM | None = None) -> RBM:
-    """The RBM closest in KL(p_target, .) (maximum likelihood on p_target), by L-BFGS on the
-    exact likelihood from ``starts`` random starts (the best kept; not convex), or from the
-    RBM ``start`` alone."""
-    p, n = _check_p(p_target, "p_target")
-    m = check_count("hidden", hidden, low=0, high=200)
-    starts = check_count("starts", starts, low=1, high=100)
-    rng = as_generator(seed)
-    states = visible_states(n)
-
-    def unpack(z):
-        return z[: n * m].reshape(n, m), z[n * m: n * m + n], z[n * m + n:]
-
-    def objective(z):
-        W, b, c = unpack(z)
-        act = states @ W + c
-        free = states @ b + np.logaddexp(0.0, act).sum(axis=1)
-        log_z = np.logaddexp.reduce(free)
-        model = np.exp(free - log_z)
-        value = -(p @ free - log_z)
-        diff = p - model  # d/dfree of the log-likelihood
-        sig = _sigmoid(act)
-        gW = states.T @ (diff[:, None] * sig)
-        gb = states.T @ diff
-        gc = diff @ sig
-        return value, -np.concatenate([gW.ravel(), gb, gc])
-
-    best = None
-    inits = ([np.concatenate([start.W.ravel(), start.b, start.c])] if start is not None else
-             [np.concatenate([0.1 * rng.standard_normal(n * m), np.zeros(n + m)])
-              for _ in range(starts)])
-    for z0 in inits:
-        res = optimize.minimize(objective, z0, jac=True, method="L-BFGS-B",
-                                options=dict(maxiter=max_iter, ftol=1e-14, gtol=1e-9))
-        if best is None or res.fun < best.fun:
-            best = res
-    return RBM(*unpack(best.x))
-
-
-def rbm_parameters(n: int, hidden: int) -> int:
-    return n * hidden + n + hidden
+    eta_hat = eta_of(c / c.sum())  # mode "gibbs"
+    theta = _gradient_ascent_gibbs(np.zeros(1 << n), eta_hat, mask, n, float(lr), iterations,
+                                   chains, int(rng.integers(0, 2**31 - 1)))
+    return _model(theta[mask], mask, n)
 
 
 # --- the paper's approximations: Gibbs for eta, AIS for log Z ------------------------------------
@@ -545,9 +419,10 @@ def gibbs_eta(theta, *, sweeps: int = 20_000, burn_in: int = 500, seed=None) -> 
     """eta estimated from single-site Gibbs sampling of the model exp(sum_{0<s<=x} theta(s))
     (the paper's way, Sec 'Gibbs sampling for eta_B')."""
     theta = check_array("theta", theta, ndim=1)
-    n = _n_of(theta.size)
+    n = _n_of(theta.size, "theta")
     sweeps = check_count("sweeps", sweeps)
     burn_in = check_count("burn_in", burn_in, low=0)
+    check_budget("sweeps and burn_in", (sweeps + burn_in) * n << (n - 1), 1e10, "operations")
     seed = int(as_generator(seed).integers(0, 2**31 - 1))
     counts = _gibbs(theta, n, sweeps, burn_in, 1.0, seed)
     a = counts / counts.sum()
@@ -599,9 +474,10 @@ def ais_log_z(theta, *, steps: int = 1000, runs: int = 200, seed=None) -> AISEst
     """log Z of exp(sum_{0<s<=x} theta(s)) from the uniform distribution (Z_0 = 2^n) through
     geometric intermediates f_0^(1-beta) f^beta with single-site Gibbs transitions."""
     theta = check_array("theta", theta, ndim=1)
-    n = _n_of(theta.size)
+    n = _n_of(theta.size, "theta")
     steps = check_count("steps", steps, low=1)
     runs = check_count("runs", runs, low=2)
+    check_budget("steps and runs", steps * runs * n << (n - 1), 1e10, "operations")
     seed = int(as_generator(seed).integers(0, 2**31 - 1))
     logw = _ais(theta, n, np.linspace(0.0, 1.0, steps + 1), runs, seed)
     top = logw.max()
@@ -614,7 +490,7 @@ def ais_log_z(theta, *, steps: int = 1000, runs: int = 200, seed=None) -> AISEst
 def exact_log_z(theta) -> float:
     """log sum_x exp(sum_{0<s<=x} theta(s)) by enumeration."""
     a = check_array("theta", theta, ndim=1)
-    return float(_normalised(a, _n_of(a.size))[1])
+    return float(_normalised(a, _n_of(a.size, "theta"))[1])
 
 
 # --- the decomposition and sweeps ---------------------------------------------------------------
@@ -649,6 +525,18 @@ class Model:
 
     def parameters(self, n: int) -> int:
         return n_parameters(n, self.size) if self.kind == "hbm" else rbm_parameters(n, self.size)
+
+
+def _check_model(model, n: int, name: str = "model") -> Model:
+    check_instance(name, model, Model)
+    hbm_ok = model.kind == "hbm" and model.mode in ("converged", "gradient", "gibbs")
+    rbm_ok = model.kind == "rbm" and isinstance(model.mode, str)  # "converged", else CD-1
+    high = n if model.kind == "hbm" else MAX_HIDDEN
+    if not (hbm_ok or rbm_ok) or not isinstance(model.size, numbers.Integral) \
+            or not int(model.kind == "hbm") <= model.size <= high:
+        raise ValueError(f"{name} must be an HBM of order 1..{n} ('converged', 'gradient' or "
+                         f"'gibbs') or an RBM of 0..{MAX_HIDDEN} hidden units, got {model}")
+    return model
 
 
 def _fit(model: Model, counts, seed, reference) -> np.ndarray:
@@ -695,10 +583,15 @@ def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str 
     datasets of size N drawn from ``p_star``; ``executor`` (concurrent.futures-like, with
     ``map``) runs the datasets in parallel."""
     p_star, n = _check_p(p_star, "p_star")
-    N = check_count("N", N, low=1, high=10**9)
+    N = check_count("N", N, low=1, high=MAX_DATA)
     datasets = check_count("datasets", datasets, low=1, high=100_000)
+    executor = check_executor(executor)
+    mode = check_choice("mode", mode, ("converged", "gradient", "gibbs"))
+    if order is not None or model is None:  # unused with a model, but never unchecked
+        order = check_count("order", order, low=1, high=n)
     if model is None:
-        model = Model("hbm", check_count("order", order, low=0, high=n), mode)
+        model = Model("hbm", order, mode)
+    _check_model(model, n)
     base = int(as_generator(seed).integers(0, 2**31 - 1))
     reference = _reference(model, p_star, base)
     tasks = [(p_star, reference, model, N, i, base) for i in range(datasets)]
@@ -734,11 +627,13 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
     concurrent.futures-style executor); ``progress(fraction, message, partial=Sweep)`` after
     each (model, N)."""
     p_star, n = _check_p(p_star, "p_star")
-    models = tuple(models)
-    Ns = np.asarray(Ns, dtype=np.int64)
-    if len(models) == 0 or Ns.size == 0 or np.any(Ns < 1):
-        raise ValueError("sweep needs at least one model and sample sizes N >= 1")
+    models = check_instance("models", models, (tuple, list))
+    models = tuple(_check_model(m, n, "models") for m in models)
+    Ns = check_array("Ns", Ns, ndim=1, dtype=np.int64)
+    if len(models) == 0 or Ns.size == 0 or np.any(Ns < 1) or np.any(Ns > MAX_DATA):
+        raise ValueError(f"models must not be empty and Ns must be sample sizes in [1, {MAX_DATA}]")
     datasets = check_count("datasets", datasets, low=1, high=100_000)
+    executor = check_executor(executor)
     progress = check_progress(progress)
     base = int(as_generator(seed).integers(0, 2**31 - 1))
     shape = (len(models), Ns.size)

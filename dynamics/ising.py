@@ -34,12 +34,22 @@ from numba import njit
 from ._common import (
     as_generator,
     check_array,
+    check_budget,
     check_count,
     check_in_range,
     check_positive,
     check_progress,
+    describe,
     report,
 )
+
+__all__ = [
+    "BETA_C", "CRITICAL_CORRELATION", "MIN_L", "MAX_L", "MAX_EXACT_L", "MAX_SPINS",
+    "MAX_SPIN_UPDATES", "IsingSamples",
+    "IsingHerding", "PowerLaw", "nn_correlation", "swendsen_wang", "herd_ising", "exact_argmax",
+    "score", "local_search", "cluster_sizes", "cluster_histogram",
+]
+
 
 #: Onsager's critical inverse temperature of the square lattice, ln(1 + sqrt 2) / 2.
 BETA_C = math.log(1.0 + math.sqrt(2.0)) / 2.0
@@ -49,10 +59,30 @@ CRITICAL_CORRELATION = 1.0 / math.sqrt(2.0)
 MIN_L, MAX_L = 2, 1024
 #: Largest lattice the exact argmax enumerates (2^(L^2) states).
 MAX_EXACT_L = 4
+#: Most spins a run stores (steps * L * L, one byte each) and Swendsen-Wang updates.
+MAX_SPINS, MAX_SPIN_UPDATES = 10**9, 10**10
 
 
 def _check_L(L) -> int:
     return check_count("L", L, low=MIN_L, high=MAX_L)
+
+
+def _check_spins(name: str, value, *, ndim: int = 2) -> np.ndarray:
+    """Lattice spins: an array of -1 and +1 whose last two axes are a square L x L lattice."""
+    s = check_array(name, value, ndim=ndim)
+    L = s.shape[-1]
+    if s.shape[-2] != L or not MIN_L <= L <= MAX_L or s.size == 0:
+        raise ValueError(f"{name} must be square L x L lattices with {MIN_L} <= L <= {MAX_L}, "
+                         f"got shape {s.shape}")
+    if not np.all(np.abs(s) == 1):
+        raise ValueError(f"{name} must hold spins -1 and +1 only")
+    return s.astype(np.int8)
+
+
+def _check_weights(L: int, w_node, w_right, w_down) -> tuple[np.ndarray, ...]:
+    """The three weight lattices (L, L) of w . phi: per site, right edge and down edge."""
+    return tuple(check_array(name, w, shape=(L, L)) for name, w in
+                 (("w_node", w_node), ("w_right", w_right), ("w_down", w_down)))
 
 
 # --- Swendsen-Wang ---------------------------------------------------------------------------
@@ -124,10 +154,10 @@ class IsingSamples:
 
 
 def nn_correlation(samples) -> np.ndarray:
-    """Mean of s_i s_j over the right and down edges (with wrap) of each sample: (steps,)."""
-    s = np.asarray(samples, dtype=np.int32)
-    if s.ndim == 2:
-        s = s[None]
+    """Mean of s_i s_j over the right and down edges (with wrap) of each sample (an L x L
+    lattice or a stack (steps, L, L) of them): (steps,)."""
+    s = check_array("samples", samples)
+    s = _check_spins("samples", s[None] if s.ndim == 2 else s, ndim=3).astype(np.int32)
     right = (s * np.roll(s, -1, axis=2)).mean(axis=(1, 2))
     down = (s * np.roll(s, -1, axis=1)).mean(axis=(1, 2))
     return (right + down) / 2
@@ -149,6 +179,9 @@ def swendsen_wang(L: int, beta: float, sweeps: int, *, J: float = 1.0, h: float 
     J = check_positive("J", J, allow_zero=True)
     h = check_in_range("h", h, -1e6, 1e6)
     burn_in = check_count("burn_in", burn_in, low=0)
+    check_budget("sweeps", sweeps * L * L, MAX_SPINS, "stored spins")
+    check_budget("sweeps and burn_in", (sweeps + burn_in) * L * L, MAX_SPIN_UPDATES,
+                 "spin updates")
     rng = as_generator(seed)
     spins = np.where(rng.random((L, L)) < 0.5, -1, 1).astype(np.int8)
     out = np.empty((sweeps, L, L), np.int8)
@@ -245,9 +278,11 @@ def herd_ising(L: int, moments, steps: int, *, w0=None, seed=None, start=None,
     mom = check_array("moments", moments, shape=(2,))
     m, c = float(mom[0]), float(mom[1])
     if abs(m) > 1 or abs(c) > 1:
-        raise ValueError(f"moments (mean spin, neighbour correlation) must lie in [-1, 1], got {mom}")
+        raise ValueError("moments (mean spin, neighbour correlation) must lie in [-1, 1], "
+                         f"got {mom}")
     steps = check_count("steps", steps)
     max_sweeps = check_count("max_sweeps", max_sweeps, high=1_000_000)
+    check_budget("steps", steps * L * L, MAX_SPINS, "stored spins")
     progress = check_progress(progress)
     rng = as_generator(seed)
     if w0 is None:
@@ -256,18 +291,18 @@ def herd_ising(L: int, moments, steps: int, *, w0=None, seed=None, start=None,
         half = check_positive("w0", w0, allow_zero=True)
         weights = [rng.uniform(-half, half, (L, L)) for _ in range(3)]
     else:
-        if len(w0) != 3:
-            raise ValueError("w0 must be None, a noise half-width, or (w_node, w_right, w_down)")
+        if not isinstance(w0, (tuple, list)) or len(w0) != 3:
+            raise ValueError("w0 must be None, a noise half-width, or (w_node, w_right, w_down), "
+                             f"got {describe(w0)}")
         weights = [check_array(name, w, shape=(L, L)).copy()
                    for name, w in zip(("w0[node]", "w0[right]", "w0[down]"), w0)]
     initial = tuple(w.copy() for w in weights)
     if start is None:
         s = np.where(rng.random((L, L)) < 0.5, -1, 1).astype(np.int8)
     else:
-        s = check_array("start", start, shape=(L, L))
-        if not np.all(np.abs(s) == 1):
-            raise ValueError("start must hold spins -1 and +1 only")
-        s = s.astype(np.int8)
+        s = _check_spins("start", start)
+        if s.shape != (L, L):
+            raise ValueError(f"start must have shape ({L}, {L}), got {s.shape}")
     out = np.empty((steps, L, L), np.int8)
     pct = np.empty(steps, np.bool_)
     sweeps = np.empty(steps, np.int64)
@@ -291,10 +326,9 @@ def exact_argmax(w_node, w_right, w_down) -> tuple[float, np.ndarray]:
     w_node = check_array("w_node", w_node, ndim=2)
     L = w_node.shape[0]
     if w_node.shape != (L, L) or L > MAX_EXACT_L or L < MIN_L:
-        raise ValueError(f"exact_argmax enumerates square lattices with 2 <= L <= {MAX_EXACT_L}, "
-                         f"got shape {w_node.shape}")
-    w_right = check_array("w_right", w_right, shape=(L, L))
-    w_down = check_array("w_down", w_down, shape=(L, L))
+        raise ValueError(f"w_node must be a square lattice with 2 <= L <= {MAX_EXACT_L} "
+                         f"(exact_argmax enumerates 2^(L^2) states), got shape {w_node.shape}")
+    w_node, w_right, w_down = _check_weights(L, w_node, w_right, w_down)
     codes = np.arange(2 ** (L * L), dtype=np.int64)
     bits = ((codes[:, None] >> np.arange(L * L)) & 1).astype(np.int8)
     x = (2 * bits - 1).reshape(-1, L, L).astype(float)
@@ -306,21 +340,19 @@ def exact_argmax(w_node, w_right, w_down) -> tuple[float, np.ndarray]:
 
 
 def score(state, w_node, w_right, w_down) -> float:
-    """w . phi(state) for one lattice state."""
-    s = np.ascontiguousarray(state, dtype=np.int8)
-    return float(_score(s, np.asarray(w_node, float), np.asarray(w_right, float),
-                        np.asarray(w_down, float)))
+    """w . phi(state) for one lattice state (L, L) of -1 and +1 and weights (L, L) each."""
+    s = _check_spins("state", state)
+    return float(_score(s, *_check_weights(s.shape[0], w_node, w_right, w_down)))
 
 
 def local_search(state, w_node, w_right, w_down, *, max_sweeps: int = 1000):
-    """Coordinate ascent (eq 1.22 locally) from ``state``: (the local maximum, sweeps)."""
-    s = np.array(state, dtype=np.int8)
-    if s.ndim != 2 or s.shape[0] != s.shape[1] or not np.all(np.abs(s) == 1):
-        raise ValueError("state must be a square L x L array of -1 and +1")
-    sweeps = _local_search(s, np.ascontiguousarray(w_node, float),
-                           np.ascontiguousarray(w_right, float),
-                           np.ascontiguousarray(w_down, float), max_sweeps)
-    return s, sweeps
+    """Coordinate ascent (eq 1.22 locally) from ``state`` (L, L) of -1 and +1, weights (L, L)
+    each, at most ``max_sweeps`` sweeps: (the local maximum, sweeps)."""
+    s = _check_spins("state", state).copy()
+    weights = _check_weights(s.shape[0], w_node, w_right, w_down)
+    max_sweeps = check_count("max_sweeps", max_sweeps, high=1_000_000)
+    sweeps = _local_search(s, *weights, max_sweeps)
+    return s, int(sweeps)
 
 
 # --- clusters ----------------------------------------------------------------------------------
@@ -332,12 +364,7 @@ def cluster_sizes(sample) -> np.ndarray:
     merged."""
     from scipy import ndimage
 
-    s = check_array("sample", sample, ndim=2)
-    L = s.shape[0]
-    if s.shape[1] != L or L < MIN_L:
-        raise ValueError(f"sample must be a square lattice with L >= {MIN_L}, got shape {s.shape}")
-    if not np.all(np.abs(s) == 1):
-        raise ValueError("sample must hold spins -1 and +1 only")
+    s = _check_spins("sample", sample)
     sizes = []
     for value in (-1, 1):
         labels, count = ndimage.label(s == value)
@@ -382,12 +409,13 @@ def cluster_histogram(samples, *, fit_min: float = 4.0, fit_max: float | None = 
     """Cluster sizes pooled over ``samples`` (n, L, L), histogrammed in log bins and fitted by
     a power law n(s) ~ s^slope between ``fit_min`` and ``fit_max`` (default L^2 / 10, below
     the finite-size cut-off)."""
-    arr = np.asarray(samples)
-    if arr.ndim == 2:
-        arr = arr[None]
-    sizes = np.concatenate([cluster_sizes(x) for x in arr]).astype(float)
+    arr = check_array("samples", samples)
+    arr = _check_spins("samples", arr[None] if arr.ndim == 2 else arr, ndim=3)
     L = arr.shape[1]
-    fit_max = L * L / 10 if fit_max is None else float(fit_max)
+    fit_min = check_positive("fit_min", fit_min)
+    fit_max = L * L / 10 if fit_max is None else check_positive("fit_max", fit_max)
+    bins_per_decade = check_count("bins_per_decade", bins_per_decade, high=1000)
+    sizes = np.concatenate([cluster_sizes(x) for x in arr]).astype(float)
     edges = np.logspace(0, np.log10(L * L + 1), int(bins_per_decade * np.log10(L * L + 1)) + 2)
     counts, _ = np.histogram(sizes, bins=edges)
     widths = np.diff(edges)

@@ -29,7 +29,8 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-from dynamics._common import MAX_STEPS, check_count, check_in_range, describe
+from dynamics._common import (MAX_STEPS, check_count, check_flag, check_in_range, check_real,
+                              describe)
 from dynamics.herding import word_counts
 
 __all__ = [
@@ -148,8 +149,8 @@ def _discrepancy_kernel(states, rate, out):
 
 def _check_finite(name: str, value) -> float:
     try:
-        x = float(value)
-    except (TypeError, ValueError) as exc:
+        x = check_real(name, value, finite=False)
+    except ValueError as exc:
         raise ValueError(f"{name} must be a finite real number, got {describe(value)}") from exc
     if not math.isfinite(x):
         raise ValueError(f"{name} must be a finite real number, got {x!r}")
@@ -305,7 +306,7 @@ def discrepancy_bound(rate: float, w0: float, *, sharp: bool = False) -> float:
     rate = check_in_range("rate", rate, 0.0, 1.0)
     w0 = _check_finite("w0", w0)
     tight = max(rate - w0, w0 - (rate - 1.0))
-    if sharp or abs(w0 - (rate - 0.5)) <= 1e-12:
+    if check_flag("sharp", sharp) or abs(w0 - (rate - 0.5)) <= 1e-12:
         return tight
     if rate - 1.0 < w0 <= rate:
         return 1.0

@@ -56,10 +56,22 @@ import numpy as np
 from numba import njit
 from scipy import optimize, special
 
-from ._common import (as_generator, check_array, check_count, check_in_range, check_positive,
-                      check_progress, report)
+from ._common import (MAX_ABS, as_generator, check_array, check_budget, check_count,
+                      check_finite_result, check_flag, check_in_range, check_positive,
+                      check_progress, check_real, describe, report)
+
+__all__ = [
+    "MAX_NOISE", "TOY_THETA", "TOY_SIGMA", "FIG2_N", "FIG2_SIGMA", "QUOTED_ALPHA", "Posterior",
+    "PosteriorPath", "LearningCurve", "ToyRun", "adf_update", "gaussian_update",
+    "adf_perceptron", "adf_path", "teacher_data", "generalization_error", "learning_curve",
+    "replica_bayes_curve", "toy_fisher", "toy_sandwich", "toy_runs",
+]
+
 
 #: The 1-D toy of Fig 1.
+#: Largest label noise (sigma0, sigma, noise) accepted: far beyond any useful value (the labels
+#: are then pure noise), and small enough that its square and the updates stay finite.
+MAX_NOISE = 1e6
 TOY_THETA, TOY_SIGMA = 0.1, 0.5
 #: The paper's Fig 2: N = 50 inputs, sigma0 = 6.24 on the field theta.x.
 FIG2_N, FIG2_SIGMA = 50, 6.24
@@ -86,11 +98,11 @@ def _check_flip(flip) -> float:
 
 def _check_examples(X, y, sigma0, flip):
     """Examples (rows of X) with labels of +-1, the noise and the flip probability, checked."""
-    X = check_array("X", X, ndim=2)
+    X = check_array("X", X, ndim=2, max_abs=MAX_ABS)
     y = check_array("y", y, shape=(X.shape[0],))
     if not np.all(np.abs(y) == 1):
         raise ValueError("y must hold labels -1 and +1")
-    return X, y, check_positive("sigma0", sigma0, allow_zero=True), _check_flip(flip)
+    return X, y, check_in_range("sigma0", sigma0, 0.0, MAX_NOISE), _check_flip(flip)
 
 
 def _fisher_ratio(u):
@@ -104,18 +116,18 @@ def adf_update(m, C, x, y, *, sigma0: float, flip: float = 0.0):
     """One ADF step of the probit perceptron (eqs 7.1-7.2 with 9.1-9.2): the Gaussian N(m, C)
     after the example (x, y), y = +-1. ``C`` may be a matrix or a number c (the spherical
     variant, C = c I, eq 9.4). Returns (m_new, C_new) of the same kinds."""
-    m = check_array("m", m, ndim=1)
-    x = check_array("x", x, shape=m.shape)
-    sigma0 = check_positive("sigma0", sigma0, allow_zero=True)
+    m = check_array("m", m, ndim=1, max_abs=MAX_ABS)
+    x = check_array("x", x, shape=m.shape, max_abs=MAX_ABS)
+    sigma0 = check_in_range("sigma0", sigma0, 0.0, MAX_NOISE)
     flip = _check_flip(flip)
-    if y not in (1, -1, 1.0, -1.0):
+    if check_real("y", y) not in (1.0, -1.0):
         raise ValueError(f"y must be +1 or -1, got {y!r}")
-    spherical = np.ndim(C) == 0
+    spherical = np.isscalar(C) or (isinstance(C, np.ndarray) and C.ndim == 0)
     if spherical:
         c = check_positive("C", C)
         Cx = c * x
     else:
-        C = check_array("C", C, shape=(m.size, m.size))
+        C = check_array("C", C, shape=(m.size, m.size), max_abs=MAX_ABS)
         Cx = C @ x
     s2 = sigma0**2 + float(x @ Cx)
     if s2 <= 0:
@@ -135,10 +147,10 @@ def gaussian_update(m, C, x, y: float, *, noise: float):
     N(y; m.x, s^2) with s^2 = noise^2 + x^T C x, so m <- m + C x (y - m.x) / s^2 and
     C <- C - (C x)(C x)^T / s^2: the Kalman filter (recursive least squares), where the Gaussian
     ansatz is exact."""
-    m = check_array("m", m, ndim=1)
-    x = check_array("x", x, shape=m.shape)
-    C = check_array("C", C, shape=(m.size, m.size))
-    noise = check_positive("noise", noise)
+    m = check_array("m", m, ndim=1, max_abs=MAX_ABS)
+    x = check_array("x", x, shape=m.shape, max_abs=MAX_ABS)
+    C = check_array("C", C, shape=(m.size, m.size), max_abs=MAX_ABS)
+    noise = check_in_range("noise", noise, 0.0, MAX_NOISE, low_open=True)
     y = check_in_range("y", y, -np.inf, np.inf)
     Cx = C @ x
     s2 = noise**2 + float(x @ Cx)
@@ -160,15 +172,16 @@ def adf_perceptron(X, y, *, sigma0: float, m0=None, C0=None, spherical: bool = F
     """ADF over the examples (rows of ``X``, labels ``y`` of +-1) in order, from the prior
     N(m0, C0) (default N(0, I); for ``spherical``, C0 is a number, default 1)."""
     X, y, sigma0, flip = _check_examples(X, y, sigma0, flip)
+    spherical = check_flag("spherical", spherical)
     t, N = X.shape
-    m = np.zeros(N) if m0 is None else check_array("m0", m0, shape=(N,)).copy()
+    m = np.zeros(N) if m0 is None else check_array("m0", m0, shape=(N,), max_abs=MAX_ABS).copy()
     if spherical:
         c = 1.0 if C0 is None else check_positive("C0", C0)
         if sigma0 == 0 and c == 0:
             raise ValueError("sigma0 = 0 needs a positive prior variance")
         m, c = _run_spherical(X, y.astype(float), m, c, sigma0, flip)
         return Posterior(mean=m, cov=c * np.eye(N), c=c)
-    C = np.eye(N) if C0 is None else check_array("C0", C0, shape=(N, N)).copy()
+    C = np.eye(N) if C0 is None else check_array("C0", C0, shape=(N, N), max_abs=MAX_ABS).copy()
     m, C = _run_full(X, y.astype(float), m, C, sigma0, flip)
     return Posterior(mean=m, cov=C)
 
@@ -186,7 +199,9 @@ def adf_path(X, y, *, sigma0: float, spherical: bool = False, flip: float = 0.0)
     """ADF from the prior N(0, I) over the examples in order, keeping every posterior (for
     watching the Gaussian shrink in low dimension)."""
     X, y, sigma0, flip = _check_examples(X, y, sigma0, flip)
+    spherical = check_flag("spherical", spherical)
     t, N = X.shape
+    check_budget("X", (t + 1) * N * N, 10**8, "covariance entries (t + 1) N^2 to store")
     means = np.zeros((t + 1, N))
     covs = np.empty((t + 1, N, N))
     covs[0] = np.eye(N)
@@ -207,7 +222,8 @@ def teacher_data(N: int, t: int, *, sigma0: float, flip: float = 0.0, seed=None)
     sigma0 xi), each flipped with probability ``flip``: (teacher, X, y)."""
     N = check_count("N", N, low=1, high=2000)
     t = check_count("t", t, low=1, high=10_000_000)
-    sigma0 = check_positive("sigma0", sigma0, allow_zero=True)
+    check_budget("N and t", N * t, 10**8, "input entries")
+    sigma0 = check_in_range("sigma0", sigma0, 0.0, MAX_NOISE)
     flip = _check_flip(flip)
     rng = as_generator(seed)
     teacher = rng.standard_normal(N)
@@ -387,14 +403,19 @@ def learning_curve(N: int = FIG2_N, alpha_max: float = 20.0, runs: int = 50, *,
     and noise drawn per run); with ``entropic_tests`` > 0 also the entropic error over that many
     fresh inputs per checkpoint."""
     N = check_count("N", N, low=1, high=2000)
-    alpha_max = check_positive("alpha_max", alpha_max)
+    alpha_max = check_in_range("alpha_max", alpha_max, 0.0, 1e7, low_open=True)
     runs = check_count("runs", runs, high=100_000)
-    sigma0 = check_positive("sigma0", sigma0, allow_zero=True)
+    sigma0 = check_in_range("sigma0", sigma0, 0.0, MAX_NOISE)
     flip = _check_flip(flip)
+    spherical = check_flag("spherical", spherical)
     points = check_count("points", points, low=2, high=10_000)
     entropic_tests = check_count("entropic_tests", entropic_tests, low=0, high=100_000)
     progress = check_progress(progress)
     t_max = max(1, int(round(alpha_max * N)))
+    # 1e13: the page's largest run (N = 400, alpha up to 100, 1000 runs) is 6.4e12, an hours-long
+    # job it can cancel; 10**12-sized arguments are refused
+    check_budget("runs, alpha_max and N", runs * t_max * N * (N if not spherical else 1), 1e13,
+                 "operations")
     if t_max > 10_000_000:
         raise ValueError(f"alpha_max * N = {t_max} examples is too many (at most 10^7)")
     quoted = [int(round(a * N)) for a in QUOTED_ALPHA if 1 <= a * N <= t_max]
@@ -427,10 +448,13 @@ def replica_bayes_curve(alpha, *, sigma: float = FIG2_SIGMA / math.sqrt(FIG2_N),
     """eps(alpha) of batch Bayes in the thermodynamic limit (RS equations, see the module
     docstring; derived here, not printed in the paper). ``sigma`` is the noise on the field
     normalised per component (sigma0 / sqrt N)."""
-    alpha = np.atleast_1d(np.asarray(alpha, dtype=float))
-    if np.any(~np.isfinite(alpha)) or np.any(alpha < 0):
-        raise ValueError("alpha must be finite numbers >= 0")
-    sigma = check_positive("sigma", sigma, allow_zero=True)
+    alpha = np.atleast_1d(check_array("alpha", alpha))
+    if alpha.ndim != 1 or np.any(alpha < 0):
+        raise ValueError(f"alpha must be a number or a 1-d array of numbers >= 0, "
+                         f"got {describe(alpha)}")
+    sigma = check_in_range("sigma", sigma, 0.0, MAX_NOISE)
+    nodes = check_count("nodes", nodes, low=2, high=1000)
+    tol = check_in_range("tol", tol, 0.0, 0.1, low_open=True)
     xi, w = np.polynomial.hermite_e.hermegauss(nodes)
     w = w / w.sum()
     out = np.empty(alpha.size)
@@ -457,8 +481,16 @@ def _toy_nodes(n: int = 200):
 
 def toy_fisher(theta: float = TOY_THETA, sigma0: float = TOY_SIGMA) -> float:
     """J = E_x[phi(v)^2 / (Phi(v) Phi(-v))] / sigma0^2, v = (x - theta) / sigma0, x ~ U[-1, 1]."""
+    theta, sigma0 = _check_toy(theta, sigma0)
     x, w = _toy_nodes()
-    return float(w @ _fisher_ratio((x - theta) / sigma0)) / sigma0**2
+    return check_finite_result("toy_fisher", float(w @ _fisher_ratio((x - theta) / sigma0))
+                               / sigma0**2, "sigma0 is too small for double precision")
+
+
+def _check_toy(theta, sigma0) -> tuple[float, float]:
+    """The toy's theta* (in [-1, 1], where the inputs are) and label noise sigma0 > 0."""
+    return (check_in_range("theta", theta, -1.0, 1.0),
+            check_in_range("sigma0", sigma0, 1e-6, 1e6, low_open=True))
 
 
 @dataclass(frozen=True)
@@ -508,6 +540,8 @@ def toy_sandwich(theta: float = TOY_THETA, sigma0: float = TOY_SIGMA,
     """The misspecified toy (logistic teacher of scale ``tau``, probit model): (theta_p, the
     sandwich A^-1 B A^-1, and 1 / J(theta_p), the model's own inverse Fisher information there,
     which a well-specified analysis would predict), by quadrature over x ~ U[-1, 1], S = +-1."""
+    theta, sigma0 = _check_toy(theta, sigma0)
+    tau = check_in_range("tau", tau, 1e-3, 1e3)
     x, w = _toy_nodes()
     q_plus = 1.0 / (1.0 + np.exp(-(x - theta) / tau))
 
@@ -523,7 +557,11 @@ def toy_sandwich(theta: float = TOY_THETA, sigma0: float = TOY_SIGMA,
         (dp, dm), _ = derivatives(th)
         return float(w @ (q_plus * dp + (1 - q_plus) * dm))
 
-    theta_p = optimize.brentq(score, -1.0, 1.0)
+    try:
+        theta_p = optimize.brentq(score, -1.0, 1.0)
+    except ValueError as exc:  # no sign change: the pseudo-true theta lies outside [-1, 1]
+        raise ValueError(f"no pseudo-true theta_p in [-1, 1] for theta = {theta}, sigma0 = "
+                         f"{sigma0}, tau = {tau}: the model cannot fit this teacher") from exc
     (dp, dm), (hp, hm) = derivatives(theta_p)
     A = -float(w @ (q_plus * hp + (1 - q_plus) * hm))
     B = float(w @ (q_plus * dp**2 + (1 - q_plus) * dm**2))
@@ -539,9 +577,12 @@ def toy_runs(t_max: int = 10_000, runs: int = 500, *, theta: float = TOY_THETA,
     teacher of scale ``logistic_tau`` (eq 8.10)."""
     t_max = check_count("t_max", t_max, low=2)
     runs = check_count("runs", runs, low=2, high=1_000_000)
-    theta = check_in_range("theta", theta, -1.0, 1.0)
-    sigma0 = check_positive("sigma0", sigma0)
+    theta, sigma0 = _check_toy(theta, sigma0)
     logistic_tau = check_positive("logistic_tau", logistic_tau, allow_zero=True)
+    if 0 < logistic_tau < 1e-3 or logistic_tau > 1e3:
+        raise ValueError(f"logistic_tau must be 0 (probit teacher) or lie in [0.001, 1000], "
+                         f"got {logistic_tau}")
+    check_budget("t_max and runs", t_max * runs, 1e10, "steps")  # the page's largest: 4e9
     points = check_count("points", points, low=2, high=10_000)
     checkpoints = np.unique(np.geomspace(1, t_max, points).astype(np.int64))
     seed = int(as_generator(seed).integers(0, 2**31 - 1))

@@ -26,6 +26,10 @@ def grid(**axes: Iterable) -> list[dict]:
     """The Cartesian product of the axes, as a list of parameter dicts (last axis fastest):
     ``grid(eta=[0.1, 1], k=[1, 10])`` -> 4 dicts."""
     names = list(axes)
+    for name, v in axes.items():
+        if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
+            raise TypeError(f"axis {name!r} of the grid must be a list of values, "
+                            f"got {describe(v)}")
     values = [list(v) for v in axes.values()]
     for name, vals in zip(names, values):
         if not vals:
@@ -49,6 +53,9 @@ def task_seed(seed: int, params: Mapping) -> int:
     the same seed in every sweep that contains it, on any worker)."""
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be an integer >= 0, got {describe(seed)}")
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping of parameter names to values, "
+                        f"got {describe(params)}")
     digest = hashlib.sha256(f"{int(seed)}|{_canonical(params)}".encode()).digest()
     return int.from_bytes(digest[:8], "little") % (2**63)
 
@@ -94,6 +101,14 @@ def sweep(fn: Callable[..., Any], tasks: Iterable[Mapping], *, seed: int | None 
     in this process, with each task's result as soon as it is there (to keep it: a sweep
     stopped later has not lost it). A task's exception is raised here (the other tasks are
     cancelled)."""
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {describe(fn)}")
+    if isinstance(tasks, (str, bytes, Mapping)) or not isinstance(tasks, Iterable):
+        raise TypeError(f"tasks must be an iterable of parameter mappings, got {describe(tasks)}")
+    tasks = list(tasks)
+    bad = [t for t in tasks if not isinstance(t, Mapping)]
+    if bad:
+        raise TypeError(f"tasks must hold parameter mappings (dicts), got {describe(bad[0])}")
     tasks = [dict(t) for t in tasks]
     progress = check_progress(progress)
     if done is not None and not callable(done):

@@ -200,10 +200,11 @@ def lattice_lines(features, lower, upper) -> np.ndarray:
     c = np.linalg.solve(basis, corners.T)  # lattice coordinates of the corners, shape (2, 4)
     cmin, cmax = c.min(axis=1), c.max(axis=1)
     first, last = np.ceil(cmin), np.floor(cmax)
-    count = int(np.sum(np.maximum(last - first + 1, 0)))
-    if count > MAX_LINES:
+    count = float(np.sum(np.maximum(last - first + 1, 0)))
+    if not np.all(np.isfinite(c)) or count > MAX_LINES:
+        many = f"{count:.0f}" if np.isfinite(count) else "too many"
         raise ValueError(
-            f"lower, upper: the box [{describe(lo)}, {describe(hi)}] meets {count} lattice lines "
+            f"lower, upper: the box [{describe(lo)}, {describe(hi)}] meets {many} lattice lines "
             f"(allowed: <= {MAX_LINES})"
         )
     ends = []

@@ -12,6 +12,7 @@ from dynamics._common import (
     check_features,
     check_moments,
     check_positive,
+    check_real,
     describe,
 )
 
@@ -371,14 +372,11 @@ def _periods_kernel(samples, tol, max_period, out):
 # --------------------------------------------------------------------------------------------
 # Validation helpers
 # --------------------------------------------------------------------------------------------
-def _check_temperature(value) -> float:
-    try:
-        t = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"temperature must be a real number > 0, got {describe(value)}") from exc
+def _check_temperature(value, name: str = "temperature") -> float:
+    t = check_real(name, value, finite=False)
     if not np.isfinite(t) or t <= 0:
         raise ValueError(
-            f"temperature must be finite and > 0, got {t!r} "
+            f"{name} must be finite and > 0, got {t!r} "
             "(T = 0 is herding: use dynamics.herding.herd for T = 0)"
         )
     return t

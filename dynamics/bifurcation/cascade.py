@@ -11,6 +11,8 @@ from dynamics._common import (
     check_array,
     check_count,
     check_positive,
+    check_in_range,
+    check_flag,
     describe,
 )
 from dynamics.bifurcation._kernels import (FEIGENBAUM_DELTA, MAX_REFINE_PERIOD, _check_model, _check_temperature, _check_temperatures, _cycle_kernel, _inv, _periods_kernel, _trajectory_kernel)
@@ -208,7 +210,7 @@ def period_doublings(temperatures, periods, *, max_gap: int = 2) -> PeriodDoubli
     if np.any(per < 0) or np.any(per != np.round(per)):
         raise ValueError(f"periods must be non-negative integers, got {describe(per)}")
     per = per.astype(np.int64)
-    max_gap = check_count("max_gap", max_gap, low=0, high=temps.size)
+    max_gap = check_count("max_gap", max_gap, low=0, high=max(temps.size, 2))
     order = np.argsort(-temps, kind="stable")
     T, P_read = temps[order], per[order]
     if np.any(np.diff(T) == 0):
@@ -338,14 +340,12 @@ def refine_doubling(features, moments, period: int, t_lo: float, t_hi: float, *,
     period = check_count("period", period, low=2, high=MAX_REFINE_PERIOD)
     if period % 2:
         raise ValueError(f"period must be even (the period after a doubling), got {period}")
-    t_lo = _check_temperature(t_lo)
-    t_hi = _check_temperature(t_hi)
+    t_lo = _check_temperature(t_lo, "t_lo")
+    t_hi = _check_temperature(t_hi, "t_hi")
     if not t_lo < t_hi:
         raise ValueError(f"need t_lo < t_hi, got t_lo = {t_lo!r}, t_hi = {t_hi!r}")
     burn_in = check_count("burn_in", burn_in, low=0)
-    xtol = float(xtol)
-    if not 1e-15 <= xtol <= 1e-2:
-        raise ValueError(f"xtol must lie in [1e-15, 1e-2], got {xtol!r}")
+    xtol = check_in_range("xtol", xtol, 1e-15, 1e-2)
     q = period // 2
     K = phi.shape[1]
     scale = 1.0 + np.abs(phi).max()
@@ -356,7 +356,9 @@ def refine_doubling(features, moments, period: int, t_lo: float, t_hi: float, *,
     _trajectory_kernel(phi, phi_bar, inv_hi, eta, start)
     sol = _newton_cycle(phi, phi_bar, inv_hi, eta, start[-1], q)
     if sol is None or max(abs(np.linalg.eigvals(sol[1]))) >= 1.0:
-        raise ValueError(f"no attracting cycle of period {q} found at t_hi = {t_hi!r}")
+        raise ValueError(f"no attracting cycle of period {q} of these features and moments found "
+                         f"at t_hi = {t_hi!r} with "
+                         f"eta = {eta!r} (a smaller eta or another bracket may have one)")
     w_hi, mono_hi = sol
     if _separation(phi, phi_bar, inv_hi, eta, w_hi, q, scale) < 1e-9 * scale:
         raise ValueError(f"the attracting cycle at t_hi = {t_hi!r} has a period smaller than {q}")
@@ -419,6 +421,14 @@ def refine_doubling(features, moments, period: int, t_lo: float, t_hi: float, *,
                          multiplier=float(crit.real), cycle=cycle)
 
 
+def _check_refinement(features, moments, w0, eta, burn_in, xtol) -> None:
+    """The arguments ``refine_doublings`` and ``extend_doublings`` pass on to `refine_doubling`,
+    checked first: that one's ValueError means "no doubling here" to them, not a bad input."""
+    _check_model(features, moments, w0, eta)
+    check_count("burn_in", burn_in, low=0)
+    check_in_range("xtol", xtol, 1e-15, 1e-2)
+
+
 def refine_doublings(features, moments, doublings: PeriodDoublings, *, w0=None, eta: float = 1.0,
                      burn_in: int = 20000, xtol: float = 1e-12) -> PeriodDoublings:
     """Refine every grid doubling of `period_doublings` with `refine_doubling`.
@@ -430,6 +440,7 @@ def refine_doublings(features, moments, doublings: PeriodDoublings, *, w0=None, 
     """
     if not isinstance(doublings, PeriodDoublings):
         raise ValueError(f"doublings must be a PeriodDoublings, got {describe(doublings)}")
+    _check_refinement(features, moments, w0, eta, burn_in, xtol)
     temps = doublings.temperatures.copy()
     refined = doublings.refined.copy()
     brackets = doublings.brackets
@@ -470,6 +481,7 @@ def extend_doublings(features, moments, doublings: PeriodDoublings, *, count: in
     if not isinstance(doublings, PeriodDoublings):
         raise ValueError(f"doublings must be a PeriodDoublings, got {describe(doublings)}")
     count = check_count("count", count, low=0, high=16)
+    _check_refinement(features, moments, w0, eta, burn_in, xtol)
     periods_found = list(doublings.periods)
     temps = list(doublings.temperatures)
     brackets = [tuple(b) for b in doublings.brackets]
@@ -531,6 +543,8 @@ def doubling_cascade(features, moments, temperatures, *, burn_in: int = 5000, ke
     -------
     PeriodDoublings
     """
+    refine = check_flag("refine", refine)
+    extend = check_count("extend", extend, low=0, high=16)
     diagram = bifurcation(features, moments, temperatures, burn_in=burn_in, keep=keep, w0=w0,
                           eta=eta)
     per = periods(diagram.samples, tol=tol, max_period=max_period)

@@ -231,7 +231,7 @@ def mle_parameters(features, moments) -> np.ndarray:
         if not np.all(np.isfinite(theta)):
             break
     raise ValueError(
-        "moments must lie strictly inside the convex hull of the feature rows (no finite "
+        "moments must lie strictly inside the convex hull of the rows of features (no finite "
         f"maximum-likelihood parameters), got moments {describe(phi_bar)}"
     )
 

@@ -7,7 +7,8 @@ KL divergences (Prop 3.4), the Mahalanobis bound (Prop 3.5), staged chains (Sec 
 Cor 3.7), and the three-state chain of the paper's Fig 1, learning (Sec 4, Algorithm 1) and the
 experiments of Sec 5. A package by subject, every public name imported here:
 
-- ``chains``: restarted chains and their closed forms, the exact restart sampler, example chains;
+- ``chains``: restarted chains and their closed forms, example chains;
+- ``sampling``: the exact restart sampler (Prop 3.2) raced against the plain chain;
 - ``staged``: staged chains and the bounds of Thm 3.6 and Cor 3.7;
 - ``learning``: the sequence model and Algorithm 1's gradient estimates;
 - ``word_task``: the word task of Sec 5 / Fig 4;
@@ -47,12 +48,11 @@ from __future__ import annotations
 
 from dynamics.doeblin import chains
 from dynamics.doeblin.chains import (  # noqa: F401
-    MAX_SAMPLE_TRANSITIONS,
-    MAX_SAMPLE_DRAWS,
     MAX_SWEEP_COST,
     MAX_STAGED_STATES,
     MAX_BOUND_HORIZON,
     RESTART_LAWS,
+    MIN_EPS,
     restart_chain,
     stationary,
     restart_stationary,
@@ -64,12 +64,17 @@ from dynamics.doeblin.chains import (  # noqa: F401
     restart_spectrum,
     RestartSweep,
     restart_sweep,
-    RestartSample,
-    sample_restart,
     three_state_chain,
     random_chain,
     barbell_chain,
     restart_law,
+)
+from dynamics.doeblin import sampling
+from dynamics.doeblin.sampling import (  # noqa: F401
+    MAX_SAMPLE_TRANSITIONS,
+    MAX_SAMPLE_DRAWS,
+    RestartSample,
+    sample_restart,
 )
 from dynamics.doeblin import staged
 from dynamics.doeblin.staged import (  # noqa: F401
@@ -108,6 +113,7 @@ from dynamics.doeblin.word_task import (  # noqa: F401
     WORD_LIST_6,
     WORD_CHANNELS,
     WORD_METHODS,
+    MAX_STEP_SIZE,
     WordTask,
     make_word_task,
     WordTaskResult,
@@ -129,11 +135,11 @@ from dynamics.doeblin.dnf import (  # noqa: F401
     dnf_experiment,
 )
 
-__all__ = [*chains.__all__, *staged.__all__, *learning.__all__, *word_task.__all__,
-           *dnf.__all__]
+__all__ = [*chains.__all__, *sampling.__all__, *staged.__all__, *learning.__all__,
+           *word_task.__all__, *dnf.__all__]
 
 
 def _warmup() -> None:
     """Compile (or load from cache) every kernel of the Doeblin engine with production dtypes."""
-    for module in (chains, staged, learning, word_task, dnf):
+    for module in (chains, sampling, staged, learning, word_task, dnf):
         module._warmup()

@@ -35,8 +35,10 @@ from numba import njit
 from dynamics._common import (
     as_generator,
     check_array,
+    check_choice,
     check_count,
     check_in_range,
+    check_instance,
     check_positive,
     check_progress,
     describe,
@@ -126,6 +128,7 @@ def _evaluate_formula(coef: np.ndarray, bound: np.ndarray, X: np.ndarray) -> np.
 
 def dnf_errors(coef, bound, problem: DNFProblem) -> int:
     """I(f): the number of examples the formula (coef (n, m, d), bound (n, m)) gets wrong."""
+    problem = _check_problem(problem)
     coef = check_array("coef", coef, ndim=3, dtype=np.int64)
     bound = check_array("bound", bound, ndim=2, dtype=np.int64)
     if coef.shape[:2] != bound.shape or coef.shape[2] != problem.inputs.shape[1]:
@@ -147,7 +150,11 @@ def make_dnf_problem(*, n_vars: int = 3, n_disjuncts: int = 2, n_atoms: int = 2,
     ``target`` names a fixed formula of `DNF_TARGETS` instead (n_vars >= 3): the examples are
     then drawn half positive and half negative among the distinct inputs.
     """
+    for name, value in (("target_disjuncts", target_disjuncts), ("target_atoms", target_atoms)):
+        if value is not None:  # checked even when ``target`` makes them unused
+            check_count(name, value, high=16)
     if target is not None:
+        target = check_choice("target", target, tuple(DNF_TARGETS))
         return _fixed_target_problem(target, n_vars=n_vars, n_disjuncts=n_disjuncts,
                                      n_atoms=n_atoms, n_examples=n_examples,
                                      value_range=value_range, coef_range=coef_range,
@@ -424,15 +431,11 @@ class DNFSearchResult:
 
 
 def _check_method(method) -> int:
-    if method not in _STAGES:
-        raise ValueError(f"method must be one of {DNF_METHODS}, got {describe(method)}")
-    return _STAGES[method]
+    return _STAGES[check_choice("method", method, DNF_METHODS)]
 
 
 def _check_problem(problem) -> DNFProblem:
-    if not isinstance(problem, DNFProblem):
-        raise ValueError(f"problem must be a DNFProblem, got {describe(problem)}")
-    return problem
+    return check_instance("problem", problem, DNFProblem)
 
 
 def dnf_search(problem: DNFProblem, *, method: str = "2-stage", max_steps: int = 1_000_000,
@@ -560,16 +563,23 @@ def dnf_experiment(levels=None, *, trials: int = 80, max_steps: int = 1_000_000,
     if levels is None:
         levels = dict(DNF_LEVELS)
     elif not isinstance(levels, dict):
+        if isinstance(levels, str) or not isinstance(levels, (tuple, list)):
+            raise TypeError(f"levels must be None, a dict or a tuple or list of names of "
+                            f"{tuple(DNF_LEVELS)}, got {type(levels).__name__}")
         names = list(levels)
-        unknown = [lv for lv in names if lv not in DNF_LEVELS]
+        unknown = [lv for lv in names if not isinstance(lv, str) or lv not in DNF_LEVELS]
         if unknown or not names:
             raise ValueError(f"levels must be names of {tuple(DNF_LEVELS)}, got {describe(names)}")
         levels = {lv: DNF_LEVELS[lv] for lv in names}
     trials = check_count("trials", trials, high=100_000)
     max_steps = check_count("max_steps", max_steps, high=1_000_000_000)
+    if isinstance(methods, str) or not isinstance(methods, (tuple, list)):
+        raise TypeError(f"methods must be a tuple or list of names from {DNF_METHODS}, got "
+                        f"{type(methods).__name__}")
     methods = tuple(methods)
-    for meth in methods:
-        _check_method(meth)
+    if not methods or any(not isinstance(m, str) or m not in _STAGES for m in methods):
+        raise ValueError(f"methods must be a non-empty list of names from {DNF_METHODS}, got "
+                         f"{describe(methods)}")
     check_progress(progress)
     rng = as_generator(seed)
     _warmup()  # compile before the clock starts

@@ -37,8 +37,10 @@ from numba import njit
 from dynamics._common import (
     as_generator,
     check_array,
+    check_choice,
     check_count,
     check_in_range,
+    check_instance,
     check_positive,
     describe,
 )
@@ -133,12 +135,11 @@ def sequence_model(n_letters: int, length: int, dictionary=()) -> SequenceModel:
     if V**L > MAX_CODES:
         raise ValueError(f"n_letters**length = {V**L} exceeds {MAX_CODES}")
     table = np.zeros(V**L, dtype=np.int64)
-    words = np.asarray(dictionary)
-    if words.size:
-        words = check_array("dictionary", words, ndim=2, dtype=np.int64)
+    if not (isinstance(dictionary, (tuple, list)) and len(dictionary) == 0):
+        words = check_array("dictionary", dictionary, ndim=2, dtype=np.int64)
         if words.shape[1] != L:
             raise ValueError(f"dictionary must have {L} columns, got shape {words.shape}")
-        if words.min() < 0 or words.max() >= V:
+        if words.size and (words.min() < 0 or words.max() >= V):
             raise ValueError(f"dictionary letters must lie in [0, {V}), got {describe(words)}")
         table[_codes(words, V)] = 1
     n = _offsets(V, L)[-1]
@@ -152,10 +153,12 @@ def _codes(Y: np.ndarray, V: int) -> np.ndarray:
 
 
 def _check_theta(theta, model: SequenceModel) -> np.ndarray:
+    model = check_instance("model", model, SequenceModel)
     return check_array("theta", theta, shape=(model.n_params,))
 
 
 def _check_seq(name: str, value, model: SequenceModel, ndim: int = 1) -> np.ndarray:
+    model = check_instance("model", model, SequenceModel)
     arr = check_array(name, value, ndim=ndim, dtype=np.int64)
     if arr.shape[-1] != model.length:
         raise ValueError(
@@ -227,6 +230,7 @@ def exact_log_likelihood(theta, x, y, model: SequenceModel, *, eps: float) -> fl
     By Prop 3.2 / eq 6: p = eps u^T (I - (1 - eps) A)^{-1}, one linear solve over the V**L
     enumerated sequences (row-stochastic A, see `model_chains`).
     """
+    check_instance("model", model, SequenceModel)
     eps = _check_eps_learning(eps)
     y = _check_seq("y", y, model)
     u, A = model_chains(theta, x, model)
@@ -247,7 +251,7 @@ def exact_gradient(theta, x, y, model: SequenceModel, *, eps: float,
     """
     theta = _check_theta(theta, model)
     eps = _check_eps_learning(eps)
-    step = check_positive("step", step)
+    step = check_in_range("step", step, 0.0, 1.0, low_open=True)  # a finite-difference step
     y = _check_seq("y", y, model)
     code = int(_codes(y, model.n_letters))
     g = np.empty(model.n_params)
@@ -667,8 +671,7 @@ def sample_gradient(theta, x, y, model: SequenceModel, *, eps: float, samples: i
         ``likelihood`` estimates that expectation.
     seed : int, Generator or None, keyword-only
     """
-    if weights not in ("exact", "edit"):
-        raise ValueError(f'weights must be "exact" or "edit", got {describe(weights)}')
+    weights = check_choice("weights", weights, ("exact", "edit"))
     theta = _check_theta(theta, model)
     x = _check_seq("x", x, model)
     y = _check_seq("y", y, model)

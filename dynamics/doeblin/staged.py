@@ -281,7 +281,7 @@ class StagedSweep:
 
 def _check_staged_grid(eps1, eps2_grid) -> tuple[float, np.ndarray]:
     eps1 = check_in_range("eps1", eps1, 1e-3, 1.0)
-    grid = _check_eps_grid(eps2_grid)
+    grid = _check_eps_grid(eps2_grid, "eps2_grid")
     if grid.size > 200:
         raise ValueError(f"eps2_grid must have at most 200 entries, got {grid.size}")
     if grid.min() < 1e-3:

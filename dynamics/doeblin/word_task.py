@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dynamics._common import (as_generator, check_count, check_in_range, check_positive,
+from dynamics._common import (as_generator, check_choice, check_count, check_in_range,
                               check_progress, describe, report)
 from dynamics.doeblin.learning import (SequenceModel, _add_grad_log_u, _algorithm1, _code_of,
                                        _edit_weighted_gradient, _geometric, _gibbs_step,
@@ -22,6 +22,7 @@ __all__ = [
     "WORD_LIST_6",
     "WORD_CHANNELS",
     "WORD_METHODS",
+    "MAX_STEP_SIZE",
     "WordTask",
     "make_word_task",
     "WordTaskResult",
@@ -108,6 +109,23 @@ class WordTask:
 WORD_CHANNELS = ("uniform", "neighbour")
 
 
+#: Largest AdaGrad step of ``train_word_task``: a step moves each logit by at most step_size, and
+#: logits 100 apart already give probabilities e^-100.
+MAX_STEP_SIZE = 100.0
+
+
+def _check_words(words) -> tuple:
+    """A non-empty tuple or list of strings of one length (a lone string is refused)."""
+    if isinstance(words, str) or not isinstance(words, (tuple, list)):
+        raise TypeError(f"words must be a tuple or list of strings, got {type(words).__name__}")
+    words = tuple(words)
+    if not words or not all(isinstance(w, str) for w in words) \
+            or len({len(w) for w in words}) != 1 or not words[0]:
+        raise ValueError("words must be a non-empty sequence of non-empty strings of equal "
+                         f"length, got {describe(words)}")
+    return words
+
+
 def make_word_task(*, n_train: int = 300, n_test: int = 200, noise: float = 0.5,
                    words=WORD_LIST, letters: str = WORD_LETTERS, channel: str = "uniform",
                    seed=None) -> WordTask:
@@ -125,15 +143,12 @@ def make_word_task(*, n_train: int = 300, n_test: int = 200, noise: float = 0.5,
     n_train = check_count("n_train", n_train, high=100_000)
     n_test = check_count("n_test", n_test, high=100_000)
     noise = check_in_range("noise", noise, 0.0, 1.0)
-    if channel not in WORD_CHANNELS:
-        raise ValueError(f"channel must be one of {WORD_CHANNELS}, got {describe(channel)}")
+    channel = check_choice("channel", channel, WORD_CHANNELS)
     if not isinstance(letters, str) or len(set(letters)) != len(letters) or len(letters) < 2:
         raise ValueError(
             f"letters must be a string of distinct characters, got {describe(letters)}"
         )
-    words = tuple(words)
-    if not words or len({len(w) for w in words}) != 1:
-        raise ValueError("words must be a non-empty sequence of strings of equal length")
+    words = _check_words(words)
     bad = [w for w in words if any(ch not in letters for ch in w)]
     if bad:
         raise ValueError(f"words must use only the letters {letters!r}, got {bad[:3]}")
@@ -194,7 +209,7 @@ def _train_doeblin_epoch(theta, G, X, Y, order, V, L, in_dict, eps, chains, eta,
                                           buf)
         else:
             lik = _algorithm1(theta, V, L, X[n], Y[n], in_dict, pw, eps, chains, g, buf)
-        loglik += math.log(lik)
+        loglik += math.log(lik) if lik > 0.0 else -math.inf  # -inf: the caller stops the run
         _adagrad(theta, G, g, eta, 0, theta.size)
     return loglik / order.size
 
@@ -429,11 +444,15 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
     epochs = check_count("epochs", epochs, high=1000)
     seeds = check_count("seeds", seeds, high=100)
     chains = check_count("chains", chains, high=1000)
-    eta = check_positive("step_size", step_size)
+    eta = check_in_range("step_size", step_size, 0.0, MAX_STEP_SIZE, low_open=True)
     u_epochs = check_count("u_epochs", u_epochs, low=0, high=1000)
+    if isinstance(methods, str) or not isinstance(methods, (tuple, list)):
+        raise TypeError(f"methods must be a tuple or list of names from {WORD_METHODS}, got "
+                        f"{type(methods).__name__}")
     methods = tuple(methods)
-    if not methods or any(mth not in WORD_METHODS for mth in methods):
+    if not methods or any(not isinstance(mth, str) or mth not in WORD_METHODS for mth in methods):
         raise ValueError(f"methods must be a non-empty subset of {WORD_METHODS}, got {methods!r}")
+    _check_words(words)
     check_progress(progress)
     rng = as_generator(seed)
     eps = 1.0 / T
@@ -494,6 +513,13 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
                     else:
                         _train_gibbs_epoch(theta, G, task.x_train, task.y_train, order, V, L, D,
                                            method == "u-gibbs", T, chains, eta, s32())
+                if e > 0 and not (np.all(np.isfinite(theta))
+                                  and np.isfinite(objective[e - 1, k, s])):
+                    raise ValueError(
+                        f"train_word_task diverged ({method}, seed {s}, epoch {e}): the "
+                        f"parameters or the training likelihood are no longer finite; "
+                        f"step_size = {eta:g} is too large: use a smaller one (0.3 is the "
+                        "default)")
                 word[e, k, s], char[e, k, s] = _evaluate(theta, task.x_test, task.y_test, V, L,
                                                          D, mode, T, eps, chains, s32())
                 tick(f"seed {s + 1}/{seeds}, {method}, epoch {e}/{epochs}: "

@@ -117,6 +117,11 @@ def sgld(model: MixtureModel, data, *, particles: int = 1500, batch_size: int = 
         eps = a * (step_b + t) ** -decay
         grad = model.grad_log_posterior(batch, theta[None, :], n / batch.size)[0]
         theta = theta + 0.5 * eps * grad + math.sqrt(eps) * noise[t]
+        if not np.all(np.abs(theta) < 1e6):  # also NaN: the prior's scale is O(1)
+            raise ValueError(
+                f"SGLD diverged at iteration {t}: |theta| reached "
+                f"{np.max(np.abs(theta)):.3g}; the step eps_t = a (b + t)^-decay with step_a = {a:g}, step_b = {step_b:g} is too large for "
+                f"{n} data: use a smaller step_a (None picks half the inverse curvature)")
         chain[t] = theta
         if progress is not None and t % 250 == 0:
             report(progress, t / total, f"SGLD: iteration {t} of {total}")
@@ -235,6 +240,11 @@ passes. A unimodal family: it can hold one mode at best (Sec 4.6.1: "the
             rate = lr / math.sqrt(1.0 + step / steps_per_epoch)  # Robbins-Monro decay
             params = params + rate * (first / (1 - 0.9 ** step)) / (
                 np.sqrt(second / (1 - 0.999 ** step)) + 1e-8)
+            if not np.all(np.abs(params) < 100.0):  # also NaN; |log L_ii| > 100 overflows
+                raise ValueError(
+                    f"SVI diverged at step {step}: a variational parameter reached "
+                    f"{np.max(np.abs(params)):.3g}; learning_rate = {lr:g} is too large: use a "
+                    "smaller one (the default 0.1 is stable)")
             if step > total - steps_per_epoch:  # Polyak average over the last pass
                 average += (params - average) / (step - (total - steps_per_epoch))
             if step in checkpoints_at:

@@ -3,11 +3,13 @@ cross entropy against the exact posterior as the data are visited, over repeats.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 
-from dynamics._common import check_count, check_positive, check_progress, report
+from dynamics._common import (check_array, check_count, check_flag, check_instance,
+                              check_positive, check_progress, report)
 from dynamics.pmd.baselines import gibbs, one_pass_smc, sgld, svi
 from dynamics.pmd.kde import GaussianFit, Particles, median_bandwidth
 from dynamics.pmd.mirror import check_run, particle_mirror_descent
@@ -27,6 +29,7 @@ def posterior_grid(model: MixtureModel, data, *, spacing: float = 0.02,
     posterior's box needs more than ``max_side`` points a side): the box where a coarse grid
     over the prior's +-5 sigma holds posterior density above 1e-8 of its peak, padded by a
     quarter of its size."""
+    model = check_instance("model", model, MixtureModel)
     x = check_data(data)
     spacing = check_positive("spacing", spacing)
     max_side = check_count("max_side", max_side, low=10, high=4000)
@@ -47,9 +50,19 @@ def estimate_on(result, grid: Grid, exact: np.ndarray, cloud=None, *, best_of_ga
     bandwidth) or its Gaussian; with ``best_of_gaussian`` the better, in total variation, of
     the KDE and a Gaussian fit to the particles (the paper's rule for Gibbs and SGLD).
     ``cloud`` = (particles, weights) overrides the result's own (a checkpoint)."""
+    result = check_instance("result", result, (Particles, GaussianFit))
+    grid = check_instance("grid", grid, Grid)
+    exact = _check_exact(exact, grid)
+    best_of_gaussian = check_flag("best_of_gaussian", best_of_gaussian)
+    if cloud is not None:
+        if not isinstance(cloud, (tuple, list)) or len(cloud) != 2:
+            raise ValueError(f"cloud must be None or a pair (particles, weights), got "
+                             f"{type(cloud).__name__}")
+        particles, weights = _check_cloud(cloud[0], cloud[1], "cloud particles", "cloud weights")
     if isinstance(result, GaussianFit):
         return result.density_on(grid)
-    particles, weights = (result.particles, result.weights) if cloud is None else cloud
+    particles, weights = (result.particles, result.weights) if cloud is None else (particles,
+                                                                                   weights)
     kde = Particles(particles, weights, median_bandwidth(particles), result.method)
     dens = kde.density_on(grid)
     if best_of_gaussian and particles.shape[0] > 2:
@@ -63,6 +76,7 @@ def estimate_on(result, grid: Grid, exact: np.ndarray, cloud=None, *, best_of_ga
 def mode_shares(particles: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
     """The weight on theta2 < 0 and on theta2 > 0. The model's symmetry (theta1, theta2) ->
     (theta1 + theta2, -theta2) flips theta2's sign, so the sign separates its two modes."""
+    particles, weights = _check_cloud(particles, weights)
     below = float(weights[particles[:, 1] < 0].sum())
     return below, float(weights.sum()) - below
 
@@ -70,11 +84,53 @@ def mode_shares(particles: np.ndarray, weights: np.ndarray) -> tuple[float, floa
 def exact_samples(exact: np.ndarray, grid: Grid, m: int, rng: np.random.Generator) -> Particles:
     """``m`` independent draws from the exact posterior on the grid (a cell by its mass, then a
     uniform point in it), equally weighted: what a perfect sampler would return."""
+    grid = check_instance("grid", grid, Grid)
+    exact = _check_exact(exact, grid)
+    m = check_count("m", m, low=2, high=10_000_000)
+    rng = check_instance("rng", rng, np.random.Generator)
     prob = exact.ravel() / exact.sum()
     cells = rng.choice(prob.size, size=m, p=prob)
     step = np.array([grid.x[1] - grid.x[0], grid.y[1] - grid.y[0]])
     points = grid.points()[cells] + (rng.random((m, 2)) - 0.5) * step
     return Particles(points, np.full(m, 1.0 / m), median_bandwidth(points), "exact samples")
+
+
+def _check_exact(exact, grid: Grid) -> np.ndarray:
+    """A density on ``grid``: shape grid.shape, finite, non-negative, positive somewhere."""
+    exact = check_array("exact", exact, shape=grid.shape)
+    if np.any(exact < 0) or not exact.sum() > 0:
+        raise ValueError("exact must be a non-negative density with a positive sum")
+    return exact
+
+
+def _check_cloud(particles, weights, pname="particles", wname="weights"):
+    """Weighted particles: (m, 2) finite points and m non-negative weights, positive sum."""
+    particles = check_array(pname, particles, ndim=2, shape=(None, 2))
+    weights = check_array(wname, weights, shape=(particles.shape[0],))
+    if particles.shape[0] == 0 or np.any(weights < 0) or not weights.sum() > 0:
+        raise ValueError(f"{wname} must be non-negative with a positive sum over at least one "
+                         f"particle, got {weights!r}")
+    return particles, weights
+
+
+def _check_methods(methods) -> tuple:
+    """A non-empty sequence of names from ``METHODS`` (a lone string is refused)."""
+    if isinstance(methods, str) or not isinstance(methods, (tuple, list)):
+        raise TypeError(f"methods must be a tuple or list of names from {METHODS}, got "
+                        f"{type(methods).__name__}")
+    unknown = [name for name in methods if not isinstance(name, str) or name not in METHODS]
+    if unknown or not methods:
+        raise ValueError(f"methods must be a non-empty list of names from {METHODS}, got "
+                         f"{list(methods)}")
+    return tuple(methods)
+
+
+def _check_seed(seed):
+    """None or a non-negative integer (the entropy of the run's SeedSequence)."""
+    if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)
+                        and seed >= 0):
+        return None if seed is None else int(seed)
+    raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
 
 
 @dataclass(frozen=True)
@@ -124,12 +180,13 @@ def compare_methods(model: MixtureModel, data, *, methods=METHODS, particles: in
     and SGLD use the better of a KDE and a Gaussian fit, as the paper does; every KDE has the
     median-trick bandwidth (0.1 x the median pairwise distance)."""
     x, m, b = check_run(model, data, particles, batch_size)
-    unknown = [name for name in methods if name not in METHODS]
-    if unknown or not methods:
-        raise ValueError(f"methods must be a non-empty list of names from {METHODS}, got "
-                         f"{list(methods)}")
+    methods = _check_methods(methods)
+    seed = _check_seed(seed)
+    checkpoints = check_count("checkpoints", checkpoints, high=10_000)
+    if pmd_options is not None:
+        check_instance("pmd_options", pmd_options, dict)
     progress = check_progress(progress)
-    grid = posterior_grid(model, x) if grid is None else grid
+    grid = posterior_grid(model, x) if grid is None else check_instance("grid", grid, Grid)
     exact = grid_posterior(model, x, grid.x, grid.y)
     seeds = np.random.SeedSequence(seed).spawn(len(METHODS) + 1)
     runners = {
@@ -193,7 +250,13 @@ def compare_repeats(model: MixtureModel, theta, n: int, *, repeats: int = 10, se
                     methods=METHODS, progress=None, **options) -> RepeatSummary:
     """``compare_methods`` on ``repeats`` data sets of ``n`` points drawn with ``theta`` (data
     seed ``seed + r``, method seeds from it)."""
+    model = check_instance("model", model, MixtureModel)
+    theta = check_array("theta", theta, shape=(2,), max_abs=1e100)
+    n = check_count("n", n, high=10_000_000)
     repeats = check_count("repeats", repeats, high=1000)
+    seed = _check_seed(seed)
+    seed = 0 if seed is None else seed
+    methods = _check_methods(methods)
     progress = check_progress(progress)
     comparisons = []
     for r in range(repeats):

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, prange
 
-from dynamics._common import as_generator, check_array, check_positive
+from dynamics._common import (MAX_ABS, as_generator, check_array, check_count, check_flag,
+                              check_in_range, check_positive)
 from dynamics.pmd.model import Grid, check_thetas
 
 __all__ = [
@@ -121,20 +122,27 @@ def _log_weights(weights: np.ndarray) -> np.ndarray:
 
 
 def _check_kde(points, centres, weights, bandwidth):
-    points = check_thetas(points)
-    centres = check_array("centres", centres, ndim=2, shape=(None, 2))
+    points = check_array("points", points, ndim=2, shape=(None, 2), max_abs=MAX_ABS)
+    centres = check_array("centres", centres, ndim=2, shape=(None, 2), max_abs=MAX_ABS)
     if centres.shape[0] == 0:
         raise ValueError("centres must hold at least one particle")
     weights = check_array("weights", weights, shape=(centres.shape[0],))
     if np.any(weights < 0) or weights.sum() <= 0:
         raise ValueError("weights must be non-negative with a positive sum")
-    return points, centres, weights, check_positive("bandwidth", bandwidth)
+    # h^2 neither overflows nor underflows, and the cell list's cells (h wide) stay countable
+    h = check_in_range("bandwidth", bandwidth, 1e-100, 1e100)
+    spread = float(np.ptp(np.concatenate([points, centres]), axis=0).max())
+    if spread / h > 1e100:
+        raise ValueError(f"bandwidth {h:g} is too small for points and centres spread over "
+                         f"{spread:g} (at most 1e100 bandwidths)")
+    return points, centres, weights, h
 
 
 def weighted_kde(points, centres, weights, bandwidth: float, *, log: bool = False) -> np.ndarray:
     """The weighted Gaussian kernel density estimate sum_j w_j N(point; centre_j, h^2 I) at each
     point (eq 4.7; the weights are normalised here). ``log=True`` returns its logarithm."""
     points, centres, weights, h = _check_kde(points, centres, weights, bandwidth)
+    log = check_flag("log", log)
     out = _kde_cells(points, centres, _log_weights(weights), h)
     return out if log else np.exp(out)
 
@@ -152,8 +160,12 @@ def median_bandwidth(particles, fraction: float = 0.1, *, max_particles: int = 1
     """The median trick of Sec 4.6.1: ``fraction`` times the median pairwise distance between
     the particles (a random subset of at most ``max_particles`` of them)."""
     x = check_array("particles", particles, ndim=2, shape=(None, 2))
+    fraction = check_positive("fraction", fraction)
+    # pairwise distances are O(max_particles^2) memory: at most 10,000 particles (400 MB)
+    max_particles = check_count("max_particles", max_particles, low=2, high=10_000)
+    rng = as_generator(seed)  # checked even when every particle is used
     if x.shape[0] > max_particles:
-        x = x[as_generator(seed).choice(x.shape[0], max_particles, replace=False)]
+        x = x[rng.choice(x.shape[0], max_particles, replace=False)]
     if len(x) < 2:
         return 1e-3
     return max(fraction * float(np.median(_pair_distances(x))), 1e-6)
@@ -161,8 +173,12 @@ def median_bandwidth(particles, fraction: float = 0.1, *, max_particles: int = 1
 
 def effective_sample_size(weights) -> float:
     """Kish's effective sample size 1 / sum w_i^2 of the normalised weights (m for equal
-    weights, 1 when one particle holds all the weight)."""
+    weights, 1 when one particle holds all the weight). The weights are non-negative with a
+    positive sum (they are normalised here)."""
     w = check_array("weights", weights, ndim=1)
+    if w.size == 0 or np.any(w < 0) or not w.sum() > 0:
+        raise ValueError(f"weights must be a non-empty, non-negative vector with a positive sum, "
+                         f"got {w!r}")
     w = w / w.sum()
     return float(1.0 / np.sum(w * w))
 

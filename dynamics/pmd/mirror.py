@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from dynamics._common import (as_generator, check_count, check_in_range, check_positive,
-                              check_progress, describe, report)
+from dynamics._common import (as_generator, check_choice, check_count, check_in_range,
+                              check_instance, check_positive, check_progress, report)
 from dynamics.pmd.kde import Particles, _kde_cells, effective_sample_size, median_bandwidth
 from dynamics.pmd.model import Grid, MixtureModel, check_data, log_likelihood
 
@@ -40,11 +40,12 @@ MIN_ESS = 0.5
 
 def step_size(rule: str, t: int) -> float:
     """gamma_t of the schedule ``rule`` (one of ``STEP_SIZES``) at step t >= 1."""
-    if rule == "1/t":
-        return 1.0 / t
-    if rule == "2/(t+1)":
-        return 2.0 / (t + 1)
-    raise ValueError(f"step_size must be one of {STEP_SIZES}, got {rule!r}")
+    rule = check_choice("rule", rule, STEP_SIZES)
+    return _step_size(rule, check_count("t", t, low=1, high=10**15))
+
+
+def _step_size(rule: str, t: int) -> float:
+    return 1.0 / t if rule == "1/t" else 2.0 / (t + 1)
 
 
 def batch_weights(rule: str, steps: int) -> np.ndarray:
@@ -52,8 +53,9 @@ def batch_weights(rule: str, steps: int) -> np.ndarray:
     iterate q_{t+1} after ``steps`` = t steps: gamma_s prod_{r = s+1..t} (1 - gamma_r). The
     prior's exponent is always 1. For gamma = 1/t every batch gets 1/t; for 2/(t + 1), batch s
     gets 2 s / (t (t + 1)): later data weigh more."""
+    rule = check_choice("rule", rule, STEP_SIZES)
     t = check_count("steps", steps, high=10_000_000)
-    gammas = np.array([step_size(rule, s) for s in range(1, t + 1)])
+    gammas = np.array([_step_size(rule, s) for s in range(1, t + 1)])
     keep = np.cumprod((1.0 - gammas)[::-1])[::-1]  # prod_{r >= s} (1 - gamma_r)
     after = np.r_[keep[1:], 1.0]  # prod_{r > s}
     return gammas * after
@@ -65,6 +67,8 @@ def mirror_descent_iterate(model: MixtureModel, data, grid_x, grid_y, *, steps: 
     grid, normalised like ``grid_posterior``: log p(theta) + sum_s w_s (N / b) log p(X_s | theta)
     with the weights of ``batch_weights``. After one pass with gamma = 1/t it is the posterior;
     before, a posterior of the data seen, tempered up to N points. What PMD's cloud tracks."""
+    model = check_instance("model", model, MixtureModel)
+    step_size_rule = check_choice("step_size_rule", step_size_rule, STEP_SIZES)
     x = check_data(data)
     b = check_count("batch_size", batch_size, high=1_000_000)
     b = min(b, x.size)
@@ -84,8 +88,7 @@ def mirror_descent_iterate(model: MixtureModel, data, grid_x, grid_y, *, steps: 
 
 def check_run(model, data, particles, batch_size):
     """The common arguments of every method, checked: (data, particles, batch size)."""
-    if not isinstance(model, MixtureModel):
-        raise ValueError(f"model must be a MixtureModel, got {describe(model)}")
+    check_instance("model", model, MixtureModel)
     x = check_data(data)
     m = check_count("particles", particles, low=2, high=1_000_000)
     b = check_count("batch_size", batch_size, high=1_000_000)
@@ -188,12 +191,9 @@ def particle_mirror_descent(model: MixtureModel, data, *, particles: int = 1500,
     Sec 4.6.1; ``history`` records every checkpoint (log-spaced steps) for the page.
     ``progress(fraction, message, partial=history)`` is called at each checkpoint."""
     x, m, b = check_run(model, data, particles, batch_size)
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    if bandwidth_rule not in BANDWIDTH_RULES:
-        raise ValueError(f"bandwidth_rule must be one of {BANDWIDTH_RULES}, got "
-                         f"{bandwidth_rule!r}")
-    step_size(step_size_rule, 1)
+    strategy = check_choice("strategy", strategy, STRATEGIES)
+    bandwidth_rule = check_choice("bandwidth_rule", bandwidth_rule, BANDWIDTH_RULES)
+    step_size_rule = check_choice("step_size_rule", step_size_rule, STEP_SIZES)
     scale = check_positive("bandwidth_scale", bandwidth_scale)
     switch = check_in_range("switch", switch, 0.0, 1.0)
     m0 = min(check_count("start_particles", start_particles, low=2, high=1_000_000), m)
@@ -221,7 +221,7 @@ def particle_mirror_descent(model: MixtureModel, data, *, particles: int = 1500,
     substeps = 0
     for t in range(1, T + 1):
         batch = x[(t - 1) * b: t * b]
-        gamma = step_size(step_size_rule, t)
+        gamma = _step_size(step_size_rule, t)
         if t <= kde_steps:
             if t == 1:
                 def base_logq(points):

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from dynamics._common import (as_generator, check_array, check_count, check_in_range,
-                              check_positive)
+from dynamics._common import (MAX_ABS, as_generator, check_array, check_count, check_in_range,
+                              check_instance, check_positive)
 
 __all__ = [
     "MixtureModel",
@@ -99,7 +99,7 @@ def check_thetas(thetas) -> np.ndarray:
 
 
 def check_data(data) -> np.ndarray:
-    x = check_array("data", data, ndim=1)
+    x = check_array("data", data, ndim=1, max_abs=MAX_ABS)
     if x.size == 0:
         raise ValueError("data must hold at least one observation, got an empty array")
     return x
@@ -195,8 +195,7 @@ def grid_posterior(model: MixtureModel, data, grid_x, grid_y) -> np.ndarray:
     """The exact posterior p(theta | data) on the grid, shape (len(grid_y), len(grid_x)): the
     prior times the likelihood (a log-sum-exp over the two components per datum), normalised
     so that its sum times the cell area is 1 (the mass outside the grid is neglected)."""
-    if not isinstance(model, MixtureModel):
-        raise ValueError(f"model must be a MixtureModel, got {type(model).__name__}")
+    model = check_instance("model", model, MixtureModel)
     x = check_data(data)
     grid = Grid(grid_x, grid_y)
     points = grid.points()
@@ -211,13 +210,14 @@ def grid_posterior(model: MixtureModel, data, grid_x, grid_y) -> np.ndarray:
 
 
 def _check_grid_densities(p, q, cell_area):
-    p = check_array("p", p)
-    q = check_array("q", q)
+    p = check_array("p", p, max_abs=MAX_ABS)
+    q = check_array("q", q, max_abs=MAX_ABS)
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
-    area = check_positive("cell_area", cell_area)
-    if np.any(p < 0) or np.any(q < 0):
-        raise ValueError("densities must be non-negative")
+    area = check_in_range("cell_area", cell_area, 0.0, MAX_ABS, low_open=True)
+    for name, dens in (("p", p), ("q", q)):
+        if np.any(dens < 0):
+            raise ValueError(f"{name} must be a density (non-negative), got minimum {dens.min()!r}")
     return p, q, area
 
 

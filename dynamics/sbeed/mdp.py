@@ -19,7 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._common import as_generator, check_array, check_count, check_in_range, check_positive
+from .._common import (as_generator, check_array, check_choice, check_count, check_flag,
+                       check_in_range, check_instance, check_positive)
+
+__all__ = ["MAX_STATES", "MAX_ACTIONS", "MAX_LAM", "MDP", "garnet", "frozen_lake", "risky_choice",
+           "check_mdp", "check_gamma", "check_lam", "SoftValues", "soft_max",
+           "soft_value_iteration", "policy_values", "policy_entropy"]
 
 #: Largest number of states a tabular MDP may have here (dense (S, A, S) arrays).
 MAX_STATES = 2048
@@ -114,9 +119,11 @@ def frozen_lake(map_name: str = "4x4", *, slippery: bool = True) -> MDP:
     agent moves in the intended direction or either perpendicular one with probability 1/3 each.
     Actions: 0 left, 1 down, 2 right, 3 up; states are row-major grid cells.
     """
-    from gymnasium.envs.toy_text.frozen_lake import FrozenLakeEnv
+    from gymnasium.envs.toy_text.frozen_lake import MAPS, FrozenLakeEnv
 
-    env = FrozenLakeEnv(map_name=map_name, is_slippery=bool(slippery))
+    map_name = check_choice("map_name", map_name, tuple(MAPS))
+    slippery = check_flag("slippery", slippery)
+    env = FrozenLakeEnv(map_name=map_name, is_slippery=slippery)
     S, A = env.observation_space.n, env.action_space.n
     P = np.zeros((S, A, S))
     R = np.zeros((S, A))
@@ -137,9 +144,10 @@ def risky_choice(*, gamma_hint: float = 0.9) -> MDP:
     goes to state 3 and "risky" (action 1) to state 1 or 2 with probability 1/2 each; from 1, 2
     and 3 both actions return to 0 paying +5, -3 and +1.05. The risky branch has the higher mean
     but a variance in V(s'); with gamma = 0.9 and lam = 0.1 the variance term of eta = 0
-    (PCL's objective) tilts the learned policy.
+    (PCL's objective) tilts the learned policy. ``gamma_hint`` (a discount in [0, 1)) is checked
+    and otherwise unused: the MDP does not depend on it.
     """
-    del gamma_hint
+    check_in_range("gamma_hint", gamma_hint, 0.0, 1.0, high_open=True)
     P = np.zeros((4, 2, 4))
     P[0, 0, 3] = 1.0
     P[0, 1, 1] = P[0, 1, 2] = 0.5
@@ -150,17 +158,35 @@ def risky_choice(*, gamma_hint: float = 0.9) -> MDP:
 
 
 def check_mdp(mdp) -> MDP:
-    if not isinstance(mdp, MDP):
-        raise ValueError(f"mdp must be an sbeed.MDP (build one with sbeed.MDP(P, R)), got {type(mdp).__name__}")
-    return mdp
+    """``mdp`` when it is an ``MDP`` (build one with ``sbeed.MDP(P, R)``), else a TypeError."""
+    return check_instance("mdp", mdp, MDP)
 
 
 def check_gamma(gamma) -> float:
+    """A discount in [0, 1)."""
     return check_in_range("gamma", gamma, 0.0, 1.0, high_open=True)
 
 
+#: Largest entropy weight lam: values grow like lam log A / (1 - gamma).
+MAX_LAM = 1e6
+
+
 def check_lam(lam, *, allow_zero: bool = True) -> float:
-    return check_positive("lam", lam, allow_zero=allow_zero)
+    """An entropy weight lam >= 0 (> 0 unless ``allow_zero``), at most ``MAX_LAM``."""
+    lam = check_positive("lam", lam, allow_zero=check_flag("allow_zero", allow_zero))
+    if lam > MAX_LAM:
+        raise ValueError(f"lam must be at most MAX_LAM = {MAX_LAM:g}, got {lam!r}")
+    return lam
+
+
+def _check_policy(name: str, policy, shape: tuple | None = None) -> np.ndarray:
+    """A policy table (S, A): finite, non-negative, rows summing to 1 (within 1e-9)."""
+    pi = check_array(name, policy, ndim=2, shape=shape)
+    if pi.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {pi.shape}")
+    if np.any(pi < 0) or np.any(np.abs(pi.sum(axis=1) - 1.0) > 1e-9):
+        raise ValueError(f"{name} must have non-negative rows summing to 1, got {pi!r}")
+    return pi
 
 
 @dataclass(frozen=True)
@@ -177,6 +203,10 @@ class SoftValues:
 def soft_max(Q: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """Row-wise (lam log sum exp(Q / lam), softmax(Q / lam)); the hard max and a uniform choice
     among maximisers at lam = 0."""
+    Q = check_array("Q", Q, ndim=2)
+    if Q.size == 0:
+        raise ValueError(f"Q must not be empty, got shape {Q.shape}")
+    lam = check_lam(lam)
     if lam == 0:
         top = Q.max(axis=1)
         best = np.isclose(Q, top[:, None], rtol=0, atol=1e-12)
@@ -185,8 +215,9 @@ def soft_max(Q: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
     # scipy.special.logsumexp, whose per-call overhead (about 100 us) dominated value iteration
     # on small MDPs (1.2 s of a 1.5 s slider move on the page)
     top = Q.max(axis=1, keepdims=True)
-    V = top[:, 0] + lam * np.log(np.exp((Q - top) / lam).sum(axis=1))
-    return V, np.exp((Q - V[:, None]) / lam)
+    with np.errstate(over="ignore", under="ignore"):  # (Q - top) / lam <= 0: only underflow
+        V = top[:, 0] + lam * np.log(np.exp((Q - top) / lam).sum(axis=1))
+        return V, np.exp((Q - V[:, None]) / lam)
 
 
 def soft_value_iteration(mdp: MDP, *, gamma: float, lam: float, tol: float = 1e-10,
@@ -216,7 +247,8 @@ def soft_value_iteration(mdp: MDP, *, gamma: float, lam: float, tol: float = 1e-
         if change <= threshold:
             break
     else:
-        raise RuntimeError(f"soft value iteration did not reach tol={tol} in {max_sweeps} sweeps")
+        raise ValueError(f"soft value iteration did not reach tol={tol} in max_sweeps="
+                         f"{max_sweeps} sweeps: allow more sweeps or a larger tol")
     Q = mdp.R + gamma * (mdp.P @ V)
     _, policy = soft_max(Q, lam)
     return SoftValues(V=V, Q=Q, policy=policy, sweeps=sweep)
@@ -225,6 +257,10 @@ def soft_value_iteration(mdp: MDP, *, gamma: float, lam: float, tol: float = 1e-
 def policy_values(mdp: MDP, policy: np.ndarray, *, gamma: float, lam: float) -> np.ndarray:
     """The smoothed value of a fixed policy: V^pi = (I - gamma P_pi)^(-1) (r_pi + lam H_pi),
     the entropy bonus included, 0 on terminal states. Equals V*_lam at pi*_lam."""
+    mdp = check_mdp(mdp)
+    policy = _check_policy("policy", policy, (mdp.n_states, mdp.n_actions))
+    gamma = check_gamma(gamma)
+    lam = check_lam(lam)
     live = ~mdp.terminal
     with np.errstate(divide="ignore", invalid="ignore"):
         ent = -np.sum(np.where(policy > 0, policy * np.log(policy), 0.0), axis=1)
@@ -238,7 +274,13 @@ def policy_values(mdp: MDP, policy: np.ndarray, *, gamma: float, lam: float) -> 
 
 
 def policy_entropy(policy: np.ndarray, weights: np.ndarray | None = None) -> float:
-    """Mean entropy (nats) of the rows of a policy, weighted by ``weights`` (default uniform)."""
+    """Mean entropy (nats) of the rows of a policy, weighted by ``weights`` (default uniform:
+    non-negative, one per row, with a positive sum)."""
+    policy = _check_policy("policy", policy)
+    if weights is not None:
+        weights = check_array("weights", weights, shape=(len(policy),))
+        if np.any(weights < 0) or not weights.sum() > 0:
+            raise ValueError(f"weights must be non-negative with a positive sum, got {weights!r}")
     with np.errstate(divide="ignore", invalid="ignore"):
         ent = -np.sum(np.where(policy > 0, policy * np.log(policy), 0.0), axis=1)
     w = np.full(len(ent), 1 / len(ent)) if weights is None else weights / np.sum(weights)

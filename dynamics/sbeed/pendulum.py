@@ -42,6 +42,7 @@ import numpy as np
 
 from .._common import (
     as_generator,
+    check_array,
     check_count,
     check_in_range,
     check_positive,
@@ -49,6 +50,9 @@ from .._common import (
     report,
 )
 from .mdp import check_gamma, check_lam
+
+__all__ = ["EPISODE", "MAX_TORQUE", "MAX_SPEED", "DT", "G", "REWARD_SCALE", "angle_normalize",
+           "pendulum_step", "observe", "PendulumRun", "sbeed_pendulum", "Ablation", "ablation"]
 
 EPISODE = 200
 MAX_TORQUE = 2.0
@@ -59,16 +63,35 @@ REWARD_SCALE = 0.01
 
 
 def angle_normalize(x):
-    """theta wrapped to [-pi, pi), as gymnasium's ``angle_normalize``."""
+    """theta wrapped to [-pi, pi), as gymnasium's ``angle_normalize`` (finite x, any shape)."""
+    return _angle_normalize(_real_array("x", x))
+
+
+def _angle_normalize(x):
     return ((x + np.pi) % (2 * np.pi)) - np.pi
 
 
 def pendulum_step(theta, thetadot, u, *, noise: float = 0.0, rng=None):
     """One step of Pendulum-v1 for arrays of states: (new theta, new thetadot, reward).
 
-    Identical to ``PendulumEnv.step`` when ``noise = 0``."""
+    Identical to ``PendulumEnv.step`` when ``noise = 0``. ``rng`` (a seed or Generator; fresh
+    when None) draws the noise."""
+    theta, thetadot, u = _check_states(theta=theta, thetadot=thetadot, u=u)
+    noise = check_positive("noise", noise, allow_zero=True)
+    if noise > 10 * MAX_SPEED:
+        raise ValueError(f"noise must be at most {10 * MAX_SPEED} (the speed is clipped to "
+                         f"+-{MAX_SPEED}), got {noise!r}")
+    try:
+        rng = as_generator(rng)
+    except ValueError as exc:
+        raise ValueError(f"rng must be None, a seed or a numpy Generator, got {rng!r}") from exc
+    return _pendulum_step(theta, thetadot, u, noise, rng)
+
+
+def _pendulum_step(theta, thetadot, u, noise, rng):
+    """``pendulum_step`` without the checks (the learner's inner loop)."""
     u = np.clip(u, -MAX_TORQUE, MAX_TORQUE)
-    cost = angle_normalize(theta) ** 2 + 0.1 * thetadot**2 + 0.001 * u**2
+    cost = _angle_normalize(theta) ** 2 + 0.1 * thetadot**2 + 0.001 * u**2
     newdot = thetadot + (3 * G / 2 * np.sin(theta) + 3.0 * u) * DT
     if noise > 0:
         newdot = newdot + noise * rng.standard_normal(np.shape(newdot))
@@ -78,11 +101,35 @@ def pendulum_step(theta, thetadot, u, *, noise: float = 0.0, rng=None):
 
 def observe(theta, thetadot):
     """The normalised observation (cos theta, sin theta, thetadot / 8), last axis."""
+    return _observe(*_check_states(theta=theta, thetadot=thetadot))
+
+
+def _observe(theta, thetadot):
     theta, thetadot = np.broadcast_arrays(theta, thetadot)
     return np.stack([np.cos(theta), np.sin(theta), thetadot / MAX_SPEED], axis=-1)
 
 
-class RandomFeatures:
+def _real_array(name: str, value) -> np.ndarray:
+    """A finite real array of at most 10**7 entries, scalars kept 0-d (``check_array`` makes
+    them 1-d)."""
+    if isinstance(value, (bool, np.bool_)) or getattr(value, "dtype", None) == np.bool_:
+        raise TypeError(f"{name} must be real numbers, not booleans, got {value!r}")
+    arr = check_array(name, value, max_size=10_000_000, max_abs=1e100)
+    return arr.reshape(np.shape(value))
+
+
+def _check_states(**arrays) -> list[np.ndarray]:
+    """Finite real arrays (or scalars) of broadcastable shapes, at most 10**7 entries each."""
+    checked = [_real_array(name, value) for name, value in arrays.items()]
+    try:
+        np.broadcast_shapes(*(a.shape for a in checked))
+    except ValueError as exc:
+        raise ValueError(f"{', '.join(arrays)} must have broadcastable shapes, got "
+                         f"{[a.shape for a in checked]}") from exc
+    return checked
+
+
+class _RandomFeatures:
     """phi(x) = [sqrt(2 / F) cos(x W / sigma + b), 1] with W ~ N(0, I) and sigma the median
     pairwise distance of ``reference`` points (the median trick)."""
 
@@ -161,10 +208,10 @@ def sbeed_pendulum(*, steps: int = 100_000, gamma: float = 0.99, lam: float = 0.
     value_features = check_count("value_features", value_features, low=1, high=4000)
     batch_size = check_count("batch_size", batch_size, low=1, high=100_000)
     updates = check_count("updates", updates, low=0, high=10_000)
-    value_lr = check_positive("value_lr", value_lr)
-    dual_lr = check_positive("dual_lr", dual_lr)
+    value_lr = check_in_range("value_lr", value_lr, 0.0, 1.0, low_open=True)
+    dual_lr = check_in_range("dual_lr", dual_lr, 0.0, 1.0, low_open=True)
     dual_steps = check_count("dual_steps", dual_steps, low=1, high=100)
-    policy_kl = check_positive("policy_kl", policy_kl)
+    policy_kl = check_in_range("policy_kl", policy_kl, 0.0, 1.0, low_open=True)
     max_std = check_positive("max_std", max_std)
     if buffer_episodes is not None:
         buffer_episodes = check_count("buffer_episodes", buffer_episodes, low=1, high=100_000)
@@ -175,10 +222,10 @@ def sbeed_pendulum(*, steps: int = 100_000, gamma: float = 0.99, lam: float = 0.
     # feature maps, bandwidths by the median trick on states spread over the state space
     ref_th = rng.uniform(-np.pi, np.pi, 2000)
     ref_dot = rng.uniform(-MAX_SPEED, MAX_SPEED, 2000)
-    ref = observe(ref_th, ref_dot)
-    phi_pi = RandomFeatures(3, features, ref, rng)
-    phi_v = RandomFeatures(3, value_features, ref, rng)
-    phi_rho = RandomFeatures(4, value_features, np.c_[ref, rng.uniform(-1, 1, 2000)], rng)
+    ref = _observe(ref_th, ref_dot)
+    phi_pi = _RandomFeatures(3, features, ref, rng)
+    phi_v = _RandomFeatures(3, value_features, ref, rng)
+    phi_rho = _RandomFeatures(4, value_features, np.c_[ref, rng.uniform(-1, 1, 2000)], rng)
     w_pi = np.zeros(features + 1)
     log_std = math.log(min(1.0, max_std))
     w_v = np.zeros(value_features + 1)
@@ -197,11 +244,17 @@ def sbeed_pendulum(*, steps: int = 100_000, gamma: float = 0.99, lam: float = 0.
     stds = np.full(n_episodes, np.nan)
     angles = np.linspace(-np.pi, np.pi, 61)
     velocities = np.linspace(-MAX_SPEED, MAX_SPEED, 61)
-    grid_phi = phi_v(observe(angles[None, :], velocities[:, None]))
+    grid_phi = phi_v(_observe(angles[None, :], velocities[:, None]))
     disc = gamma ** np.arange(k + 1)
     config = (steps, gamma, lam, eta, k, noise)
 
     def snapshot(done: int) -> PendulumRun:
+        for name, w in (("V", w_v), ("the policy", w_pi)):
+            if not np.all(np.abs(w) < 1e100):  # also NaN
+                raise ValueError(
+                    f"sbeed_pendulum diverged by episode {done}: {name}'s weights are no longer "
+                    f"finite; value_lr = {value_lr:g}, dual_lr = {dual_lr:g} or policy_kl = "
+                    f"{policy_kl:g} is too large (lam = {lam:g}): use smaller steps")
         roll, ret = _rollout(phi_pi, w_pi)
         return PendulumRun(
             steps=(np.arange(n_episodes) + 1.0) * EPISODE, returns=returns.copy(),
@@ -214,12 +267,12 @@ def sbeed_pendulum(*, steps: int = 100_000, gamma: float = 0.99, lam: float = 0.
         # 1. one episode with the current policy (Algorithm 5, lines 3-5)
         th = rng.uniform(-np.pi, np.pi)
         dot = rng.uniform(-1.0, 1.0)
-        raw[ep, 0] = observe(th, dot)
+        raw[ep, 0] = _observe(th, dot)
         for t in range(EPISODE):
             f = phi_pi(raw[ep, t])
             a = f @ w_pi + math.exp(log_std) * rng.standard_normal()
-            th, dot, r = pendulum_step(th, dot, a, noise=noise, rng=rng)
-            raw[ep, t + 1] = observe(th, dot)
+            th, dot, r = _pendulum_step(th, dot, a, noise, rng)
+            raw[ep, t + 1] = _observe(th, dot)
             acts[ep, t] = a
             rews[ep, t] = r
         obs_pi[ep] = phi_pi(raw[ep])
@@ -288,10 +341,10 @@ def _rollout(phi_pi, w_pi):
     path[0] = th, dot
     total = 0.0
     for t in range(EPISODE):
-        a = phi_pi(observe(th, dot)) @ w_pi
-        th, dot, r = pendulum_step(th, dot, a)
+        a = phi_pi(_observe(th, dot)) @ w_pi
+        th, dot, r = _pendulum_step(th, dot, a, 0.0, None)
         total += r
-        path[t + 1] = angle_normalize(th), dot
+        path[t + 1] = _angle_normalize(th), dot
     return path, float(total)
 
 
@@ -333,6 +386,9 @@ def ablation(*, steps: int = 100_000, seeds: int = 5, executor=None, progress=No
     steps = check_count("steps", steps, low=EPISODE, high=10_000_000)
     seeds = check_count("seeds", seeds, low=1, high=100)
     progress = check_progress(progress)
+    if executor is not None and not callable(getattr(executor, "map", None)):
+        raise TypeError(f"executor must be None or have a map method (a concurrent.futures "
+                        f"executor), got {type(executor).__name__}")
     cells = []
     for name, values in ABLATION.items():
         for value in values:

@@ -54,15 +54,22 @@ from numba import njit
 from scipy.optimize import minimize
 
 from .._common import (
+    MAX_ABS,
     as_generator,
     check_array,
+    check_choice,
     check_count,
     check_in_range,
+    check_instance,
     check_positive,
     check_progress,
     report,
 )
 from .mdp import MDP, check_gamma, check_lam, check_mdp, policy_values, soft_value_iteration
+
+__all__ = ["MAX_K", "MAX_BUFFER", "MAX_DUAL", "SAMPLES_PER_CELL", "dual_actions", "policy_of",
+           "objective", "gradients", "FixedPoint", "biased_fixed_point", "Buffer",
+           "sample_segments", "k_step_deltas", "TabularRun", "sbeed_tabular"]
 
 #: Largest rollout length k.
 MAX_K = 200
@@ -78,6 +85,10 @@ def dual_actions(n_states: int, n_actions: int, k: int, buffer_size: int = 20_00
     """k': how many leading actions the tabular dual of a k-step run sees (see the module doc):
     the largest k' <= k whose table of S (A + 1)^k' cells holds ``SAMPLES_PER_CELL`` buffer
     segments a cell on average (and at most ``MAX_DUAL`` cells); at least 1."""
+    n_states = check_count("n_states", n_states, low=1, high=1 << 20)
+    n_actions = check_count("n_actions", n_actions, low=1, high=1 << 20)
+    k = check_count("k", k, low=1, high=MAX_K)
+    buffer_size = check_count("buffer_size", buffer_size, low=1, high=MAX_BUFFER)
     kk = 1
     while kk < k:
         cells = n_states * (n_actions + 1) ** (kk + 1)
@@ -114,17 +125,40 @@ def _weights(mdp: MDP, behaviour, state_weights) -> tuple[np.ndarray, np.ndarray
 
 
 def policy_of(theta: np.ndarray, lam: float) -> np.ndarray:
-    """pi = softmax(theta / lam), row-wise."""
-    z = theta / lam
-    z = z - z.max(axis=1, keepdims=True)
-    p = np.exp(z)
+    """pi = softmax(theta / lam), row-wise, for finite logits theta (S, A); at lam = 0 the limit,
+    greedy with ties shared equally."""
+    theta = _check_theta(theta)
+    lam = check_lam(lam)
+    if lam == 0:
+        best = theta == theta.max(axis=1, keepdims=True)
+        return best / best.sum(axis=1, keepdims=True)
+    with np.errstate(under="ignore", over="ignore"):
+        # shift before dividing: (theta - max) / lam <= 0 never overflows, even for tiny lam
+        p = np.exp((theta - theta.max(axis=1, keepdims=True)) / lam)
     return p / p.sum(axis=1, keepdims=True)
 
 
+def _check_theta(theta, shape: tuple | None = None) -> np.ndarray:
+    theta = check_array("theta", theta, ndim=2, shape=shape, max_abs=MAX_ABS)
+    if theta.size == 0:
+        raise ValueError(f"theta must not be empty, got shape {theta.shape}")
+    return theta
+
+
+def _check_point(mdp: MDP, V, theta, rho=None):
+    """(V, theta, rho) checked against the MDP's shapes (rho may be None)."""
+    S, A = mdp.n_states, mdp.n_actions
+    V = check_array("V", V, shape=(S,), max_abs=MAX_ABS)
+    theta = _check_theta(theta, (S, A))
+    if rho is not None:
+        rho = check_array("rho", rho, shape=(S, A), max_abs=MAX_ABS)
+    return V, theta, rho
+
+
 def _lam_log_pi(theta: np.ndarray, lam: float) -> np.ndarray:
-    z = theta / lam
-    top = z.max(axis=1, keepdims=True)
-    return theta - lam * (top + np.log(np.exp(z - top).sum(axis=1, keepdims=True)))
+    top = theta.max(axis=1, keepdims=True)
+    with np.errstate(under="ignore", over="ignore"):
+        return (theta - top) - lam * np.log(np.exp((theta - top) / lam).sum(axis=1, keepdims=True))
 
 
 # --- the exact objective and its gradients (NumPy, dense P: the reference) --------------------
@@ -134,6 +168,9 @@ def objective(mdp: MDP, V, theta, *, gamma: float, lam: float, eta: float, behav
               state_weights=None, rho=None) -> float:
     """L_eta(V, pi; rho) of eq 6.10 in exact expectation; rho = None is the dual's maximiser
     (then this is l_eta of eq D.1)."""
+    mdp = check_mdp(mdp)
+    gamma, lam, eta = _check_common(gamma, lam, eta)
+    V, theta, rho = _check_point(mdp, V, theta, rho)
     d, beta = _weights(mdp, behaviour, state_weights)
     V = np.where(mdp.terminal, 0.0, V)
     mu = d[:, None] * beta
@@ -150,6 +187,9 @@ def gradients(mdp: MDP, V, theta, *, gamma: float, lam: float, eta: float, behav
               state_weights=None, rho=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(grad_V, grad_theta, grad_rho) of L_eta(V, pi; rho) (Thm 27 in exact expectation; rho =
     None uses the dual's maximiser, where grad_rho = 0). Not preconditioned."""
+    mdp = check_mdp(mdp)
+    gamma, lam, eta = _check_common(gamma, lam, eta)
+    V, theta, rho = _check_point(mdp, V, theta, rho)
     d, beta = _weights(mdp, behaviour, state_weights)
     V = np.where(mdp.terminal, 0.0, V)
     mu = d[:, None] * beta
@@ -232,7 +272,7 @@ def biased_fixed_point(mdp: MDP, *, gamma: float, lam: float, eta: float, behavi
 
 def _check_common(gamma, lam, eta):
     gamma = check_gamma(gamma)
-    lam = check_lam(lam, allow_zero=False) if lam is not None else lam
+    lam = check_lam(lam, allow_zero=False)  # at most MAX_LAM
     eta = check_in_range("eta", eta, 0.0, 1.0)
     return gamma, lam, eta
 
@@ -467,9 +507,18 @@ def sample_segments(mdp: MDP, size: int, k: int = 1, *, behaviour=None, state_we
 
 def k_step_deltas(mdp: MDP, V, theta, buffer: Buffer, *, gamma: float, lam: float) -> np.ndarray:
     """delta_k of eq D.3 for every segment: sum_{t<L} gamma^t (r_t - lam log pi(a_t | s_t)) +
-    gamma^L V(s_L), with V = 0 on terminal states."""
-    V = np.where(mdp.terminal, 0.0, np.asarray(V, float))
-    llp = _lam_log_pi(np.asarray(theta, float), lam)
+    gamma^L V(s_L), with V = 0 on terminal states. ``buffer`` comes from ``sample_segments``
+    on this MDP."""
+    mdp = check_mdp(mdp)
+    gamma, lam, _ = _check_common(gamma, lam, 1.0)
+    V, theta, _ = _check_point(mdp, V, theta)
+    buffer = check_instance("buffer", buffer, Buffer)
+    if buffer.states.size and (buffer.states.max() >= mdp.n_states
+                               or buffer.actions.max() >= mdp.n_actions):
+        raise ValueError(f"buffer holds states or actions beyond the MDP's {mdp.n_states} states "
+                         f"and {mdp.n_actions} actions: sample it on this MDP")
+    V = np.where(mdp.terminal, 0.0, V)
+    llp = _lam_log_pi(theta, lam)
     k = buffer.actions.shape[1]
     t = np.arange(k)
     inside = t[None, :] < buffer.lengths[:, None]
@@ -544,8 +593,7 @@ def sbeed_tabular(mdp: MDP, *, gamma: float, lam: float, eta: float, iterations:
     gamma, lam, eta = _check_common(gamma, lam, eta)
     iterations = check_count("iterations", iterations)
     k = check_count("k", k, low=1, high=MAX_K)
-    if mode not in ("auto", "exact", "sampled"):
-        raise ValueError(f"mode must be 'auto', 'exact' or 'sampled', got {mode!r}")
+    mode = check_choice("mode", mode, ("auto", "exact", "sampled"))
     if mode == "auto":
         mode = "exact" if k == 1 else "sampled"
     if step_size is None:
@@ -554,13 +602,16 @@ def sbeed_tabular(mdp: MDP, *, gamma: float, lam: float, eta: float, iterations:
     step_pi = step_v if policy_step is None else check_positive("policy_step", policy_step)
     if mode == "exact" and k != 1:
         raise ValueError(f"mode='exact' takes k = 1 only (multi-step runs on sampled segments), got k={k}")
-    if mode == "sampled":
-        if isinstance(buffer_size, (int, np.integer)) and buffer_size < 1:
-            raise ValueError(f"buffer_size must be at least 1: the replay buffer is empty (got {buffer_size})")
-        buffer_size = check_count("buffer_size", buffer_size, low=1, high=MAX_BUFFER)
-        batch_size = check_count("batch_size", batch_size, low=1, high=100_000)
-        dual_every = check_count("dual_every", dual_every, low=1, high=1_000_000)
-        decay = iterations / 10 if decay is None else check_positive("decay", decay)
+    # the sampled mode's settings are checked whatever the mode (a bad value is refused even
+    # where it would go unused)
+    if isinstance(buffer_size, (int, np.integer)) and not isinstance(buffer_size, bool) \
+            and buffer_size < 1:
+        raise ValueError("buffer_size must be at least 1: the replay buffer is empty (got "
+                         f"{buffer_size})")
+    buffer_size = check_count("buffer_size", buffer_size, low=1, high=MAX_BUFFER)
+    batch_size = check_count("batch_size", batch_size, low=1, high=100_000)
+    dual_every = check_count("dual_every", dual_every, low=1, high=1_000_000)
+    decay = iterations / 10 if decay is None else check_positive("decay", decay)
     n_checkpoints = check_count("n_checkpoints", n_checkpoints, low=1, high=10_000)
     progress = check_progress(progress)
     d, beta = _weights(mdp, behaviour, state_weights)

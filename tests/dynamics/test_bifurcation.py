@@ -648,11 +648,13 @@ def test_bad_model_inputs_raise(model):
         tempered_trajectory(phi, m, 1.0, 5, eta=0.0)
     with pytest.raises(ValueError, match="steps"):
         tempered_trajectory(phi, m, 1.0, 0)
-    # overflow is reported, not returned as inf / NaN
+    # overflow is reported, not returned as inf / NaN (features beyond MAX_ABS are refused first)
     with pytest.raises(ValueError, match="overflowed"):
-        tempered_trajectory(1e200 * phi, 1e200 * m, 0.1, 100, eta=1e200)
+        tempered_trajectory(1e99 * phi, 1e99 * m, 0.1, 100, eta=1e200)
     with pytest.raises(ValueError, match="overflowed"):
-        bifurcation(1e200 * phi, 1e200 * m, [0.1, 1.0], burn_in=10, keep=3, eta=1e200)
+        bifurcation(1e99 * phi, 1e99 * m, [0.1, 1.0], burn_in=10, keep=3, eta=1e200)
+    with pytest.raises(ValueError, match="features must have entries of magnitude"):
+        tempered_trajectory(1e200 * phi, m, 0.1, 100)
 
 
 def test_bad_diagram_sizes_raise(model):

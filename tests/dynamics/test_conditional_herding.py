@@ -81,3 +81,12 @@ def test_progress_is_reported_and_cancel_stops_the_run():
         ch.conditional_herding(X, y, X, hidden=4, epochs=250, progress=stop)
     with pytest.raises(ValueError, match="progress"):
         ch.voted_perceptron(X, y, X, epochs=5, progress="no")
+
+
+def test_best_label_checks_shapes():
+    """Issue 25: a misshapen B was broadcast or raised a bare numpy error."""
+    with pytest.raises(ValueError, match="B"):
+        ch.best_label(np.zeros((4, 3)), np.zeros((4, 3)), 0.5)
+    ys, zs = ch.best_label(np.array([[1.0, -2.0]]), np.array([0.5, 0.5]), 0.0)
+    # y = +1: |1.5| + |-1.5| = 3 against y = -1: |0.5| + |-2.5| = 3, a tie goes to +1
+    assert ys.tolist() == [1.0] and zs.tolist() == [[1.0, -1.0]]

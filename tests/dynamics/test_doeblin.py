@@ -546,3 +546,122 @@ def test_kl_divergence_of_a_tiny_probability_is_finite():
         value = kl_divergence(p, q)
     expected = 0.5 * np.log(0.5 / (1.0 - 1e-310)) + 0.5 * (np.log(0.5) + 310 * np.log(10))
     assert np.isfinite(value) and value == pytest.approx(expected, rel=1e-12)
+
+
+# --- issue 25: bad input refused by name ----------------------------------------------------------
+
+
+def test_bad_input_is_refused_by_name_across_the_package():
+    """Model arguments of another type raised AttributeError, a word list of another kind
+    TypeError from deep inside, step_size = 1e12 ZeroDivisionError from log(0) in a kernel;
+    eps2_grid's errors named eps_grid, atol's none at all."""
+    import dynamics.doeblin as db
+
+    model = db.sequence_model(3, 2)
+    theta, x, y = np.zeros(model.n_params), np.array([0, 1]), np.array([1, 2])
+    for call in (lambda: db.model_chains(theta, x, "model"),
+                 lambda: db.exact_log_likelihood(theta, x, y, None, eps=0.1),
+                 lambda: db.exact_gradient(theta, x, y, object(), eps=0.1),
+                 lambda: db.gibbs_path(theta, x, 3, steps=2),
+                 lambda: db.sample_gradient(theta, x, y, {}, eps=0.1),
+                 lambda: db.gradient_convergence(theta, x, y, [], eps=0.1)):
+        with pytest.raises(TypeError, match="model"):
+            call()
+    problem = db.make_dnf_problem(seed=0)
+    with pytest.raises(TypeError, match="problem"):
+        db.dnf_errors(problem.target_coef, problem.target_bound, "problem")
+    assert db.dnf_errors(problem.target_coef, problem.target_bound, problem) == 0
+    with pytest.raises(ValueError, match="target"):
+        db.make_dnf_problem(target=np.array([1.0 + 0j]))
+    with pytest.raises(ValueError, match="target_atoms"):
+        db.make_dnf_problem(target=next(iter(db.DNF_TARGETS)), target_atoms=float("nan"))
+    with pytest.raises(TypeError, match="levels"):
+        db.dnf_experiment(5, trials=1, max_steps=10)
+    with pytest.raises(TypeError, match="methods"):
+        db.dnf_experiment(None, trials=1, max_steps=10, methods="2-stage")
+    with pytest.raises(ValueError, match="methods"):
+        db.dnf_experiment(None, trials=1, max_steps=10, methods=("3-stage",))
+    for words in (None, 5, "rate"):
+        with pytest.raises(TypeError, match="words"):
+            db.make_word_task(n_train=5, n_test=5, words=words)
+    with pytest.raises(ValueError, match="words"):
+        db.make_word_task(n_train=5, n_test=5, words=("rate", "ra"))
+    with pytest.raises(TypeError, match="methods"):
+        db.train_word_task(transitions=2, epochs=1, seeds=1, chains=2, n_train=5, n_test=5,
+                           methods=None)
+    with pytest.raises(ValueError, match="step_size"):
+        db.train_word_task(transitions=2, epochs=1, seeds=1, chains=2, n_train=5, n_test=5,
+                           step_size=1e12)
+    P, u = db.three_state_chain(0.1), np.full(3, 1 / 3)
+    with pytest.raises(ValueError, match="atol"):
+        db.is_reversible(P, atol="tight")
+    with pytest.raises(ValueError, match="eps2_grid"):
+        db.staged_cycle_bounds(0.1, np.array([np.nan]))
+    with pytest.raises(TypeError, match="eps2_grid"):
+        db.staged_sweep(P, P, u, 0.1, np.array([0.1 + 0j]))
+
+
+def test_the_exact_sampler_moved_to_its_own_module_with_the_same_draws():
+    """chains.py grew past 800 lines: the exact restart sampler is now ``doeblin.sampling``;
+    the package exports it as before and the same seed gives the same draws."""
+    import dynamics.doeblin as db
+    from dynamics.doeblin import sampling
+
+    assert db.sample_restart is sampling.sample_restart
+    assert db.MAX_SAMPLE_DRAWS == sampling.MAX_SAMPLE_DRAWS
+    P, u = db.three_state_chain(0.2), np.full(3, 1 / 3)
+    a = db.sample_restart(P, u, 0.3, 500, seed=7)
+    b = sampling.sample_restart(P, u, 0.3, 500, seed=7)
+    np.testing.assert_array_equal(a.draws, b.draws)
+    # the draws estimate pi~ (Prop 3.2): 500 draws, TV well under 0.1
+    assert a.restart_tv[-1] < 0.1
+
+
+def test_restart_law_checks_the_arguments_its_kind_leaves_unused():
+    """state and chain were ignored unless kind asked for them: now a bad one is refused in
+    every mode, and flags are booleans."""
+    import dynamics.doeblin as db
+
+    P = db.three_state_chain(0.1)
+    np.testing.assert_allclose(db.restart_law("uniform", 3, state=2, chain=P), np.full(3, 1 / 3))
+    with pytest.raises(ValueError, match="state"):
+        db.restart_law("uniform", 3, state=7)
+    with pytest.raises(ValueError, match="chain"):
+        db.restart_law("point", 3, chain=np.eye(2))
+    with pytest.raises(ValueError, match="kind"):
+        db.restart_law(["uniform"], 3)
+    with pytest.raises(TypeError, match="reversible"):
+        db.random_chain(4, reversible="yes")
+
+
+def test_choices_given_as_arrays_are_refused_by_name():
+    """``x not in (...)`` with an array raised 'truth value ... ambiguous' (or unhashable)."""
+    import dynamics.doeblin as db
+
+    bad = np.array([1.0, 2.0])
+    with pytest.raises(ValueError, match="channel"):
+        db.make_word_task(n_train=5, n_test=5, channel=bad)
+    with pytest.raises(ValueError, match="method"):
+        db.dnf_search(db.make_dnf_problem(seed=0), method=bad, max_steps=10)
+    model = db.sequence_model(3, 2)
+    with pytest.raises(ValueError, match="weights"):
+        db.sample_gradient(np.zeros(model.n_params), np.array([0, 1]), np.array([1, 2]), model,
+                           eps=0.5, weights=bad)
+
+
+def test_tiny_eps_and_ragged_dictionaries_are_refused_by_name():
+    """eps = 1e-300 made I - (1 - eps) P^T exactly singular (LinAlgError); a ragged dictionary
+    failed inside numpy without naming it."""
+    import dynamics.doeblin as db
+
+    P, u = db.three_state_chain(0.1), np.full(3, 1 / 3)
+    with pytest.raises(ValueError, match="eps"):
+        db.restart_stationary(P, u, 1e-300)
+    assert np.isfinite(db.restart_stationary(P, u, db.MIN_EPS)).all()
+    with pytest.raises(ValueError, match="dictionary"):
+        db.sequence_model(3, 2, [[0, 1], [2]])
+    assert db.sequence_model(3, 2, np.zeros((0, 2), dtype=np.int64)).in_dictionary.sum() == 0
+    model = db.sequence_model(3, 2)
+    with pytest.raises(ValueError, match="step"):
+        db.exact_gradient(np.zeros(model.n_params), np.array([0, 1]), np.array([1, 2]), model,
+                          eps=0.5, step=1e308)

@@ -150,7 +150,7 @@ def test_problem_validation():
         db.dnf_errors(np.zeros((2, 2, 9)), np.zeros((2, 2)), p)
     with pytest.raises(ValueError, match="method"):
         db.dnf_search(p, method="3-stage")
-    with pytest.raises(ValueError, match="problem"):
+    with pytest.raises(TypeError, match="problem"):
         db.dnf_search("fig1")
     with pytest.raises(ValueError, match="restart"):
         db.dnf_search(p, restart=0.0)

@@ -68,7 +68,7 @@ def test_steps_are_sgd_on_the_random_features_by_hand():
 
 def test_same_seed_same_model_and_bad_inputs():
     X, y, bw = _task()
-    kw = dict(bandwidth=bw, nu=0.01, steps=20, batch_size=4, block_size=4, theta=10.0, seed=5)
+    kw = dict(bandwidth=bw, nu=0.01, steps=20, batch_size=4, block_size=4, theta=1.0, seed=5)
     a, b = dsg.doubly_sgd(X, y, **kw), dsg.doubly_sgd(X, y, **kw)
     np.testing.assert_array_equal(a.predict(X[:9]), b.predict(X[:9]))
     np.testing.assert_array_equal(
@@ -239,3 +239,109 @@ def test_kept_values_give_the_same_iterate_as_regenerating_every_block():
     # the error kept step by step is the averaged model's own
     assert np.mean((runs[1].predict(Xt) - y[:30]) ** 2) == pytest.approx(
         runs[1].history["error"][-1], rel=1e-9)
+
+
+# --- issue 25: the default step scale, divergence, and bad input refused by name ---------------
+
+
+def test_data_step_scale_is_one_over_the_step_curvature():
+    """theta = 1 / lambda_max(Phi Phi^T / (m B)). All points equal: the m x m matrix is
+    (|phi|^2 / B) 1 1^T / m, lambda = |phi|^2 / B = mean of 2 cos^2, about 1 (2048 features:
+    within 5%). Points much farther apart than the bandwidth: the matrix is about I / m plus the
+    features' noise (entries of size 1 / sqrt(B)), so theta lies a little below m."""
+    same = np.repeat(np.array([[0.3, -1.0]]), 50, axis=0)
+    assert dsg.data_step_scale(same, bandwidth=1.0, batch_size=16,
+                               block_size=4096) == pytest.approx(1.0, abs=0.05)
+    far = np.random.default_rng(0).uniform(-1000, 1000, size=(20_000, 2))
+    theta = dsg.data_step_scale(far, bandwidth=0.01, batch_size=16, block_size=4096)
+    assert 0.7 * 16 < theta < 16
+    assert dsg.data_step_scale(far, bandwidth=0.01, batch_size=16, block_size=4096,
+                               loss="logistic") == pytest.approx(4 * theta)
+
+
+def test_default_theta_beats_theta_one_on_the_2d_task():
+    """Sec 3.6.1's task with a tiny regulariser (nu = 1e-6): the old default theta = 1 takes
+    steps 1/t and stalls; theta=None (from the data) reaches a test error against the noiseless
+    function well below it, close to the best of a grid of fixed values."""
+    X, y = dsg.synthetic_2d(1000, seed=0)
+    Xt, _ = dsg.synthetic_2d(300, seed=1)
+    yt = dsg.synthetic_truth(Xt)
+    kw = dict(bandwidth=dsg.median_bandwidth(X), nu=1e-6, steps=400, batch_size=32,
+              block_size=32, seed=0, X_test=Xt, y_test=yt)
+    errors = {theta: dsg.doubly_sgd(X, y, theta=theta, **kw).history["error"][-1]
+              for theta in (None, 1.0, 3.0, 10.0)}
+    assert errors[None] < 0.75 * errors[1.0]
+    assert errors[None] < 1.25 * min(errors.values())
+
+
+def test_a_diverging_run_raises_naming_theta(monkeypatch):
+    """theta = 100 with t0 = theta nu (about 0) makes the first steps about 100 while the step
+    curvature at a minibatch is about 1/5 at three times the median-rule bandwidth: the iterate
+    blows up in its first steps (measured: test MSE 2.0 if let run). It must say so: before the
+    run (the first step is more than twice the stable step of data_step_scale), or, when that
+    estimate is fooled, during the run (the iterate leaves the targets' range)."""
+    X, y = dsg.synthetic_2d(1000, seed=0)
+    kw = dict(bandwidth=3 * dsg.median_bandwidth(X), nu=1e-6, steps=300, batch_size=32,
+              block_size=32, seed=0)
+    with pytest.raises(ValueError, match="would diverge.*theta = 100"):
+        dsg.doubly_sgd(X, y, theta=100.0, **kw)
+    dsg.doubly_sgd(X, y, theta=None, **kw)  # the data's own theta runs
+    dsg.doubly_sgd(X, y, theta=100.0, t0=99.0, **kw)  # and so does theta = 100 from step 1
+    monkeypatch.setattr(dsg, "data_step_scale", lambda *args, **kwargs: 1e9)
+    with pytest.raises(ValueError, match="diverged by step .*theta = 100"):
+        dsg.doubly_sgd(X, y, theta=100.0, **kw)
+    with pytest.raises(ValueError, match="diverged.*theta"):
+        dsg.norma(X, y, bandwidth=kw["bandwidth"], nu=1e-6, steps=60, batch_size=16,
+                  theta=100.0, seed=0)
+
+
+@pytest.mark.parametrize("call, name, kind", [
+    (lambda X, y: dsg.block_features("1", 1, 4, 2, 1.0), "seed", ValueError),
+    (lambda X, y: dsg.block_features(None, 1, 4, 2, 1.0), "seed", ValueError),
+    (lambda X, y: dsg.block_features(1, 1, 4.5, 2, 1.0), "block_size", ValueError),
+    (lambda X, y: dsg.block_features(1, 1, 4, 2, float("nan")), "bandwidth", ValueError),
+    (lambda X, y: dsg.block_features(1, 1, 10**12, 2, 1.0), "block_size", ValueError),
+    (lambda X, y: dsg.median_bandwidth(X, factor=float("nan")), "factor", ValueError),
+    (lambda X, y: dsg.median_bandwidth(X[:1]), "X", ValueError),
+    (lambda X, y: dsg.median_bandwidth(X + 0j), "X", TypeError),
+    (lambda X, y: dsg.synthetic_2d(5, noise=float("nan")), "noise", ValueError),
+    (lambda X, y: dsg.synthetic_truth(X.astype(object)), "X", TypeError),
+    (lambda X, y: dsg.rbf_kernel(X, X[:, :1], 1.0), "columns", ValueError),
+    (lambda X, y: dsg.loglog_slope([1.0, 2.0], [1.0]), "y", ValueError),
+    (lambda X, y: dsg.loglog_slope([1.0, 1.0], [1.0, 2.0]), "x", ValueError),
+    (lambda X, y: dsg.loglog_slope(3.0, [1.0, 2.0]), "x", ValueError),
+    (lambda X, y: dsg.doubly_sgd(X, y, bandwidth=1.0, nu=0.0, steps=5, batch_size=2,
+                                 block_size=2, keep_values="yes"), "keep_values", TypeError),
+    (lambda X, y: dsg.doubly_sgd(X, y, bandwidth=1.0, nu=0.0, steps=5, batch_size=2,
+                                 block_size=2, X_test=X), "y_test", ValueError),
+    (lambda X, y: dsg.doubly_sgd(X, y, bandwidth=1.0, nu=0.0, steps=5, batch_size=2,
+                                 block_size=2, checkpoints=10**12), "checkpoints", ValueError),
+    (lambda X, y: dsg.doubly_sgd(X, y, bandwidth=1.0, nu=0.0, steps=10**6, batch_size=2,
+                                 block_size=10**3), "steps \\* block_size", ValueError),
+    (lambda X, y: dsg.norma(X, y, bandwidth=1.0, nu=0.0, steps=5, batch_size=2,
+                            y_test=y), "X_test", ValueError),
+])
+def test_bad_input_is_refused_by_name(call, name, kind):
+    X, y = dsg.synthetic_2d(20, seed=0)
+    with pytest.raises(kind, match=name):
+        call(X, y)
+
+
+def test_extreme_finite_values_are_refused_or_computed_without_overflow():
+    """1e308 inside X made |x|^2 + |x'|^2 - 2 x.x' inf - inf = NaN, bandwidth = 1e308 an
+    OverflowError in bandwidth**2, and gp_regression's t0 = theta / first_step - 1 cancelled
+    to -1 (ZeroDivisionError) for a huge first_step or noise."""
+    X, y = dsg.synthetic_2d(10, seed=0)
+    far = np.array([[1e99, -1e99], [0.0, 0.0]])
+    K = dsg.rbf_kernel(far, far, 1.0)
+    np.testing.assert_array_equal(K, np.eye(2))  # exp(-inf) = 0 off the diagonal, no NaN
+    with pytest.raises(ValueError, match="A must have entries of magnitude"):
+        dsg.rbf_kernel(np.array([[1e308, 0.0]]), X, 1.0)
+    with pytest.raises(ValueError, match="bandwidth"):
+        dsg.rbf_kernel(X, X, 1e308)
+    with pytest.raises(ValueError, match="noise"):
+        dsg.synthetic_2d(5, noise=1e308)
+    with pytest.raises(ValueError, match="first_step"):
+        dsg.gp_regression(X, y, X[:3], bandwidth=1.0, steps=2, first_step=1e308)
+    with pytest.raises(ValueError, match="noise"):
+        dsg.gp_regression(X, y, X[:3], bandwidth=1.0, steps=2, noise=1e308)

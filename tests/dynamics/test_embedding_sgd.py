@@ -63,3 +63,35 @@ def test_same_seed_same_run_and_bad_inputs():
             es.embedding_sgd(x, y, **{option: 0.0})
     with pytest.raises(ValueError, match="batch_size"):
         es.embedding_sgd(x, y, batch_size=5000)
+
+
+def test_a_diverging_run_raises_naming_gamma():
+    """gamma = 10**12 made the iterates NaN; gamma = 40 at the default bandwidths grew the fit
+    to about 300 on a target within [-1.6, 1.6] (test MSE 15,672 if let run): both say that the
+    run diverged and that gamma is to change."""
+    _, x, y = es.noisy_measurement(5000, seed=0)
+    for gamma in (1e12, 40.0):
+        with pytest.raises(ValueError, match="diverged.*gamma"):
+            es.embedding_sgd(x, y, gamma=gamma, features_f=600, features_u=600, seed=0)
+
+
+def test_conditional_mean_checks_its_input_and_reads_far_points():
+    """E[y | x] is a weighted mean of the truth over [-0.5, 0.5]: far outside, the weights all
+    underflow, and the nearest end's value is the limit (it was 0 / 0 = NaN)."""
+    cm = es.conditional_mean(np.array([-100.0, 0.0, 100.0]))
+    assert np.all(np.isfinite(cm))
+    assert cm[0] == pytest.approx(es.truth(np.array([-0.5]))[0], abs=1e-9)
+    assert cm[2] == pytest.approx(es.truth(np.array([0.5]))[0], abs=1e-9)
+    # the weights are the posterior of x_clean given x: chunked or not, the same numbers
+    xs = np.linspace(-0.6, 0.6, 5000)
+    np.testing.assert_allclose(es.conditional_mean(xs)[:7], es.conditional_mean(xs[:7]))
+    for bad, kind in ((np.array([[0.1]]), ValueError),
+                      (np.array([0.1, np.nan]), ValueError), (np.array([0.1 + 0j]), TypeError),
+                      (np.array([0.1], dtype=object), TypeError)):
+        with pytest.raises(kind, match="x"):
+            es.conditional_mean(bad)
+    with pytest.raises(ValueError, match="x_clean"):
+        es.truth(np.array([np.nan]))
+    _, x, y = es.noisy_measurement(200, seed=0)
+    with pytest.raises(ValueError, match="checkpoints"):
+        es.embedding_sgd(x, y, checkpoints=10**12)

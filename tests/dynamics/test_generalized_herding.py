@@ -102,3 +102,15 @@ def test_boltzmann_data_is_reproducible_and_correlated():
             gh.boltzmann_data(**bad)
     with pytest.raises(ValueError, match="scale"):
         gh.boltzmann_data(4, 10, scale=float("nan"))
+
+
+def test_enumeration_and_shapes_are_checked_by_name():
+    """Issue 25: all_states(10**12) hung; features and rbm_features raised IndexError."""
+    with pytest.raises(ValueError, match="n must be an integer"):
+        gh.all_states(10**12)
+    with pytest.raises(ValueError, match="x must"):
+        gh.features(np.ones((2, 2, 2)))  # was an IndexError on None or a scalar
+    with pytest.raises(ValueError, match="v and z"):
+        gh.rbm_features(np.ones((3, 2)), np.ones((2, 2)))
+    with pytest.raises(TypeError, match="replacement"):
+        gh.pct_herding(np.ones((2, 3)), 5, batch_size=1, replacement="yes")

@@ -191,3 +191,24 @@ def test_gibbs_fit_approaches_the_exact_gradient_fit():
     gibbs = hbm.fit_hbm(counts, 2, mode="gibbs", iterations=3000, chains=200, seed=0)
     uniform = np.full(16, 1 / 16)
     assert hbm.kl(exact, gibbs) < 0.002 < 0.05 < hbm.kl(exact, uniform)  # 1.2e-4 and 0.11
+
+
+def test_sizes_and_orders_are_refused_by_name_not_hung():
+    """Issue 25: n_parameters(4, 10**12) summed 10**12 binomials; order 0 was accepted."""
+    with pytest.raises(ValueError, match="order"):
+        hbm.n_parameters(4, 10**12)
+    with pytest.raises(ValueError, match="order"):
+        hbm.fit_hbm(np.ones(8), 0)
+    with pytest.raises(ValueError, match="order"):
+        hbm.order_mask(3, 0)
+    assert hbm.n_parameters(4, 2) == 4 + 6
+    with pytest.raises(ValueError, match="q"):
+        hbm.kl(np.full(8, 1 / 8), np.full(4, 1 / 4))  # was an IndexError
+    with pytest.raises(TypeError, match="models"):
+        hbm.sweep(np.full(8, 1 / 8), ["hbm"], [10], 1)
+
+
+def test_an_rbm_fitted_by_cd_is_a_valid_sweep_model():
+    p = hbm.random_distribution(3, seed=0)
+    result = hbm.bias_variance(p, None, 20, 2, model=hbm.Model("rbm", 1, "cd"), seed=0)
+    assert np.isfinite(result.total) and result.total >= 0

@@ -160,3 +160,22 @@ def test_cluster_histogram_of_critical_samples_is_a_falling_power_law():
 def test_bad_inputs_raise_value_error(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_score_and_local_search_check_their_arrays_before_the_kernels():
+    """Issue 25: bad lattices reached the numba kernels (TypingError)."""
+    state, zeros = np.ones((3, 3)), np.zeros((3, 3))
+    with pytest.raises(ValueError, match="w_right"):
+        ising.score(state, zeros, np.zeros((3, 3, 1)), zeros)
+    with pytest.raises(ValueError, match="state"):
+        ising.local_search(np.zeros((3, 3)), zeros, zeros, zeros)
+    with pytest.raises(ValueError, match="max_sweeps"):
+        ising.local_search(state, zeros, zeros, zeros, max_sweeps="10")
+    assert ising.score(state, np.ones((3, 3)), zeros, zeros) == 9.0
+
+
+def test_runs_too_big_to_store_are_refused_before_allocating():
+    with pytest.raises(ValueError, match="sweeps"):
+        ising.swendsen_wang(1024, ising.BETA_C, 10**7)  # 10 TB of spins
+    with pytest.raises(ValueError, match="steps"):
+        ising.herd_ising(1024, (0.0, 0.5), 10**7)

@@ -197,3 +197,20 @@ def test_generalization_error_is_the_angle_over_pi():
 def test_bad_inputs_raise_value_error(call):
     with pytest.raises(ValueError):
         call()
+
+
+def test_toy_and_replica_options_are_refused_by_name():
+    """Issue 25: sigma0 = 0 divided by zero, theta out of range failed inside brentq."""
+    with pytest.raises(ValueError, match="sigma0"):
+        ob.toy_fisher(0.1, 0.0)
+    with pytest.raises(ValueError, match="theta"):
+        ob.toy_sandwich(theta=3.0)
+    with pytest.raises(ValueError, match="nodes"):
+        ob.replica_bayes_curve([1.0], nodes=10**12)
+    with pytest.raises(ValueError, match="sigma0"):
+        ob.adf_update(np.zeros(2), np.eye(2), np.ones(2), 1, sigma0=1e308)
+
+
+def test_data_too_big_to_store_is_refused_before_allocating():
+    with pytest.raises(ValueError, match="N and t"):
+        ob.teacher_data(2000, 10**7, sigma0=0.5)  # 160 GB of inputs

@@ -314,3 +314,112 @@ def test_compare_methods_draws_every_curve_on_the_grid():
 def test_bad_inputs_raise_value_error(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# --- issue 25: bad input refused by name, divergence said ----------------------------------------
+
+
+def test_helpers_refuse_what_made_them_return_nan_or_crash():
+    """step_size('1/t', nan) and effective_sample_size(zeros) returned NaN; mode_shares with a
+    misshapen array raised IndexError; a model argument of another type AttributeError."""
+    from dynamics import pmd
+
+    with pytest.raises(ValueError, match="t must"):
+        pmd.step_size("1/t", float("nan"))
+    with pytest.raises(ValueError, match="t must"):
+        pmd.step_size("1/t", 0)
+    with pytest.raises(ValueError, match="rule"):
+        pmd.step_size("1/t^2", 3)
+    with pytest.raises(ValueError, match="rule"):
+        pmd.batch_weights(None, 3)
+    assert pmd.step_size("2/(t+1)", 3) == pytest.approx(0.5)
+    for w in (np.zeros(3), np.array([]), np.array([1.0, -0.5])):
+        with pytest.raises(ValueError, match="weights"):
+            pmd.effective_sample_size(w)
+    pts = np.array([[0.0, -1.0], [0.0, 2.0], [1.0, 3.0]])
+    assert pmd.mode_shares(pts, np.array([0.5, 0.25, 0.25])) == pytest.approx((0.5, 0.5))
+    with pytest.raises(ValueError, match="particles"):
+        pmd.mode_shares(pts[:, :1], np.ones(3) / 3)
+    with pytest.raises(ValueError, match="weights"):
+        pmd.mode_shares(pts, np.ones(2) / 2)
+    with pytest.raises(ValueError, match="weights"):
+        pmd.mode_shares(pts, np.array([np.nan, 0.5, 0.5]))
+    model = pmd.MixtureModel()
+    data = model.sample(20, (1.0, -2.0), seed=0)
+    grid = pmd.posterior_grid(model, data, spacing=0.2, max_side=20)
+    exact = pmd.grid_posterior(model, data, grid.x, grid.y)
+    for call in (lambda: pmd.posterior_grid("model", data),
+                 lambda: pmd.grid_posterior(None, data, grid.x, grid.y),
+                 lambda: pmd.mirror_descent_iterate(object(), data, grid.x, grid.y, steps=1),
+                 lambda: pmd.particle_mirror_descent(1.0, data, particles=10),
+                 lambda: pmd.compare_repeats({}, (1.0, -2.0), 20, repeats=1)):
+        with pytest.raises(TypeError, match="model"):
+            call()
+    with pytest.raises(TypeError, match="grid"):
+        pmd.exact_samples(exact, (grid.x, grid.y), 5, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="rng"):
+        pmd.exact_samples(exact, grid, 5, 0)
+    with pytest.raises(ValueError, match="exact"):
+        pmd.exact_samples(exact[:-1], grid, 5, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="m must"):
+        pmd.exact_samples(exact, grid, 10**12, np.random.default_rng(0))
+    with pytest.raises(TypeError, match="result"):
+        pmd.estimate_on("PMD", grid, exact)
+    with pytest.raises(TypeError, match="methods"):
+        pmd.compare_methods(model, data, methods="PMD", particles=10)
+    with pytest.raises(ValueError, match="seed"):
+        pmd.compare_methods(model, data, methods=("PMD",), particles=10, seed=-1)
+    with pytest.raises(ValueError, match="step_size_rule"):
+        pmd.particle_mirror_descent(model, data, particles=10, step_size_rule="1/t^2")
+    with pytest.raises(ValueError, match="fraction"):
+        pmd.median_bandwidth(pts, float("nan"))
+    with pytest.raises(ValueError, match="max_particles"):
+        pmd.median_bandwidth(pts, max_particles=10**12)
+
+
+def test_diverging_baselines_say_which_step_to_change():
+    """SGLD with step_a = 10**12 went to NaN particles (and a message about 'particles'); SVI
+    with learning_rate = 1e12 overflowed in math.exp (OverflowError)."""
+    from dynamics import pmd
+
+    model = pmd.MixtureModel()
+    data = model.sample(50, (1.0, -2.0), seed=0)
+    with pytest.raises(ValueError, match="diverged.*step_a"):
+        pmd.sgld(model, data, particles=20, burn_in=10, step_a=1e12, seed=0)
+    with pytest.raises(ValueError, match="diverged.*learning_rate"):
+        pmd.svi(model, data, particles=20, epochs=2, learning_rate=1e12, seed=0)
+
+
+def test_weighted_kde_log_is_a_flag():
+    from dynamics import pmd
+
+    pts = np.zeros((2, 2))
+    np.testing.assert_allclose(pmd.weighted_kde(pts, pts, np.ones(2), 1.0, log=True),
+                               np.log(pmd.weighted_kde(pts, pts, np.ones(2), 1.0)))
+    with pytest.raises(TypeError, match="log"):
+        pmd.weighted_kde(pts, pts, np.ones(2), 1.0, log="yes")
+
+
+def test_median_bandwidth_checks_seed_even_when_every_particle_is_used():
+    from dynamics import pmd
+
+    pts = np.random.default_rng(0).normal(size=(5, 2))
+    with pytest.raises(ValueError, match="seed"):
+        pmd.median_bandwidth(pts, seed="x")
+
+
+def test_extreme_values_are_refused_by_name():
+    from dynamics import pmd
+
+    model = pmd.MixtureModel()
+    with pytest.raises(ValueError, match="data"):
+        pmd.posterior_grid(model, np.array([0.0, 1e308]))
+    pts = np.zeros((3, 2))
+    for h in (1e308, 1e-300):
+        with pytest.raises(ValueError, match="bandwidth"):
+            pmd.weighted_kde(pts, pts, np.ones(3), h)
+    p = np.ones((3, 3))
+    with pytest.raises(ValueError, match="q must be a density"):
+        pmd.total_variation(p, -p, 1.0)
+    with pytest.raises(ValueError, match="cell_area"):
+        pmd.cross_entropy(p, p, 1e308)

@@ -316,3 +316,113 @@ def test_pendulum_bad_inputs_raise_value_error(bad, match):
 
     with pytest.raises(ValueError, match=match):
         pend.sbeed_pendulum(**bad)
+
+
+# --- issue 25: bad input refused by name --------------------------------------------------------
+
+
+def test_policy_of_at_lam_zero_is_the_greedy_limit_and_tiny_lam_does_not_overflow():
+    """softmax(theta / lam) tends to the greedy policy (ties shared) as lam -> 0; it was NaN at
+    lam = 0 (0 / 0) and overflowed for tiny lam."""
+    theta = np.array([[1.0, 3.0, 3.0], [0.0, -1.0, -2.0]])
+    greedy = np.array([[0.0, 0.5, 0.5], [1.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(sbeed.policy_of(theta, 0.0), greedy)
+    np.testing.assert_allclose(sbeed.policy_of(theta, 1e-300), greedy)
+    np.testing.assert_allclose(sbeed.policy_of(theta, 1e-3), greedy, atol=1e-300)
+    # lam log pi = theta - lam log sum exp(theta / lam): its exponential is pi
+    from dynamics.sbeed.tabular import _lam_log_pi
+
+    np.testing.assert_allclose(np.exp(_lam_log_pi(theta, 0.7) / 0.7), sbeed.policy_of(theta, 0.7))
+
+
+def test_model_arguments_are_type_checked_and_arrays_shape_checked():
+    mdp = sbeed.garnet(4, 2, 2, seed=0)
+    V, theta = np.zeros(4), np.zeros((4, 2))
+    buf = sbeed.sample_segments(mdp, 10, 2, seed=0)
+    for call in (lambda: sbeed.objective("mdp", V, theta, gamma=0.9, lam=0.1, eta=1.0),
+                 lambda: sbeed.gradients(None, V, theta, gamma=0.9, lam=0.1, eta=1.0),
+                 lambda: sbeed.policy_values(object(), theta, gamma=0.9, lam=0.1),
+                 lambda: sbeed.k_step_deltas(np.zeros((4, 2, 4)), V, theta, buf, gamma=0.9,
+                                             lam=0.1),
+                 lambda: sbeed.sbeed_tabular(1.0, gamma=0.9, lam=0.1, eta=1.0, iterations=2)):
+        with pytest.raises(TypeError, match="mdp"):
+            call()
+    with pytest.raises(TypeError, match="buffer"):
+        sbeed.k_step_deltas(mdp, V, theta, "buffer", gamma=0.9, lam=0.1)
+    other = sbeed.sample_segments(sbeed.garnet(9, 3, 2, seed=0), 10, 2, seed=0)
+    with pytest.raises(ValueError, match="buffer"):
+        sbeed.k_step_deltas(mdp, V, theta, other, gamma=0.9, lam=0.1)
+    for kw, name in ((dict(V=np.zeros(3)), "V"), (dict(theta=np.zeros((4, 3))), "theta"),
+                     (dict(theta=np.full((4, 2), np.nan)), "theta"),
+                     (dict(rho=np.zeros(4)), "rho"), (dict(lam=0.0), "lam"),
+                     (dict(gamma=float("nan")), "gamma"), (dict(eta=2.0), "eta")):
+        args = dict(V=V, theta=theta, gamma=0.9, lam=0.1, eta=1.0, **{"rho": None})
+        args.update(kw)
+        with pytest.raises(ValueError, match=name):
+            sbeed.objective(mdp, **args)
+    with pytest.raises(ValueError, match="policy"):
+        sbeed.policy_entropy(np.array([[0.5, np.nan]]))
+    with pytest.raises(ValueError, match="policy"):
+        sbeed.policy_values(mdp, np.full((4, 2), 0.7), gamma=0.9, lam=0.1)
+    with pytest.raises(ValueError, match="weights"):
+        sbeed.policy_entropy(np.full((2, 2), 0.5), np.array([1.0]))
+    with pytest.raises(ValueError, match="Q"):
+        sbeed.mdp.soft_max(np.zeros(3), 0.1)
+    with pytest.raises(ValueError, match="map_name"):
+        sbeed.frozen_lake("5x5")
+    with pytest.raises(TypeError, match="slippery"):
+        sbeed.frozen_lake("4x4", slippery="no")
+    with pytest.raises(ValueError, match="gamma_hint"):
+        sbeed.risky_choice(gamma_hint=float("nan"))
+    with pytest.raises(ValueError, match="max_sweeps"):
+        sbeed.soft_value_iteration(mdp, gamma=0.99, lam=0.1, max_sweeps=2)
+
+
+def test_sampled_mode_settings_are_checked_in_exact_mode_too():
+    mdp = sbeed.risky_choice()
+    for kw, name in ((dict(batch_size="32"), "batch_size"), (dict(buffer_size=0), "buffer_size"),
+                     (dict(dual_every=float("nan")), "dual_every"),
+                     (dict(decay=float("nan")), "decay"), (dict(mode="fast"), "mode")):
+        with pytest.raises(ValueError, match=name):
+            sbeed.sbeed_tabular(mdp, gamma=0.9, lam=0.1, eta=1.0, iterations=2,
+                                **{"mode": "exact", **kw})
+
+
+def test_pendulum_helpers_check_their_arrays():
+    from dynamics.sbeed import pendulum as pend
+
+    with pytest.raises(ValueError, match="theta"):
+        pend.pendulum_step(np.nan, 0.0, 0.0)
+    with pytest.raises(TypeError, match="u"):
+        pend.pendulum_step(0.0, 0.0, np.array([1 + 0j]))
+    with pytest.raises(ValueError, match="rng"):
+        pend.pendulum_step(0.0, 0.0, 0.0, noise=0.1, rng="seed")
+    with pytest.raises(ValueError, match="theta, thetadot"):
+        pend.observe(np.zeros(3), np.zeros(2))
+    with pytest.raises(ValueError, match="x"):
+        pend.angle_normalize(np.array([np.inf]))
+    with pytest.raises(TypeError, match="executor"):
+        pend.ablation(steps=200, seeds=1, executor="pool")
+    # a noisy step with rng=None draws fresh noise rather than failing
+    assert np.isfinite(pend.pendulum_step(0.3, 0.5, 1.0, noise=0.5)[1])
+
+
+def test_lam_is_capped_rather_than_reported_as_a_diverged_run():
+    """lam = 1e12 made every value about 1e13 and the run stopped as 'diverged: take smaller
+    steps', which named the wrong knob."""
+    with pytest.raises(ValueError, match="lam must be at most"):
+        sbeed.sbeed_tabular(sbeed.risky_choice(), gamma=0.9, lam=1e12, eta=1.0, iterations=2)
+
+
+def test_pendulum_inputs_are_real_numbers_and_its_steps_bounded():
+    from dynamics.sbeed import pendulum as pend
+
+    with pytest.raises(TypeError, match="theta"):
+        pend.pendulum_step(True, 0.0, 0.0)
+    with pytest.raises(ValueError, match="thetadot"):
+        pend.observe(0.0, np.array([1e308]))
+    for name in ("value_lr", "dual_lr", "policy_kl"):
+        with pytest.raises(ValueError, match=name):
+            pend.sbeed_pendulum(steps=200, **{name: 1e308})
+    with pytest.raises(ValueError, match="lam must be at most"):
+        sbeed.soft_value_iteration(sbeed.risky_choice(), gamma=0.9, lam=1e308)

@@ -84,3 +84,12 @@ def test_each_result_is_handed_over_as_its_task_finishes():
     assert heard == {0: 1}
     with pytest.raises(TypeError, match="done"):
         sweep.sweep(square, tasks, done="print")
+
+
+def test_arguments_are_type_checked_by_name():
+    with pytest.raises(TypeError, match="fn"):
+        sweep.sweep(3, [{}])
+    with pytest.raises(TypeError, match="tasks"):
+        sweep.sweep(abs, "x")
+    with pytest.raises(TypeError, match="params"):
+        task_seed(0, None)

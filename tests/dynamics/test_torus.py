@@ -252,7 +252,7 @@ def test_dependent_differences(features):
                                      "w"])
 def test_bad_weights(weights):
     features = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]
-    with pytest.raises(ValueError, match="weights"):
+    with pytest.raises((ValueError, TypeError), match="weights"):
         lattice_coordinates(features, weights)
 
 

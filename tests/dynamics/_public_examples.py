@@ -1,0 +1,289 @@
+"""Valid example arguments for the public functions of ``dynamics``, for ``test_public_inputs``.
+
+The fuzz test calls each public function first with these (its baseline), then with one argument
+at a time replaced by a bad value. An argument's example value is looked up, in order, in
+``FUNCTIONS["dynamics.module.function"]``, the signature's default (unless the argument is in
+``SMALL[module]``: defaults too big for a quick call), then ``MODULES[module]`` (outer package
+first, inner module overriding). Keep the values tiny: every call should take milliseconds.
+
+Adding a public function whose arguments have no example here makes the test fail and say so:
+register a factory for it below (a function returning a dict of keyword arguments).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _features():
+    return np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+
+
+def _moments():
+    return np.array([0.4, 0.3])
+
+
+def _herding():
+    states = np.array([0, 1, 2, 3, 1, 0, 2, 1] * 2)
+    return dict(features=_features(), moments=_moments(), steps=20, n_states=4, n_features=2,
+                states=states, max_lag=3, max_len=3, points=np.array([[0.2, 0.1], [-0.3, 0.5]]))
+
+
+def _neuron():
+    return dict(rate=0.3, steps=20, n=10, w0=0.1, states=np.array([0, 1, 0, 0, 1, 0, 1]),
+                max_len=3)
+
+
+def _torus():
+    from dynamics import torus
+
+    features, moments = torus.rational_rotation_model(5, seed=0)
+    return dict(features=features, moments=moments, weights=np.zeros((4, features.shape[1])),
+                lower=np.array([-1.0, -1.0]), upper=np.array([1.0, 1.0]),
+                coords=np.random.default_rng(0).random((30, 2)), lengths=np.array([5, 10, 30]),
+                q=5)
+
+
+def _bifurcation():
+    from dynamics import bifurcation
+
+    features = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    moments = np.array([0.3, 0.4])
+    temperatures = np.array([0.5, 1.0])
+    doublings = bifurcation.period_doublings(np.array([1.0, 2.0, 3.0, 4.0]),
+                                             np.array([1, 1, 2, 2]))
+    T1 = bifurcation.first_doubling_temperature(features, moments)
+    return dict(features=features, moments=moments, temperature=0.8, steps=20,
+                temperatures=temperatures, burn_in=20, keep=16, trajectory=np.ones((10, 2)),
+                samples=np.ones((2, 10, 2)), periods=np.array([1, 2]), period=2, t_lo=0.8 * T1,
+                t_hi=1.25 * T1, doublings=doublings, count=1, xtol=1e-6)
+
+
+def _ising():
+    zeros = np.zeros((3, 3))
+    return dict(L=3, beta=0.4, sweeps=3, moments=np.array([0.0, 0.5]), steps=3,
+                samples=np.ones((2, 3, 3), dtype=np.int8), sample=np.ones((3, 3), dtype=np.int8),
+                w_node=zeros, w_right=zeros, w_down=zeros, state=np.ones((3, 3), dtype=np.int8),
+                max_sweeps=20)
+
+
+def _hbm():
+    p = np.full(8, 1 / 8)
+    return dict(p=p, q=np.linspace(1, 2, 8) / np.linspace(1, 2, 8).sum(), eta=np.full(8, 0.5),
+                theta=np.zeros(8), n=3, order=2, counts=np.array([3, 1, 0, 2, 1, 1, 0, 2]),
+                hidden=2, W=np.zeros((3, 2)), b=np.zeros(3), c=np.zeros(2), p_target=p,
+                p_star=p, N=10, datasets=2, models=("hbm", 1), Ns=(10,),
+                iterations=20, epochs=2, sweeps=20, burn_in=2, runs=4, chains=4, starts=1,
+                max_iter=20, steps=20)
+
+
+def _generalized_herding():
+    data = np.array([[1, -1, 1], [-1, 1, 1], [1, 1, -1], [-1, -1, 1]], dtype=float)
+    return dict(x=data, n=3, cases=4, data=data, steps=5, error=np.linspace(1.0, 0.1, 200),
+                start=10, v=data, z=np.array([[1, -1], [-1, 1], [1, 1], [-1, -1]], dtype=float),
+                W=np.zeros((3, 2)), b=np.zeros(3), c=np.zeros(2), hidden=2)
+
+
+def _conditional_herding():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 2))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    return dict(n=10, a=np.zeros((3, 2)), B=np.zeros(2), alpha=0.5, X=X, y=y,
+                X_test=X[:4], hidden=3, epochs=3, batch_size=4)
+
+
+def _online_bayes():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 3))
+    y = np.sign(X[:, 0]) + (X[:, 0] == 0)
+    return dict(m=np.zeros(3), C=np.eye(3), x=X[0], y=1.0, sigma0=0.5, noise=0.5, X=X,
+                N=3, t=5, estimate=np.array([1.0, 0.0, 0.0]), teacher=np.array([0.6, 0.8, 0.0]),
+                alpha=np.array([0.5, 1.0]), alpha_max=2.0, runs=2, points=3,
+                t_max=20, nodes=10)
+
+
+def _doeblin():
+    from dynamics import doeblin
+
+    P = np.array([[0.5, 0.5, 0.0], [0.25, 0.5, 0.25], [0.0, 0.5, 0.5]])
+    u = np.full(3, 1 / 3)
+    model = doeblin.sequence_model(3, 3, np.array([[0, 1, 2], [2, 1, 0]]))
+    theta = np.random.default_rng(0).normal(scale=0.5, size=model.n_params)
+    C = np.array([[0.0, 1.0], [0.5, 0.5]])
+    return dict(P=P, u=u, eps=0.1, eps_grid=np.array([0.1, 0.2]), n=3, pi=u, q=u, delta=0.1,
+                cluster_size=3, kind="uniform", deltas=np.array([0.3, 0.5]),
+                kernels=np.stack([np.tile(u, (3, 1)), P]), stage_transition=C,
+                law=np.full(6, 1 / 6), n_stages=2, simple=P, eps1=0.1, eps2_grid=np.array([0.1]),
+                n_letters=3, length=3, theta=theta, x=np.array([0, 1, 2]),
+                y=np.array([2, 1, 0]), model=model, steps=5, samples=4,
+                sample_sizes=(4, 8), repeats=2, n_train=10, n_test=10, transitions=2,
+                epochs=1, seeds=1, chains=2, u_epochs=1, trials=2, max_steps=50)
+
+
+def _hbm_model():
+    from dynamics import hbm
+
+    return hbm.Model("hbm", 1)
+
+
+def _online_bayes_many():
+    X = _online_bayes()["X"]
+    return dict(X=X, y=np.where(X[:, 0] >= 0, 1.0, -1.0))
+
+
+def _doeblin_dnf():
+    from dynamics import doeblin
+
+    problem = doeblin.make_dnf_problem(seed=0)
+    n, m = 2, 2
+    return dict(problem=problem, coef=np.zeros((n, m, 3), dtype=np.int64),
+                bound=np.zeros((n, m), dtype=np.int64), max_steps=50, trials=1, levels=None)
+
+
+def _pmd():
+    from dynamics import pmd
+
+    model = pmd.MixtureModel(1.0, 1.0, 2.5, 0.5)
+    data = model.sample(20, (1.0, -2.0), seed=0)
+    grid = pmd.posterior_grid(model, data, spacing=0.2, max_side=20)
+    exact = pmd.grid_posterior(model, data, grid.x, grid.y)
+    cloud = np.random.default_rng(0).normal(size=(30, 2))
+    weights = np.full(30, 1 / 30)
+    density = exact / (exact.sum() * grid.cell_area)
+    return dict(model=model, data=data, grid_x=grid.x, grid_y=grid.y, p=density, q=density,
+                cell_area=grid.cell_area, points=cloud[:5], centres=cloud, weights=weights,
+                bandwidth=0.5, particles=cloud, rule="1/t", t=3, steps=3, grid=grid,
+                exact=exact, m=10, rng=np.random.default_rng(0), theta=(1.0, -2.0), n=20,
+                result=pmd.exact_samples(exact, grid, 10, np.random.default_rng(1)),
+                repeats=1, methods=("one-pass SMC",), burn_in=5, epochs=2, samples=2,
+                checkpoints=2, start_particles=20, spacing=0.2, max_side=20, batch_size=5)
+
+
+def _pmd_functions():
+    # Functions that take ``particles`` as a count rather than as a cloud.
+    return dict(particles=20, batch_size=5)
+
+
+def _sbeed():
+    from dynamics import sbeed
+
+    mdp = sbeed.garnet(4, 2, 2, seed=0)
+    S, A = 4, 2
+    theta = np.zeros((S, A))
+    buffer = sbeed.sample_segments(mdp, 8, 1, seed=0)
+    return dict(mdp=mdp, n_states=S, n_actions=A, branching=2, policy=np.full((S, A), 1 / A),
+                gamma=0.9, lam=0.1, eta=0.5, V=np.zeros(S), theta=theta, k=1, buffer=buffer,
+                size=8, iterations=3, Q=np.zeros((S, A)), buffer_size=64, batch_size=4,
+                n_checkpoints=2, max_sweeps=1000)
+
+
+def _pendulum():
+    return dict(x=np.array([0.5, 4.0]), theta=0.3, thetadot=0.1, u=0.5, steps=200, seeds=1,
+                features=4, value_features=4, batch_size=8, updates=1, buffer_episodes=1)
+
+
+def _dsg():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(16, 2))
+    y = np.sin(X[:, 0])
+    return dict(seed=0, step=1, block_size=4, dim=2, bandwidth=1.0, X=X, y=y, X_test=X[:4],
+                nu=0.01, steps=3, batch_size=4, noise=0.1, A=X[:3], B_=X[:4], x=np.arange(1.0, 6.0),
+                n=16, checkpoints=2, max_points=16)
+
+
+def _dsg_loglog():
+    return dict(x=np.array([1.0, 2.0, 4.0]), y=np.array([1.0, 0.5, 0.25]))
+
+
+def _embedding_sgd():
+    rng = np.random.default_rng(0)
+    x = rng.random(20)
+    return dict(x=x, y=np.sin(x), x_clean=x, n=20, batch_size=5, features_f=8, features_u=8,
+                checkpoints=2, test_points=10)
+
+
+def _sweep():
+    return dict(seed=0, params={"a": 1}, fn=example_task, tasks=[{"x": -1.0}, {"x": 2.0}])
+
+
+def example_task(x, seed=None):
+    """A task for ``dynamics.sweep.sweep``."""
+    return x * x
+
+
+def stop_at_once(fraction, message):
+    """A ``progress`` callable that stops a long run at its first report: the arguments are
+    checked before any work, so a bad one still fails, and an accepted one costs little."""
+    from dynamics._common import Cancelled
+
+    raise Cancelled
+
+
+MODULES = {
+    "dynamics.herding": _herding,
+    "dynamics.neuron": _neuron,
+    "dynamics.torus": _torus,
+    "dynamics.bifurcation": _bifurcation,
+    "dynamics.ising": _ising,
+    "dynamics.hbm": _hbm,
+    "dynamics.generalized_herding": _generalized_herding,
+    "dynamics.conditional_herding": _conditional_herding,
+    "dynamics.online_bayes": _online_bayes,
+    "dynamics.doeblin": _doeblin,
+    "dynamics.doeblin.dnf": _doeblin_dnf,
+    "dynamics.pmd": _pmd,
+    "dynamics.sbeed": _sbeed,
+    "dynamics.sbeed.pendulum": _pendulum,
+    "dynamics.dsg": _dsg,
+    "dynamics.embedding_sgd": _embedding_sgd,
+    "dynamics.sweep": _sweep,
+}
+
+#: Arguments whose defaults are too big for a quick call: the module's example replaces them.
+SMALL = {
+    "dynamics.bifurcation": {"burn_in", "keep", "count", "xtol"},
+    "dynamics.ising": {"max_sweeps"},
+    "dynamics.hbm": {"iterations", "epochs", "sweeps", "burn_in", "runs", "chains", "starts",
+                     "max_iter", "steps"},
+    "dynamics.conditional_herding": {"hidden", "epochs", "batch_size"},
+    "dynamics.online_bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max"},
+    "dynamics.doeblin": {"n_train", "n_test", "transitions", "epochs", "seeds", "chains",
+                         "u_epochs", "trials", "max_steps", "samples", "sample_sizes", "repeats"},
+    "dynamics.doeblin.dnf": {"max_steps", "trials"},
+    "dynamics.pmd": {"particles", "batch_size", "repeats", "methods", "burn_in", "epochs",
+                     "samples", "checkpoints", "start_particles", "spacing", "max_side"},
+    "dynamics.sbeed": {"buffer_size", "batch_size", "n_checkpoints", "max_sweeps"},
+    "dynamics.sbeed.pendulum": {"steps", "seeds", "features", "value_features", "batch_size",
+                                "updates", "buffer_episodes"},
+    "dynamics.dsg": {"checkpoints", "max_points"},
+    "dynamics.embedding_sgd": {"batch_size", "features_f", "features_u", "checkpoints",
+                               "test_points"},
+}
+
+#: Per-function examples (override everything else).
+FUNCTIONS = {
+    "dynamics.pmd.particle_mirror_descent": _pmd_functions,
+    "dynamics.pmd.one_pass_smc": _pmd_functions,
+    "dynamics.pmd.sgld": _pmd_functions,
+    "dynamics.pmd.gibbs": _pmd_functions,
+    "dynamics.pmd.svi": _pmd_functions,
+    "dynamics.pmd.compare_methods": _pmd_functions,
+    "dynamics.pmd.compare_repeats": lambda: dict(n=20, particles=20),
+    "dynamics.dsg.loglog_slope": _dsg_loglog,
+    "dynamics.dsg.doubly_sgd": lambda: dict(keep_values=False),  # a flag (None: by cost)
+    "dynamics.hbm.popcount": lambda: dict(n=3),
+    "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
+    "dynamics.doeblin.restart_law": lambda: dict(kind="uniform", n=3),
+    "dynamics.doeblin.random_chain": lambda: dict(n=4),
+    "dynamics.doeblin.make_word_task": lambda: dict(n_train=10, n_test=10),
+    "dynamics.doeblin.sequence_model": lambda: dict(dictionary=np.array([[0, 1, 2]])),
+    "dynamics.doeblin.cycle_gap_bound": lambda: dict(deltas=np.array([0.3, 0.1])),
+    "dynamics.doeblin.dnf_errors": _doeblin_dnf,
+    "dynamics.doeblin.dnf_search": _doeblin_dnf,
+    "dynamics.doeblin.dnf_experiment": _doeblin_dnf,
+    "dynamics.hbm.sweep": lambda: dict(models=(_hbm_model(),)),
+    "dynamics.online_bayes.adf_perceptron": _online_bayes_many,
+    "dynamics.online_bayes.adf_path": _online_bayes_many,
+    "dynamics.warmup": lambda: dict(engines=("neuron",)),
+    "dynamics.sbeed.pendulum.ablation": lambda: dict(progress=stop_at_once),
+}
