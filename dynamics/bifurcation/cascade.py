@@ -62,7 +62,8 @@ class PeriodDoublings:
     t_thresh_extrapolated : float or None
         Geometric extrapolation of the accumulation temperature from the last interval,
         T_inf = T_m - (T_{m-1} - T_m) / (delta - 1) (temperatures fall along the cascade), with
-        delta the last measured ratio (needs m >= 3) or FEIGENBAUM_DELTA (m == 2). None if m < 2.
+        delta the last measured ratio (needs m >= 3) or FEIGENBAUM_DELTA (m == 2). None if m < 2,
+        or if the extrapolation is not a temperature > 0 (a last ratio near 1 on a coarse grid).
 
     With no cascade the arrays are empty and the scalars None (never NaN).
     """
@@ -168,6 +169,8 @@ def _summarise(periods_found, temps_found, brackets, refined, t_thresh_grid) -> 
     if m >= 2 and intervals[-1] > 0:
         delta = ratios[-1] if ratios.size and ratios[-1] > 1 else FEIGENBAUM_DELTA
         t_extra = float(temps_found[-1] - intervals[-1] / (delta - 1.0))
+        if t_extra <= 0:
+            t_extra = None  # a ratio near 1 (coarse grid) overshoots below T = 0: no estimate
     return PeriodDoublings(
         periods=periods_found,
         temperatures=temps_found,

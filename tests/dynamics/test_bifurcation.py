@@ -517,6 +517,16 @@ def test_period_doublings_on_a_synthetic_diagram():
     assert not c.refined.any()
 
 
+def test_extrapolation_below_zero_temperature_is_no_estimate():
+    """A last ratio near 1 (a coarse grid) extrapolates past T = 0: that is no temperature, so
+    the estimate is None, not a negative number whose log is NaN."""
+    temps = np.array([1.0, 0.9, 0.5, 0.45, 0.05, 0.04])
+    c = period_doublings(temps, np.array([1, 2, 2, 4, 4, 8]))
+    np.testing.assert_allclose(c.temperatures, [0.95, 0.475, 0.045])
+    assert c.ratios[-1] == pytest.approx(0.475 / 0.43)  # 1.10: T_inf = 0.045 - 0.43 / 0.10 < 0
+    assert c.t_thresh_extrapolated is None
+
+
 def test_period_doublings_without_cascade():
     temps = np.linspace(1.0, 0.1, 10)
     for per in (np.ones(10), np.full(10, 3), np.zeros(10), [1, 1, 1, 3, 6, 12, 0, 0, 0, 0]):
