@@ -88,3 +88,13 @@ def on_server_loaded(server_context):
     loop = IOLoop.current()
     threading.Thread(target=_warm_in_background, args=(loop,), name="ldx-warmup",
                      daemon=True).start()
+
+
+def on_server_unloaded(server_context):
+    """The server is stopping (SIGTERM, Ctrl-C): cancel every session's running job, so that
+    no computation outlives it (their threads are daemons, and stop at the engine's next
+    progress report)."""
+    from views._jobs import cancel_all
+
+    running = cancel_all()
+    print(f"app: server stopping, {running} running job(s) cancelled", flush=True)

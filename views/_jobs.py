@@ -14,6 +14,10 @@ so the page answers meanwhile; every update of the page happens on the session's
 - Results are cached per settings across sessions (``CACHE_SIZE`` entries): asking again is
   instant.
 - A failing run shows an alert; the previous result stays.
+- A run belongs to its session (``SessionWatch``): it is cancelled when the session's tab is
+  closed or the session is destroyed, and every run is cancelled when the server stops
+  (``cancel_all``, from ``app/app_hooks.py``); computations run in daemon threads, so nothing
+  keeps a stopping server alive.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -30,7 +35,8 @@ import param
 
 from dynamics._common import Cancelled
 
-__all__ = ["Run", "Job", "JobSection", "cached_result", "progress_part", "CACHE_SIZE"]
+__all__ = ["Run", "Job", "JobSection", "SessionWatch", "cached_result", "progress_part",
+           "cancel_all", "CACHE_SIZE"]
 
 #: Finished results kept across sessions, by (page, run, settings).
 CACHE_SIZE = 16
@@ -38,6 +44,95 @@ _CACHE: OrderedDict = OrderedDict()
 _CACHE_LOCK = threading.Lock()
 #: How often a running job's progress and partial result reach the page (seconds).
 REFRESH = 0.25
+
+
+class SessionWatch:
+    """Whether the server session a page was built in is still there to see it.
+
+    Built while the session's document is being built (``pn.state.curdoc``). A session is
+    gone once Bokeh destroyed it, or once the browser that showed it disconnected (its tab was
+    closed or reloaded: Bokeh destroys such a session only after ``--unused-session-lifetime``,
+    and until then its pending knob moves would still be computed, one after another, on the
+    server's event loop). Outside a served session (scripts, tests, the warm-up's throwaway
+    document) a page is always alive."""
+
+    def __init__(self):
+        from bokeh.server.contexts import BokehSessionContext
+
+        doc = pn.state.curdoc
+        context = getattr(doc, "session_context", None) if doc is not None else None
+        self._doc = weakref.ref(doc) if isinstance(context, BokehSessionContext) else None
+        self._shown = False
+        self._on_destroyed: list = []
+        if self._doc is not None:
+            pn.state.onload(self._mark_shown)
+            doc.on_session_destroyed(self._destroyed)
+
+    def _mark_shown(self) -> None:
+        self._shown = True
+
+    def _destroyed(self, session_context) -> None:
+        callbacks, self._on_destroyed = self._on_destroyed, []
+        for ref in callbacks:
+            callback = ref()
+            if callback is not None:
+                callback()
+
+    def on_gone(self, method) -> None:
+        """Call the bound ``method()`` when Bokeh destroys the session (nothing outside a
+        server). Held weakly: the watch keeps nothing of the page alive."""
+        if self._doc is not None:
+            self._on_destroyed.append(weakref.WeakMethod(method))
+
+    def alive(self) -> bool:
+        if self._doc is None:
+            return True
+        doc = self._doc()
+        context = getattr(doc, "session_context", None) if doc is not None else None
+        if context is None or context.destroyed:
+            return False
+        session = context._session  # None while the session is being built
+        return session is None or session.connection_count > 0 or not self._shown
+
+
+#: Every job of every live session, so that a stopping server cancels them all.
+_JOBS: weakref.WeakSet = weakref.WeakSet()
+
+
+def cancel_all() -> int:
+    """Cancel every running job of every session (the server is stopping); returns how many
+    were running."""
+    running = [job for job in list(_JOBS) if job.running]
+    for job in running:
+        job.cancel()
+    return len(running)
+
+
+def _in_daemon_thread(loop: asyncio.AbstractEventLoop, function, *args) -> asyncio.Future:
+    """``function(*args)`` in a new daemon thread, as a future of ``loop``. Unlike the loop's
+    default executor, whose threads the interpreter joins at exit, a daemon thread does not keep
+    a server that was told to stop (SIGTERM) alive until the computation ends."""
+    future = loop.create_future()
+
+    def settle(result, exc):
+        if not future.done():
+            if exc is not None:
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+    def work():
+        try:
+            result, exc = function(*args), None
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting coroutine
+            result, exc = None, error
+        try:
+            loop.call_soon_threadsafe(settle, result, exc)
+        except RuntimeError:  # the loop is closed: the server stopped, nobody waits
+            pass
+
+    threading.Thread(target=work, name="ldx-job", daemon=True).start()
+    return future
 
 
 @dataclass(frozen=True)
@@ -114,6 +209,7 @@ class Job(param.Parameterized):
         self.explorer, self.run = explorer, run
         self._token = 0
         self._cancel: threading.Event | None = None
+        _JOBS.add(self)
 
     def current_settings(self) -> dict:
         return {name: getattr(self.explorer, name) for name in self.run.settings + self.run.uses}
@@ -165,10 +261,13 @@ class Job(param.Parameterized):
         latest: dict = {}
         self.param.update(running=True, error="", fraction=0.0, message="Starting…")
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(None, self._compute, settings,
-                                      self._progress_callable(cancel, latest))
+        future = _in_daemon_thread(loop, self._compute, settings,
+                                   self._progress_callable(cancel, latest))
+        session = getattr(self.explorer, "_session", None)
         while not future.done():
             await asyncio.wait({future}, timeout=REFRESH)
+            if session is not None and not session.alive():
+                cancel.set()  # nobody is left to see it: stop at the engine's next report
             if token == self._token and latest:
                 update = dict(fraction=min(max(latest["fraction"], 0.0), 1.0),
                               message=f"{100 * latest['fraction']:.0f} %: {latest['message']}")
