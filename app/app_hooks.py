@@ -12,6 +12,7 @@ from tornado.ioloop import IOLoop
 
 import dynamics
 import views
+import views._worker
 
 
 def _warm_in_background(loop: IOLoop) -> None:
@@ -84,7 +85,9 @@ def _warm_page() -> None:
 
 
 def on_server_loaded(server_context):
-    """Start warming up once the server is loaded; it listens at once."""
+    """Start warming up once the server is loaded; it listens at once. Pages' runs compute in
+    worker processes (``views._worker``), whose fork server starts now."""
+    views._worker.enable()
     loop = IOLoop.current()
     threading.Thread(target=_warm_in_background, args=(loop,), name="ldx-warmup",
                      daemon=True).start()
@@ -93,7 +96,7 @@ def on_server_loaded(server_context):
 def on_server_unloaded(server_context):
     """The server is stopping (SIGTERM, Ctrl-C): cancel every session's running job, so that
     no computation outlives it (their threads are daemons, and stop at the engine's next
-    progress report)."""
+    progress report; those in worker processes are killed at once)."""
     from views._jobs import cancel_all
 
     running = cancel_all()

@@ -5,8 +5,10 @@ An explorer declares what it offers with ``Run`` (class attribute ``runs``); eac
 ``Job`` per run, and ``JobSection`` draws it: the run's settings, Run and Cancel buttons, a
 progress bar with status text, an alert when a run fails, and the run's panels, which grow while
 it runs (the engine's partial results, see ``dynamics._common.report``) and keep the last result
-on screen. The computation runs in a worker thread (the engines' Numba kernels release the GIL),
-so the page answers meanwhile; every update of the page happens on the session's event loop.
+on screen. In the served app the computation runs in a worker process (``views._worker``), so
+that it never holds the server's interpreter lock against the pages' moves; elsewhere in a
+worker thread. Either way the page answers meanwhile; every update of the page happens on the
+session's event loop.
 
 - A newer request supersedes an older one: the older is cancelled (its progress callable raises
   ``dynamics._common.Cancelled`` at the engine's next report) and whatever it returns is never
@@ -36,6 +38,7 @@ import panel as pn
 import param
 
 from dynamics._common import Cancelled
+from views import _worker
 from views._cache import LOCK, STORE
 
 __all__ = ["Run", "Job", "JobSection", "SessionWatch", "Remaining", "cached_result",
@@ -318,7 +321,7 @@ class Job(param.Parameterized):
             self._cancel.set()
 
     async def start(self) -> None:
-        """Run with the current settings in a worker thread, showing progress and partial
+        """Run with the current settings in a worker process (served) or thread, showing progress and partial
         results on this event loop; a later ``start`` supersedes this one."""
         self._token += 1
         token = self._token
@@ -335,8 +338,13 @@ class Job(param.Parameterized):
         latest: dict = {}
         self.param.update(running=True, error="", fraction=0.0, message="Starting…")
         loop = asyncio.get_running_loop()
-        future = _in_daemon_thread(loop, self._compute, settings,
-                                   self._progress_callable(cancel, latest))
+        if _worker.enabled():  # the served app: in a worker process
+            knobs = {name: getattr(self.explorer, name) for name in self.explorer.knob_names()}
+            future = _in_daemon_thread(loop, _worker.run, type(self.explorer), knobs,
+                                       self.run.name, settings, cancel, latest)
+        else:
+            future = _in_daemon_thread(loop, self._compute, settings,
+                                       self._progress_callable(cancel, latest))
         session = getattr(self.explorer, "_session", None)
         remaining = Remaining()
         while not future.done():
