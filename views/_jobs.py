@@ -48,8 +48,11 @@ __all__ = ["Run", "Job", "JobSection", "SessionWatch", "Remaining", "cached_resu
 #: results (one byte budget for all, see ``views._cache``).
 _CACHE = STORE
 _CACHE_LOCK = LOCK
-#: How often a running job's progress and partial result reach the page (seconds).
+#: How often a running job's progress reaches the page (seconds).
 REFRESH = 0.25
+#: How often its partial result is drawn (seconds): redrawing a run's panels takes the
+#: server's event loop, which the other knobs' moves need.
+PARTIAL_EVERY = 1.0
 
 
 class Remaining:
@@ -347,6 +350,7 @@ class Job(param.Parameterized):
                                        self._progress_callable(cancel, latest))
         session = getattr(self.explorer, "_session", None)
         remaining = Remaining()
+        drawn = 0.0  # when a partial result was last drawn
         while not future.done():
             await asyncio.wait({future}, timeout=REFRESH)
             if session is not None and not session.alive():
@@ -357,8 +361,10 @@ class Job(param.Parameterized):
                 message = f"{100 * fraction:.0f} %: {latest['message']}"
                 update = dict(fraction=fraction, message=message if left is None
                               else f"{message} ({_left(left)})")
-                if "partial" in latest:
+                now = time.monotonic()
+                if "partial" in latest and now - drawn >= PARTIAL_EVERY:
                     update["shown"] = latest.pop("partial")
+                    drawn = now
                 self.param.update(**update)
         try:
             result = future.result()
