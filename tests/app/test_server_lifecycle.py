@@ -25,10 +25,17 @@ LONG_RUN = "?page=pct&train_cases=2000&epochs=200"
 
 
 def _cpu(proc: psutil.Process, seconds: float) -> float:
-    """The process's CPU over the next ``seconds`` (percent of one core, children included)."""
+    """The CPU of the process and its children (the runs' worker processes, the fork server)
+    over the next ``seconds``, in percent of one core."""
     def total():
-        times = proc.cpu_times()
-        return times.user + times.system
+        used = 0.0
+        for p in [proc, *proc.children(recursive=True)]:
+            try:
+                times = p.cpu_times()
+                used += times.user + times.system
+            except psutil.NoSuchProcess:  # a worker that ended: its time is gone with it
+                pass
+        return used
     start, t0 = total(), time.monotonic()
     time.sleep(seconds)
     return 100 * (total() - start) / (time.monotonic() - t0)
@@ -87,6 +94,7 @@ def test_sigterm_stops_the_server_within_5_s_while_a_run_goes(served, browser): 
     page = _start_long_run(browser, url)
     try:
         assert _cpu(server, 1.0) > 20, "the run does not keep the server busy"
+        children = server.children(recursive=True)
         sent = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         try:
@@ -94,5 +102,8 @@ def test_sigterm_stops_the_server_within_5_s_while_a_run_goes(served, browser): 
         except subprocess.TimeoutExpired:
             pytest.fail("the server was still running 5 s after SIGTERM")
         assert time.monotonic() - sent < 5
+        time.sleep(0.5)
+        alive = [c.pid for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+        assert alive == [], f"worker processes outlived the server: {alive}"
     finally:
         page.close()
