@@ -129,12 +129,23 @@ def _pss_mib(pid: int) -> float:
 
 
 def _stop(proc) -> None:
+    """Stop the server and every process it started: with ``--num-procs`` the serving
+    processes are its children, and a SIGTERM to the parent alone leaves them running."""
+    children = psutil.Process(proc.pid).children(recursive=True)
     proc.terminate()
+    for child in children:
+        try:
+            child.terminate()
+        except psutil.NoSuchProcess:
+            pass
     try:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait(timeout=20)
+    _, alive = psutil.wait_procs(children, timeout=20)
+    for child in alive:
+        child.kill()
 
 
 def _slope(values: list[float]) -> float:
