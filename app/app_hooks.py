@@ -1,5 +1,6 @@
 """Server lifecycle hooks of the ``app`` directory application (picked up by ``panel serve app``)."""
 
+import ctypes
 import gc
 import os
 import pathlib
@@ -12,6 +13,7 @@ from tornado.ioloop import IOLoop
 
 import dynamics
 import views
+import views._worker
 
 
 def _warm_in_background(loop: IOLoop) -> None:
@@ -84,7 +86,46 @@ def _warm_page() -> None:
 
 
 def on_server_loaded(server_context):
-    """Start warming up once the server is loaded; it listens at once."""
+    """Start warming up once the server is loaded; it listens at once. Pages' runs compute in
+    worker processes (``views._worker``), whose fork server starts now."""
+    views._worker.enable()
     loop = IOLoop.current()
     threading.Thread(target=_warm_in_background, args=(loop,), name="ldx-warmup",
                      daemon=True).start()
+
+
+def on_server_unloaded(server_context):
+    """The server is stopping (SIGTERM, Ctrl-C): cancel every session's running job, so that
+    no computation outlives it (their threads are daemons, and stop at the engine's next
+    progress report; those in worker processes are killed at once)."""
+    from views._jobs import cancel_all
+
+    running = cancel_all()
+    print(f"app: server stopping, {running} running job(s) cancelled", flush=True)
+
+
+#: Seconds after the last destroyed session at which freed memory is handed back (one
+#: collection and trim for a whole class leaving at once, not one per session).
+TRIM_AFTER = 2.0
+_TRIM = {"handle": None}
+
+
+def _trim() -> None:
+    """Collect garbage and hand the freed heap back to the system (glibc's ``malloc_trim``):
+    without it, the memory of closed sessions stays in the process's free lists, and the
+    server's size measured from outside stays at its peak."""
+    _TRIM["handle"] = None
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to trim
+        pass
+
+
+def on_session_destroyed(session_context):
+    """A session was destroyed (its tab closed, then ``--unused-session-lifetime`` passed):
+    trim the heap once the sessions closing together are all gone."""
+    loop = IOLoop.current()
+    if _TRIM["handle"] is not None:
+        loop.remove_timeout(_TRIM["handle"])
+    _TRIM["handle"] = loop.call_later(TRIM_AFTER, _trim)

@@ -37,7 +37,7 @@ import param
 
 from views import _knobs
 from views._files import atomic_path
-from views._jobs import Job, JobSection, Run
+from views._jobs import Job, JobSection, Run, SessionWatch
 from views._text import clip, plain, quote
 from views._workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
                                 bokeh_backend, dictionary_columns, matplotlib_backend, no_pipeline,
@@ -455,8 +455,12 @@ class Explorer(param.Parameterized):
                       for p in self.plots if p.zoom or p.cloud is not None}
         #: Rasterized clouds of the current result, by cloud and window (see ``_raster``).
         self._rasters: dict = {}
+        #: The server session the page was built in: a gone session's moves are not computed.
+        self._session = SessionWatch()
         #: One job per declared run, and the run each run panel draws.
         self.jobs = {run.name: Job(self, run) for run in self.runs}
+        for job in self.jobs.values():
+            self._session.on_gone(job.cancel)
         self._run_of = {p.method: run.name for run in self.runs for p in run.plots}
         self.notice = " ".join(self._constrain())
         #: The knob streams of the live panels (``dynamic``), triggered together by ``_redraw``.
@@ -478,6 +482,13 @@ class Explorer(param.Parameterized):
         if (private is None or not private.initialized or name.startswith("_")
                 or name not in type(self)._knob_set()):
             return super().__setattr__(name, value)
+        session = self.__dict__.get("_session")
+        if session is not None and not session.alive():
+            # A move that was pending when the session's tab closed: nobody will see it, so
+            # nothing is recomputed (the server's event loop would otherwise compute every
+            # closed session's moves, one after another).
+            with param.parameterized.discard_events(self):
+                return super().__setattr__(name, value)
         with param.parameterized.batch_call_watchers(self):
             super().__setattr__(name, value)
             notes = self._constrain()

@@ -5,15 +5,24 @@ An explorer declares what it offers with ``Run`` (class attribute ``runs``); eac
 ``Job`` per run, and ``JobSection`` draws it: the run's settings, Run and Cancel buttons, a
 progress bar with status text, an alert when a run fails, and the run's panels, which grow while
 it runs (the engine's partial results, see ``dynamics._common.report``) and keep the last result
-on screen. The computation runs in a worker thread (the engines' Numba kernels release the GIL),
-so the page answers meanwhile; every update of the page happens on the session's event loop.
+on screen. In the served app the computation runs in a worker process (``views._worker``), so
+that it never holds the server's interpreter lock against the pages' moves; elsewhere in a
+worker thread. Either way the page answers meanwhile; every update of the page happens on the
+session's event loop.
 
 - A newer request supersedes an older one: the older is cancelled (its progress callable raises
   ``dynamics._common.Cancelled`` at the engine's next report) and whatever it returns is never
   shown.
-- Results are cached per settings across sessions (``CACHE_SIZE`` entries): asking again is
-  instant.
+- Results are cached per settings across sessions, in the pages' one results store with a
+  byte budget (``views._cache``): asking again is instant.
 - A failing run shows an alert; the previous result stays.
+- Time estimates are measured on this machine: while a run goes, from its own progress
+  (``Remaining``); before it starts, the page's estimate (``Run.estimate``) corrected by how
+  long the same run took against its estimate on this server before (``measured_estimate``).
+- A run belongs to its session (``SessionWatch``): it is cancelled when the session's tab is
+  closed or the session is destroyed, and every run is cancelled when the server stops
+  (``cancel_all``, from ``app/app_hooks.py``); computations run in daemon threads, so nothing
+  keeps a stopping server alive.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections import OrderedDict
+import weakref
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -29,16 +38,181 @@ import panel as pn
 import param
 
 from dynamics._common import Cancelled
+from views import _worker
+from views._cache import LOCK, STORE
 from views._text import plain
 
-__all__ = ["Run", "Job", "JobSection", "cached_result", "progress_part", "CACHE_SIZE"]
+__all__ = ["Run", "Job", "JobSection", "SessionWatch", "Remaining", "cached_result",
+           "measured_estimate", "progress_part", "cancel_all"]
 
-#: Finished results kept across sessions, by (page, run, settings).
-CACHE_SIZE = 16
-_CACHE: OrderedDict = OrderedDict()
-_CACHE_LOCK = threading.Lock()
-#: How often a running job's progress and partial result reach the page (seconds).
+#: Finished results kept across sessions, by ("job", page, run, settings), among the pages'
+#: results (one byte budget for all, see ``views._cache``).
+_CACHE = STORE
+_CACHE_LOCK = LOCK
+#: How often a running job's progress reaches the page (seconds).
 REFRESH = 0.25
+#: How often its partial result is drawn (seconds): redrawing a run's panels takes the
+#: server's event loop, which the other knobs' moves need.
+PARTIAL_EVERY = 1.0
+
+
+class Remaining:
+    """The seconds left of a running computation, from its own progress rate on this machine.
+
+    The rate is measured over the recent half of the time since the run's first progress
+    report (what came before, building the data and loading kernels, is not part of it; and an
+    engine's fraction is not always proportional to its work, so the recent rate is the better
+    guide): from the report ``(f1, t1)`` nearest that half-way time to now ``(f, t)``, the run
+    ends at ``t + (1 - f) (t - t1) / (f - f1)``. That end is smoothed (exponentially, weight
+    ``SMOOTHING`` for the newest) and the time to it is what is left. None until
+    ``MIN_FRACTION`` of the work and ``MIN_SECONDS`` have passed since the first report."""
+
+    SMOOTHING = 0.3
+    MIN_FRACTION = 0.02
+    MIN_SECONDS = 1.0
+
+    def __init__(self):
+        self._reports: list[tuple[float, float]] = []
+        self.end: float | None = None
+
+    def update(self, fraction: float, elapsed: float) -> float | None:
+        reports = self._reports
+        reports.append((fraction, elapsed))
+        f0, t0 = reports[0]
+        if fraction - f0 < self.MIN_FRACTION or elapsed - t0 < self.MIN_SECONDS:
+            return None
+        middle = (t0 + elapsed) / 2
+        f1, t1 = min(reports, key=lambda r: abs(r[1] - middle))
+        if fraction - f1 < self.MIN_FRACTION / 4 or elapsed - t1 <= 0:
+            f1, t1 = f0, t0  # too little progress lately to measure a rate: the whole run's
+        end = elapsed + (1 - fraction) * (elapsed - t1) / (fraction - f1)
+        self.end = end if self.end is None else (
+            self.SMOOTHING * end + (1 - self.SMOOTHING) * self.end)
+        return max(self.end - elapsed, 0.0)
+
+
+#: Measured seconds over the page's estimate of finished runs on this server, by (page, run).
+_RATIOS: dict = {}
+
+
+def _record_ratio(explorer, run: "Run", settings: dict, seconds: float) -> None:
+    if run.estimate is None or seconds <= 0:
+        return
+    try:
+        estimated = float(getattr(explorer, run.estimate)(dict(settings)))
+    except Exception:  # noqa: BLE001 - an estimate that fails only means no correction
+        return
+    if estimated > 0:
+        ratio = seconds / estimated
+        old = _RATIOS.get((explorer.slug, run.name))
+        # geometric mean with what was measured before: a ratio, so averaged on a log scale
+        _RATIOS[(explorer.slug, run.name)] = ratio if old is None else (ratio * old) ** 0.5
+
+
+def measured_estimate(explorer, run: "Run", settings: dict) -> tuple[float, bool] | None:
+    """The expected seconds of ``run`` with ``settings`` and whether a measurement on this
+    server corrected them (the page's estimate times the measured/estimated ratio of the same
+    run's finished runs here); None when the run has no estimate."""
+    if run.estimate is None:
+        return None
+    seconds = float(getattr(explorer, run.estimate)(dict(settings)))
+    ratio = _RATIOS.get((explorer.slug, run.name))
+    return (seconds * ratio, True) if ratio is not None else (seconds, False)
+
+
+def _left(seconds: float) -> str:
+    if seconds < 90:
+        return f"about {max(1, round(seconds))} s left"
+    return f"about {seconds / 60:.0f} min left"
+
+
+class SessionWatch:
+    """Whether the server session a page was built in is still there to see it.
+
+    Built while the session's document is being built (``pn.state.curdoc``). A session is
+    gone once Bokeh destroyed it, or once the browser that showed it disconnected (its tab was
+    closed or reloaded: Bokeh destroys such a session only after ``--unused-session-lifetime``,
+    and until then its pending knob moves would still be computed, one after another, on the
+    server's event loop). Outside a served session (scripts, tests, the warm-up's throwaway
+    document) a page is always alive."""
+
+    def __init__(self):
+        from bokeh.server.contexts import BokehSessionContext
+
+        doc = pn.state.curdoc
+        context = getattr(doc, "session_context", None) if doc is not None else None
+        self._doc = weakref.ref(doc) if isinstance(context, BokehSessionContext) else None
+        self._shown = False
+        self._on_destroyed: list = []
+        if self._doc is not None:
+            pn.state.onload(self._mark_shown)
+            doc.on_session_destroyed(self._destroyed)
+
+    def _mark_shown(self) -> None:
+        self._shown = True
+
+    def _destroyed(self, session_context) -> None:
+        callbacks, self._on_destroyed = self._on_destroyed, []
+        for ref in callbacks:
+            callback = ref()
+            if callback is not None:
+                callback()
+
+    def on_gone(self, method) -> None:
+        """Call the bound ``method()`` when Bokeh destroys the session (nothing outside a
+        server). Held weakly: the watch keeps nothing of the page alive."""
+        if self._doc is not None:
+            self._on_destroyed.append(weakref.WeakMethod(method))
+
+    def alive(self) -> bool:
+        if self._doc is None:
+            return True
+        doc = self._doc()
+        context = getattr(doc, "session_context", None) if doc is not None else None
+        if context is None or context.destroyed:
+            return False
+        session = context._session  # None while the session is being built
+        return session is None or session.connection_count > 0 or not self._shown
+
+
+#: Every job of every live session, so that a stopping server cancels them all.
+_JOBS: weakref.WeakSet = weakref.WeakSet()
+
+
+def cancel_all() -> int:
+    """Cancel every running job of every session (the server is stopping); returns how many
+    were running."""
+    running = [job for job in list(_JOBS) if job.running]
+    for job in running:
+        job.cancel()
+    return len(running)
+
+
+def _in_daemon_thread(loop: asyncio.AbstractEventLoop, function, *args) -> asyncio.Future:
+    """``function(*args)`` in a new daemon thread, as a future of ``loop``. Unlike the loop's
+    default executor, whose threads the interpreter joins at exit, a daemon thread does not keep
+    a server that was told to stop (SIGTERM) alive until the computation ends."""
+    future = loop.create_future()
+
+    def settle(result, exc):
+        if not future.done():
+            if exc is not None:
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+
+    def work():
+        try:
+            result, exc = function(*args), None
+        except BaseException as error:  # noqa: BLE001 - handed to the awaiting coroutine
+            result, exc = None, error
+        try:
+            loop.call_soon_threadsafe(settle, result, exc)
+        except RuntimeError:  # the loop is closed: the server stopped, nobody waits
+            pass
+
+    threading.Thread(target=work, name="ldx-job", daemon=True).start()
+    return future
 
 
 @dataclass(frozen=True)
@@ -81,7 +255,7 @@ def progress_part(progress, lo: float, hi: float, what: str):
 
 def _cache_key(explorer, run: Run, settings: dict) -> tuple:
     # list-valued settings (a ListSelector's choice) as tuples, so that the key hashes
-    return (explorer.slug, run.name,
+    return ("job", explorer.slug, run.name,
             *sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in settings.items()))
 
 
@@ -93,9 +267,10 @@ def cached_result(explorer, run: Run, settings: dict):
 
 def _store(explorer, run: Run, settings: dict, result) -> None:
     with _CACHE_LOCK:
-        _CACHE[_cache_key(explorer, run, settings)] = result
-        while len(_CACHE) > CACHE_SIZE:
-            _CACHE.popitem(last=False)
+        try:
+            _CACHE[_cache_key(explorer, run, settings)] = result
+        except ValueError:  # larger than the whole budget: not kept
+            pass
 
 
 class Job(param.Parameterized):
@@ -115,6 +290,7 @@ class Job(param.Parameterized):
         self.explorer, self.run = explorer, run
         self._token = 0
         self._cancel: threading.Event | None = None
+        _JOBS.add(self)
 
     def current_settings(self) -> dict:
         return {name: getattr(self.explorer, name) for name in self.run.settings + self.run.uses}
@@ -149,7 +325,7 @@ class Job(param.Parameterized):
             self._cancel.set()
 
     async def start(self) -> None:
-        """Run with the current settings in a worker thread, showing progress and partial
+        """Run with the current settings in a worker process (served) or thread, showing progress and partial
         results on this event loop; a later ``start`` supersedes this one."""
         self._token += 1
         token = self._token
@@ -166,15 +342,30 @@ class Job(param.Parameterized):
         latest: dict = {}
         self.param.update(running=True, error="", fraction=0.0, message="Starting…")
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(None, self._compute, settings,
-                                      self._progress_callable(cancel, latest))
+        if _worker.enabled():  # the served app: in a worker process
+            knobs = {name: getattr(self.explorer, name) for name in self.explorer.knob_names()}
+            future = _in_daemon_thread(loop, _worker.run, type(self.explorer), knobs,
+                                       self.run.name, settings, cancel, latest)
+        else:
+            future = _in_daemon_thread(loop, self._compute, settings,
+                                       self._progress_callable(cancel, latest))
+        session = getattr(self.explorer, "_session", None)
+        remaining = Remaining()
+        drawn = 0.0  # when a partial result was last drawn
         while not future.done():
             await asyncio.wait({future}, timeout=REFRESH)
+            if session is not None and not session.alive():
+                cancel.set()  # nobody is left to see it: stop at the engine's next report
             if token == self._token and latest:
-                update = dict(fraction=min(max(latest["fraction"], 0.0), 1.0),
-                              message=f"{100 * latest['fraction']:.0f} %: {latest['message']}")
-                if "partial" in latest:
+                fraction = min(max(latest["fraction"], 0.0), 1.0)
+                left = remaining.update(fraction, time.monotonic() - started)
+                message = f"{100 * fraction:.0f} %: {latest['message']}"
+                update = dict(fraction=fraction, message=message if left is None
+                              else f"{message} ({_left(left)})")
+                now = time.monotonic()
+                if "partial" in latest and now - drawn >= PARTIAL_EVERY:
                     update["shown"] = latest.pop("partial")
+                    drawn = now
                 self.param.update(**update)
         try:
             result = future.result()
@@ -190,8 +381,10 @@ class Job(param.Parameterized):
                                   type(exc).__name__, message="Failed.")
             return
         _store(self.explorer, self.run, settings, result)
+        seconds = time.monotonic() - started
+        _record_ratio(self.explorer, self.run, settings, seconds)
         if token == self._token:
-            self._finish(settings, result, time.monotonic() - started)
+            self._finish(settings, result, seconds)
 
     def _finish(self, settings: dict, result, seconds: float) -> None:
         self.param.update(running=False, fraction=1.0, error="", settings=dict(settings),
@@ -248,7 +441,9 @@ class JobSection(pn.viewable.Viewer):
         if cached_result(explorer, run, settings) is not None:
             when = "already computed: instant"
         elif run.estimate is not None:
-            when = f"about {getattr(explorer, run.estimate)(settings):.0f} s"
+            seconds, measured = measured_estimate(explorer, run, settings)
+            when = (f"about {seconds:.0f} s, from the last runs on this server" if measured
+                    else f"roughly {seconds:.0f} s; the time left is shown as it runs")
         else:
             when = "it runs in the background"
         return pn.pane.Alert(

@@ -9,7 +9,6 @@ the largest Lyapunov exponent across the cascade.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -18,6 +17,7 @@ import param
 
 from dynamics import bifurcation as bf
 from dynamics import herding
+from views._cache import results_cache
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, dense, exporting, style
 
 #: Temperatures of the Lyapunov sweep and of the attractor-set panel (subsampled from the grid).
@@ -57,7 +57,7 @@ def _model(n_states: int, n_features: int, seed: int) -> herding.RandomModel:
     return herding.random_model(n_states, n_features, seed=seed)
 
 
-@functools.lru_cache(maxsize=32)
+@results_cache
 def orbit_diagram(n_states: int, n_features: int, seed: int, log_t: tuple[float, float],
                   resolution: int, burn_in: int, keep: int, eta: float) -> Diagram:
     """The diagram on ``resolution`` log-spaced temperatures in 10**log_t (cached)."""
@@ -69,7 +69,7 @@ def orbit_diagram(n_states: int, n_features: int, seed: int, log_t: tuple[float,
                    bf.periods(res.samples, max_period=min(MAX_PERIOD, keep // 2)))
 
 
-@functools.lru_cache(maxsize=16)
+@results_cache
 def analyse(n_states: int, n_features: int, seed: int, log_t: tuple[float, float],
             resolution: int, burn_in: int, keep: int, eta: float) -> Analysis:
     """Diagram, refined doubling cascade, Lyapunov sweep and herding cloud (cached)."""

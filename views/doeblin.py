@@ -21,6 +21,7 @@ import panel as pn
 import param
 
 from dynamics import doeblin as db
+from views._cache import results_cache
 from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run,
                            Section, style)
 from views._workarounds import prompt_widget
@@ -82,7 +83,7 @@ class ChainSetup:
     gap: float
 
 
-@functools.lru_cache(maxsize=32)
+@results_cache
 def build_chain(key: ChainKey) -> ChainSetup:
     """P, the simpler chain and u for one set of chain knobs (cached)."""
     if key.chain == "three-state":
@@ -102,14 +103,14 @@ def build_chain(key: ChainKey) -> ChainSetup:
     return ChainSetup(P=P, simple=simple, u=u, pi=db.stationary(P), gap=db.spectral_gap(P))
 
 
-@functools.lru_cache(maxsize=32)
+@results_cache
 def eps_sweep(key: ChainKey, log_eps_min: float, points: int) -> db.RestartSweep:
     """Props 3.1-3.5 over a log grid of eps from 10^log_eps_min to 1 (cached)."""
     setup = build_chain(key)
     return db.restart_sweep(setup.P, setup.u, np.geomspace(10.0**log_eps_min, 1.0, points))
 
 
-@functools.lru_cache(maxsize=64)
+@results_cache
 def spectrum(key: ChainKey, eps: float) -> db.RestartSpectrum:
     """Eigenvalues of P and P~ at one eps (Prop 3.1, cached)."""
     setup = build_chain(key)
@@ -132,7 +133,7 @@ class Race:
     top: float
 
 
-@functools.lru_cache(maxsize=32)
+@results_cache
 def sampling_race(key: ChainKey, eps: float, budget: int, start: int, seed: int) -> Race:
     """Exact draws from pi~ against the plain chain, the same number of steps (cached)."""
     setup = build_chain(key)
@@ -148,14 +149,14 @@ def sampling_race(key: ChainKey, eps: float, budget: int, start: int, seed: int)
                 top=top)
 
 
-@functools.lru_cache(maxsize=32)
+@results_cache
 def staged(key: ChainKey, eps1: float) -> db.StagedSweep:
     """The three-stage chain of Fig 2(b) over the eps_2 grid (cached)."""
     setup = build_chain(key)
     return db.staged_sweep(setup.P, setup.simple, setup.u, eps1, STAGED_EPS2)
 
 
-@functools.lru_cache(maxsize=16)
+@results_cache
 def staged_bounds(eps1: float) -> db.StagedBounds:
     """Thm 3.6 and Cor 3.7: they depend on the stage chain only, not on P (cached)."""
     return db.staged_cycle_bounds(eps1, STAGED_EPS2)

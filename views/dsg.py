@@ -9,7 +9,6 @@ mean and variance by doubly stochastic gradients against the closed form).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -17,6 +16,7 @@ import numpy as np
 import param
 
 from dynamics import dsg
+from views._cache import results_cache
 from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                            Run, axis, style)
 
@@ -45,7 +45,7 @@ class Task:
     target: np.ndarray  # f* on the grid
 
 
-@functools.lru_cache(maxsize=8)
+@results_cache
 def make_task(points: int, factor: float, nu: float, seed: int) -> Task:
     X, y = dsg.synthetic_2d(points, seed=seed)
     bandwidth = dsg.median_bandwidth(X, factor=factor)

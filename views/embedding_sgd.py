@@ -8,7 +8,6 @@ the truth and their test error against the data visited. Run: several seeds at t
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -16,6 +15,7 @@ import numpy as np
 import param
 
 from dynamics import embedding_sgd as es
+from views._cache import results_cache
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
 from views._jobs import progress_part
 
@@ -34,7 +34,7 @@ class LiveRun:
     smoothed: np.ndarray
 
 
-@functools.lru_cache(maxsize=8)
+@results_cache
 def live_run(data: int, gamma: float, bandwidth_f: float, bandwidth_u: float,
              dual_y_scale: float, features: int, seed: int) -> LiveRun:
     _, x, y = es.noisy_measurement(data, seed=seed)

@@ -9,7 +9,6 @@ against the number of parameters.
 
 from __future__ import annotations
 
-import functools
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -20,6 +19,7 @@ import numpy as np
 import param
 
 from dynamics import hbm
+from views._cache import results_cache
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
 
 PSTAR_COLOR, PROJ_COLOR, FIT_COLOR = "#222222", "#d62728", "#1f77b4"
@@ -37,7 +37,7 @@ class LivePage:
     fitted: np.ndarray
 
 
-@functools.lru_cache(maxsize=8)
+@results_cache
 def run_live(n: int, seed: int, order: int, sample: int, mode: str) -> LivePage:
     p_star = hbm.random_distribution(n, seed=seed)
     projection = hbm.project(p_star, order)

@@ -7,7 +7,6 @@ Edge-of-Chaos Dynamics*, for a random model of D states with K Gaussian features
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -15,6 +14,7 @@ import numpy as np
 import param
 
 from dynamics import herding
+from views._cache import results_cache
 from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                             Run, axis, exporting, log_spaced, parse_vector, style)
 
@@ -48,7 +48,7 @@ class HerdingRun:
     tipi: np.ndarray
 
 
-@functools.lru_cache(maxsize=16)
+@results_cache
 def run_herding(n_states: int, n_features: int, seed: int, steps: int, w0: tuple[float, ...],
                 eta: float, max_lag: int, max_word: int) -> HerdingRun:
     """Run herding on a random model and everything derived from it (cached per argument set)."""

@@ -9,7 +9,6 @@ power-law slopes, the moments per step, and the perceptron cycling condition.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -18,6 +17,7 @@ import panel as pn
 import param
 
 from dynamics import ising
+from views._cache import results_cache
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, axis, style
 
 SW_COLOR = "#1f77b4"
@@ -37,7 +37,7 @@ class IsingPage:
     herd_fit: ising.PowerLaw
 
 
-@functools.lru_cache(maxsize=6)
+@results_cache
 def run_page(L: int, beta: float, steps: int, seed: int, w0: float) -> IsingPage:
     sw = ising.swendsen_wang(L, beta, steps, burn_in=BURN_IN, seed=seed)
     c = float(sw.correlation.mean())

@@ -7,7 +7,6 @@ with Edge-of-Chaos Dynamics* (section 1.2.6, "Herding a Single Neuron", and eqs 
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -15,6 +14,7 @@ import numpy as np
 import param
 
 from dynamics import neuron
+from views._cache import results_cache
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, style
 
 #: Above this many steps the discrepancy curve is drawn as a min/max envelope of this many blocks.
@@ -49,7 +49,7 @@ class NeuronRun:
 
 
 #: Few entries: at the largest step count one entry holds about 25 MB.
-@functools.lru_cache(maxsize=8)
+@results_cache
 def run_neuron(rate: float, w0: float, steps: int, stripes: int, max_word: int) -> NeuronRun:
     """Herd the neuron and derive everything the page shows (cached per argument set)."""
     run = neuron.herd_neuron(rate, steps, w0=w0)

@@ -10,7 +10,6 @@ curve, with the entropic error against N / (2 t).
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -20,6 +19,7 @@ import panel as pn
 import param
 
 from dynamics import online_bayes as ob
+from views._cache import results_cache
 from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, Section,
                            axis, style)
 from views._jobs import progress_part
@@ -42,7 +42,7 @@ class PlanePage:
     eps: np.ndarray
 
 
-@functools.lru_cache(maxsize=8)
+@results_cache
 def run_plane(examples: int, sigma0: float, flip: float, spherical: bool, seed: int) -> PlanePage:
     teacher, X, y = ob.teacher_data(2, examples, sigma0=sigma0, flip=flip, seed=seed)
     path = ob.adf_path(X, y, sigma0=sigma0, spherical=spherical, flip=flip)

@@ -10,7 +10,6 @@ data, with their test errors.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -19,6 +18,7 @@ import param
 
 from dynamics import conditional_herding as ch
 from dynamics import generalized_herding as gh
+from views._cache import results_cache
 from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, axis,
                            log_spaced, style)
 from views._jobs import progress_part
@@ -49,7 +49,7 @@ class PCTPage:
     rates: dict
 
 
-@functools.lru_cache(maxsize=8)
+@results_cache
 def run_page(n: int, cases: int, steps: int, batch: int, sweeps: int, seed: int) -> PCTPage:
     data = gh.boltzmann_data(n, cases, seed=seed)
     batch = min(batch, cases)

@@ -8,7 +8,6 @@ SGLD, Gibbs and SVI against the data visited, over repeats, and their final dens
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -19,6 +18,7 @@ import param
 from holoviews import dim
 
 from dynamics import pmd
+from views._cache import results_cache
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, style
 from views._jobs import Run
 
@@ -65,7 +65,7 @@ def log_ticks(lo: float, hi: float) -> list[float]:
     return [t for t in ticks if lo <= t <= hi]
 
 
-@functools.lru_cache(maxsize=8)
+@results_cache
 def run_page(sigma1: float, sigma2: float, sigma_x: float, p: float, theta1: float,
              theta2: float, n_data: int, seed: int, particles: int, batch_size: int, strategy: str, step_rule: str,
              bandwidth_rule: str) -> PMDPage:
@@ -79,7 +79,7 @@ def run_page(sigma1: float, sigma2: float, sigma_x: float, p: float, theta1: flo
     return PMDPage(model, data, run, grid, batch_size, step_rule)
 
 
-@functools.lru_cache(maxsize=64)
+@results_cache
 def exact_iterate(key: tuple, steps: int) -> np.ndarray:
     """The exact mirror-descent iterate after ``steps`` steps on the page's grid."""
     page = run_page(*key)

@@ -8,7 +8,6 @@ gymnasium's Pendulum-v1 (Fig 6.1's ablation, on Pendulum instead of Swimmer).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -19,6 +18,7 @@ import param
 from dynamics import sbeed
 from dynamics._common import report
 from dynamics.sbeed import pendulum as pend
+from views._cache import results_cache
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, axis, style
 from views._jobs import Run
 
@@ -37,7 +37,7 @@ K_VALUES = (1, 2, 4, 8, 16)
 PENDULUM_SECONDS_PER_K = 0.25
 
 
-@functools.lru_cache(maxsize=16)
+@results_cache
 def make_mdp(name: str, n_states: int, n_actions: int, branching: int, seed: int) -> sbeed.MDP:
     if name.startswith("risky"):
         return sbeed.risky_choice()
@@ -57,7 +57,7 @@ class TabularPage:
         return next(iter(self.runs.values())).V_star
 
 
-@functools.lru_cache(maxsize=8)
+@results_cache
 def run_tabular(key: tuple, etas: tuple, gamma: float, lam: float, iterations: int,
                 step_size: float, mode: str, k: int, batch_size: int, seed: int) -> TabularPage:
     mdp = make_mdp(*key)
@@ -69,7 +69,7 @@ def run_tabular(key: tuple, etas: tuple, gamma: float, lam: float, iterations: i
     return TabularPage(mdp, runs)
 
 
-@functools.lru_cache(maxsize=8)
+@results_cache
 def lam_sweep(key: tuple, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Entropy of pi*_lam and sup|V*_lam - V*| for lam on a log grid."""
     mdp = make_mdp(*key)

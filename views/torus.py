@@ -9,7 +9,6 @@ with period q on the same features.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -18,6 +17,7 @@ import param
 from holoviews import dim
 
 from dynamics import herding, torus
+from views._cache import results_cache
 from views._common import DASHED, MPL_DASHED, Explorer, Plot, style
 
 #: Most weight vectors drawn in the w-plane (the first ones).
@@ -56,7 +56,7 @@ class TorusRun:
 
 
 #: Few entries: at the largest step count one entry holds about 50 MB.
-@functools.lru_cache(maxsize=8)
+@results_cache
 def run_torus(seed: int, steps: int, q: int, bins: int) -> TorusRun:
     """Herd both models from w0 = 0 and project onto the torus (cached per argument set)."""
     features, moments = torus.irrational_rotation_model(seed=seed)

@@ -1,0 +1,109 @@
+"""A class on one server (issue 25 item 4): a run whose tab is closed stops, and the server stops
+within 5 s of SIGTERM while a run goes.
+
+The server's CPU is read from outside (psutil on its pid): a long run keeps it busy (a core when
+the machine is idle, less on a loaded machine), a stopped one leaves it idle.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import tempfile
+import time
+
+import psutil
+import pytest
+
+from .conftest import _free_port, browser, panel_serve  # noqa: F401
+
+pytestmark = pytest.mark.browser
+
+#: A run of a couple of minutes when let run: the PCT page's decision boundaries, trained on
+#: a bigger set than the default (the run's own settings, in the link).
+LONG_RUN = "?page=pct&train_cases=2000&epochs=200"
+
+
+def _cpu(proc: psutil.Process, seconds: float) -> float:
+    """The CPU of the process and its children (the runs' worker processes, the fork server)
+    over the next ``seconds``, in percent of one core."""
+    def total():
+        used = 0.0
+        for p in [proc, *proc.children(recursive=True)]:
+            try:
+                times = p.cpu_times()
+                used += times.user + times.system
+            except psutil.NoSuchProcess:  # a worker that ended: its time is gone with it
+                pass
+        return used
+    start, t0 = total(), time.monotonic()
+    time.sleep(seconds)
+    return 100 * (total() - start) / (time.monotonic() - t0)
+
+
+def _wait_idle(proc: psutil.Process, timeout: float = 240) -> None:
+    """Wait until the server's start-up warming is over (a second under 15 % CPU)."""
+    deadline = time.monotonic() + timeout
+    while _cpu(proc, 1.0) > 15:
+        assert time.monotonic() < deadline, "the server never went idle after starting"
+
+
+@pytest.fixture()
+def served():
+    """A server of our own (this test stops it): its Popen and URL."""
+    with tempfile.NamedTemporaryFile("w", suffix=".log") as log:
+        proc, url = panel_serve("app", _free_port(), log=log)
+        try:
+            _wait_idle(psutil.Process(proc.pid))
+            yield proc, url
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=20)
+
+
+def _start_long_run(browser, url: str):  # noqa: F811
+    """A page with the long run going (the server busy computing it)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url + LONG_RUN, wait_until="domcontentloaded", timeout=120_000)
+    button = page.get_by_role("button", name="Train both")
+    button.wait_for(timeout=120_000)
+    page.wait_for_timeout(1500)  # the session is built and connected
+    button.click()
+    page.get_by_text("%:").first.wait_for(timeout=60_000)  # progress is reported
+    return page
+
+
+def test_closing_the_tab_of_a_running_job_stops_its_computation(served, browser):  # noqa: F811
+    proc, url = served
+    server = psutil.Process(proc.pid)
+    page = _start_long_run(browser, url)
+    busy = _cpu(server, 2.0)
+    assert busy > 20, f"the run does not keep the server busy ({busy:.0f} % CPU)"
+    page.close()
+    closed = time.monotonic()
+    time.sleep(1.5)  # the job is cancelled within a second of the tab closing
+    idle = _cpu(server, 2.0)
+    assert idle < max(8.0, busy / 4), (f"{time.monotonic() - closed:.1f} s after the tab closed the server still "
+                       f"computes ({idle:.0f} % CPU; {busy:.0f} % during the run)")
+
+
+def test_sigterm_stops_the_server_within_5_s_while_a_run_goes(served, browser):  # noqa: F811
+    proc, url = served
+    server = psutil.Process(proc.pid)
+    page = _start_long_run(browser, url)
+    try:
+        assert _cpu(server, 1.0) > 20, "the run does not keep the server busy"
+        children = server.children(recursive=True)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the server was still running 5 s after SIGTERM")
+        assert time.monotonic() - sent < 5
+        time.sleep(0.5)
+        alive = [c.pid for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+        assert alive == [], f"worker processes outlived the server: {alive}"
+    finally:
+        page.close()

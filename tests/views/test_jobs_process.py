@@ -1,0 +1,90 @@
+"""Runs in worker processes (views/_worker.py, what the served app uses): the same result as in
+the server's own process, partial results streamed back, Cancel kills the child at once, a
+failure comes back as the page's alert, and the server's interpreter stays free meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from views import _jobs, _worker
+from views.doeblin import DoeblinExplorer
+
+
+@pytest.fixture(autouse=True)
+def _processes():
+    saved = dict(_jobs._CACHE)
+    _jobs._CACHE.clear()
+    before = _worker._STATE["context"]
+    _worker.enable()
+    yield
+    _worker._STATE["context"] = before
+    _jobs._CACHE.clear()
+    _jobs._CACHE.update(saved)
+
+
+def _in_loop(coroutine_function):
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine_function()).result()
+
+
+def test_a_run_in_a_worker_process_streams_partials_and_equals_the_in_process_result():
+    e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
+    job = e.jobs["word"]
+    shown = []
+    job.param.watch(lambda ev: shown.append(ev.new), "shown")
+
+    async def run():
+        ticks = 0
+        task = asyncio.ensure_future(job.start())
+        while not task.done():  # this loop (and interpreter) stays free meanwhile
+            ticks += 1
+            await asyncio.sleep(0.01)
+        await task
+        return ticks
+
+    assert _in_loop(run) > 20
+    assert job.error == "" and job.fraction == 1.0
+    final = job.result
+    here = e.run_word_task(job.current_settings(), None)  # computed in this process
+    assert np.array_equal(final.word_accuracy, here.word_accuracy, equal_nan=True)
+    partials = [s for s in shown if s is not final and s is not None]
+    assert partials, "no partial result came back from the worker"
+    for partial in partials:
+        done = np.isfinite(partial.word_accuracy)
+        assert np.array_equal(partial.word_accuracy[done], final.word_accuracy[done])
+
+
+def test_cancel_kills_the_worker_within_a_second():
+    e = DoeblinExplorer(transitions=40, epochs=40, seeds=4)  # minutes if let run
+    job = e.jobs["word"]
+
+    async def run():
+        task = asyncio.ensure_future(job.start())
+        while job.fraction == 0.0:
+            await asyncio.sleep(0.02)
+        cancelled = time.monotonic()
+        job.cancel()
+        await task
+        return time.monotonic() - cancelled
+
+    assert _in_loop(run) < 1.0
+    assert not job.running and job.result is None and "Cancelled" in job.message
+
+
+def test_a_failure_in_the_worker_comes_back_as_its_exception():
+    """The engine's refusal, raised in the child, is raised here with its words (the job
+    shows it as the page's alert)."""
+    e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
+    settings = dict(e.jobs["word"].current_settings(), seeds=0)  # no seeds: refused
+    with pytest.raises(ValueError) as here:
+        e.run_word_task(dict(settings), None)
+    with pytest.raises(ValueError) as there:
+        _worker.run(DoeblinExplorer, {"transitions": 6, "epochs": 3, "seeds": 2}, "word",
+                    settings, threading.Event(), {})
+    assert str(there.value) == str(here.value)

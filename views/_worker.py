@@ -1,0 +1,147 @@
+"""Long runs in worker processes, so that a run never holds the server's interpreter lock.
+
+A run in a thread of the server shares its interpreter lock: the engines' kernels release it,
+but the Python between them (a learning loop's bookkeeping, building partial results) holds it,
+and a slider move on any page waits behind it (seconds, on a 2-core machine). Here a run is
+computed by a process of its own, forked from a fork server that imported ``views`` once
+(``multiprocessing``'s ``forkserver`` context: no thread or event loop of the server is
+copied, and a fork is ready in milliseconds). The child rebuilds the page's explorer from its
+class and knobs (``Explorer(**knobs)``: both pickle by value and by reference), calls the
+run's ``compute`` with its settings, and sends its progress and partial results back through a
+pipe (at most every ``SEND_EVERY`` seconds); a thread of the server (``run``) reads them into
+the job's ``latest`` dict, which the session's event loop draws. Cancelling kills the child at
+once. At most ``MAX_WORKERS`` runs compute at the same time (``LDX_JOB_WORKERS``, default 1:
+the other core stays with the server); later ones wait for a slot.
+
+The served app turns this on (``enable``, from ``app/app_hooks.py``); elsewhere (scripts,
+tests) runs compute in a thread of the calling process, as before.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+import threading
+import time
+
+from dynamics._common import Cancelled
+
+__all__ = ["MAX_WORKERS", "SEND_EVERY", "enable", "enabled", "run"]
+
+MAX_WORKERS = max(1, int(os.environ.get("LDX_JOB_WORKERS", "1")))
+#: Seconds between the progress messages a child sends (the page refreshes every 0.25 s).
+SEND_EVERY = 0.2
+_SLOTS = threading.BoundedSemaphore(MAX_WORKERS)
+_STATE = {"context": None}
+_LOCK = threading.Lock()
+
+
+def _context():
+    with _LOCK:
+        if _STATE["context"] is None:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["views"])
+            _STATE["context"] = context
+        return _STATE["context"]
+
+
+def enable() -> None:
+    """Compute runs in worker processes from now on, and start the fork server now (it imports
+    ``views`` once, a few seconds, rather than on the first run)."""
+    from multiprocessing import forkserver
+
+    _context()
+    forkserver.ensure_running()
+
+
+def enabled() -> bool:
+    return _STATE["context"] is not None
+
+
+def _send(conn, message) -> None:
+    try:
+        conn.send(message)
+    except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        kind = message[0]
+        if kind == "progress":  # a partial result that does not pickle: progress without it
+            conn.send(("progress", (*message[1][:2], None)))
+        else:
+            conn.send(("error", RuntimeError(f"the run's {kind} could not be sent back: {exc}")))
+
+
+def _child(cls, knobs: dict, run_name: str, settings: dict, conn) -> None:
+    """In the worker process: compute the run, sending progress, partial results and the
+    result (or the error) through ``conn``."""
+    last = [0.0]
+
+    def progress(fraction, message, partial=None):
+        now = time.monotonic()
+        if now - last[0] >= SEND_EVERY or fraction >= 1.0:
+            last[0] = now
+            _send(conn, ("progress", (float(fraction), str(message), partial)))
+
+    try:
+        explorer = cls(**knobs)
+        run = next(r for r in cls.runs if r.name == run_name)
+        result = getattr(explorer, run.compute)(dict(settings), progress)
+    except BaseException as exc:  # noqa: BLE001 - handed to the server, which shows it
+        try:
+            pickle.dumps(exc)
+        except Exception:  # noqa: BLE001
+            exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+        _send(conn, ("error", exc))
+    else:
+        _send(conn, ("done", result))
+    finally:
+        conn.close()
+
+
+def run(cls, knobs: dict, run_name: str, settings: dict, cancel: threading.Event,
+        latest: dict):
+    """Compute ``run_name`` of explorer class ``cls`` with ``knobs`` and ``settings`` in a
+    worker process (blocking: call it from a thread), putting its progress into ``latest``
+    (``fraction``, ``message``, ``partial``) as it comes; ``Cancelled`` once ``cancel`` is set
+    (the child is killed), and the child's error when it fails."""
+    context = _context()
+    while not _SLOTS.acquire(timeout=0.1):
+        if cancel.is_set():
+            raise Cancelled()
+        latest.setdefault("message", "waiting for a free worker (another run is computing)")
+        latest.setdefault("fraction", 0.0)
+    try:
+        if cancel.is_set():
+            raise Cancelled()
+        reader, writer = context.Pipe(duplex=False)
+        child = context.Process(target=_child, args=(cls, knobs, run_name, settings, writer),
+                                name=f"ldx-run-{run_name}", daemon=True)
+        child.start()
+        writer.close()
+        try:
+            while True:
+                if cancel.is_set():
+                    raise Cancelled()
+                if not reader.poll(0.1):
+                    continue
+                try:
+                    kind, payload = reader.recv()
+                except EOFError:
+                    child.join(5)
+                    raise RuntimeError(f"the worker process computing the run ended without "
+                                       f"a result (exit code {child.exitcode})") from None
+                if kind == "progress":
+                    fraction, message, partial = payload
+                    latest.update(fraction=fraction, message=message)
+                    if partial is not None:
+                        latest["partial"] = partial
+                elif kind == "done":
+                    return payload
+                else:
+                    raise payload
+        finally:
+            if child.is_alive():
+                child.kill()
+            child.join(5)
+            reader.close()
+    finally:
+        _SLOTS.release()
