@@ -15,7 +15,7 @@ import time
 import psutil
 import pytest
 
-from .conftest import _free_port, browser, panel_serve  # noqa: F401
+from .conftest import _free_port, panel_serve
 
 pytestmark = pytest.mark.browser
 
@@ -62,7 +62,7 @@ def served():
                 proc.wait(timeout=20)
 
 
-def _start_long_run(browser, url: str):  # noqa: F811
+def _start_long_run(browser, url: str):
     """A page with the long run going (the server busy computing it)."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url + LONG_RUN, wait_until="domcontentloaded", timeout=120_000)
@@ -74,7 +74,7 @@ def _start_long_run(browser, url: str):  # noqa: F811
     return page
 
 
-def test_closing_the_tab_of_a_running_job_stops_its_computation(served, browser):  # noqa: F811
+def test_closing_the_tab_of_a_running_job_stops_its_computation(served, browser):
     proc, url = served
     server = psutil.Process(proc.pid)
     page = _start_long_run(browser, url)
@@ -88,7 +88,7 @@ def test_closing_the_tab_of_a_running_job_stops_its_computation(served, browser)
                        f"computes ({idle:.0f} % CPU; {busy:.0f} % during the run)")
 
 
-def test_sigterm_stops_the_server_within_5_s_while_a_run_goes(served, browser):  # noqa: F811
+def test_sigterm_stops_the_server_within_5_s_while_a_run_goes(served, browser):
     proc, url = served
     server = psutil.Process(proc.pid)
     page = _start_long_run(browser, url)
