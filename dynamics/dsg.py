@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import (as_generator, check_choice, check_count, check_flag,
+from ._common import (as_generator, check_budget, check_choice, check_count, check_flag,
                       check_in_range, check_positive, check_progress, report)
 from ._dsg_reference import (  # noqa: F401  (re-exported: part of this module's interface)
     MAX_DIM, MAX_POINTS, MAX_SCALE, _check_data, _check_points, _check_scale, _check_test,
@@ -111,9 +111,8 @@ def block_features(seed: int, step: int, block_size: int, dim: int, bandwidth: f
     step = check_count("step", step, low=1, high=MAX_STEPS)
     block_size = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
     dim = check_count("dim", dim, low=1, high=MAX_DIM)
-    if block_size * dim > 100_000_000:
-        raise ValueError(f"block_size * dim = {block_size * dim:,} features entries exceed "
-                         "10**8 (0.8 GB): use a smaller block_size or dim")
+    check_budget("block_size * dim", block_size * dim, 100_000_000,
+                 "feature entries (8 bytes each)")
     bandwidth = _check_scale("bandwidth", bandwidth)
     return _block(_feature_seed(seed, step), block_size, dim, 1.0 / bandwidth)
 
@@ -327,9 +326,7 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     steps = check_count("steps", steps, low=1, high=MAX_STEPS)
     m = check_count("batch_size", batch_size, low=1, high=MAX_BATCH)
     B = check_count("block_size", block_size, low=1, high=MAX_BLOCK)
-    if steps * B > 200_000_000:
-        raise ValueError(f"steps * block_size = {steps * B:,} coefficients exceed 2 * 10**8 "
-                         "(1.6 GB): use fewer steps or a smaller block_size")
+    check_budget("steps * block_size", steps * B, 200_000_000, "coefficients (8 bytes each)")
     checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
     if keep_values is not None:
         keep_values = check_flag("keep_values", keep_values)

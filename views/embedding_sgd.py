@@ -132,7 +132,8 @@ functions on noiseless inputs: Embedding-SGD (red) against plain regression on t
 against the data visited, both methods. The paper reports 0.0029 after 0.1M data.
 
 **Try.** Raise the data visited; set the dual's y scale to 1 (one bandwidth for x and y) and
-watch the dual stall; push γ past about 20 and the saddle point diverges.
+watch the dual stall; at γ = 20 with narrow or wide
+bandwidths the saddle point can diverge (the page then says so and keeps the last fit).
 """
 
     def _compute(self) -> LiveRun:
