@@ -38,6 +38,7 @@ import param
 from views import _knobs
 from views._files import atomic_path
 from views._jobs import Job, JobSection, Run, SessionWatch
+from views._live import LatestWins, session_post
 from views._text import clip, plain, quote
 from views._workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
                                 bokeh_backend, dictionary_columns, matplotlib_backend, no_pipeline,
@@ -445,6 +446,9 @@ class Explorer(param.Parameterized):
     notice = param.String(default="", precedence=-1,
                           doc="What the page changed or ignored in the last settings, in words "
                               "(a dependent knob clamped, a value in a link refused).")
+    drawn = param.Integer(default=0, precedence=-1,
+                          doc="How many times the live panels were drawn: the status line and "
+                              "the tables follow it, so they show what the plots show.")
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -463,8 +467,16 @@ class Explorer(param.Parameterized):
             self._session.on_gone(job.cancel)
         self._run_of = {p.method: run.name for run in self.runs for p in run.plots}
         self.notice = " ".join(self._constrain())
-        #: The knob streams of the live panels (``dynamic``), triggered together by ``_redraw``.
+        #: The knob streams of the live panels (``dynamic``), triggered together by ``_draw``,
+        #: and the live tables (``_pane``) with the knobs they follow.
         self._knob_streams: weakref.WeakSet = weakref.WeakSet()
+        self._tables: list = []
+        #: Knobs moved since the live panels were last drawn.
+        self._moved: set[str] = set()
+        #: In a served session, moves are computed off the event loop, the last one winning
+        #: (``views._live``); elsewhere a move draws at once.
+        post = session_post()
+        self._live = None if post is None else LatestWins(self._compute, self._draw, post)
         self.param.watch(self._redraw, list(self.knob_names()))
 
     # --- knobs -------------------------------------------------------------------------------
@@ -503,16 +515,41 @@ class Explorer(param.Parameterized):
         return frozenset(cls.knob_names())
 
     def _redraw(self, *events) -> None:
-        """Redraw the live panels that depend on the moved knobs, all within one walk of the
-        page's model graph (``one_graph_walk``): one knob move is one batch of events here,
-        whichever way it came (widget, link, script)."""
-        moved = {e.name for e in events}
+        """A knob move (one batch of events, whichever way it came: widget, link, script):
+        draw it at once, or, on a served page, once its result is computed off the event
+        loop, unless newer moves superseded it by then (``views._live``)."""
+        self._moved.update(e.name for e in events)
+        if self._live is None or not (self._knob_streams or self._tables):
+            self._draw()  # a script, a test, or a page not built yet: nothing to wait for
+        else:
+            self._live.request(self._knob_values())
+
+    def _knob_values(self) -> tuple:
+        """The knobs' values, in ``knob_names`` order: the state a move asks for."""
+        return tuple(getattr(self, name) for name in self._knob_order())
+
+    @classmethod
+    @functools.cache
+    def _knob_order(cls) -> tuple[str, ...]:
+        return tuple(cls.knob_names())
+
+    def _draw(self) -> None:
+        """Redraw the live panels and tables that depend on the knobs moved since the last
+        draw, all within one walk of the page's model graph (``one_graph_walk``); then the
+        status line (``drawn``)."""
+        moved, self._moved = self._moved, set()
         streams = [s for s in self._knob_streams
                    if moved.intersection(p.name for p in s.parameters)]
         if streams:
             with one_graph_walk():
                 for stream in streams:
                     stream.trigger([stream])
+        self._tables = [(ref, plot, knobs) for ref, plot, knobs in self._tables
+                        if ref() is not None]
+        for ref, plot, knobs in self._tables:
+            if moved.intersection(knobs):
+                ref().object = table_html(self._call(plot, plot.method), plot.title)
+        self.drawn += 1
 
     def _put(self, name: str, value) -> None:
         """Set a knob without the normalisation of ``__setattr__`` (used by it)."""
@@ -649,6 +686,10 @@ class Explorer(param.Parameterized):
     def result(self):
         """The result for the current knobs; on failure, the last good one (and ``error`` is set)."""
         try:
+            # a served page's move was computed off the event loop: a failure is not redone
+            failure = None if self._live is None else self._live.failure(self._knob_values())
+            if failure is not None:
+                raise failure
             res = self._compute()
         except Exception as exc:
             # A ValueError is an engine refusing these settings, in words; anything else is a
@@ -955,8 +996,8 @@ class Explorer(param.Parameterized):
             title=f"About this page: {self.paper}, {self.figures.split(';')[0]}",
             collapsible=True, sizing_mode="stretch_width", margin=(5, 10),
         )
-        status = pn.pane.Markdown(pn.bind(lambda **_: math_markdown(self.status()),
-                                          **{k: self.param[k] for k in self.knob_names()}),
+        status = pn.pane.Markdown(pn.bind(lambda _: math_markdown(self.status()),
+                                          self.param.drawn),
                                   sizing_mode="stretch_width", margin=(0, 10))
         runs = [JobSection(self, self.jobs[run.name]) for run in self.runs]
         return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
@@ -987,13 +1028,13 @@ class Explorer(param.Parameterized):
         wrapping FlexBox ("SlickGrid Cannot find stylesheet"), shows a row-number column and
         cuts long cells; a plain HTML table has none of these problems. Exports keep the
         ``hv.Table``."""
-        if isinstance(self._call(plot, plot.method), hv.Table):
-            knobs = {k: self.param[k] for k in self.redraw_knobs(plot)}
-            return pn.pane.HTML(
-                pn.bind(lambda **_: table_html(self._call(plot, plot.method), plot.title),
-                        **knobs),
-                sizing_mode="fixed", width=PLOT_WIDTH, height=PLOT_HEIGHT,
-                css_classes=["ldx-table"])
+        table = self._call(plot, plot.method)
+        if isinstance(table, hv.Table):
+            pane = pn.pane.HTML(table_html(table, plot.title), sizing_mode="fixed",
+                                width=PLOT_WIDTH, height=PLOT_HEIGHT, css_classes=["ldx-table"])
+            # redrawn by _draw when one of its knobs moved
+            self._tables.append((weakref.ref(pane), plot, frozenset(self.redraw_knobs(plot))))
+            return pane
         return pn.pane.HoloViews(self.dynamic(plot), backend="bokeh", sizing_mode="fixed",
                                  width=PLOT_WIDTH, height=PLOT_HEIGHT, linked_axes=False)
 
