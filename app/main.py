@@ -123,8 +123,14 @@ def explorer_page(slug: str):
     write_address(lambda: {"page": slug, **explorer.query()})
     location = pn.state.location
     if location is not None:
-        explorer.param.watch(lambda *_: _write(location, {"page": slug, **explorer.query()}),
-                             explorer.knob_names())
+        def drawn(*_):
+            # the address follows what the page draws (a move superseded before it was
+            # drawn never reaches it); a state that failed keeps the last good address, so a
+            # shared link never opens what its sender did not see
+            if not explorer.error:
+                _write(location, {"page": slug, **explorer.query()})
+
+        explorer.param.watch(drawn, "drawn")
     return explorer
 
 

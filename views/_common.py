@@ -476,7 +476,7 @@ class Explorer(param.Parameterized):
         #: In a served session, moves are computed off the event loop, the last one winning
         #: (``views._live``); elsewhere a move draws at once.
         post = session_post()
-        self._live = None if post is None else LatestWins(self._compute, self._draw, post)
+        self._live = None if post is None else LatestWins(self._warm, self._draw, post)
         self.param.watch(self._redraw, list(self.knob_names()))
 
     # --- knobs -------------------------------------------------------------------------------
@@ -682,6 +682,17 @@ class Explorer(param.Parameterized):
 
     def _compute(self):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def prepare(self) -> None:
+        """Compute, into the results cache, what the live panels need beyond ``_compute``'s
+        result (a sweep a panel draws beside it). A served page calls it with ``_compute`` off
+        the event loop after a move (``views._live``), so that the draw finds both cached. It
+        runs in a worker thread: it builds no HoloViews, Bokeh or param object and sets no
+        parameter. Default: nothing."""
+
+    def _warm(self) -> None:
+        self._compute()
+        self.prepare()
 
     def result(self):
         """The result for the current knobs; on failure, the last good one (and ``error`` is set)."""

@@ -285,6 +285,12 @@ Then run Fig 4.1 below.
                 f"**{page.run.history['ess'][k]:.0f}** of {cloud.shape[0]}; weight on θ₂ < 0 "
                 f"**{below:.2f}** (exact iterate: {exact_below:.2f}).")
 
+    def prepare(self) -> None:
+        # the exact iterate that the status line and the cloud panel draw at the checkpoint
+        history = self._compute().run.history
+        seen = history["seen"][min(self.checkpoint, len(history["seen"]) - 1)]
+        exact_iterate(self._key(), self._steps(seen))
+
     def _steps(self, seen: int) -> int:
         return -(-seen // self.batch_size)
 

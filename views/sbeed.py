@@ -399,6 +399,9 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         return style(heat, cmap="magma", colorbar=True, clim=(0.0, 1.0), framewise=True,
                      bokeh=dict(tools=["hover"]))
 
+    def prepare(self) -> None:
+        lam_sweep(self._mdp_key(), float(self.gamma))  # the smoothing panel's sweep
+
     def lam_plot(self):
         lams, ent, gap = lam_sweep(self._mdp_key(), float(self.gamma))
         dims = [axis("smoothing", "λ"), axis("policy_entropy", "mean entropy of π* (nats)")]
