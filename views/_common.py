@@ -980,7 +980,26 @@ class Explorer(param.Parameterized):
         sidebar). Explorers that arrange their page differently reuse ``page_parts``."""
         parts = self.page_parts()
         return pn.Column(parts["alert"], parts["about"], parts["status"], parts["grid"],
-                         parts["downloads"], *parts["runs"], sizing_mode="stretch_width")
+                         parts["downloads"], *parts["runs"], self.paint_acknowledgement(),
+                         sizing_mode="stretch_width")
+
+    def paint_acknowledgement(self) -> pn.viewable.Viewable:
+        """Two hidden widgets through which the browser tells a served page that it painted a
+        draw: the server sets the first to ``drawn``; two animation frames after the browser
+        applied it (the plots changed with it are painted by then), the browser copies it into
+        the second, whose change reaches the server (``LatestWins.painted``)."""
+        marker = pn.widgets.IntInput(value=self.drawn, visible=False)
+        painted = pn.widgets.IntInput(value=self.drawn, visible=False)
+        marker.jscallback(value="requestAnimationFrame(() => requestAnimationFrame(() => "
+                                "{ painted.value = cb_obj.value; }));", args={"painted": painted})
+        self.param.watch(lambda event: setattr(marker, "value", event.new), "drawn")
+
+        def on_painted(_):
+            if self._live is not None:
+                self._live.painted()
+
+        painted.param.watch(on_painted, "value")
+        return pn.Row(marker, painted, visible=False, height=0, margin=0)
 
     def page_parts(self) -> dict:
         """The pieces of the page body, by name: alert, about, status, panes (one live pane

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 import weakref
 from typing import Callable
 
@@ -37,18 +38,31 @@ class LatestWins:
 
     ``warm()`` computes (in a daemon thread) whatever drawing the current state needs;
     ``draw()`` draws it (on the event loop). ``post(callback)`` runs ``callback`` on the event
-    loop (from any thread). ``request(key)``, called on the event loop whenever the wanted
+    loop (from any thread), ``post(callback, delay=s)`` after ``s`` seconds (from the loop). ``request(key)``, called on the event loop whenever the wanted
     state changes, with ``key`` a comparable snapshot of that state.
+
+    The browser is paced too: after a draw, the next one waits until the browser says it has
+    painted it (``painted()``, from the page's paint acknowledgement, see ``Explorer``), or for
+    ``PAINT_TIMEOUT`` seconds. A browser still busy painting one state is not sent the states
+    that came after it, only the newest once it is free: on a slow machine a page whose panels
+    take long to paint would otherwise queue every intermediate state in the browser.
 
     ``computations`` counts the computations started, ``draws`` the draws: a test reads both.
     """
 
+    #: Longest wait for the browser's paint acknowledgement (s): a hidden tab paints nothing.
+    PAINT_TIMEOUT = 3.0
+
     def __init__(self, warm: Callable[[], object], draw: Callable[[], None],
-                 post: Callable[[Callable[[], None]], None]):
+                 post: Callable[..., None]):
         self._warm, self._draw, self._post = warm, draw, post
         self._wanted = _NOTHING
         self._busy = False
         self._failure: tuple | None = None  # (key, exception) of the last failed computation
+        self._ready = _NOTHING  # computed, waiting for the browser to paint the last draw
+        self._unpainted = 0  # draws not yet acknowledged (0 or 1)
+        self._paint_deadline = 0.0
+        self._timer = False
         self.computations = 0
         self.draws = 0
 
@@ -94,7 +108,35 @@ class LatestWins:
         if self._wanted != key:
             self._start()  # superseded while computing: the newest state, not this one
             return
+        self._ready = key
+        self._maybe_draw()
+
+    def _timer_ended(self) -> None:
+        self._timer = False
+        self._maybe_draw()
+
+    def painted(self) -> None:
+        """The browser painted the last draw: the next state can be drawn."""
+        self._unpainted = 0
+        self._maybe_draw()
+
+    def _maybe_draw(self) -> None:
+        if self._ready is _NOTHING:
+            return
+        if self._ready != self._wanted:  # superseded while waiting for the browser
+            self._ready = _NOTHING
+            if not self._busy:
+                self._start()
+            return
+        if self._unpainted and time.monotonic() < self._paint_deadline:
+            if not self._timer:  # check again when the wait ends, if no acknowledgement came
+                self._timer = True
+                self._post(self._timer_ended, delay=self._paint_deadline - time.monotonic())
+            return
+        self._ready = _NOTHING
         self.draws += 1
+        self._unpainted = 1
+        self._paint_deadline = time.monotonic() + self.PAINT_TIMEOUT
         self._draw()
 
 
@@ -117,11 +159,13 @@ def session_post() -> Callable[[Callable[[], None]], None] | None:
         with set_curdoc(ref()):
             callback()
 
-    def post(callback):
+    def post(callback, delay: float = 0.0):
         document = ref()
         if document is None or document.session_context is None:
             raise RuntimeError("the session is gone")
-        # the one Document method that may be called from another thread
-        document.add_next_tick_callback(functools.partial(run, callback))
+        if delay > 0:  # called on the event loop only
+            document.add_timeout_callback(functools.partial(run, callback), int(delay * 1000))
+        else:  # the one Document method that may be called from another thread
+            document.add_next_tick_callback(functools.partial(run, callback))
 
     return post

@@ -17,21 +17,24 @@ TIMEOUT = 60
 
 
 class Loop:
-    """The event loop, played by the test: ``post`` queues, ``run_until`` runs what was posted."""
+    """The event loop, played by the test: ``post`` queues, ``run_until`` runs what was posted
+    (a delayed callback once its time has come)."""
 
     def __init__(self):
         self.posted: list = []
         self.lock = threading.Lock()
 
-    def post(self, callback):
+    def post(self, callback, delay: float = 0.0):
         with self.lock:
-            self.posted.append(callback)
+            self.posted.append((time.monotonic() + delay, callback))
 
     def run_until(self, done) -> None:
         deadline = time.monotonic() + TIMEOUT
         while not done():
+            now = time.monotonic()
             with self.lock:
-                ready, self.posted = self.posted, []
+                ready = [c for t, c in self.posted if t <= now]
+                self.posted = [(t, c) for t, c in self.posted if t > now]
             for callback in ready:
                 callback()
             assert time.monotonic() < deadline, "the computations never ended"
@@ -65,9 +68,39 @@ def test_a_single_move_is_computed_and_drawn_at_once():
     latest = LatestWins(lambda: None, lambda: drawn.append(1), loop.post)
     latest.request("a")
     loop.run_until(lambda: not latest.busy and drawn)
+    latest.painted()  # the browser painted it
+    started = time.monotonic()
     latest.request("b")
     loop.run_until(lambda: not latest.busy and len(drawn) == 2)
     assert (latest.computations, latest.draws) == (2, 2)
+    assert time.monotonic() - started < LatestWins.PAINT_TIMEOUT / 2
+
+
+def test_the_next_draw_waits_for_the_browser_to_paint_the_last_one():
+    loop = Loop()
+    drawn = []
+    latest = LatestWins(lambda: None, lambda: drawn.append(latest._wanted), loop.post)
+    latest.request("a")
+    loop.run_until(lambda: drawn == ["a"])
+    for key in "bcde":  # computed while the browser still paints "a"
+        latest.request(key)
+        loop.run_until(lambda: not latest.busy)
+    assert drawn == ["a"]
+    latest.painted()
+    loop.run_until(lambda: len(drawn) == 2)
+    assert drawn == ["a", "e"]  # only the newest, once the browser was free
+
+
+def test_a_browser_that_never_acknowledges_is_drawn_for_after_the_timeout():
+    loop = Loop()
+    drawn = []
+    latest = LatestWins(lambda: None, lambda: drawn.append(latest._wanted), loop.post)
+    latest.PAINT_TIMEOUT = 0.2
+    latest.request("a")
+    loop.run_until(lambda: drawn == ["a"])
+    latest.request("b")
+    loop.run_until(lambda: len(drawn) == 2)
+    assert drawn == ["a", "b"]
 
 
 def test_a_failed_computation_is_remembered_for_its_state_only():
