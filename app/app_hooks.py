@@ -13,7 +13,7 @@ from tornado.ioloop import IOLoop
 
 import dynamics
 import views
-import views._worker
+import views.framework.worker
 
 
 def _warm_in_background(loop: IOLoop) -> None:
@@ -87,8 +87,8 @@ def _warm_page() -> None:
 
 def on_server_loaded(server_context):
     """Start warming up once the server is loaded; it listens at once. Pages' runs compute in
-    worker processes (``views._worker``), whose fork server starts now."""
-    views._worker.enable()
+    worker processes (``views.framework.worker``), whose fork server starts now."""
+    views.framework.worker.enable()
     loop = IOLoop.current()
     threading.Thread(target=_warm_in_background, args=(loop,), name="ldx-warmup",
                      daemon=True).start()
@@ -98,7 +98,7 @@ def on_server_unloaded(server_context):
     """The server is stopping (SIGTERM, Ctrl-C): cancel every session's running job, so that
     no computation outlives it (their threads are daemons, and stop at the engine's next
     progress report; those in worker processes are killed at once)."""
-    from views._jobs import cancel_all
+    from views.framework.jobs import cancel_all
 
     running = cancel_all()
     print(f"app: server stopping, {running} running job(s) cancelled", flush=True)

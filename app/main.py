@@ -15,8 +15,8 @@ import urllib.parse
 import panel as pn
 
 from views import EXPLORERS
-from views._common import math_markdown
-from views._text import plain, quote
+from views.framework import math_markdown
+from views.framework.text import plain, quote
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TITLE = "Learning Dynamics Explorer"

@@ -20,7 +20,7 @@ from views.ising import IsingExplorer
 from views.pct import PCTExplorer
 from views.dsg import DSGExplorer
 from views.embedding_sgd import EmbeddingSGDExplorer
-from views._common import warmup_rasters
+from views.framework import warmup_rasters
 
 #: Short name -> explorer class, in the order of the app's navigation.
 EXPLORERS = {

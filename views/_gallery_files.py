@@ -4,7 +4,7 @@ Per entry: ``<id>.png``, ``<id>.pdf`` and the numbers in ``<id>/`` (``write_entr
 cache record ``.cache/<id>-<key>.pickle`` (``store``), last: an entry counts as finished only
 once its record is there, so a run killed in the middle and started again rebuilds exactly the
 entries that had no record and reuses the others. For the whole run: ``REPORT.md`` and
-``index.html`` (``write_report``). Every file goes through ``views._files.atomic_path``; what a
+``index.html`` (``write_report``). Every file goes through ``views.framework.files.atomic_path``; what a
 killed run left half-written is a hidden temporary, which ``remove_partials`` deletes.
 """
 
@@ -14,7 +14,7 @@ import html
 import pathlib
 import pickle
 
-from views._files import PARTIAL_GLOB, atomic_path
+from views.framework.files import PARTIAL_GLOB, atomic_path
 
 __all__ = ["remove_partials", "store", "write_entry", "write_report"]
 

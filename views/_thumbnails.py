@@ -13,7 +13,7 @@ import sys
 import holoviews as hv
 
 from views import EXPLORERS
-from views._common import _EXPORTING, export_figure
+from views.framework.figure import _EXPORTING, export_figure
 
 THUMBNAILS = pathlib.Path(__file__).resolve().parent.parent / "assets" / "thumbnails"
 

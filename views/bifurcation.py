@@ -17,8 +17,8 @@ import param
 
 from dynamics import bifurcation as bf
 from dynamics import herding
-from views._cache import results_cache
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, dense, exporting, style
+from views.framework.cache import results_cache
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, dense, exporting, style
 
 #: Temperatures of the Lyapunov sweep and of the attractor-set panel (subsampled from the grid).
 LYAPUNOV_POINTS = 240
@@ -127,6 +127,11 @@ class BifurcationExplorer(Explorer):
         "eta": {"throttled": True},
     }
 
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"eta": 0.8}
+    bench_move = ("eta", [0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98])
+    invalidating = (("n_features", 4), ("coordinate", 4), ("n_features", 2))
+    quick = dict(resolution=100, burn_in=500, keep=32)
     plots = (
         Plot("orbit_annotations", cloud="orbit_cloud", zoom=True,
              title="Orbit diagram of wₖ against T (Fig 1.1)"),

@@ -21,10 +21,10 @@ import panel as pn
 import param
 
 from dynamics import doeblin as db
-from views._cache import results_cache
-from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run,
+from views.framework.cache import results_cache
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run,
                            Section, style)
-from views._workarounds import prompt_widget
+from views.framework.workarounds import prompt_widget
 
 #: Budgets at which the sampling race records both histograms (the Player's frames).
 N_CHECKPOINTS = 60
@@ -176,7 +176,7 @@ class DoeblinRun:
     eps: float
 
 
-# --- the experiments: ~30-40 s each, run as jobs (views._jobs) -----------------------------
+# --- the experiments: ~30-40 s each, run as jobs (views.framework.jobs) -----------------------------
 
 WORD_KEYS = ("word_channel", "word_noise", "word_length", "transitions", "epochs", "seeds")
 DNF_KEYS = ("trials",)
@@ -356,6 +356,11 @@ class DoeblinExplorer(Explorer):
     }
 
     #: Each panel redraws only on the knobs it reads (the play control only redraws the race).
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"log_delta": -3.0}
+    bench_move = ("log_delta", [-3.9, -3.8, -3.7, -3.6, -3.5, -3.4, -3.3, -3.2])
+    invalidating = (("chain", "random"), ("size", 20), ("state", 18), ("restart", "point"),
+                    ("restart_state", 15), ("chain", "three-state"))
     plots = (
         Plot("stationary_plot", title="π̃(y) against ε: two regimes (Fig 1 right)",
              depends=SWEEP_KNOBS + ("state", "log_eps")),
@@ -704,7 +709,7 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         return style(hv.Overlay(layers), logy=True, xticks=ticks, xlim=(-0.4, len(levels) - 0.6),
                      legend_position="top_left", framewise=True)
 
-    # --- the experiments, run as jobs (views._jobs) --------------------------------------------
+    # --- the experiments, run as jobs (views.framework.jobs) --------------------------------------------
     def run_word_task(self, settings: dict, progress=None):
         """Fig 4: the four trainings on the word task (``db.train_word_task``)."""
         return db.train_word_task(**word_task_settings(settings), seed=0, progress=progress)

@@ -16,8 +16,8 @@ import numpy as np
 import param
 
 from dynamics import dsg
-from views._cache import results_cache
-from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
+from views.framework.cache import results_cache
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                            Run, axis, style)
 
 DSG_COLOR, NORMA_COLOR, EXACT_COLOR, MEAN_COLOR, VAR_COLOR = (
@@ -128,6 +128,9 @@ class DSGExplorer(Explorer):
     widgets = {name: {"throttled": True} for name in (
         "points", "bandwidth_factor", "nu", "block", "theta", "batch", "gp_points",
         "gp_tests", "gp_batch", "gp_block", "gp_steps", "first_step")}
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"seed": 2}
+    bench_move = ("bandwidth_factor", [0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18])
     plots = (
         Plot("truth_plot", title="Fig 3.4 (1): the function and the data", depends=LIVE),
         Plot("target_plot", title="f*: exact kernel ridge solution", depends=LIVE),

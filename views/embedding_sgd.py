@@ -15,9 +15,9 @@ import numpy as np
 import param
 
 from dynamics import embedding_sgd as es
-from views._cache import results_cache
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
-from views._jobs import progress_part
+from views.framework.cache import results_cache
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
+from views.framework.jobs import progress_part
 
 ESGD_COLOR, BASE_COLOR, TRUTH_COLOR, SMOOTH_COLOR = "#d62728", "#1f77b4", "#222222", "#7f7f7f"
 #: The knobs of the model and its steps (the live run and the seeds run share them).
@@ -87,6 +87,9 @@ class EmbeddingSGDExplorer(Explorer):
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in (
         "gamma", "bandwidth_f", "bandwidth_u", "dual_y_scale", "features", "runs_n")}
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"seed": 2}
+    bench_move = ("gamma", [9.0, 9.5, 10.5, 11.0, 9.0, 9.5, 10.5, 11.0])
     plots = (
         Plot("data_plot", title="The data: noisy inputs", depends=("seed",)),
         Plot("fit_plot", title="Fits on noiseless inputs"),

@@ -756,7 +756,7 @@ def build(entry_id: str, quick: bool = False, seed: int | None = None,
     the verdict. Pure: the same arguments give the same files. ``progress(fraction, message)``
     hears the entry's runs and study as they go (on a dask worker, by default, the client)."""
     from views import EXPLORERS
-    from views._common import export_figure
+    from views.framework import export_figure
 
     entry = ENTRIES[entry_id]
     started = time.perf_counter()

@@ -19,8 +19,8 @@ import numpy as np
 import param
 
 from dynamics import hbm
-from views._cache import results_cache
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
+from views.framework.cache import results_cache
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
 
 PSTAR_COLOR, PROJ_COLOR, FIT_COLOR = "#222222", "#d62728", "#1f77b4"
 #: Sample sizes whose error is drawn against the number of parameters (Figs 7-9).
@@ -109,6 +109,9 @@ class HBMExplorer(Explorer):
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in ("n", "order", "sample", "datasets",
                                                       "n_min", "n_max")}
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"seed": 2}
+    bench_move = ("sample", [510, 520, 530, 540, 550, 560, 570, 580])
     plots = (
         Plot("states_plot", title="P*, P*(B) and a fit, by state",
              depends=LIVE),

@@ -14,8 +14,8 @@ import numpy as np
 import param
 
 from dynamics import herding
-from views._cache import results_cache
-from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
+from views.framework.cache import results_cache
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                             Run, axis, exporting, log_spaced, parse_vector, style)
 
 #: Resolution (cells per side) of the live page's cone raster and of the Tipi image.
@@ -117,6 +117,11 @@ class HerdingExplorer(Explorer):
         "box_steps": {"throttled": True},
     }
 
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"seed": 7}
+    bench_move = ("seed", list(range(101, 117)))
+    invalidating = (("n_features", 3), ("w0", "1, 2, 3"), ("n_features", 2))
+    quick = dict(steps=2000)
     plots = (
         Plot("cones_plot", cloud="attractor_cloud", title="Cones and the attractor (Figs 1.10-1.11)",
              ignores=("max_lag", "max_word", "box_steps")),

@@ -17,8 +17,8 @@ import panel as pn
 import param
 
 from dynamics import ising
-from views._cache import results_cache
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, axis, style
+from views.framework.cache import results_cache
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Section, axis, style
 
 SW_COLOR = "#1f77b4"
 HERD_COLOR = "#d62728"
@@ -77,6 +77,9 @@ class IsingExplorer(Explorer):
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in ("L", "beta", "steps", "w0")}
     placed = ("frame",)
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"seed": 3}
+    bench_move = ("frame", [900, 910, 920, 930, 940, 950, 960, 970])
     plots = (
         Plot("sw_image", title="Swendsen-Wang sample"),
         Plot("herd_image", title="Herding sample"),

@@ -14,8 +14,8 @@ import numpy as np
 import param
 
 from dynamics import neuron
-from views._cache import results_cache
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, style
+from views.framework.cache import results_cache
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
 
 #: Above this many steps the discrepancy curve is drawn as a min/max envelope of this many blocks.
 ENVELOPE = 2_000
@@ -23,8 +23,6 @@ HERDING_COLOR, BOUND_COLOR, STURMIAN_COLOR, BAND_COLOR = "#d62728", "#555555", "
 #: Stripe colours as in Fig. 1.9: white for s = 1 (fires), black for s = 0.
 STRIPES = ["black", "white"]
 CUSTOM = "custom"
-#: Knobs linked to each other (see ``NeuronExplorer.__setattr__``).
-_LINKED = frozenset({"preset", "rate", "start", "w0"})
 #: The w0 selector: label -> key of ``neuron.special_starts``.
 STARTS = {
     "2·rate − 1 (rabbit, Fig 1.9)": "rabbit",
@@ -103,6 +101,10 @@ class NeuronExplorer(Explorer):
         "max_word": {"throttled": True},
     }
 
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"rate": 0.3}
+    bench_move = ("rate", [0.301, 0.302, 0.303, 0.304, 0.305, 0.306, 0.307, 0.308])
+    quick = dict(steps=200)
     plots = (
         Plot("weights_plot", title="Weights wₜ (eqs 1.25-1.26, Figs 1.8-1.9a)",
              ignores=("max_word",)),
@@ -146,7 +148,7 @@ $w_0 = 5$: the weights walk down into the interval and the bound grows according
     def __init__(self, **params):
         super().__init__(**params)
         # Make the given knobs consistent (explicit values win), without the links below.
-        put = super().__setattr__
+        put = self.set_unlinked
         if "preset" in params and "rate" not in params and self.preset != CUSTOM:
             put("rate", neuron.RATE_PRESETS[self.preset])
         put("preset", self._preset_of(self.rate))
@@ -155,22 +157,17 @@ $w_0 = 5$: the weights walk down into the interval and the bound grows according
         elif "w0" not in params and self.start != CUSTOM:
             put("w0", self._special_start(self.start))
 
-    def __setattr__(self, name, value):
-        private = self.__dict__.get("_param__private")
-        if name not in _LINKED or private is None or not private.initialized:
-            return super().__setattr__(name, value)
-        with param.parameterized.batch_call_watchers(self):
-            super().__setattr__(name, value)
-            if name == "preset" and value != CUSTOM:
-                super().__setattr__("rate", neuron.RATE_PRESETS[value])
-            if name in ("preset", "rate"):
-                super().__setattr__("preset", self._preset_of(self.rate))
-                if self.start != CUSTOM:
-                    super().__setattr__("w0", self._special_start(self.start))
-            elif name == "start" and value != CUSTOM:
-                super().__setattr__("w0", self._special_start(value))
-            elif name == "w0":
-                super().__setattr__("start", self._start_of(value))
+    def follow(self, name: str) -> None:
+        if name == "preset" and self.preset != CUSTOM:
+            self._put("rate", neuron.RATE_PRESETS[self.preset])
+        if name in ("preset", "rate"):
+            self._put("preset", self._preset_of(self.rate))
+            if self.start != CUSTOM:
+                self._put("w0", self._special_start(self.start))
+        elif name == "start" and self.start != CUSTOM:
+            self._put("w0", self._special_start(self.start))
+        elif name == "w0":
+            self._put("start", self._start_of(self.w0))
 
     def _preset_of(self, rate: float) -> str:
         return next((k for k, v in neuron.RATE_PRESETS.items() if v == rate), CUSTOM)

@@ -19,10 +19,10 @@ import panel as pn
 import param
 
 from dynamics import online_bayes as ob
-from views._cache import results_cache
-from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, Section,
+from views.framework.cache import results_cache
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, Section,
                            axis, style)
-from views._jobs import progress_part
+from views.framework.jobs import progress_part
 
 FULL_COLOR, SPHERICAL_COLOR, THEORY_COLOR = "#d62728", "#1f77b4", "#222222"
 MIS_COLOR = "#9467bd"
@@ -127,6 +127,9 @@ class OnlineBayesExplorer(Explorer):
         "examples", "plane_sigma", "frame", "N", "alpha_max", "n_runs", "sigma0", "flip",
         "toy_runs", "toy_t", "tau")}
     placed = ("frame",)
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"seed": 2}
+    bench_move = ("frame", [100, 110, 120, 130, 140, 150, 160, 170])
     plots = (
         Plot("plane_plot", title="Posterior in 2-D (eqs 7.1-7.2)",
              depends=LIVE + ("frame",)),

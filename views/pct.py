@@ -18,10 +18,10 @@ import param
 
 from dynamics import conditional_herding as ch
 from dynamics import generalized_herding as gh
-from views._cache import results_cache
-from views._common import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, axis,
+from views.framework.cache import results_cache
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, axis,
                            log_spaced, style)
-from views._jobs import progress_part
+from views.framework.jobs import progress_part
 
 #: The four herding variants: key -> (legend, colour).
 VARIANTS = {
@@ -125,6 +125,9 @@ class PCTExplorer(Explorer):
     widgets = {name: {"throttled": True} for name in ("n_units", "cases", "steps", "batch",
                                                       "sweeps", "train_cases", "hidden",
                                                       "epochs")}
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"seed": 2}
+    bench_move = ("seed", list(range(101, 109)))
     plots = (
         Plot("norm_plot", title="‖w‖ stays bounded (Thm 1.7)",
              depends=LIVE_KNOBS),

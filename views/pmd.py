@@ -18,9 +18,9 @@ import param
 from holoviews import dim
 
 from dynamics import pmd
-from views._cache import results_cache
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, Section, style
-from views._jobs import Run
+from views.framework.cache import results_cache
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Section, style
+from views.framework.jobs import Run
 
 #: Model presets: name -> the model knobs' values (standard deviations on the sliders' steps:
 #: Welling and Teh's sigma1^2 = 10 and sigma_x^2 = 2 are 3.16^2 and 1.41^2 here).
@@ -162,6 +162,9 @@ class PMDExplorer(Explorer):
               "Fig 4.1 curves (the run below)": ("shown",)}
     placed = ("checkpoint",)
 
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"seed": 2}
+    bench_move = ("checkpoint", [23, 22, 21, 20, 19, 18, 17, 16])
     plots = (
         Plot("cloud_plot", title="Particles over the exact iterate", ignores=("repeats", "shown")),
         Plot("kde_plot", title="Weighted KDE of the particles", ignores=("repeats", "shown")),
@@ -233,23 +236,19 @@ Then run Fig 4.1 below.
     # is the one the model knobs match, else 'custom'. Explicit values win, so a link holds.
     def __init__(self, **params):
         super().__init__(**params)
-        put = super().__setattr__
+        put = self.set_unlinked
         if params.get("preset", CUSTOM) != CUSTOM and not set(params) & set(MODEL_KNOBS):
             for name, value in PRESETS[params["preset"]].items():
                 put(name, value)
         put("preset", self._preset_of())
 
-    def __setattr__(self, name, value):
-        private = self.__dict__.get("_param__private")
-        if (name not in ("preset", *MODEL_KNOBS) or private is None
-                or not private.initialized):
-            return super().__setattr__(name, value)
-        with param.parameterized.batch_call_watchers(self):
-            super().__setattr__(name, value)
-            if name == "preset" and value != CUSTOM:
-                for knob, preset_value in PRESETS[value].items():
-                    super().__setattr__(knob, preset_value)
-            super().__setattr__("preset", self._preset_of())
+    def follow(self, name: str) -> None:
+        if name not in ("preset", *MODEL_KNOBS):
+            return
+        if name == "preset" and self.preset != CUSTOM:
+            for knob, preset_value in PRESETS[self.preset].items():
+                self._put(knob, preset_value)
+        self._put("preset", self._preset_of())
 
     def _preset_of(self) -> str:
         return next((name for name, values in PRESETS.items()

@@ -18,9 +18,9 @@ import param
 from dynamics import sbeed
 from dynamics._common import report
 from dynamics.sbeed import pendulum as pend
-from views._cache import results_cache
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, axis, style
-from views._jobs import Run
+from views.framework.cache import results_cache
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, axis, style
+from views.framework.jobs import Run
 
 MDPS = ("risky choice (4 states)", "FrozenLake 4x4, slippery", "FrozenLake 4x4, not slippery",
         "Garnet")
@@ -185,6 +185,9 @@ class SBEEDExplorer(Explorer):
               "SBEED": ("etas", "shown_eta", "iterations", "step_size", "mode", "k",
                         "batch_size")}
 
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"lam": 0.3}
+    bench_move = ("lam", [0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18])
     plots = (
         Plot("error_plot", title="Distance to the smoothed optimum", ignores=("shown_eta",)),
         Plot("value_plot", title="Value of the learned policy", ignores=("shown_eta",)),

@@ -17,8 +17,8 @@ import param
 from holoviews import dim
 
 from dynamics import herding, torus
-from views._cache import results_cache
-from views._common import DASHED, MPL_DASHED, Explorer, Plot, style
+from views.framework.cache import results_cache
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
 
 #: Most weight vectors drawn in the w-plane (the first ones).
 WEIGHT_POINTS = 20_000
@@ -116,6 +116,10 @@ class TorusExplorer(Explorer):
         "arrows": {"throttled": True},
     }
 
+    # what the generic tests and benches need of this page (see ``Explorer``)
+    example_change = {"seed": 5}
+    bench_move = ("seed", list(range(101, 117)))
+    quick = dict(steps=2000)
     plots = (
         Plot("torus_plot", cloud="torus_cloud", title="Torus: irrational rotation (eq 1.72)",
              ignores=("q", "bins")),

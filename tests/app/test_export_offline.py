@@ -13,15 +13,12 @@ from .conftest import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
-#: Small sizes: the export is what is tested, not the computation.
-SMALL = {"herding": dict(steps=2000), "torus": dict(steps=2000), "neuron": dict(steps=200),
-         "bifurcation": dict(resolution=100, burn_in=500, keep=32), "doeblin": dict()}
 
 
 @pytest.mark.parametrize("slug", list(EXPLORERS))
 def test_html_export_opens_offline_without_requests_or_errors(slug, browser, tmp_path):
     pn.extension("katex")  # as the app does: Panel's models then exist in this process
-    explorer = EXPLORERS[slug](**SMALL.get(slug, {}))
+    explorer = EXPLORERS[slug](**EXPLORERS[slug].quick)  # the export is tested, not the computation
     path = explorer.export(tmp_path / f"{slug}.html")
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     requests, errors = [], []

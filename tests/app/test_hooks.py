@@ -108,7 +108,7 @@ def test_a_traceback_is_ours_only_through_our_source_directories():
     ]
     ours = [
         block(f"/home/me/ldx-venv/{bokeh}", "/home/me/ldx/app/main.py"),
-        block("/home/me/ldx/views/_common.py"),
+        block("/home/me/ldx/views/framework/"),
         block(f"/home/me/ldx/.venv/{tornado}", "/home/me/ldx/dynamics/herding.py"),
     ]
     assert [through_our_code(b, root) for b in theirs] == [False] * len(theirs)

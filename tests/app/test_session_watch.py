@@ -1,4 +1,4 @@
-"""A page's session watch (views._jobs.SessionWatch, used by Explorer): once the browser that
+"""A page's session watch (views.framework.jobs.SessionWatch, used by Explorer): once the browser that
 showed a served page disconnected, or Bokeh destroyed its session, knob moves still pending are
 dropped (nothing is recomputed) and its jobs are cancelled."""
 

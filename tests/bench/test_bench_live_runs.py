@@ -1,6 +1,6 @@
 """The page stays live during a run (issue 25 item 3): a slider move timed in Chromium with no
 run going and while a page's long run computes (in the served app: in a worker process,
-``views._worker``), on the herding page's box-dimension run, the Bayes learning curves, SBEED on
+``views.framework.worker``), on the herding page's box-dimension run, the Bayes learning curves, SBEED on
 Pendulum and the PCT training.
 
 The time of a move is from the key press to the last change of the page's first plot (its

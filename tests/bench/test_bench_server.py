@@ -7,7 +7,7 @@ outside (psutil on its pid, and its children's with ``--num-procs``); Chromium i
   computed afresh), one slider move (a key press on its first slider: recomputed, which the
   server's CPU time during the move shows), close. The
   server's RSS after each cycle; the slope after ``LDX_SOAK_WARMUP`` cycles (default a fifth),
-  by least squares, must be under 0.05 MiB per cycle. The results cache (``views._cache``)
+  by least squares, must be under 0.05 MiB per cycle. The results cache (``views.framework.cache``)
   fills during the warm-up: it runs with ``LDX_CACHE_MB`` (default here 32), so that it is full
   well before the warm-up ends.
 - ``test_fifty_sessions``: 50 pages opened at once over every page of ``views.EXPLORERS``

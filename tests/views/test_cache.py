@@ -1,4 +1,4 @@
-"""The pages' one results cache (views/_cache.py): bounded by the bytes its results hold."""
+"""The pages' one results cache (views/framework/cache.py): bounded by the bytes its results hold."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from views import _cache
-from views._cache import BUDGET, STORE, nbytes, results_cache
+from views.framework import cache as _cache
+from views.framework.cache import BUDGET, STORE, nbytes, results_cache
 
 
 @dataclass(frozen=True)

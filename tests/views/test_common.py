@@ -1,4 +1,4 @@
-"""The shared machinery of views/_common.py: memoized styling, the lazy export backend, warmup."""
+"""The shared machinery of views/framework/: memoized styling, the lazy export backend, warmup."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import views
-from views._common import _EXPORTING, style
+from views.framework.figure import _EXPORTING, style
 
 
 def _options(element, backend="bokeh"):
@@ -56,7 +56,7 @@ def test_views_warmup_builds_a_page():
 
 def test_raster_image_is_drawn_like_an_image():
     """RasterImage gets hv.Image's plotting classes and default options in both backends."""
-    from views._common import RasterImage, matplotlib_backend
+    from views.framework import RasterImage, matplotlib_backend
 
     matplotlib_backend()
     data = np.random.default_rng(1).random((4, 3))
@@ -87,7 +87,7 @@ def test_live_panels_skip_the_image_compositor(monkeypatch):
 def test_count_points_matches_a_histogram():
     """The raster of a cloud counts the points per pixel: np.histogram2d over the same pixel
     edges, rows from the bottom (y ascending), empty pixels NaN."""
-    from views._common import count_points
+    from views.framework import count_points
 
     rng = np.random.default_rng(3)
     x, y = rng.normal(size=5000), rng.normal(scale=0.5, size=5000)
@@ -119,7 +119,7 @@ def test_warmup_rasters_runs_in_a_thread():
 
 
 def test_redraw_knobs_follow_depends_or_ignores():
-    from views._common import Plot
+    from views.framework import Plot
 
     herding = views.EXPLORERS["herding"]()
     words = next(p for p in herding.plots if p.method == "words_plot")
@@ -162,7 +162,7 @@ def test_a_cloud_in_part_of_its_window_keeps_one_pixel_per_screen_pixel():
     """``dense(frame=...)``: a cloud filling the left half and a quarter of the height of the
     plot's window gets half the raster's columns and a quarter of its rows (the screen pixels
     it covers), over the cloud's own extent; without a frame, the full raster."""
-    from views._common import dense
+    from views.framework import dense
 
     rng = np.random.default_rng(0)
     cloud = hv.Points(np.c_[rng.uniform(0.0, 1.0, 10_000), rng.uniform(0.0, 0.5, 10_000)])

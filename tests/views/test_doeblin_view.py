@@ -12,7 +12,7 @@ import views.doeblin as vd
 from dynamics import doeblin as db
 from views import EXPLORERS
 from views.doeblin import DoeblinExplorer
-from views._jobs import cached_result
+from views.framework.jobs import cached_result
 
 #: Small experiment settings (a second or two each).
 SMALL = dict(transitions=5, epochs=1, seeds=1, trials=5)

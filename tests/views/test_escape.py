@@ -1,4 +1,4 @@
-"""Nothing a user sends is markup (issue 25 item 1), without a browser: ``views._text.plain`` makes
+"""Nothing a user sends is markup (issue 25 item 1), without a browser: ``views.framework.text.plain`` makes
 any text show literally in the panes the page uses, and every notice, field message and run
 alert that quotes a link or a typed value goes through it.
 
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, strategies as st
 
 from views import EXPLORERS
-from views._jobs import JobSection
-from views._knobs import Field
-from views._text import CLIP, clip, plain, quote
+from views.framework.jobs import JobSection
+from views.framework.knobs import Field
+from views.framework.text import CLIP, clip, plain, quote
 
 #: Markup of every kind a link could try, with its literal text.
 PAYLOADS = [

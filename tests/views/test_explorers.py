@@ -14,28 +14,10 @@ from PIL import Image
 from pypdf import PdfReader
 
 from views import EXPLORERS
-from views._common import EXPORT_FORMATS, parse_vector
-
-#: For each explorer, a parameter change that must change what is plotted.
-CHANGES = {
-    "herding": {"seed": 7},
-    "neuron": {"rate": 0.3},
-    "torus": {"seed": 5},
-    "bifurcation": {"eta": 0.8},
-    "doeblin": {"log_delta": -3.0},
-    "pmd": {"seed": 2},
-    "sbeed": {"lam": 0.3},
-    "ising": {"seed": 3},
-    "pct": {"seed": 2},
-    "bayes": {"seed": 2},
-    "hbm": {"seed": 2},
-    "dsg": {"seed": 2},
-    "esgd": {"seed": 2},
-}
-
+from views.framework import EXPORT_FORMATS, parse_vector
 
 def test_every_explorer_has_a_change_to_test():
-    assert set(CHANGES) == set(EXPLORERS)
+    assert [slug for slug, cls in EXPLORERS.items() if not cls.example_change] == []
 
 
 def _data(figure) -> list[np.ndarray]:
@@ -65,7 +47,7 @@ def test_explorer_builds_with_defaults(slug):
 def test_parameter_change_changes_plotted_data(slug):
     explorer = EXPLORERS[slug]()
     before = _data(explorer.figure())
-    explorer.param.update(**CHANGES[slug])
+    explorer.param.update(**EXPLORERS[slug].example_change)
     after = _data(explorer.figure())
     changed = len(before) != len(after) or any(
         a.shape != b.shape or not np.allclose(a, b, equal_nan=True) for a, b in zip(before, after)
@@ -207,9 +189,8 @@ def test_every_explorer_has_a_redraw_benchmark_and_the_guide_says_how():
     """Registering an explorer asks for a bench entry too (CONTRIBUTING.md, step 3)."""
     import pathlib
 
-    from tests.bench.test_bench_views import MOVES
-
-    assert set(MOVES) == set(EXPLORERS)
+    assert [slug for slug, cls in EXPLORERS.items() if len(cls.bench_move) != 2] == []
     guide = (pathlib.Path(__file__).resolve().parents[2] / "CONTRIBUTING.md").read_text()
-    for step in ("dynamics.ENGINES", "EXPLORERS", "CHANGES", "_thumbnails", "MOVES", "Run("):
+    for step in ("dynamics.ENGINES", "EXPLORERS", "example_change", "_thumbnails", "bench_move",
+                 "Run("):
         assert step in guide, step

@@ -1,4 +1,4 @@
-"""Long runs as jobs (views/_jobs.py), on the Doeblin page's word task and DNF search: progress
+"""Long runs as jobs (views/framework/jobs.py), on the Doeblin page's word task and DNF search: progress
 reaches 100 %, partial curves stream and equal the final curves' prefix, Cancel stops the engine
 within a second, a newer request supersedes an older one, a failure shows an alert and keeps the
 previous result, and the page's event loop keeps running throughout."""
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from bokeh.document import Document
 
-from views import _jobs
-from views._jobs import JobSection
+from views.framework import jobs as _jobs
+from views.framework.jobs import JobSection
 from views.doeblin import DoeblinExplorer
 
 

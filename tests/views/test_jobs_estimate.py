@@ -1,4 +1,4 @@
-"""Run-time estimates measured on this machine (views/_jobs.py): the time left from the run's
+"""Run-time estimates measured on this machine (views/framework/jobs.py): the time left from the run's
 own progress rate, and the page's estimate corrected by the runs that finished here."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from views import _jobs
-from views._jobs import Remaining, measured_estimate
+from views.framework import jobs as _jobs
+from views.framework.jobs import Remaining, measured_estimate
 from views.doeblin import DoeblinExplorer
 
 

@@ -1,4 +1,4 @@
-"""Runs in worker processes (views/_worker.py, what the served app uses): the same result as in
+"""Runs in worker processes (views/framework/worker.py, what the served app uses): the same result as in
 the server's own process, partial results streamed back, Cancel kills the child at once, a
 failure comes back as the page's alert, and the server's interpreter stays free meanwhile."""
 
@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from views import _jobs, _worker
+from views.framework import jobs as _jobs, worker as _worker
 from views.doeblin import DoeblinExplorer
 
 

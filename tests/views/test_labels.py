@@ -10,7 +10,7 @@ import holoviews as hv
 import pytest
 
 from views import EXPLORERS
-from views._common import _EXPORTING
+from views.framework.figure import _EXPORTING
 
 RAW = re.compile(r"_\w|_{|\^|~|<=|>=|\\[a-z]+")
 

@@ -1,4 +1,4 @@
-"""The last move wins (``views._live``): a burst of knob values fed to a page while it computes
+"""The last move wins (``views.framework.live``): a burst of knob values fed to a page while it computes
 costs at most two computations, the one under way and the last, and the page then draws exactly
 what a fresh page of the final knobs draws. The server's event loop is played by this test: the
 callbacks the page posts to it are run here, in order."""
@@ -9,7 +9,7 @@ import threading
 import time
 
 from views import EXPLORERS
-from views._live import LatestWins
+from views.framework.live import LatestWins
 
 from ._pages import differences, render
 

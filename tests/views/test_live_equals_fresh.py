@@ -20,13 +20,7 @@ from ._pages import differences, random_value, render
 
 #: Walks per explorer and moves per walk; every move is compared with a fresh page.
 WALKS, MOVES = 2, 5
-#: Moves that make another knob invalid, tried first in a walk (explorer -> knob values).
-INVALIDATING = {
-    "bifurcation": [("n_features", 4), ("coordinate", 4), ("n_features", 2)],
-    "doeblin": [("chain", "random"), ("size", 20), ("state", 18), ("restart", "point"),
-                ("restart_state", 15), ("chain", "three-state")],
-    "herding": [("n_features", 3), ("w0", "1, 2, 3"), ("n_features", 2)],
-}
+
 
 
 def _fresh(cls, live):
@@ -44,8 +38,9 @@ def test_live_page_equals_a_fresh_page_after_random_knob_moves(slug):
         rng = np.random.default_rng([walk, len(slug)])
         live = cls()
         models = render(live)
-        moves = list(INVALIDATING.get(slug, [])) if walk == 0 else []
-        while len(moves) < MOVES + (len(INVALIDATING.get(slug, [])) if walk == 0 else 0):
+        # moves that invalidate another knob (declared on the page) first
+        moves = list(cls.invalidating) if walk == 0 else []
+        while len(moves) < MOVES + (len(cls.invalidating) if walk == 0 else 0):
             name = live.knob_names()[rng.integers(len(live.knob_names()))]
             moves.append((name, None))
         done = []

@@ -18,8 +18,8 @@ from PIL import Image
 from pypdf import PdfReader
 
 from views import figures
-from views._common import export_figure
-from views._files import PARTIAL_GLOB, atomic_path
+from views.framework import export_figure
+from views.framework.files import PARTIAL_GLOB, atomic_path
 
 #: Two cheap entries, built in this order (the order of ``figures.ENTRIES``) by ``--serial``.
 FIRST, SECOND = "herding.fig1_8_9", "herding.fig1_17"
@@ -92,7 +92,7 @@ def test_a_gallery_run_killed_after_its_first_entry_reuses_it_and_rebuilds_the_s
     writer = subprocess.Popen(
         [sys.executable, "-c",
          "import importlib.util, time\n"
-         "spec = importlib.util.spec_from_file_location('files', 'views/_files.py')\n"
+         "spec = importlib.util.spec_from_file_location('files', 'views/framework/files.py')\n"
          "files = importlib.util.module_from_spec(spec); spec.loader.exec_module(files)\n"
          "atomic_path = files.atomic_path\n"
          f"with atomic_path({str(out / (SECOND + '.png'))!r}) as p:\n"

@@ -1,5 +1,5 @@
 """Importing ``views`` changes no global state of HoloViews, Bokeh or param, and each workaround
-in ``views/_workarounds.py`` still does what it is there for (these fail when a HoloViews
+in ``views/framework/workarounds.py`` still does what it is there for (these fail when a HoloViews
 release breaks one). The memoized styling and RasterImage are guarded in test_common.py."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from views import EXPLORERS
-from views import _workarounds
+from views.framework import workarounds as _workarounds
 
 STATE = textwrap.dedent("""
     import json, sys
@@ -160,7 +160,7 @@ def test_no_pipeline_stops_holoviews_recording_operations():
     """``no_pipeline``: HoloViews records every clone or relabel in the element's pipeline
     (one param object each, deep-copying its parameters); the live panels' callbacks run
     without that recording, and the elements are otherwise the same."""
-    from views._workarounds import no_pipeline
+    from views.framework.workarounds import no_pipeline
 
     curve = hv.Curve([1, 2, 3])
     recorded = curve.relabel("a")
@@ -176,7 +176,8 @@ def test_square_box_keeps_a_one_log_axis_panel_square():
     (HoloViews' matplotlib backend made it about a third as wide)."""
     import matplotlib.pyplot as plt
 
-    from views._common import _EXPORTING, render_matplotlib, style
+    from views.framework import render_matplotlib, style
+    from views.framework.figure import _EXPORTING
 
     token = _EXPORTING.set(True)
     try:

@@ -28,7 +28,7 @@ import re
 import string
 import unicodedata
 
-__all__ = ["plain", "clip", "quote", "CLIP"]
+__all__ = ["plain", "clip", "quote", "CLIP", "math_markdown"]
 
 #: Characters of a user's text quoted in a message (beyond: an ellipsis).
 CLIP = 80
@@ -70,3 +70,28 @@ def plain(text, *, markup: str = "markdown", limit: int | None = None) -> str:
     if markup == "html":
         return html.escape(text)
     return "".join(_MARKDOWN.get(c, c) for c in text)
+
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<![\\$])\$(?!\$)", re.S)
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _protect(tex: str) -> str:
+    """LaTeX that survives Markdown: a backslash before punctuation (``\\,`` ``\\;`` ``\\{``) is
+    a Markdown escape, so it is doubled; ``_`` and ``*`` are escaped so they never start
+    emphasis; ``<`` and ``>`` would be read as HTML."""
+    tex = _MARKDOWN_ESCAPE.sub(lambda m: "\\\\" + m.group(1), tex)
+    tex = tex.replace("_", r"\_").replace("*", r"\*")  # never emphasis
+    return tex.replace("<", r"\lt ").replace(">", r"\gt ")
+
+
+def math_markdown(text: str) -> str:
+    """Page text written with plain LaTeX (``$...$`` inline, ``$$...$$`` display) turned into
+    what Bokeh's MathJax renders through Markdown: inline math in ``\\(...\\)`` delimiters."""
+
+    def convert(m: re.Match) -> str:
+        if m.group(1) is not None:
+            return "$$" + _protect(m.group(1)) + "$$"
+        return "\\\\(" + _protect(m.group(2)) + "\\\\)"
+
+    return _MATH.sub(convert, text)

@@ -5,7 +5,7 @@ shared link (``?page=herding&seed=3``) and a typed field (the seed, the firing r
 both go through ``parse``: it never reinterprets text (``1e9`` or ``3.7`` is not a whole
 number, ``nan`` is not a number) and its refusals are sentences for the page, naming the knob by
 its label and giving the allowed range; they quote what was sent (cut to ``_text.CLIP``
-characters), so wherever they are shown they go through ``views._text.plain``. ``text`` is the inverse: the canonical text of a value,
+characters), so wherever they are shown they go through ``views.framework.text.plain``. ``text`` is the inverse: the canonical text of a value,
 so that a URL written by the app reopens to exactly the same state.
 
 ``Field`` is the typed-field widget built on them: a text box that answers a refused value with
@@ -18,13 +18,15 @@ import json
 import math
 import re
 
+import numpy as np
+
 import panel as pn
 import param
 
-from views._text import plain, quote
-from views._workarounds import prompt_widget
+from views.framework.text import plain, quote
+from views.framework.workarounds import prompt_widget
 
-__all__ = ["parse", "text", "snap", "decimals", "describe", "Field"]
+__all__ = ["parse", "text", "snap", "decimals", "describe", "Field", "parse_vector"]
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -202,3 +204,24 @@ class Field(pn.viewable.Viewer):
 
     def __panel__(self):
         return pn.Column(self.input, self.message, sizing_mode="stretch_width", margin=0)
+
+
+def parse_vector(name: str, text: str, size: int) -> tuple[float, ...]:
+    """Parse a typed vector: one number (repeated ``size`` times) or ``size`` comma-separated numbers.
+
+    Raises ``ValueError`` with a message meant for the page, never a traceback.
+    """
+    parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p]
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"{name} must be numbers separated by commas, "
+                         f"got {quote(text)}") from None
+    if len(values) == 1:
+        values = values * size
+    if len(values) != size:
+        raise ValueError(f"{name} needs 1 or {size} numbers, got {len(values)} in "
+                         f"{quote(text)}")
+    if not all(np.isfinite(values)):
+        raise ValueError(f"{name} must be finite numbers, got {quote(text)}")
+    return tuple(values)

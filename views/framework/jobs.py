@@ -5,7 +5,7 @@ An explorer declares what it offers with ``Run`` (class attribute ``runs``); eac
 ``Job`` per run, and ``JobSection`` draws it: the run's settings, Run and Cancel buttons, a
 progress bar with status text, an alert when a run fails, and the run's panels, which grow while
 it runs (the engine's partial results, see ``dynamics._common.report``) and keep the last result
-on screen. In the served app the computation runs in a worker process (``views._worker``), so
+on screen. In the served app the computation runs in a worker process (``views.framework.worker``), so
 that it never holds the server's interpreter lock against the pages' moves; elsewhere in a
 worker thread. Either way the page answers meanwhile; every update of the page happens on the
 session's event loop.
@@ -14,7 +14,7 @@ session's event loop.
   ``dynamics._common.Cancelled`` at the engine's next report) and whatever it returns is never
   shown.
 - Results are cached per settings across sessions, in the pages' one results store with a
-  byte budget (``views._cache``): asking again is instant.
+  byte budget (``views.framework.cache``): asking again is instant.
 - A failing run shows an alert; the previous result stays.
 - Time estimates are measured on this machine: while a run goes, from its own progress
   (``Remaining``); before it starts, the page's estimate (``Run.estimate``) corrected by how
@@ -38,15 +38,15 @@ import panel as pn
 import param
 
 from dynamics._common import Cancelled
-from views import _worker
-from views._cache import LOCK, STORE
-from views._text import plain
+from views.framework import worker as _worker
+from views.framework.cache import LOCK, STORE
+from views.framework.text import plain
 
 __all__ = ["Run", "Job", "JobSection", "SessionWatch", "Remaining", "cached_result",
            "measured_estimate", "progress_part", "cancel_all"]
 
 #: Finished results kept across sessions, by ("job", page, run, settings), among the pages'
-#: results (one byte budget for all, see ``views._cache``).
+#: results (one byte budget for all, see ``views.framework.cache``).
 _CACHE = STORE
 _CACHE_LOCK = LOCK
 #: How often a running job's progress reaches the page (seconds).
@@ -479,7 +479,7 @@ class JobSection(pn.viewable.Viewer):
         self.results.objects = body
 
     def __panel__(self):
-        from views._common import math_markdown
+        from views.framework import math_markdown
 
         run = self.job.run
         return pn.Card(

@@ -2,7 +2,7 @@
 
 A page caches its computation per parameter set (``@results_cache`` on a module-level pure
 function of hashable arguments, in place of ``functools.lru_cache``), and the jobs cache their
-finished runs (``views._jobs``). A count of entries alone does not bound a server's memory: one
+finished runs (``views.framework.jobs``). A count of entries alone does not bound a server's memory: one
 herding result at a million steps weighs hundreds of times what it does at the default, and a
 class of sessions that each move a slider to a new value fills every page's cache. So all of
 them share one least-recently-used store (``cachetools.LRUCache``) whose size is the bytes its

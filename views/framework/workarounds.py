@@ -258,7 +258,7 @@ class _ColorbarTitle:
                 bar.title = current.pprint_label
 
     def __repr__(self) -> str:
-        return "views._workarounds.COLORBAR_TITLE"
+        return "views.framework.workarounds.COLORBAR_TITLE"
 
 
 COLORBAR_TITLE = _ColorbarTitle()
@@ -279,7 +279,7 @@ class _SquareBox:
             axis.set_box_aspect(1.0)
 
     def __repr__(self) -> str:
-        return "views._workarounds.SQUARE_BOX"
+        return "views.framework.workarounds.SQUARE_BOX"
 
 
 SQUARE_BOX = _SquareBox()

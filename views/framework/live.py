@@ -11,7 +11,7 @@ arrive while a computation runs only replace the wanted state, so a burst of mov
 computation under way and the last one, never the values in between, which are neither
 computed nor drawn; a single move still starts at once (no debounce delay).
 
-The thread only fills the page's results cache (``views._cache``: every page's ``_compute``
+The thread only fills the page's results cache (``views.framework.cache``: every page's ``_compute``
 goes through a cached pure function of its knobs); the draw itself is the same code as before
 (``Explorer.result()``, now a cache hit), so what the page draws is exactly what a fresh page
 of the same knobs draws, even if the knobs moved while the thread read them. A computation that

@@ -1,9 +1,9 @@
-"""Files written whole or not at all, for the page's exports (``views._common.export_figure``)
+"""Files written whole or not at all, for the page's exports (``views.framework.export_figure``)
 and the paper gallery (``views.figures``): a reader, or a run that was killed and started
 again, never finds half a file at a final name.
 
 A module of its own (no import beyond the standard library) rather than more lines in the
-long ``views._common``.
+long ``views.framework``.
 """
 
 from __future__ import annotations

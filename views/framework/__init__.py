@@ -1,0 +1,35 @@
+"""What every explorer page shares, split by subject:
+
+- ``explorer``: the ``Explorer`` base class (knobs, URL query, computation, live moves);
+- ``figure``: styling, dense clouds, ``Plot``, ``figure()`` and export;
+- ``page``: the page layout (``Section``, panels, controls, alerts, downloads);
+- ``knobs``: parsing and writing knob values, typed fields;
+- ``text``: plain text from users never rendered as markup, page text with LaTeX;
+- ``jobs`` and ``worker``: long runs (``Run``) with progress, in a worker process when served;
+- ``live``: the last move wins (computation off the event loop, draws paced by the browser);
+- ``cache``: one results cache with a byte budget;
+- ``files``: files written whole or not at all;
+- ``workarounds``: the HoloViews, Bokeh and Panel workarounds, each with its reason.
+"""
+
+from __future__ import annotations
+
+from views.framework.explorer import Explorer
+from views.framework.figure import (DASHED, DENSE_POINTS, DOTTED, EXPORT_FORMATS, MPL_DASHED,
+                                    MPL_DOTTED, PLOT_HEIGHT, PLOT_WIDTH, Plot, axis,
+                                    count_points, dense, export_figure, exporting, log_spaced,
+                                    shade_levels, style, warmup_rasters)
+from views.framework.jobs import Run
+from views.framework.knobs import parse_vector
+from views.framework.page import Section
+from views.framework.text import math_markdown, plain, quote
+from views.framework.workarounds import (RasterImage, matplotlib_backend, prompt_widget,
+                                         render_matplotlib)
+
+__all__ = [
+    "Explorer", "Plot", "Section", "Run", "RasterImage", "EXPORT_FORMATS", "DENSE_POINTS",
+    "PLOT_WIDTH", "PLOT_HEIGHT", "DASHED", "DOTTED", "MPL_DASHED", "MPL_DOTTED",
+    "export_figure", "exporting", "style", "dense", "count_points", "shade_levels",
+    "warmup_rasters", "parse_vector", "math_markdown", "plain", "quote", "matplotlib_backend",
+    "prompt_widget", "render_matplotlib", "axis", "log_spaced",
+]

@@ -1,0 +1,391 @@
+"""The ``Explorer`` base class of every page: knobs (``param`` parameters with bounds, step,
+label and doc) kept consistent and written as a URL query, the computation (``_compute``, one
+cached call into ``dynamics``) and its result, and live moves (a served page computes a move off
+the event loop, the last move winning: ``views.framework.live``).
+
+An explorer implements ``_compute()`` and a few plot methods that turn the computed result into
+HoloViews elements; ``FigureMixin`` (``views.framework.figure``) turns those into ``figure()`` and
+``export(path)``, ``PageMixin`` (``views.framework.page``) into the page.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import weakref
+from typing import ClassVar
+
+import holoviews as hv
+import param
+
+from views.framework import knobs as _knobs
+from views.framework.figure import FigureMixin, Plot, table_html
+from views.framework.jobs import Job, Run, SessionWatch
+from views.framework.live import LatestWins, session_post
+from views.framework.page import PageMixin, Section
+from views.framework.text import clip, quote
+from views.framework.workarounds import dictionary_columns, one_graph_walk
+
+__all__ = ["Explorer", "UNKNOWN_NAMED"]
+
+#: Unknown names a link's notice quotes (the rest are counted): a long crafted link must not
+#: fill the page.
+UNKNOWN_NAMED = 5
+
+
+class Explorer(PageMixin, FigureMixin, param.Parameterized):
+    """Base class of every explorer page. Subclasses set the class attributes and implement
+    ``_compute`` and the plot methods named in ``plots``."""
+
+    #: Short name used in URLs and in ``views.EXPLORERS``.
+    slug: ClassVar[str] = ""
+    #: Page title.
+    title: ClassVar[str] = ""
+    #: One line for the home-page card.
+    summary: ClassVar[str] = ""
+    #: The paper the page comes from, and which figures it reproduces.
+    paper: ClassVar[str] = ""
+    figures: ClassVar[str] = ""
+    #: Page text (Markdown with LaTeX): what the plot shows, the equations, what to try.
+    text: ClassVar[str] = ""
+    #: The panels of the figure, in reading order.
+    plots: ClassVar[tuple[Plot, ...]] = ()
+    #: Number of columns of the figure layout.
+    columns: ClassVar[int] = 2
+    #: Widget overrides for ``pn.Param`` (parameter name -> widget type or dict).
+    widgets: ClassVar[dict] = {}
+    #: Knobs typed as text (``views.framework.knobs.Field``: refused values are answered inline and
+    #: never reinterpreted) rather than set by a slider or a menu.
+    fields: ClassVar[tuple[str, ...]] = ()
+    #: Sidebar groups, heading -> knob names; knobs in no group come first, without a heading.
+    groups: ClassVar[dict[str, tuple[str, ...]]] = {}
+    #: Knobs whose widgets the page places itself, next to what they drive (not in the sidebar;
+    #: a run's settings are placed with the run).
+    placed: ClassVar[tuple[str, ...]] = ()
+    #: How the panels are laid out: sections of panels, each with an optional widget above and
+    #: text beside (default: one section with every panel).
+    sections: ClassVar[tuple["Section", ...]] = ()
+    #: Long computations the page offers (learning runs, experiments): see ``views.framework.jobs``.
+    runs: ClassVar[tuple[Run, ...]] = ()
+
+    # What the generic tests and benches need of a page, declared with it (so that adding a
+    # page touches its engine, its view, its tests and one registration, ``views.EXPLORERS``).
+    #: Knob values that must change what the page plots (``tests/views/test_explorers.py``).
+    example_change: ClassVar[dict] = {}
+    #: A knob and fresh values to move it through, for the redraw benchmark
+    #: (``tests/bench/test_bench_views.py``; fresh, so that no move is a cache hit).
+    bench_move: ClassVar[tuple] = ()
+    #: Moves that make another knob invalid (a weight above a lowered K), tried first by the
+    #: live == fresh walk (``tests/views/test_live_equals_fresh.py``).
+    invalidating: ClassVar[tuple] = ()
+    #: Smaller knob values for tests of what is done with a result, not of computing it (the
+    #: offline HTML export).
+    quick: ClassVar[dict] = {}
+
+    error = param.String(default="", precedence=-1, doc="Message of the last failed computation.")
+    notice = param.String(default="", precedence=-1,
+                          doc="What the page changed or ignored in the last settings, in words "
+                              "(a dependent knob clamped, a value in a link refused).")
+    drawn = param.Integer(default=0, precedence=-1,
+                          doc="How many times the live panels were drawn: the status line and "
+                              "the tables follow it, so they show what the plots show.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._last_good = None
+        #: The visible window of each panel with a cloud or a zoom (None: the full range),
+        #: shared between the live page and export.
+        self._view = {p.method: hv.streams.RangeXY(x_range=None, y_range=None)
+                      for p in self.plots if p.zoom or p.cloud is not None}
+        #: Rasterized clouds of the current result, by cloud and window (see ``_raster``).
+        self._rasters: dict = {}
+        #: The server session the page was built in: a gone session's moves are not computed.
+        self._session = SessionWatch()
+        #: One job per declared run, and the run each run panel draws.
+        self.jobs = {run.name: Job(self, run) for run in self.runs}
+        for job in self.jobs.values():
+            self._session.on_gone(job.cancel)
+        self._run_of = {p.method: run.name for run in self.runs for p in run.plots}
+        self.notice = " ".join(self._constrain())
+        #: The knob streams of the live panels (``dynamic``), triggered together by ``_draw``,
+        #: and the live tables (``_pane``) with the knobs they follow.
+        self._knob_streams: weakref.WeakSet = weakref.WeakSet()
+        self._tables: list = []
+        #: Knobs moved since the live panels were last drawn.
+        self._moved: set[str] = set()
+        #: In a served session, moves are computed off the event loop, the last one winning
+        #: (``views.framework.live``); elsewhere a move draws at once.
+        post = session_post()
+        self._live = None if post is None else LatestWins(self._warm, self._draw, post)
+        self.param.watch(self._redraw, list(self.knob_names()))
+
+    # --- knobs -------------------------------------------------------------------------------
+    @classmethod
+    def knob_names(cls) -> list[str]:
+        """The user-facing parameters (everything but ``name``, ``error`` and ``notice``)."""
+        return [p for p in cls.param if p != "name" and cls.param[p].precedence != -1]
+
+    def __setattr__(self, name, value):
+        # Every knob move, from a widget, the URL or a script, ends in a consistent state in
+        # one batch of parameter events: the knobs linked to it follow (``follow``), slider
+        # floats snap to their step, dependent knobs are clamped to the bounds that the other
+        # knobs give them (with a notice saying so), and zoom windows reset (the page then
+        # shows exactly what a fresh load of its URL shows). Pages declare links through
+        # ``follow``, never by overriding this method.
+        private = self.__dict__.get("_param__private")
+        if (private is None or not private.initialized or name.startswith("_")
+                or name not in type(self)._knob_set()):
+            return super().__setattr__(name, value)
+        session = self.__dict__.get("_session")
+        if session is not None and not session.alive():
+            # A move that was pending when the session's tab closed: nobody will see it, so
+            # nothing is recomputed (the server's event loop would otherwise compute every
+            # closed session's moves, one after another).
+            with param.parameterized.discard_events(self):
+                return super().__setattr__(name, value)
+        with param.parameterized.batch_call_watchers(self):
+            super().__setattr__(name, value)
+            if not self.__dict__.get("_unlinked"):
+                self.follow(name)
+            notes = self._constrain()
+            if notes or self.notice:
+                self.notice = " ".join(notes)
+            for view in self._view.values():
+                view.update(x_range=None, y_range=None)
+
+    @classmethod
+    @functools.cache
+    def _knob_set(cls) -> frozenset:
+        return frozenset(cls.knob_names())
+
+    def _redraw(self, *events) -> None:
+        """A knob move (one batch of events, whichever way it came: widget, link, script):
+        draw it at once, or, on a served page, once its result is computed off the event
+        loop, unless newer moves superseded it by then (``views.framework.live``)."""
+        self._moved.update(e.name for e in events)
+        if self._live is None or not (self._knob_streams or self._tables):
+            self._draw()  # a script, a test, or a page not built yet: nothing to wait for
+        else:
+            self._live.request(self._knob_values())
+
+    def _knob_values(self) -> tuple:
+        """The knobs' values, in ``knob_names`` order: the state a move asks for."""
+        return tuple(getattr(self, name) for name in self._knob_order())
+
+    @classmethod
+    @functools.cache
+    def _knob_order(cls) -> tuple[str, ...]:
+        return tuple(cls.knob_names())
+
+    def _draw(self) -> None:
+        """Redraw the live panels and tables that depend on the knobs moved since the last
+        draw, all within one walk of the page's model graph (``one_graph_walk``); then the
+        status line (``drawn``)."""
+        moved, self._moved = self._moved, set()
+        streams = [s for s in self._knob_streams
+                   if moved.intersection(p.name for p in s.parameters)]
+        if streams:
+            with one_graph_walk():
+                for stream in streams:
+                    stream.trigger([stream])
+        self._tables = [(ref, plot, knobs) for ref, plot, knobs in self._tables
+                        if ref() is not None]
+        for ref, plot, knobs in self._tables:
+            if moved.intersection(knobs):
+                ref().object = table_html(self._call(plot, plot.method), plot.title)
+        self.drawn += 1
+
+    def _put(self, name: str, value) -> None:
+        """Set a knob without the normalisation of ``__setattr__`` (used by it)."""
+        param.Parameterized.__setattr__(self, name, value)
+
+    def set_unlinked(self, name: str, value) -> None:
+        """Move knob ``name`` without moving the knobs linked to it (``follow``): for a
+        constructor that reconciles the knobs it was given, where explicit values win."""
+        self._unlinked = True
+        try:
+            setattr(self, name, value)
+        finally:
+            self._unlinked = False
+
+    def follow(self, name: str) -> None:
+        """Set the knobs linked to knob ``name``, which just moved, with ``_put`` (a preset sets
+        the model's knobs; a label shows which preset, if any, the values match). Called inside
+        the move's batch of parameter events, so the page redraws once per move. Default:
+        nothing is linked."""
+
+    def knob_bounds(self) -> dict[str, tuple]:
+        """Bounds of the knobs that depend on other knobs: name -> (lo, hi, why), ``why``
+        naming what sets them ("K = 2"). The widgets follow them and the value is clamped."""
+        return {}
+
+    def validate(self, name: str, value) -> None:
+        """Refuse (``ValueError`` with a sentence for the page) a value that the knob's type and
+        bounds allow but the other knobs do not (herding's w0 needs 1 or K numbers)."""
+
+    def _constrain(self) -> list[str]:
+        """Make the knobs consistent, returning a note for each value changed on the way:
+        slider floats snapped to their step, ranges kept wider than one step, dependent knobs
+        clamped to ``knob_bounds`` (whose bounds the widgets then show)."""
+        notes = []
+        for name in self.knob_names():
+            p = self.param[name]
+            value = getattr(self, name)
+            if name not in self.fields:
+                snapped = _knobs.snap(p, value)
+                if snapped != value:
+                    self._put(name, snapped)
+                    value = snapped
+            if isinstance(p, param.Range) and value is not None:
+                lo, hi = value
+                blo, bhi = p.bounds
+                step = p.step or (bhi - blo) / 100
+                if hi - lo < step * (1 - 1e-9):
+                    wide = (lo, lo + step) if lo + step <= bhi else (hi - step, hi)
+                    wide = _knobs.snap(p, wide)
+                    self._put(name, wide)
+                    notes.append(f"{p.label}: the two ends must differ, so {lo:g} to {hi:g} "
+                                 f"became {wide[0]:g} to {wide[1]:g}.")
+        for name, (lo, hi, why) in self.knob_bounds().items():
+            p = self.param[name]
+            value = getattr(self, name)
+            new = min(max(value, lo), hi)
+            if new != value:
+                self._put(name, new)
+                notes.append(f"{p.label} set to {new}: it was {value}, and {why} allows "
+                             f"{lo} to {hi}.")
+            if tuple(p.bounds) != (lo, hi):
+                p.bounds = (lo, hi)
+        return notes
+
+    def parse_knob(self, name: str, raw):
+        """The value of knob ``name`` written as text (a URL value, a typed field), checked
+        against its current bounds and the other knobs. ``ValueError``: a sentence saying what
+        is allowed."""
+        p = self.param[name]
+        value = _knobs.parse(p, raw)
+        self.validate(name, value)
+        return value
+
+    def knob_text(self, name: str) -> str:
+        """The canonical text of a knob's value (what the URL holds)."""
+        return _knobs.text(self.param[name], getattr(self, name))
+
+    def query(self) -> dict[str, str]:
+        """Every knob as text: the URL query that reopens this exact state."""
+        return {name: self.knob_text(name) for name in self.knob_names()}
+
+    @classmethod
+    def from_query(cls, args: dict) -> tuple["Explorer", list[str]]:
+        """An explorer built from a URL's query (name -> list of raw values, as
+        ``pn.state.session_args`` gives it), and a sentence for each part that was not used or
+        was changed. Never raises for what a URL holds: unknown names, malformed, out-of-range
+        or repeated values are reported and skipped; if the valid values together cannot be
+        computed, the defaults are used and that is reported too.
+
+        The sentences quote what the link holds (cut to ``_text.CLIP`` characters, at most
+        ``UNKNOWN_NAMED`` unknown names): they are plain text, which the page shows through
+        ``plain``, never as markup."""
+        messages, values, unknown = [], {}, []
+        for key, raws in args.items():
+            key = key.decode(errors="replace") if isinstance(key, bytes) else str(key)
+            if key == "page":
+                continue
+            if key not in cls._knob_set():
+                unknown.append(key)
+                continue
+            raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
+            if not raws:
+                continue
+            if len(raws) > 1:
+                messages.append(f"{cls.param[key].label} was given {len(raws)} times: the "
+                                "last one was used.")
+            try:
+                values[key] = _knobs.parse(cls.param[key], raws[-1])
+            except ValueError as exc:
+                messages.append(f"{exc}.")
+        if unknown:
+            named = ", ".join(quote(k) for k in unknown[:UNKNOWN_NAMED])
+            more = (f" (and {len(unknown) - UNKNOWN_NAMED:,} more)"
+                    if len(unknown) > UNKNOWN_NAMED else "")
+            messages.insert(0, f"there is no setting {named}{more} on this page."
+                            if len(unknown) == 1 else
+                            f"there are no settings {named}{more} on this page.")
+        explorer = cls(**values)
+        for key in list(values):
+            try:
+                explorer.validate(key, getattr(explorer, key))
+            except ValueError as exc:
+                messages.append(f"{exc}.")
+                setattr(explorer, key, cls.param[key].default)
+        if explorer.notice:
+            messages.append(explorer.notice)
+        try:
+            explorer.result()
+        except Exception as exc:  # noqa: BLE001 - any failure: fall back to the defaults
+            messages.append(f"these settings could not be computed together ({clip(exc, 300)});"
+                            " the page "
+                            "shows the default settings instead.")
+            explorer = cls()
+        explorer.notice = " ".join(messages)
+        return explorer, messages
+
+    # --- computation -------------------------------------------------------------------------
+
+    def redraw_knobs(self, plot: Plot) -> list[str]:
+        """The knobs whose change redraws ``plot`` on the live page: its ``depends``, or every
+        knob but its ``ignores``."""
+        if plot.depends is not None:
+            return list(plot.depends)
+        return [k for k in self.knob_names() if k not in plot.ignores]
+
+    def _compute(self):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def prepare(self) -> None:
+        """Compute, into the results cache, what the live panels need beyond ``_compute``'s
+        result (a sweep a panel draws beside it). A served page calls it with ``_compute`` off
+        the event loop after a move (``views.framework.live``), so that the draw finds both cached. It
+        runs in a worker thread: it builds no HoloViews, Bokeh or param object and sets no
+        parameter. Default: nothing."""
+
+    def _warm(self) -> None:
+        self._compute()
+        self.prepare()
+
+    def result(self):
+        """The result for the current knobs; on failure, the last good one (and ``error`` is set)."""
+        try:
+            # a served page's move was computed off the event loop: a failure is not redone
+            failure = None if self._live is None else self._live.failure(self._knob_values())
+            if failure is not None:
+                raise failure
+            res = self._compute()
+        except Exception as exc:
+            # A ValueError is an engine refusing these settings, in words; anything else is a
+            # bug, logged in full, but the page still keeps its last good plot and answers the
+            # next move.
+            if not isinstance(exc, ValueError):
+                logging.getLogger(__name__).exception("computing %s failed", self.slug)
+            self.error = str(exc) or type(exc).__name__
+            if self._last_good is None:
+                raise
+            return self._last_good
+        self.error = ""
+        self._last_good = res
+        return res
+
+    # --- figure and export -------------------------------------------------------------------
+    def _call(self, plot: Plot, method: str, x_range=None):
+        with dictionary_columns():
+            if method in self._run_of:  # a run's panel draws the result it shows
+                return getattr(self, method)(self.jobs[self._run_of[method]].shown)
+            return (getattr(self, method)(x_range=x_range) if plot.zoom
+                    else getattr(self, method)())
+
+    def panels(self) -> tuple[Plot, ...]:
+        """The panels of the current figure: ``plots``, then those of every run that has a
+        finished result."""
+        extra = tuple(p for run in self.runs if self.jobs[run.name].result is not None
+                      for p in run.plots)
+        return tuple(self.plots) + extra

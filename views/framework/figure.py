@@ -1,0 +1,390 @@
+"""Figures and their export: styling elements for the live page (Bokeh) and for exports
+(matplotlib), dense point clouds rasterized with datashader, panel declarations (``Plot``), and
+``FigureMixin``, the ``Explorer``'s ``figure()`` and ``export(path)``: PNG, SVG or PDF through the
+matplotlib backend, standalone HTML (inline resources) through Bokeh.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import html
+import io
+import math
+import os
+import pathlib
+import tempfile
+
+import holoviews as hv
+import numpy as np
+
+from views.framework.files import atomic_path
+from views.framework.workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
+                                         bokeh_backend, matplotlib_backend, render_matplotlib,
+                                         standalone_resources)
+
+__all__ = [
+    "EXPORT_FORMATS", "DENSE_POINTS", "PLOT_WIDTH", "PLOT_HEIGHT", "FIG_INCHES", "DASHED",
+    "DOTTED", "MPL_DASHED", "MPL_DOTTED", "Plot", "FigureMixin", "exporting", "style", "dense",
+    "shade_levels", "count_points", "warmup_rasters", "table_html", "axis", "log_spaced",
+    "export_figure",
+]
+
+#: Formats ``export`` writes, by file suffix.
+EXPORT_FORMATS = (".png", ".svg", ".pdf", ".html")
+#: In exported figures, point clouds larger than this are rasterized with datashader (a vector
+#: PDF with 10^5 markers is slow to write and to open); on the live page clouds always are.
+DENSE_POINTS = 5_000
+
+#: Size of one plot panel on the page (pixels) and in exported figures (inches).
+PLOT_WIDTH, PLOT_HEIGHT = 460, 400
+FIG_INCHES = 4.2
+#: Line styles for guide curves, per backend.
+DASHED, DOTTED = {"line_dash": "dashed"}, {"line_dash": "dotted"}
+MPL_DASHED, MPL_DOTTED = {"linestyle": "dashed"}, {"linestyle": "dotted"}
+
+
+#: True while ``figure()`` builds elements for export: only then are matplotlib options applied
+#: (the live page must redraw in under 150 ms, and needs only the Bokeh ones).
+_EXPORTING = contextvars.ContextVar("ldx_exporting", default=False)
+
+
+def exporting() -> bool:
+    """Whether elements are being built for an exported figure (``figure()``, ``export``)
+    rather than for the live page."""
+    return _EXPORTING.get()
+
+
+def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **common):
+    """Apply options: ``common`` ones (logx, xlim, title, color, ...) to both backends, ``bokeh``
+    ones to the live page only, ``mpl`` ones to exported figures only. A colour bar gets the
+    ``COLORBAR_TITLE`` hook on the page, so its title follows the data."""
+    if common.get("colorbar"):
+        bokeh = dict(bokeh or {})
+        bokeh["hooks"] = [*bokeh.get("hooks", []), COLORBAR_TITLE]
+    bokeh_backend()
+    element = apply_options(element, "bokeh", {**common, **(bokeh or {})})
+    if _EXPORTING.get():
+        matplotlib_backend()
+        mpl = dict(mpl or {})
+        if bool(common.get("logx")) != bool(common.get("logy")):
+            mpl["hooks"] = [*mpl.get("hooks", []), SQUARE_BOX]
+        element = apply_options(element, "matplotlib", {**common, **mpl})
+    return element
+
+
+#: Colour ramp of rasterized clouds: dark grey (one point in a pixel) to black (many).
+CLOUD_CMAP = ["#505050", "#000000"]
+
+
+def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_range=None,
+          cmap=CLOUD_CMAP, width: int = 400, height: int = 340, frame=None):
+    """A point cloud as it should be drawn: the points themselves when at most ``threshold``,
+    else a datashader raster over ``x_range`` x ``y_range`` (default: the cloud's extent).
+
+    Datashader is called directly (``Canvas.points``, one raster pixel per screen pixel of the
+    plot frame), not through HoloViews' ``rasterize`` operation: the same picture at a tenth of
+    the cost per update, which keeps a slider move under the 150 ms budget. The live page
+    re-rasterizes on zoom (see ``Explorer.dynamic``).
+
+    ``frame``, the (x, y) ranges of the whole plot window when the cloud fills only part of it
+    (the herding attractor inside its cones), keeps one raster pixel per screen pixel: the
+    raster gets the cloud's share of ``width`` x ``height``, not all of it for the part. A
+    cloud a third of the window wide is sent in a ninth of the bytes, and looks the same.
+    """
+    if len(points) <= threshold:
+        return points
+    xdim, ydim = points.kdims[:2]
+    x = points.dimension_values(0)
+    y = points.dimension_values(1)
+    if x_range is None or y_range is None:
+        x_range = _padded(x)
+        y_range = _padded(y)
+    if frame is not None:
+        width = _share(x_range, frame[0], width)
+        height = _share(y_range, frame[1], height)
+    xs, ys, counts = count_points(x, y, x_range, y_range, width, height)
+    image = RasterImage((xs, ys, shade_levels(counts)), kdims=[xdim, ydim],
+                        vdims=[hv.Dimension("level", label="density level")])
+    # Linear colour from dark grey (one point) to black (the most): histogram equalisation
+    # degenerates to a blank raster when every pixel holds one point. Level 0 (no point) is
+    # below the colour range and drawn transparent.
+    return style(image, cmap=cmap, cnorm="linear", clim=(1, SHADES), colorbar=False,
+                 clipping_colors={"min": "transparent"})
+
+
+def _share(part, whole, pixels: int) -> int:
+    """The pixels of ``pixels`` (spanning the union of ranges ``part`` and ``whole``) that the
+    range ``part`` covers, at least 16."""
+    span = max(part[1], whole[1]) - min(part[0], whole[0])
+    return max(16, min(pixels, math.ceil(pixels * (part[1] - part[0]) / span)))
+
+
+#: Shading levels of a rasterized cloud: one byte per pixel.
+SHADES = 255
+
+
+def shade_levels(counts: np.ndarray) -> np.ndarray:
+    """Counts per pixel (NaN where empty) as the colour levels the eye sees, one byte each:
+    0 where empty, 1 for one point, ``SHADES`` for the most, linear between (level
+    ``1 + round((c - 1) / (max - 1) * (SHADES - 1))``). What a linear colour map over the
+    counts draws, at a quarter of the bytes of float32 counts on every move."""
+    filled = np.nan_to_num(counts, nan=0.0)
+    levels = np.zeros(filled.shape, dtype=np.uint8)
+    hit = filled > 0
+    top = float(filled.max()) if hit.any() else 0.0
+    if top > 1:
+        levels[hit] = 1 + np.rint((filled[hit] - 1) / (top - 1) * (SHADES - 1))
+    else:
+        levels[hit] = 1
+    return levels
+
+
+def count_points(x: np.ndarray, y: np.ndarray, x_range, y_range, width: int, height: int):
+    """Datashader's count of the points (x, y) in each of ``width`` x ``height`` pixels over
+    ``x_range`` x ``y_range``: the pixel centres along x and y, and the counts (float, shape
+    ``(height, width)``, NaN where a pixel is empty, so it is drawn transparent).
+
+    Touches no HoloViews or Bokeh object, so ``warmup_rasters`` can call it from a thread."""
+    import datashader as ds
+    import pandas as pd
+
+    canvas = ds.Canvas(plot_width=width, plot_height=height, x_range=tuple(x_range),
+                       y_range=tuple(y_range))
+    counts = canvas.points(pd.DataFrame({"x": x, "y": y}), "x", "y", agg=ds.count())
+    # float32 (NaN where empty, drawn transparent): half the bytes of float64 over the
+    # websocket on every move, and exact for counts below 2**24
+    counts = counts.astype(np.float32)
+    counts = counts.where(counts > 0)
+    return counts.coords["x"].values, counts.coords["y"].values, counts.values
+
+
+def warmup_rasters() -> None:
+    """Import datashader and compile its point-counting kernels (about 2.5 s on first use in a
+    process; datashader generates them at run time, so Numba cannot cache them on disk). Safe to
+    run in a background thread: it builds no HoloViews or Bokeh object."""
+    cloud = np.random.default_rng(0).normal(size=(2, 100))
+    count_points(cloud[0], cloud[1], (-3.0, 3.0), (-3.0, 3.0), 8, 6)
+
+
+def table_html(table: hv.Table, title: str) -> str:
+    """An ``hv.Table`` as an HTML table with its title (the live page's tables)."""
+    head = "".join(f"<th>{html.escape(d.pprint_label)}</th>" for d in table.dimensions())
+    columns = [table.dimension_values(d) for d in table.dimensions()]
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+                   for row in zip(*columns))
+    return (f"<div style='font:600 15px sans-serif;margin:4px 0 8px'>{html.escape(title)}</div>"
+            "<table style='border-collapse:collapse;font:13px sans-serif;width:100%'>"
+            f"<thead style='border-bottom:1px solid #999;text-align:left'><tr>{head}</tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
+
+
+def _extent(element) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The x and y ranges that an element's (or overlay's) data cover: points, lines, images,
+    both ends of segments and rectangles (reference lines and text do not count)."""
+    xs, ys = [], []
+    layers = list(element) if isinstance(element, hv.Overlay) else [element]
+    for layer in layers:
+        if isinstance(layer, (hv.VLine, hv.HLine, hv.HSpan, hv.VSpan, hv.Text, hv.Table)):
+            continue
+        if len(layer) == 0:
+            continue
+        ends = (0, 2) if isinstance(layer, (hv.Segments, hv.Rectangles)) else (0,)
+        for i in ends:
+            xs.extend(layer.range(i))
+            ys.extend(layer.range(i + 1))
+    xs = [float(v) for v in xs if v is not None and np.isfinite(v)]
+    ys = [float(v) for v in ys if v is not None and np.isfinite(v)]
+    x = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    y = (min(ys), max(ys)) if ys else (0.0, 1.0)
+    return _widened(x), _widened(y)
+
+
+def _widened(r: tuple[float, float]) -> tuple[float, float]:
+    lo, hi = r
+    if hi > lo:
+        return (lo, hi)
+    pad = max(abs(lo), 1.0) * 0.01
+    return (lo - pad, hi + pad)
+
+
+def _same_window(window, x_range, y_range, rtol: float = 1e-6) -> bool:
+    """Whether a reported (x_range, y_range) is ``window`` (up to float noise)."""
+    if window is None or x_range is None or y_range is None:
+        return False
+    for (a0, a1), (b0, b1) in zip(window, (x_range, y_range)):
+        tol = rtol * max(abs(a1 - a0), 1e-300)
+        if abs(a0 - b0) > tol or abs(a1 - b1) > tol:
+            return False
+    return True
+
+
+def _padded(values: np.ndarray) -> tuple[float, float]:
+    """The range of ``values`` padded by 2% (and widened when it is a single value)."""
+    lo, hi = float(np.min(values)), float(np.max(values))
+    pad = 0.02 * (hi - lo) if hi > lo else max(abs(lo), 1.0) * 0.01
+    return lo - pad, hi + pad
+
+
+class Plot:
+    """One panel of an explorer's figure.
+
+    ``method`` names an explorer method returning the panel's HoloViews element (curves, images,
+    annotations). ``cloud``, when given, names a method returning an ``hv.Points`` cloud drawn on
+    top (``cloud_under``: beneath): on the live page it always goes through datashader (so a
+    million points stay fast and zooming re-rasterizes), in exported figures only when larger
+    than ``DENSE_POINTS``.
+    """
+
+    def __init__(self, method: str, *, title: str, cloud: str | None = None, zoom: bool = False,
+                 ignores: tuple[str, ...] = (), depends: tuple[str, ...] | None = None,
+                 cloud_under: bool = False):
+        if ignores and depends is not None:
+            raise ValueError("give a panel's ignores or its depends, not both")
+        self.method = method
+        self.title = title
+        self.cloud = cloud
+        self.cloud_under = cloud_under
+        #: Knobs the panel does not depend on (display settings of other panels): moving one
+        #: of them leaves this panel as it is, so the live page does not redraw it.
+        self.ignores = frozenset(ignores)
+        #: Or, for pages with many knobs, the knobs it does depend on (None: every knob but
+        #: ``ignores``). See ``Explorer.redraw_knobs``.
+        self.depends = None if depends is None else tuple(depends)
+        #: Zoom recomputes: ``method`` and ``cloud`` take ``x_range`` (the visible x window, or
+        #: None for the full range) and compute that window at full resolution; the page adds
+        #: a reset button.
+        self.zoom = zoom
+
+
+def axis(name: str, label: str) -> hv.Dimension:
+    """A dimension named ``name`` (the data column) shown as ``label`` (Unicode, no markup)."""
+    return hv.Dimension(name, label=label)
+
+
+def log_spaced(n: int, count: int) -> np.ndarray:
+    """About ``count`` unique indices in [0, n) spaced evenly on a log scale (for log-log
+    curves: send what the eye can see)."""
+    return np.unique(np.geomspace(1, n, num=min(count, n)).astype(int) - 1)
+
+
+def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
+    """Write a HoloViews object to ``path``; the format follows the suffix.
+
+    ``.png``, ``.svg`` and ``.pdf`` render through matplotlib (publication figures; PNG at 200 dpi);
+    ``.html`` is a standalone interactive Bokeh file with inline resources (works offline).
+    The file appears complete or not at all (``atomic_path``).
+    """
+    path = pathlib.Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in EXPORT_FORMATS:
+        raise ValueError(
+            f"path must end in one of {', '.join(EXPORT_FORMATS)}, got {str(path)!r}"
+        )
+    if suffix == ".html":
+        # Plain Bokeh with inline BokehJS: a single file that works offline (saving through
+        # Panel would link Panel's stylesheets from a CDN).
+        from bokeh.embed import file_html
+
+        bokeh_backend()
+        model = hv.render(figure, backend="bokeh")
+        text = file_html(model, standalone_resources(), title=title or path.stem)
+        with atomic_path(path) as partial:
+            partial.write_text(text, encoding="utf-8")
+        return path
+    import matplotlib.pyplot as plt
+
+    fig = render_matplotlib(figure)
+    try:
+        if title:
+            fig.suptitle(title, fontsize=13, y=1.0, va="bottom")
+        with atomic_path(path) as partial:
+            fig.savefig(partial, format=suffix[1:], bbox_inches="tight",
+                        dpi=200 if suffix == ".png" else None,
+                        metadata=None if suffix == ".png" else
+                        {"Creator": "Learning Dynamics Explorer"})
+    finally:
+        plt.close(fig)
+    return path
+
+
+class FigureMixin:
+    """The ``Explorer``'s figure: each panel's static element (``element``), the whole figure
+    as one HoloViews Layout (``figure``), and its export (``export``, ``export_bytes``)."""
+
+    def element(self, plot: Plot):
+        """The static element of one panel, as the page shows it: clouds rasterized over the
+        visible window (only when dense), zoomable plots computed for their window."""
+        view = self._view.get(plot.method)
+        if view is not None:
+            element = self._windowed(plot, view.x_range, view.y_range, threshold=DENSE_POINTS)
+        else:
+            element = self._call(plot, plot.method)
+        return style(element, title=plot.title,
+                     bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT))
+
+    def _windowed(self, plot: Plot, x_range=None, y_range=None, *, threshold: int = 0):
+        """A panel for the visible window: a zoomable plot is recomputed for x_range at full
+        resolution; its cloud is rasterized over x_range x y_range (its extent when None)."""
+        element = self._call(plot, plot.method, x_range)
+        if plot.cloud is not None:
+            # The whole result on the page: the cloud's raster keeps to its share of the window
+            # that the element spans (exports keep the full resolution, for print).
+            frame = (_extent(element) if x_range is None and y_range is None
+                     and not _EXPORTING.get() else None)
+            cloud = self._raster(plot, x_range, y_range, threshold, frame)
+            element = cloud * element if plot.cloud_under else element * cloud
+        return element
+
+    def _raster(self, plot: Plot, x_range, y_range, threshold: int, frame=None):
+        """The cloud of ``plot`` as ``dense`` draws it, computed once per result and window:
+        panels sharing a cloud (the herding page's cones and Tipi) rasterize it once per move."""
+        both = x_range is not None and y_range is not None
+        window = (x_range, y_range) if both else (None, None)
+        # A zoomable plot's cloud is recomputed for its x window, so the window is in the key.
+        # The knobs are in the key too: a cloud may show a knob that the result does not
+        # depend on (the bifurcation diagram's plotted weight).
+        knobs = tuple(getattr(self, k) for k in self.redraw_knobs(plot))
+        key = (plot.cloud, x_range if plot.zoom else None, window, threshold, _EXPORTING.get(),
+               knobs, frame)
+        result = self.result()
+        memo = self._rasters.get(key)
+        if memo is not None and memo[0] is result:
+            return memo[1]
+        cloud = self._call(plot, plot.cloud, x_range)
+        raster = dense(cloud, threshold=threshold, x_range=window[0], y_range=window[1],
+                       frame=frame)
+        self._rasters = {k: v for k, v in self._rasters.items() if v[0] is result}
+        self._rasters[key] = (result, raster)
+        return raster
+
+    def figure(self, only: tuple[str, ...] | None = None) -> hv.Layout:
+        """The whole current figure as one static HoloViews Layout (for export and headless use);
+        ``only``: just these panels (plot method names, in this order), e.g. one paper figure."""
+        matplotlib_backend()
+        panels = self.panels()
+        if only is not None:
+            by_method = {p.method: p for p in panels}
+            missing = [m for m in only if m not in by_method]
+            if missing:
+                raise ValueError(f"{type(self).__name__} has no panels {missing} now "
+                                 f"(a run's panels exist once it has a result)")
+            panels = tuple(by_method[m] for m in only)
+        columns = min(self.columns, len(panels))
+        token = _EXPORTING.set(True)
+        try:
+            layout = hv.Layout([self.element(p) for p in panels]).cols(columns)
+        finally:
+            _EXPORTING.reset(token)
+        rows = -(-len(panels) // columns)
+        return layout.opts(sublabel_format="", fig_inches=(FIG_INCHES * columns, 3.6 * rows),
+                           hspace=0.35, vspace=0.45, backend="matplotlib")
+
+    def export(self, path) -> pathlib.Path:
+        """Write the current figure; the format follows the suffix (.png .svg .pdf .html)."""
+        return export_figure(self.figure(), path, title=self.title)
+
+    def export_bytes(self, suffix: str) -> io.BytesIO:
+        """The exported figure as bytes (for the page's download buttons)."""
+        with tempfile.TemporaryDirectory() as tmp:
+            out = self.export(os.path.join(tmp, f"{self.slug}{suffix}"))
+            return io.BytesIO(out.read_bytes())

@@ -1,0 +1,306 @@
+"""The page of an explorer: its live panels (HoloViews ``DynamicMap``s that keep their zoom
+across updates), controls, text, status line, alerts, download buttons and layout
+(``PageMixin`` of ``Explorer``; ``Section`` declares a group of panels).
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from dataclasses import dataclass
+
+import holoviews as hv
+import panel as pn
+import param
+
+from views.framework import knobs as _knobs
+from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plot, _extent,
+                                    _same_window, style, table_html)
+from views.framework.jobs import JobSection
+from views.framework.text import math_markdown, plain
+from views.framework.workarounds import no_pipeline, prompt_widget
+
+__all__ = ["PageMixin", "Section", "NOTICE_LIMIT"]
+
+#: The longest notice or error shown (characters): a long crafted link must not fill the page.
+NOTICE_LIMIT = 2_000
+
+
+@dataclass(frozen=True)
+class Section:
+    """A group of panels on the page (``Explorer.sections``): ``plots`` names their methods in
+    order, ``header`` an explorer method returning a widget drawn above them (a play control),
+    ``aside`` Markdown text drawn beside them."""
+
+    plots: tuple[str, ...]
+    header: str | None = None
+    aside: str = ""
+
+
+class PageMixin:
+    """The ``Explorer``'s page: ``panel()`` (the body), ``controls()`` (the sidebar) and the
+    live panes they are made of."""
+
+    def run_pane(self, plot: Plot, streams) -> pn.viewable.Viewable:
+        """A run panel on the page, redrawn whenever the job shows a new (partial) result (the
+        first stream), and when a display knob it depends on moves (the others)."""
+        streams = list(streams) if isinstance(streams, (list, tuple)) else [streams]
+        return pn.pane.HoloViews(
+            hv.DynamicMap(no_pipeline(lambda **_: self.page_style(plot,
+                                                                  self._call(plot, plot.method))),
+                          streams=streams, cache_size=1),
+            backend="bokeh", sizing_mode="fixed", width=PLOT_WIDTH, height=PLOT_HEIGHT,
+            linked_axes=False)
+
+    # --- the page ----------------------------------------------------------------------------
+    def dynamic(self, plot: Plot) -> hv.DynamicMap:
+        """A DynamicMap of one panel, recomputed when a knob it depends on changes
+        (``redraw_knobs``); zoom survives updates.
+
+        Panels with a cloud or a zoomable window are one DynamicMap that also follows the
+        visible ranges: a zoom re-rasterizes the cloud over the window (and recomputes a
+        zoomable plot there), all in one callback, which is much cheaper per update than a
+        chain of datashader DynamicMaps.
+        """
+        knobs = hv.streams.Params(self, self.redraw_knobs(plot), watch=False)
+        self._knob_streams.add(knobs)  # triggered by _redraw
+        view = self._view.get(plot.method)
+        page_style = functools.partial(self.page_style, plot)
+        # cache_size=1: every frame comes from new knobs or a new window; older ones are never
+        # shown again.
+        if view is None:
+            return hv.DynamicMap(no_pipeline(lambda **_: page_style(self._call(plot, plot.method))),
+                                 streams=[knobs], cache_size=1)
+        last, shown = {}, {}
+
+        @no_pipeline
+        def callback(x_range=None, y_range=None, **values):
+            if values != last:
+                # New knobs: draw the new result whole, exactly as a fresh load of the page's
+                # URL would (a kept zoom window would show a stale range of another result).
+                # __setattr__ also reset the window streams, so an export shows the same.
+                last.clear()
+                last.update(values)
+                x_range = y_range = None
+            elif x_range is not None and _same_window(shown.get("window"), x_range, y_range):
+                # The plot reporting the window it was given: HoloViews asks once a plot is
+                # drawn, the browser after an update. Nothing was zoomed: the same frame.
+                x_range = y_range = None
+            element = self._windowed(plot, x_range, y_range)
+            if x_range is None:
+                # The whole result, framed exactly (no HoloViews padding): the window that a
+                # report of it is recognised by above.
+                window = _extent(element)
+                shown["window"] = window
+                element = style(element, bokeh=dict(xlim=window[0], ylim=window[1]))
+            return page_style(element)
+
+        return hv.DynamicMap(callback, streams=[knobs, view], cache_size=1)
+
+    @staticmethod
+    def page_style(plot: Plot, element):
+        """A live panel's frame styled for the page: its title and size, and framewise axes
+        (they follow the data when knobs change; a range the user zoomed to is kept by
+        HoloViews until the plot is reset). Applied to each frame in the DynamicMap callback
+        (memoized, see ``style``) rather than by ``dmap.opts``, which wraps the DynamicMap in
+        a second one that re-applies the options to every frame.
+
+        ``framewise`` is a normalization option that HoloViews reads from each element: set on an
+        Overlay alone it is ignored and the axes stay where the first frame put them."""
+        if isinstance(element, hv.Overlay):
+            # Each layer's group names its place in the overlay: HoloViews matches a new
+            # frame's layers to the drawn ones by (type, group, label), and a label that
+            # changes with the data ("gap of P: 0.49") could otherwise be matched to another
+            # layer's glyph, swapping styles and legend order against a fresh page.
+            layers = [style(layer, bokeh=dict(framewise=True)) for layer in element]
+            legend = {f"Layer{i}": layer.label for i, layer in enumerate(layers) if layer.label}
+            element = element.clone([
+                layer if isinstance(layer, hv.element.Annotation) else
+                layer.relabel(group=f"Layer{i}", label=f"Layer{i}" if layer.label else "")
+                for i, layer in enumerate(layers)])
+            element = style(element, bokeh=dict(legend_labels=legend))
+        return style(element, title=plot.title,
+                     bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT, framewise=True))
+
+    def reset_zoom(self) -> None:
+        """Back to the full range of every zoomable plot (recomputed at the knobs' range).
+
+        The live page also rebuilds those plots (fresh axes), see ``panel``."""
+        for plot in self.plots:
+            if plot.zoom:
+                self._view[plot.method] = hv.streams.RangeXY(x_range=None, y_range=None)
+
+    def play_control(self, knob: str, caption: str, *, interval: int) -> pn.Row:
+        """A play control over an integer knob (a frame of an animation), with a caption: its
+        range follows the knob's bounds as ``knob_bounds`` sets them (the run's frames), not
+        the parameter's widest bounds."""
+        player = prompt_widget(pn.widgets.Player.from_param(
+            self.param[knob], interval=interval, loop_policy="once", show_loop_controls=False,
+            show_value=False, width=300, scale_buttons=0.8))
+        player.start, player.end = self.param[knob].bounds
+
+        def follow(event):
+            player.start, player.end = event.new
+
+        self.param.watch(follow, knob, what="bounds")
+        return pn.Row(player, pn.pane.Markdown(caption, sizing_mode="stretch_width"),
+                      sizing_mode="stretch_width")
+
+    def control(self, name: str) -> pn.viewable.Viewable:
+        """The widget of one knob, linked both ways: a ``views.framework.knobs.Field`` for a typed knob
+        (``fields``), else what ``pn.Param`` builds from the parameter (``widgets`` overrides),
+        whose bounds follow ``knob_bounds``."""
+        if name in self.fields:
+            return _knobs.Field(self, name)
+        spec = self.widgets.get(name)
+        return prompt_widget(pn.Param.widget(name, self, spec if spec is not None else {}))
+
+    def controls(self) -> pn.viewable.Viewable:
+        """The sidebar: every knob's widget, in declaration order, grouped under the headings
+        of ``groups`` (knobs in no group first)."""
+        grouped = [n for names in self.groups.values() for n in names] + list(self.placed) + [
+            n for run in self.runs for n in run.settings + run.display]
+        sections = [(None, [n for n in self.knob_names() if n not in grouped]),
+                    *self.groups.items()]
+        items = []
+        for heading, names in sections:
+            if heading is not None:
+                items.append(pn.pane.Markdown(f"**{heading}**", margin=(10, 10, 0, 10)))
+            items.extend(self.control(n) for n in names)
+        return pn.Column(*items, sizing_mode="stretch_width")
+
+    def downloads(self) -> pn.Row:
+        """One download button per export format."""
+        buttons = [
+            pn.widgets.FileDownload(
+                callback=(lambda s=s: self.export_bytes(s)), filename=f"{self.slug}{s}",
+                label=s[1:].upper(), color="light", width=70, embed=False,
+            )
+            for s in EXPORT_FORMATS
+        ]
+        return pn.Row(pn.pane.Markdown("**Export the figure**", margin=(8, 5), width=150),
+                      *buttons, sizing_mode="fixed", width=150 + 4 * 80, height=50)
+
+    def alert(self) -> pn.viewable.Viewable:
+        """Visible alerts: one while the last computation failed (the plots keep the last good
+        result), one saying what the page changed or ignored in the last settings
+        (``notice``); empty otherwise."""
+
+        @param.depends(self.param.error, self.param.notice)
+        def _alert(error=None, notice=None):
+            alerts = []
+            # both hold text from the link or a typed field: shown as plain text, never markup
+            if self.notice:
+                alerts.append(pn.pane.Alert(
+                    f"**Settings adjusted:** {plain(self.notice, limit=NOTICE_LIMIT)}",
+                    alert_type="warning", sizing_mode="stretch_width",
+                    css_classes=["ldx-notice"]))
+            if self.error:
+                alerts.append(pn.pane.Alert(
+                    "**Could not compute with these settings:** "
+                    f"{plain(self.error, limit=NOTICE_LIMIT)}\n\n"
+                    "The plots show the last good result.",
+                    alert_type="danger", sizing_mode="stretch_width"))
+            if not alerts:
+                return pn.Spacer(height=0)
+            return pn.Column(*alerts, sizing_mode="stretch_width")
+
+        return pn.panel(_alert)
+
+    def panel(self) -> pn.viewable.Viewable:
+        """The page body: alert, text, status line, plots and downloads (controls go in the
+        sidebar). Explorers that arrange their page differently reuse ``page_parts``."""
+        parts = self.page_parts()
+        return pn.Column(parts["alert"], parts["about"], parts["status"], parts["grid"],
+                         parts["downloads"], *parts["runs"], self.paint_acknowledgement(),
+                         sizing_mode="stretch_width")
+
+    def paint_acknowledgement(self) -> pn.viewable.Viewable:
+        """Two hidden widgets through which the browser tells a served page that it painted a
+        draw: the server sets the first to ``drawn``; two animation frames after the browser
+        applied it (the plots changed with it are painted by then), the browser copies it into
+        the second, whose change reaches the server (``LatestWins.painted``)."""
+        marker = pn.widgets.IntInput(value=self.drawn, visible=False)
+        painted = pn.widgets.IntInput(value=self.drawn, visible=False)
+        marker.jscallback(value="requestAnimationFrame(() => requestAnimationFrame(() => "
+                                "{ painted.value = cb_obj.value; }));", args={"painted": painted})
+        self.param.watch(lambda event: setattr(marker, "value", event.new), "drawn")
+
+        def on_painted(_):
+            if self._live is not None:
+                self._live.painted()
+
+        painted.param.watch(on_painted, "value")
+        return pn.Row(marker, painted, visible=False, height=0, margin=0)
+
+    def page_parts(self) -> dict:
+        """The pieces of the page body, by name: alert, about, status, panes (one live pane
+        per plot), grid (the panes laid out, with the zoom reset when there is one) and
+        downloads."""
+        panes = [self._pane(p) for p in self.plots]
+        grid = self._sections(dict(zip((p.method for p in self.plots), panes)))
+        if any(p.zoom for p in self.plots):
+            def on_reset(_):
+                # A fresh plot starts from the full range; a stream reset alone would leave the
+                # Bokeh axes where the user zoomed them.
+                self.reset_zoom()
+                for pane, plot in zip(panes, self.plots):
+                    if plot.zoom:
+                        pane.object = self.dynamic(plot)
+
+            reset = pn.widgets.Button(label="Reset zoom", color="primary", width=120)
+            reset.on_click(on_reset)
+            grid = pn.Column(pn.Row(reset, pn.pane.Markdown(
+                "Zoom into the first plot (box or wheel zoom) to recompute that window at full "
+                "resolution.", margin=(10, 10))), grid)
+        about = pn.Card(
+            pn.pane.Markdown(math_markdown(self.text), sizing_mode="stretch_width", max_width=960),
+            title=f"About this page: {self.paper}, {self.figures.split(';')[0]}",
+            collapsible=True, sizing_mode="stretch_width", margin=(5, 10),
+        )
+        status = pn.pane.Markdown(pn.bind(lambda _: math_markdown(self.status()),
+                                          self.param.drawn),
+                                  sizing_mode="stretch_width", margin=(0, 10))
+        runs = [JobSection(self, self.jobs[run.name]) for run in self.runs]
+        return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
+                    downloads=self.downloads(), runs=runs)
+
+    def _sections(self, panes: dict) -> pn.Column:
+        """The panels laid out by ``sections`` (default: all in one). Panels wrap: two columns
+        on a wide screen, one on a projector's 1024 x 768."""
+        sections = self.sections or (Section(tuple(panes)),)
+        laid = [n for section in sections for n in section.plots]
+        if sorted(laid) != sorted(panes):
+            raise ValueError(f"{type(self).__name__}.sections must place every panel once, "
+                             f"got {laid} for {list(panes)}")
+        blocks = []
+        for section in sections:
+            if section.header is not None:
+                blocks.append(getattr(self, section.header)())
+            items = [panes[n] for n in section.plots]
+            if section.aside:
+                items.append(pn.pane.Markdown(math_markdown(section.aside), width=PLOT_WIDTH))
+            blocks.append(pn.FlexBox(*items, gap="8px", sizing_mode="stretch_width"))
+        return pn.Column(*blocks, sizing_mode="stretch_width")
+
+    def _pane(self, plot: Plot) -> pn.viewable.Viewable:
+        """The live pane of one panel: a HoloViews plot, or, for a table, an HTML table.
+
+        Bokeh's DataTable (what HoloViews draws a Table with) fails to initialise inside a
+        wrapping FlexBox ("SlickGrid Cannot find stylesheet"), shows a row-number column and
+        cuts long cells; a plain HTML table has none of these problems. Exports keep the
+        ``hv.Table``."""
+        table = self._call(plot, plot.method)
+        if isinstance(table, hv.Table):
+            pane = pn.pane.HTML(table_html(table, plot.title), sizing_mode="fixed",
+                                width=PLOT_WIDTH, height=PLOT_HEIGHT, css_classes=["ldx-table"])
+            # redrawn by _draw when one of its knobs moved
+            self._tables.append((weakref.ref(pane), plot, frozenset(self.redraw_knobs(plot))))
+            return pane
+        return pn.pane.HoloViews(self.dynamic(plot), backend="bokeh", sizing_mode="fixed",
+                                 width=PLOT_WIDTH, height=PLOT_HEIGHT, linked_axes=False)
+
+    def status(self) -> str:
+        """A line of measured facts above the plots (Markdown with LaTeX), updated live;
+        empty by default."""
+        return ""
