@@ -309,6 +309,48 @@ def _evaluate(theta, X, Y, V, L, in_dict, mode, T, eps, chains, seed):
     return word / X.shape[0], char / X.shape[0]
 
 
+#: How many times T the final "long budget" evaluation runs its chains.
+LONG_BUDGET = 10
+#: Examples and repetitions of the calibration that weighs the methods' shares of the progress
+#: fraction (``_unit_costs``).
+_CALIBRATION_EXAMPLES, _CALIBRATION_REPEATS = 12, 2
+
+
+def _unit_costs(task: WordTask, methods, theta0, G0, eps, T, chains, eta) -> dict:
+    """Seconds of one training epoch and of one evaluation, per method, on this machine,
+    measured on ``_CALIBRATION_EXAMPLES`` examples (the fastest of ``_CALIBRATION_REPEATS``)
+    and scaled to the task's sizes. Copies of the parameters and a generator of its own are
+    used, so that the run's results are those of an uncalibrated run.
+
+    The progress fraction of ``train_word_task`` weighs each step by these costs: the Doeblin
+    methods take several times as long per epoch as the Gibbs ones, and an equal share each
+    made a time-left estimate from early progress up to three times too high."""
+    m = task.model
+    V, L, D = m.n_letters, m.length, m.in_dictionary
+    n_train, n_test = task.x_train.shape[0], task.x_test.shape[0]
+    k_train, k_test = min(_CALIBRATION_EXAMPLES, n_train), min(_CALIBRATION_EXAMPLES, n_test)
+    order = np.arange(k_train, dtype=np.int64)
+    costs = {}
+    for method in methods:
+        train = evaluate = math.inf
+        for repeat in range(_CALIBRATION_REPEATS):
+            theta, G = theta0.copy(), G0.copy()
+            started = time.perf_counter()
+            if method.startswith("doeblin"):
+                _train_doeblin_epoch(theta, G, task.x_train, task.y_train, order, V, L, D, eps,
+                                     chains, eta, method == "doeblin-edit", repeat)
+            else:
+                _train_gibbs_epoch(theta, G, task.x_train, task.y_train, order, V, L, D,
+                                   method == "u-gibbs", T, chains, eta, repeat)
+            middle = time.perf_counter()
+            _evaluate(theta0, task.x_test[:k_test], task.y_test[:k_test], V, L, D,
+                      _EVAL_MODE[method], T, eps, chains, repeat)
+            train = min(train, (middle - started) * n_train / k_train)
+            evaluate = min(evaluate, (time.perf_counter() - middle) * n_test / k_test)
+        costs[method] = (max(train, 1e-9), max(evaluate, 1e-9))
+    return costs
+
+
 def _oracle_accuracy(task: WordTask) -> tuple[float, float]:
     """Bayes decoder knowing the channel and the (uniform) dictionary: MAP word per input."""
     with np.errstate(divide="ignore"):
@@ -438,7 +480,9 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
         Subset of `WORD_METHODS`.
     seed : int, Generator or None
     progress : callable(fraction: float, message: str) or None
-        Called after every evaluated pass.
+        Called after every evaluated pass. The fraction weighs each pass by its cost on this
+        machine, measured at the start on a few examples (``_unit_costs``), so that a time
+        left read off it holds from early in the run.
     """
     T = check_count("transitions", transitions, low=2, high=1000)
     epochs = check_count("epochs", epochs, high=1000)
@@ -467,16 +511,19 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
     u_char = np.empty(seeds)
     o_word = np.empty(seeds)
     o_char = np.empty(seeds)
-    total_units = seeds * n_methods * (epochs + 2)
-    done = 0
+    costs = None  # seconds of a training epoch and of an evaluation, per method
+    done = 0.0
     start = time.perf_counter()
 
-    def tick(message):
+    def tick(message, cost):
         nonlocal done
-        done += 1
+        done += cost
         if progress is not None:
+            # every pass weighed by its cost: each seed does the same passes
+            total = seeds * sum(epochs * train + (epochs + 1 + LONG_BUDGET) * evaluate
+                                for train, evaluate in costs.values())
             # the curves so far: entries not yet computed are NaN, computed ones are final
-            report(progress, done / total_units, message,
+            report(progress, min(done / total, 1.0), message,
                    partial=WordTaskProgress(methods, word.copy(), char.copy()))
 
     def s32():
@@ -498,6 +545,8 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
         u_word[s], u_char[s] = _evaluate(theta0, task.x_test, task.y_test, V, L, D, 3, T, eps,
                                          chains, s32())
         o_word[s], o_char[s] = _oracle_accuracy(task)
+        if costs is None and progress is not None:
+            costs = _unit_costs(task, methods, theta0, G0, eps, T, chains, eta)
         for k, method in enumerate(methods):
             theta = theta0.copy()
             G = np.zeros(m.n_params)
@@ -522,13 +571,17 @@ def train_word_task(*, transitions: int = 20, epochs: int = 20, seeds: int = 4,
                         "default)")
                 word[e, k, s], char[e, k, s] = _evaluate(theta, task.x_test, task.y_test, V, L,
                                                          D, mode, T, eps, chains, s32())
-                tick(f"seed {s + 1}/{seeds}, {method}, epoch {e}/{epochs}: "
-                     f"word accuracy {word[e, k, s]:.3f}")
+                if progress is not None:
+                    train, evaluate = costs[method]
+                    tick(f"seed {s + 1}/{seeds}, {method}, epoch {e}/{epochs}: "
+                         f"word accuracy {word[e, k, s]:.3f}", (e > 0) * train + evaluate)
             long_word[k, s], long_char[k, s] = _evaluate(theta, task.x_test, task.y_test, V, L,
-                                                         D, mode, 10 * T, eps / 10, chains,
-                                                         s32())
+                                                         D, mode, LONG_BUDGET * T,
+                                                         eps / LONG_BUDGET, chains, s32())
             w_dict[k, s] = theta[sl["dictionary"]][0]
-            tick(f"seed {s + 1}/{seeds}, {method}: long-budget accuracy {long_word[k, s]:.3f}")
+            if progress is not None:
+                tick(f"seed {s + 1}/{seeds}, {method}: long-budget accuracy "
+                     f"{long_word[k, s]:.3f}", LONG_BUDGET * costs[method][1])
     wm, ws = _mean_se(word)
     cm, cs = _mean_se(char)
     return WordTaskResult(

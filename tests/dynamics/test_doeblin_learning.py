@@ -400,6 +400,37 @@ def test_train_word_task_tiny_run_reports_progress():
     np.testing.assert_array_equal(res.epochs, [0, 1, 2])
 
 
+def test_the_progress_fraction_weighs_each_pass_by_its_cost_and_leaves_the_results(monkeypatch):
+    """The fraction is the share of the measured cost done (a training epoch and an evaluation
+    per method, from ``_unit_costs``), not an equal share per pass: the Doeblin methods' epochs
+    take several times the Gibbs ones' (6x at the page's defaults here), and equal shares made
+    a time left read off the fraction up to 3x too high. Measuring the costs draws nothing from
+    the run's generator, so the results are those of a run without progress."""
+    kwargs = dict(transitions=4, epochs=2, seeds=2, chains=2, n_train=12, n_test=6, u_epochs=1,
+                  seed=3, methods=("doeblin", "u-gibbs"))
+    costs = {"doeblin": (6.0, 1.0), "u-gibbs": (1.0, 1.0)}
+    monkeypatch.setattr(wk, "_unit_costs", lambda task, methods, *args: dict(costs))
+    calls = []
+    res = db.train_word_task(**kwargs, progress=lambda f, m: calls.append(f))
+    # per seed: doeblin epochs 0, 1, 2 (cost 1, 7, 7), its long evaluation (10), then u-gibbs
+    # (1, 2, 2, 10); the total is two seeds of 25 + 15
+    steps = [1, 7, 7, 10, 1, 2, 2, 10] * 2
+    expected = np.cumsum(steps) / 80.0
+    np.testing.assert_allclose(calls, expected)
+    plain = db.train_word_task(**kwargs)
+    np.testing.assert_array_equal(res.word_accuracy, plain.word_accuracy)
+    np.testing.assert_array_equal(res.long_char_accuracy, plain.long_char_accuracy)
+
+
+def test_the_measured_costs_are_positive_for_every_method():
+    task = db.make_word_task(n_train=20, n_test=10, seed=1)
+    theta0, G0 = np.zeros(task.model.n_params), np.zeros(task.model.n_params)
+    costs = wk._unit_costs(task, db.WORD_METHODS, theta0, G0, 0.1, 10, 4, 0.3)
+    assert set(costs) == set(db.WORD_METHODS)
+    assert all(np.isfinite(c) and c > 0 for pair in costs.values() for c in pair)
+    assert np.all(theta0 == 0) and np.all(G0 == 0)  # measured on copies
+
+
 def test_u_pretraining_increases_the_likelihood():
     task = db.make_word_task(n_train=200, n_test=1, noise=0.3, seed=4)
     m = task.model
