@@ -380,12 +380,14 @@ class DoeblinExplorer(Explorer):
         Section(("staged_plot",), aside=STAGED_TEXT),
     )
     runs = (
-        Run("word", title="Learning curves on the word task (Fig 4)",
+        Run("word", quick=(("transitions", 5), ("epochs", 1), ("seeds", 1)),
+            title="Learning curves on the word task (Fig 4)",
             button="Run the word task", settings=WORD_KEYS, compute="run_word_task",
             plots=(Plot("word_plot", title="Word accuracy (Fig 4 left)"),
                    Plot("char_plot", title="Character accuracy (Fig 4 right)")),
             text=WORD_TEXT, estimate="word_estimate", summary="word_summary"),
-        Run("dnf", title="DNF formula search (Table 1)", button="Run the DNF search",
+        Run("dnf", quick=(("trials", 5),),
+            title="DNF formula search (Table 1)", button="Run the DNF search",
             settings=DNF_KEYS, compute="run_dnf_search",
             plots=(Plot("dnf_plot", title="DNF search time (Table 1)"),),
             text=DNF_TEXT, estimate="dnf_estimate", summary="dnf_summary", extra="dnf_table"),

@@ -137,7 +137,8 @@ class DSGExplorer(Explorer):
         Plot("features_plot", title="One block of features against k", depends=LIVE),
     )
     runs = (
-        Run("curve", title="Fig 3.4: the averaged iterate approaches f* at rate 1/t",
+        Run("curve", quick=(("points", 200), ("steps", 64)),
+            title="Fig 3.4: the averaged iterate approaches f* at rate 1/t",
             button="Run doubly SGD", settings=("loss", "theta", "batch", "steps"),
             uses=LIVE, compute="run_curve",
             plots=(Plot("fit_plot", title="Averaged iterate f̄ₜ"),
@@ -154,7 +155,8 @@ steps) for its first 1,024 steps. Below: what each keeps: doubly SGD $B$ numbers
 loss the labels are the sign of $y$ and the curve is the test error rate against the sign of
 the noiseless function (there is no closed-form optimum to compare with).""",
             estimate="curve_estimate", summary="curve_summary"),
-        Run("gp", title="Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
+        Run("gp", quick=(("gp_points", 128), ("gp_tests", 16), ("gp_batch", 4), ("gp_block", 8), ("gp_steps", 8)),
+            title="Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
             button="Run the GP regression",
             settings=("gp_points", "gp_tests", "gp_batch", "gp_block", "gp_steps",
                       "first_step"),

@@ -96,7 +96,8 @@ class EmbeddingSGDExplorer(Explorer):
         Plot("mse_plot", title="Test error against data visited"),
     )
     runs = (
-        Run("seeds", title="Fig 5.2 (a): several runs at the paper's size",
+        Run("seeds", quick=(("runs_n", 1), ("runs_data", 20_000), ("features", 20)),
+            title="Fig 5.2 (a): several runs at the paper's size",
             button="Run the seeds", settings=("runs_n", "runs_data"), uses=MODEL + ("seed",),
             compute="run_seeds",
             plots=(Plot("seeds_plot", title="Fig 5.2 (a): test MSE, runs averaged"),

@@ -119,7 +119,8 @@ class HBMExplorer(Explorer):
         Plot("eta_plot", title="η of the fit and of P* (eq 5)", depends=LIVE),
     )
     runs = (
-        Run("sweep", title="The bias-variance sweep (Figs 3-9)", button="Run the sweep",
+        Run("sweep", quick=(("datasets", 2), ("n_min", 10), ("n_max", 100), ("orders", [1, 2]), ("hidden", [0]), ("n", 4)),
+            title="The bias-variance sweep (Figs 3-9)", button="Run the sweep",
             settings=("datasets", "n_min", "n_max", "orders", "hidden"),
             uses=("n", "seed", "mode"),
             compute="run_sweep",
@@ -266,6 +267,14 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
         Ns = self._sweep_ns(settings)
         if not Ns:
             raise ValueError("no paper sample size lies between the smallest and largest N")
+        if multiprocessing.current_process().daemon:
+            # the served app computes a run in a daemon worker process (views.framework.worker),
+            # which may not start processes of its own: there the sweep runs in that process
+            # (one core; before, it failed with "daemonic processes are not allowed to have
+            # children")
+            return hbm.sweep(p_star, self._sweep_models(settings), Ns,
+                             int(settings["datasets"]), seed=int(settings["seed"]),
+                             progress=progress)
         with _pool() as pool:
             return hbm.sweep(p_star, self._sweep_models(settings), Ns,
                              int(settings["datasets"]), seed=int(settings["seed"]),

@@ -135,7 +135,8 @@ class HerdingExplorer(Explorer):
     )
 
     runs = (
-        Run("box", title="Box-counting dimension of the attractor (L383)",
+        Run("box", quick=(("box_steps", 10_000),),
+            title="Box-counting dimension of the attractor (L383)",
             button="Measure the dimension", settings=("box_steps",), compute="run_box",
             uses=("n_states", "n_features", "seed", "w0", "eta"),
             plots=(Plot("box_plot", title="Boxes holding a weight against the box size"),),

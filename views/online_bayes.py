@@ -140,7 +140,8 @@ class OnlineBayesExplorer(Explorer):
     )
     sections = (Section(("plane_plot", "plane_error_plot", "spread_plot"), header="player"),)
     runs = (
-        Run("toy", title="Fig 1: efficiency of the 1-D toy, and a misspecified model (eq 8.10)",
+        Run("toy", quick=(("toy_runs", 10), ("toy_t", 100)),
+            title="Fig 1: efficiency of the 1-D toy, and a misspecified model (eq 8.10)",
             button="Run the toy", settings=("toy_runs", "toy_t", "tau", "toy_seed"),
             compute="run_toy",
             plots=(Plot("toy_plot", title="Fig 1: error and the bound"),
@@ -155,7 +156,8 @@ class OnlineBayesExplorer(Explorer):
     ADF then converges to the pseudo-true $\theta_p$ of eq 8.3, and its error follows the sandwich
     $A^{-1}BA^{-1}/t$ of eq 8.10 (by quadrature), not $J(\theta_p)^{-1}/t$.""",
             estimate="toy_estimate", summary="toy_summary"),
-        Run("curve", title="Fig 2: the perceptron's learning curve against batch Bayes",
+        Run("curve", quick=(("N", 2), ("n_runs", 2), ("alpha_max", 1.0)),
+            title="Fig 2: the perceptron's learning curve against batch Bayes",
             button="Run the learning curves",
             settings=("N", "alpha_max", "n_runs", "sigma0", "flip", "curve_seed"),
             compute="run_curve",

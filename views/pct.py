@@ -135,7 +135,8 @@ class PCTExplorer(Explorer):
         Plot("error_plot", title="Moment error; guides 1/τ, 1/√τ", depends=LIVE_KNOBS),
     )
     runs = (
-        Run("boundaries", title="Decision boundaries: voted perceptron and conditional herding "
+        Run("boundaries", quick=(("train_cases", 20), ("hidden", 2), ("epochs", 10)),
+            title="Decision boundaries: voted perceptron and conditional herding "
             "(Fig 1.16)", button="Train both",
             settings=("dataset", "train_cases", "hidden", "epochs", "data_seed"),
             compute="run_boundaries",
@@ -256,10 +257,14 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
         gx, gy = np.meshgrid(xs, ys)
         inputs = np.r_[np.c_[gx.ravel(), gy.ravel()], Xt]
         epochs, M = int(settings["epochs"]), int(settings["hidden"])
+        # minibatches of 100 (the engines' default), or the whole set when the slider gives
+        # fewer cases (it starts at 20; a batch of 100 was refused there)
+        batch = min(100, len(X))
         # The voted perceptron costs about 1/M of conditional herding: 5 % of the progress bar.
-        vp = ch.voted_perceptron(X, y, inputs, epochs=epochs, seed=seed,
+        vp = ch.voted_perceptron(X, y, inputs, epochs=epochs, batch_size=batch, seed=seed,
                                  progress=progress_part(progress, 0.0, 0.05, "voted perceptron"))
-        cdh = ch.conditional_herding(X, y, inputs, hidden=M, epochs=epochs, seed=seed,
+        cdh = ch.conditional_herding(X, y, inputs, hidden=M, epochs=epochs, batch_size=batch,
+                                     seed=seed,
                                      progress=progress_part(progress, 0.05, 1.0,
                                                            "conditional herding"))
         n = GRID * GRID

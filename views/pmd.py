@@ -172,7 +172,8 @@ class PMDExplorer(Explorer):
     )
     sections = (Section(("cloud_plot", "kde_plot", "ess_plot"), header="player"),)
     runs = (
-        Run("fig41", title="Every method against the exact posterior (Fig 4.1)",
+        Run("fig41", quick=(("repeats", 1), ("n_data", 20), ("particles", 100)),
+            title="Every method against the exact posterior (Fig 4.1)",
             button="Run Fig 4.1", settings=("repeats",), compute="run_fig41",
             uses=(*MODEL_KNOBS, "seed", "particles", "batch_size", "strategy", "step_rule",
                   "bandwidth_rule"),

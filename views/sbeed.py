@@ -198,7 +198,8 @@ class SBEEDExplorer(Explorer):
              depends=("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam")),
     )
     runs = (
-        Run("bias", title="The bias of η = 0 against the branching noise",
+        Run("bias", quick=(("bias_states", 5), ("bias_action", 2)),
+            title="The bias of η = 0 against the branching noise",
             button="Run the bias sweep", settings=("bias_states", "bias_action"),
             compute="run_bias", uses=("seed", "gamma", "lam"),
             plots=(Plot("bias_plot", title="Bias of the η = 0 fixed point"),),
@@ -208,7 +209,8 @@ For Garnets with 1 to 10 next states per $(s, a)$ (same seed), the minimiser of 
 variance term $\gamma^2\,\mathbb{E}\,\mathrm{Var}_{s'}[V^*(s')]$ that $\eta = 0$ leaves in the
 objective (Prop 55). One next state means no variance and no bias.""",
             estimate="bias_estimate", summary="bias_summary"),
-        Run("ksweep", title="The rollout length k (sampled SBEED)", button="Run the k sweep",
+        Run("ksweep", quick=(("k_iterations", 2_000), ("n_states", 5), ("batch_size", 8)),
+            title="The rollout length k (sampled SBEED)", button="Run the k sweep",
             settings=("k_eta_step", "k_iterations"), compute="run_k",
             uses=("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam",
                   "batch_size"),
@@ -221,7 +223,8 @@ buffer of 5000 segments every 5 updates, sees $s_0$ and the first $k' \le k$ act
 as large as keeps about 20 segments per cell: beyond $k'$ the dual cannot cancel the variance
 of the later steps, so $\eta = 1$ is biased too.""",
             estimate="k_estimate", summary="k_summary"),
-        Run("pendulum", title="Pendulum-v1: returns while learning",
+        Run("pendulum", quick=(("p_steps", 2_000), ("p_seeds", 1), ("p_k", 1)),
+            title="Pendulum-v1: returns while learning",
             button="Train on Pendulum",
             settings=("p_lam", "p_eta", "p_k", "p_noise", "p_steps", "p_seeds"),
             compute="run_pendulum",
@@ -240,7 +243,8 @@ natural-gradient step of fixed KL) for the policy; $\gamma = 0.99$. Returns are 
 episodes' (200 steps; a random policy scores about −1200 to −1500, a swing-up about −150).
 The line is the mean over seeds of a trailing mean over 10 episodes, the band its range over seeds.""",
             estimate="pendulum_estimate", summary="pendulum_summary"),
-        Run("ablation", title="Fig 6.1's ablation on Pendulum", button="Run the ablation",
+        Run("ablation", quick=(("a_steps", 2_000), ("a_seeds", 1)),
+            title="Fig 6.1's ablation on Pendulum", button="Run the ablation",
             settings=("a_steps", "a_seeds"), compute="run_ablation",
             plots=(Plot("ablation_lam", title="(a) λ, with η = 0.1 and k = 10"),
                    Plot("ablation_eta", title="(b) η, with λ = 0.01 and k = 10"),

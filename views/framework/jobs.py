@@ -229,7 +229,9 @@ class Run:
     sidebar, but are part of the run's settings (its cache key and ``compute``'s argument).
     ``display`` names knobs that change only what some of the run's panels draw (a frame of an
     animation): their widgets sit above the panels, they are in the page's URL but not in the
-    settings or the cache key, and only panels whose ``Plot.depends`` names them redraw."""
+    settings or the cache key, and only panels whose ``Plot.depends`` names them redraw.
+    ``quick`` gives small values of the run's knobs (name -> value) with which the generic
+    tests run it end to end in seconds, as the served app does (in a worker process)."""
 
     name: str
     title: str
@@ -243,6 +245,7 @@ class Run:
     extra: str | None = None
     uses: tuple[str, ...] = ()
     display: tuple[str, ...] = ()
+    quick: tuple[tuple[str, object], ...] = ()
 
 
 def progress_part(progress, lo: float, hi: float, what: str):

@@ -1,0 +1,61 @@
+"""Every run of every page computes in a worker process, as in the served app: at its ``quick``
+settings each run's settings and knobs go to the child, its progress and partial results come
+back through the pipe (so they pickle), and its final result arrives and is drawn by the page's
+run panels. A new page's runs are covered once it is registered in ``views.EXPLORERS``."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+
+import pytest
+from bokeh.document import Document
+
+from views import EXPLORERS
+from views.framework import jobs as _jobs, worker as _worker
+from views.framework.jobs import JobSection
+
+RUNS = [(slug, run.name) for slug, cls in EXPLORERS.items() for run in cls.runs]
+
+
+@pytest.fixture(autouse=True)
+def _processes():
+    saved = dict(_jobs._CACHE)
+    _jobs._CACHE.clear()
+    before = _worker._STATE["context"]
+    _worker.enable()
+    yield
+    _worker._STATE["context"] = before
+    _jobs._CACHE.clear()
+    _jobs._CACHE.update(saved)
+
+
+def test_every_run_declares_quick_settings():
+    missing = [f"{slug}.{name}" for slug, name in RUNS
+               if not dict(next(r for r in EXPLORERS[slug].runs if r.name == name).quick)]
+    assert missing == []
+
+
+@pytest.mark.parametrize("slug, name", RUNS)
+def test_a_run_computes_in_a_worker_process_and_its_panels_draw(slug, name):
+    cls = EXPLORERS[slug]
+    run = next(r for r in cls.runs if r.name == name)
+    explorer = cls(**dict(run.quick))
+    job = explorer.jobs[name]
+    fractions = []
+    job.param.watch(lambda event: fractions.append(event.new), "fraction")
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, job.start()).result()
+    seconds = time.monotonic() - started
+    assert job.error == "", job.error
+    assert job.result is not None and job.shown is job.result
+    assert job.fraction == 1.0 and "Done" in job.message
+    assert all(0.0 <= f <= 1.0 for f in fractions)
+    # the run's panels draw the result that came back (and its summary and extra text)
+    section = JobSection(explorer, job)
+    section.__panel__().get_root(Document())
+    figure = explorer.figure(only=tuple(p.method for p in run.plots))
+    assert len(figure) == len(run.plots)
+    print(f"{slug}.{name}: {seconds:.1f} s in a worker")
