@@ -13,22 +13,12 @@ import pytest
 from bokeh.document import Document
 
 from views import EXPLORERS
-from views.framework import jobs as _jobs, worker as _worker
 from views.framework.jobs import JobSection
 
 RUNS = [(slug, run.name) for slug, cls in EXPLORERS.items() for run in cls.runs]
 
 
-@pytest.fixture(autouse=True)
-def _processes():
-    saved = dict(_jobs._CACHE)
-    _jobs._CACHE.clear()
-    before = _worker._STATE["context"]
-    _worker.enable()
-    yield
-    _worker._STATE["context"] = before
-    _jobs._CACHE.clear()
-    _jobs._CACHE.update(saved)
+pytestmark = pytest.mark.usefixtures("worker_processes")
 
 
 def test_every_run_declares_quick_settings():

@@ -12,20 +12,11 @@ import time
 import numpy as np
 import pytest
 
-from views.framework import jobs as _jobs, worker as _worker
+from views.framework import worker as _worker
 from views.doeblin import DoeblinExplorer
 
 
-@pytest.fixture(autouse=True)
-def _processes():
-    saved = dict(_jobs._CACHE)
-    _jobs._CACHE.clear()
-    before = _worker._STATE["context"]
-    _worker.enable()
-    yield
-    _worker._STATE["context"] = before
-    _jobs._CACHE.clear()
-    _jobs._CACHE.update(saved)
+pytestmark = pytest.mark.usefixtures("worker_processes")
 
 
 def _in_loop(coroutine_function):
