@@ -12,13 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Install the watcher: ``window.__ldxBurst.last`` is the time any canvas last changed,
-#: ``keys`` the times of the key presses, ``changes`` how many canvas changes were seen.
-WATCH = """() => {
-    if (window.__ldxBurst) {  // installed already: start counting afresh
-        Object.assign(window.__ldxBurst, {last: 0, keys: [], changes: 0});
-        return;
-    }
+#: Every canvas of the page, through shadow roots (JavaScript, for the watchers).
+CANVASES = """
     const canvases = () => {
         const found = [];
         const walk = root => root.querySelectorAll('*').forEach(el => {
@@ -28,6 +23,9 @@ WATCH = """() => {
         walk(document);
         return found;
     };
+"""
+#: A cheap fingerprint of a canvas's pixels: a hash of a strided sample of them.
+PRINT = """
     const print = c => {
         try {
             const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
@@ -36,7 +34,16 @@ WATCH = """() => {
             return h;
         } catch (e) { return 0; }
     };
-    const state = {last: 0, keys: [], changes: 0, prints: new Map()};
+"""
+
+#: Install the watcher: ``window.__ldxBurst.last`` is the time any canvas last changed,
+#: ``keys`` the times of the key presses, ``changes`` how many canvas changes were seen.
+WATCH = """() => {
+    if (window.__ldxBurst) {  // installed already: start counting afresh
+        Object.assign(window.__ldxBurst, {last: 0, keys: [], changes: 0});
+        return;
+    }
+""" + CANVASES + PRINT + """    const state = {last: 0, keys: [], changes: 0, prints: new Map()};
     window.__ldxBurst = state;
     document.addEventListener('keydown', () => { state.keys.push(performance.now()); }, true);
     const tick = () => {

@@ -24,6 +24,7 @@ import tempfile
 
 import pytest
 
+from tests.app._burst import CANVASES, PRINT
 from tests.app.conftest import _free_port, browser, panel_serve, server  # noqa: F401
 from tests.bench._timing import best_time
 from views import EXPLORERS
@@ -44,25 +45,7 @@ FLOOR_APP = pathlib.Path(__file__).with_name("floor_app.py")
 WATCH = """() => {
     // Fingerprint every Bokeh canvas each animation frame (a cheap hash of a strided sample
     // of its pixels); record when any changed last.
-    const canvases = () => {
-        const found = [];
-        const walk = root => root.querySelectorAll('*').forEach(el => {
-            if (el.tagName === 'CANVAS') found.push(el);
-            if (el.shadowRoot) walk(el.shadowRoot);
-        });
-        walk(document);
-        return found;
-    };
-    const print = c => {
-        try {
-            const ctx = c.getContext('2d');
-            const d = ctx.getImageData(0, 0, c.width, c.height).data;
-            let h = c.width * 31 + c.height;
-            for (let i = 0; i < d.length; i += 397) h = (h * 33 + d[i]) | 0;
-            return h;
-        } catch (e) { return 0; }
-    };
-    window.__ldx = {last: 0, prints: new Map(), keydown: 0};
+""" + CANVASES + PRINT + """    window.__ldx = {last: 0, prints: new Map(), keydown: 0};
     document.addEventListener('keydown', () => { window.__ldx.keydown = performance.now(); },
                               true);
     const tick = () => {

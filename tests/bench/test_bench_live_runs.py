@@ -18,6 +18,7 @@ import statistics
 
 import pytest
 
+from tests.app._burst import PRINT
 from tests.app.conftest import browser, server  # noqa: F401
 
 pytestmark = [pytest.mark.bench, pytest.mark.browser]
@@ -43,15 +44,7 @@ WATCH_FIRST = """() => {
         walk(document);
         return found;
     };
-    const print = c => {
-        try {
-            const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-            let h = c.width * 31 + c.height;
-            for (let i = 0; i < d.length; i += 397) h = (h * 33 + d[i]) | 0;
-            return h;
-        } catch (e) { return 0; }
-    };
-    window.__ldx = {last: 0, print: null, keydown: 0};
+""" + PRINT + """    window.__ldx = {last: 0, print: null, keydown: 0};
     document.addEventListener('keydown', () => { window.__ldx.keydown = performance.now(); },
                               true);
     const tick = () => {
