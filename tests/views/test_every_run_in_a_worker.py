@@ -13,6 +13,7 @@ import pytest
 from bokeh.document import Document
 
 from views import EXPLORERS
+from views.framework import worker as _worker
 from views.framework.jobs import JobSection
 
 RUNS = [(slug, run.name) for slug, cls in EXPLORERS.items() for run in cls.runs]
@@ -33,8 +34,9 @@ def test_a_run_computes_in_a_worker_process_and_its_panels_draw(slug, name):
     run = next(r for r in cls.runs if r.name == name)
     explorer = cls(**dict(run.quick))
     job = explorer.jobs[name]
-    fractions = []
+    fractions, messages = [], []
     job.param.watch(lambda event: fractions.append(event.new), "fraction")
+    job.param.watch(lambda event: messages.append(event.new), "message")
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, job.start()).result()
@@ -43,6 +45,8 @@ def test_a_run_computes_in_a_worker_process_and_its_panels_draw(slug, name):
     assert job.result is not None and job.shown is job.result
     assert job.fraction == 1.0 and "Done" in job.message
     assert all(0.0 <= f <= 1.0 for f in fractions)
+    # every partial result the engine streamed pickled and came back
+    assert not [m for m in messages if _worker.UNSENT in m]
     # the run's panels draw the result that came back (and its summary and extra text)
     section = JobSection(explorer, job)
     section.__panel__().get_root(Document())

@@ -79,3 +79,13 @@ def test_a_failure_in_the_worker_comes_back_as_its_exception():
         _worker.run(DoeblinExplorer, {"transitions": 6, "epochs": 3, "seeds": 2}, "word",
                     settings, threading.Event(), {})
     assert str(there.value) == str(here.value)
+
+
+def test_a_partial_result_that_does_not_pickle_is_said_not_dropped_silently():
+    import multiprocessing
+
+    reader, writer = multiprocessing.Pipe(duplex=False)
+    _worker._send(writer, ("progress", (0.5, "half way", lambda: None)))
+    kind, (fraction, message, partial) = reader.recv()
+    assert (kind, fraction, partial) == ("progress", 0.5, None)
+    assert message.startswith("half way") and _worker.UNSENT in message

@@ -32,6 +32,8 @@ __all__ = ["MAX_WORKERS", "SEND_EVERY", "enable", "enabled", "run"]
 MAX_WORKERS = max(1, int(os.environ.get("LDX_JOB_WORKERS", "1")))
 #: Seconds between the progress messages a child sends (the page refreshes every 0.25 s).
 SEND_EVERY = 0.2
+#: Said in a progress message whose partial result could not be sent back (it does not pickle).
+UNSENT = "partial result not sent"
 _SLOTS = threading.BoundedSemaphore(MAX_WORKERS)
 _STATE = {"context": None}
 _LOCK = threading.Lock()
@@ -64,8 +66,10 @@ def _send(conn, message) -> None:
         conn.send(message)
     except (pickle.PicklingError, TypeError, AttributeError) as exc:
         kind = message[0]
-        if kind == "progress":  # a partial result that does not pickle: progress without it
-            conn.send(("progress", (*message[1][:2], None)))
+        if kind == "progress":  # a partial result that does not pickle: progress without it,
+            # saying so (the page shows the message; a test watches for it)
+            fraction, text = message[1][:2]
+            conn.send(("progress", (fraction, f"{text} ({UNSENT}: {exc})", None)))
         else:
             conn.send(("error", RuntimeError(f"the run's {kind} could not be sent back: {exc}")))
 
