@@ -29,7 +29,9 @@ from dynamics._common import (
     check_moments,
     check_positive,
     check_probability_vector,
+    check_progress,
     describe,
+    report,
 )
 
 __all__ = [
@@ -729,19 +731,21 @@ class BoxDimension:
 
 
 def box_dimension(points, *, min_boxes: int = 4, max_fill: float = 0.1,
-                  levels: int = 16) -> BoxDimension:
+                  levels: int = 16, progress=None) -> BoxDimension:
     """The box-counting dimension of a point set (the Fig 1.11 attractor's is between 0 and 1,
     L383): points scaled into the unit cube of their bounding box, counted in boxes of side
     2^-k for k = 0..levels-1. The fit uses the scales where at least ``min_boxes`` boxes are
     occupied (coarser ones only see the bounding box) and where the boxes outnumber the points'
     resolution: a box count above ``max_fill`` times the number of points means most points sit
-    alone in their box, and the count saturates.
+    alone in their box, and the count saturates. ``progress(fraction, message)``, if given, is
+    called after each scale (each costs about the same: a sort of the points' boxes).
     """
     pts = check_array("points", points, ndim=2)
     n, d = pts.shape
     if n < 10:
         raise ValueError(f"points must hold at least 10 points, got {n}")
     levels = check_count("levels", levels, low=3, high=40)
+    check_progress(progress)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     span = float(np.max(hi - lo))
     if span == 0:
@@ -752,6 +756,7 @@ def box_dimension(points, *, min_boxes: int = 4, max_fill: float = 0.1,
     for k, size in enumerate(sizes):
         cells = np.minimum(np.floor(unit / size), 2**k - 1).astype(np.int64)
         counts[k] = len(np.unique(cells, axis=0))
+        report(progress, (k + 1) / levels, f"boxes of side 2^-{k}: {counts[k]:,} occupied")
     used = (counts >= min_boxes) & (counts <= max_fill * n)
     if used.sum() < 2:
         raise ValueError(

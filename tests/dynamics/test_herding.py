@@ -555,3 +555,16 @@ def test_box_dimension_of_known_sets():
         herding.box_dimension(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="finite"):
         herding.box_dimension(np.full((20, 2), np.nan))
+
+
+def test_box_dimension_reports_progress_after_each_scale_and_the_same_result():
+    points = np.random.default_rng(1).random((5_000, 2))
+    calls = []
+    with_progress = herding.box_dimension(points, levels=10,
+                                          progress=lambda f, m: calls.append((f, m)))
+    assert [f for f, _ in calls] == pytest.approx(np.arange(1, 11) / 10)
+    assert all("boxes of side 2^-" in m for _, m in calls)
+    plain = herding.box_dimension(points, levels=10)
+    np.testing.assert_array_equal(with_progress.counts, plain.counts)
+    with pytest.raises(ValueError, match="progress"):
+        herding.box_dimension(points, progress="yes")
