@@ -99,9 +99,12 @@ def on_server_unloaded(server_context):
     no computation outlives it (their threads are daemons, and stop at the engine's next
     progress report; those in worker processes are killed at once)."""
     from views.framework.jobs import cancel_all
+    from views.framework.worker import kill_all
 
     running = cancel_all()
-    print(f"app: server stopping, {running} running job(s) cancelled", flush=True)
+    killed = kill_all()  # at once: the threads that would kill them die with the server
+    print(f"app: server stopping, {running} running job(s) cancelled, {killed} worker "
+          f"process(es) killed", flush=True)
 
 
 #: Seconds after the last destroyed session at which freed memory is handed back (one

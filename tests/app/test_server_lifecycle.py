@@ -103,7 +103,8 @@ def test_sigterm_stops_the_server_within_5_s_while_a_run_goes(served, browser):
             pytest.fail("the server was still running 5 s after SIGTERM")
         assert time.monotonic() - sent < 5
         time.sleep(0.5)
-        alive = [c.pid for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
-        assert alive == [], f"worker processes outlived the server: {alive}"
+        alive = [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+        assert alive == [], ("worker processes outlived the server: "
+                             f"{[(c.pid, c.ppid(), ' '.join(c.cmdline())[:120]) for c in alive]}")
     finally:
         page.close()

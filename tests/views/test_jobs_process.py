@@ -89,3 +89,63 @@ def test_a_partial_result_that_does_not_pickle_is_said_not_dropped_silently():
     kind, (fraction, message, partial) = reader.recv()
     assert (kind, fraction, partial) == ("progress", 0.5, None)
     assert message.startswith("half way") and _worker.UNSENT in message
+
+
+def _computing_child(outcome: dict):
+    """A long word-task run computing in a worker process (started in a thread of this one);
+    returns the thread and, once computing, the child process."""
+    latest: dict = {}
+
+    def go():
+        try:
+            _worker.run(DoeblinExplorer, {"transitions": 40, "epochs": 40, "seeds": 4}, "word",
+                        DoeblinExplorer(transitions=40, epochs=40, seeds=4)
+                        .jobs["word"].current_settings(), threading.Event(), latest)
+        except BaseException as exc:  # noqa: BLE001 - what the thread ended with
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=go, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    children: list = []
+    while not (children and "fraction" in latest) and time.monotonic() < deadline:
+        time.sleep(0.02)
+        children = [c for c in list(_worker._LIVE) if c.is_alive()]
+    assert len(children) == 1, "the run did not start its worker process"
+    return thread, children[0]
+
+
+def test_kill_all_stops_a_computing_worker_at_once():
+    """What the server does when it stops (app_hooks.on_server_unloaded): the threads that would
+    kill the workers are daemons that die with it, so the workers are killed directly."""
+    outcome: dict = {}
+    thread, child = _computing_child(outcome)
+    killed = time.monotonic()
+    assert _worker.kill_all() == 1
+    assert not child.is_alive() and time.monotonic() - killed < 2.0
+    thread.join(10)
+    assert not thread.is_alive() and "error" in outcome  # the run ended without a result
+
+
+def test_a_worker_dies_with_its_fork_server():
+    """A server killed before it could kill its workers leaves no computation behind: the fork
+    server ends with the server, and Linux then kills its children (PR_SET_PDEATHSIG)."""
+    import os
+    import signal
+
+    import psutil
+    from multiprocessing import forkserver
+
+    outcome: dict = {}
+    thread, child = _computing_child(outcome)
+    pid = child.pid
+    server_pid = forkserver._forkserver._forkserver_pid
+    assert psutil.Process(pid).ppid() == server_pid
+    os.kill(server_pid, signal.SIGKILL)
+    try:
+        gone, alive = psutil.wait_procs([psutil.Process(pid)], timeout=2.0)
+        assert not alive, "the worker outlived its fork server"
+        thread.join(10)
+        assert not thread.is_alive()
+    finally:
+        forkserver._forkserver._stop()  # reaped and forgotten: the next run starts a new one

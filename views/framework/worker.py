@@ -27,7 +27,7 @@ import time
 
 from dynamics._common import Cancelled
 
-__all__ = ["MAX_WORKERS", "SEND_EVERY", "enable", "enabled", "run"]
+__all__ = ["MAX_WORKERS", "SEND_EVERY", "enable", "enabled", "run", "kill_all"]
 
 MAX_WORKERS = max(1, int(os.environ.get("LDX_JOB_WORKERS", "1")))
 #: Seconds between the progress messages a child sends (the page refreshes every 0.25 s).
@@ -37,6 +37,8 @@ UNSENT = "partial result not sent"
 _SLOTS = threading.BoundedSemaphore(MAX_WORKERS)
 _STATE = {"context": None}
 _LOCK = threading.Lock()
+#: The worker processes computing now (``kill_all`` stops them when the server stops).
+_LIVE: set = set()
 
 
 def _context():
@@ -74,9 +76,23 @@ def _send(conn, message) -> None:
             conn.send(("error", RuntimeError(f"the run's {kind} could not be sent back: {exc}")))
 
 
+def _die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent (the fork server) ends: the fork server
+    ends with the server, so a run never outlives a server that stopped before it could kill
+    it (``kill_all``). Elsewhere, nothing."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _child(cls, knobs: dict, run_name: str, settings: dict, conn) -> None:
     """In the worker process: compute the run, sending progress, partial results and the
     result (or the error) through ``conn``."""
+    _die_with_parent()
     last = [0.0]
 
     def progress(fraction, message, partial=None):
@@ -120,6 +136,7 @@ def run(cls, knobs: dict, run_name: str, settings: dict, cancel: threading.Event
         child = context.Process(target=_child, args=(cls, knobs, run_name, settings, writer),
                                 name=f"ldx-run-{run_name}", daemon=True)
         child.start()
+        _LIVE.add(child)
         writer.close()
         try:
             while True:
@@ -146,6 +163,35 @@ def run(cls, knobs: dict, run_name: str, settings: dict, cancel: threading.Event
             if child.is_alive():
                 child.kill()
             child.join(5)
+            _LIVE.discard(child)
             reader.close()
     finally:
         _SLOTS.release()
+
+
+def kill_all() -> int:
+    """Kill every worker process computing now and wait for them, then the fork server (the
+    server is stopping: the threads that would kill the workers are daemons and die with it);
+    returns how many workers were alive."""
+    alive = [child for child in list(_LIVE) if child.is_alive()]
+    for child in alive:
+        child.kill()
+    for child in alive:
+        child.join(2)
+    if enabled():
+        # The fork server too: told of the server's end by its pipe, it would exit by tearing
+        # down the ``views`` it imported, over a second; it holds nothing to clean up.
+        from multiprocessing import forkserver
+
+        server = forkserver._forkserver
+        pid = getattr(server, "_forkserver_pid", None)
+        if pid:
+            try:
+                os.kill(pid, 9)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:  # reap it and forget it, so that a later run starts a new one
+                server._stop()
+            except (OSError, AttributeError):
+                pass
+    return len(alive)
