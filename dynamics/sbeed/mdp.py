@@ -206,7 +206,12 @@ def soft_max(Q: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
     Q = check_array("Q", Q, ndim=2)
     if Q.size == 0:
         raise ValueError(f"Q must not be empty, got shape {Q.shape}")
-    lam = check_lam(lam)
+    return _soft_max(Q, check_lam(lam))
+
+
+def _soft_max(Q: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """``soft_max`` without its checks, for callers that checked ``Q`` and ``lam`` once (value
+    iteration: the checks cost more than the sweep on small MDPs)."""
     if lam == 0:
         top = Q.max(axis=1)
         best = np.isclose(Q, top[:, None], rtol=0, atol=1e-12)
@@ -240,7 +245,7 @@ def soft_value_iteration(mdp: MDP, *, gamma: float, lam: float, tol: float = 1e-
     threshold = tol * (1 - gamma) / max(gamma, 1e-300)
     for sweep in range(1, max_sweeps + 1):
         Q = mdp.R + gamma * (mdp.P @ V)
-        new, _ = soft_max(Q, lam)
+        new, _ = _soft_max(Q, lam)
         new = np.where(live, new, 0.0)
         change = np.max(np.abs(new - V))
         V = new
@@ -250,7 +255,7 @@ def soft_value_iteration(mdp: MDP, *, gamma: float, lam: float, tol: float = 1e-
         raise ValueError(f"soft value iteration did not reach tol={tol} in max_sweeps="
                          f"{max_sweeps} sweeps: allow more sweeps or a larger tol")
     Q = mdp.R + gamma * (mdp.P @ V)
-    _, policy = soft_max(Q, lam)
+    _, policy = _soft_max(Q, lam)
     return SoftValues(V=V, Q=Q, policy=policy, sweeps=sweep)
 
 
