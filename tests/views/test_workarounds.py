@@ -194,3 +194,30 @@ def test_square_box_keeps_a_one_log_axis_panel_square():
     assert log_box.width == pytest.approx(linear_box.width, rel=0.05)
     assert log_box.height == pytest.approx(linear_box.height, rel=0.05)
     plt.close(figure)
+
+
+@pytest.mark.parametrize("snapped", [True, False])
+def test_a_noisy_float_from_the_browser_is_not_sent_back(snapped):
+    """``snap_from_browser``: a slider float with rounding noise (0.7 + 0.1 + 0.1 + 0.01, as a
+    browser's slider may send it) reaches the explorer snapped to its step, and nothing goes
+    back to the browser: without it Panel sent the snapped 0.91 back, which during a burst of
+    key presses arrived after newer presses (SBEED's γ title showed 0.93 with the handle at
+    0.99). The unwrapped widget is the control: it does send it back."""
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    explorer = EXPLORERS["sbeed"]()
+    widget = explorer.control("gamma")
+    if not snapped:  # the widget as Panel builds it
+        widget._process_property_change = type(widget)._process_property_change.__get__(widget)
+    doc = Document()
+    model = widget.get_root(doc)
+    noisy = 0.7 + 0.1 + 0.1 + 0.01
+    assert noisy != 0.91
+    sent = []
+    with set_curdoc(doc):
+        model.value = noisy  # the browser's change, as the server's model receives it
+        model.on_change("value", lambda attr, old, new: sent.append(new))
+        widget._process_events({"value": noisy, "value_throttled": noisy})
+    assert explorer.gamma == 0.91  # the explorer always holds the snapped value
+    assert sent == ([] if snapped else [0.91])

@@ -18,7 +18,7 @@ from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plo
                                     _same_window, style, table_html)
 from views.framework.jobs import JobSection
 from views.framework.text import math_markdown, plain
-from views.framework.workarounds import no_pipeline, prompt_widget
+from views.framework.workarounds import no_pipeline, prompt_widget, snap_from_browser
 
 __all__ = ["PageMixin", "Section", "NOTICE_LIMIT"]
 
@@ -153,7 +153,9 @@ class PageMixin:
         if name in self.fields:
             return _knobs.Field(self, name)
         spec = self.widgets.get(name)
-        return prompt_widget(pn.Param.widget(name, self, spec if spec is not None else {}))
+        widget = prompt_widget(pn.Param.widget(name, self, spec if spec is not None else {}))
+        p = self.param[name]
+        return snap_from_browser(widget, lambda value: _knobs.snap(p, value))
 
     def controls(self) -> pn.viewable.Viewable:
         """The sidebar: every knob's widget, in declaration order, grouped under the headings

@@ -14,6 +14,7 @@ scoped to the page's own element building (``dictionary_columns``).
 | ``render_matplotlib`` | no layout refit by repeated redraws: export about 3x faster | ``LayoutPlot.v17_layout_format`` still exists |
 | ``one_graph_walk`` | one walk of the Bokeh document's model graph per knob move instead of one per updated plot (30-60 ms each): a herding move in a served document 5-6 walks -> 1-2, 457-591 ms -> 369-454 ms |  a move recomputes the graph once |
 | ``no_pipeline`` | live panels' callbacks build elements without HoloViews' data pipeline: each clone, relabel or ``.opts`` otherwise records an operation object (``chain``, ``method``, ``factory``: some 200 param objects of a herding move's 318, each deep-copying its parameters), which only linked selections read | a panel's frame carries no recorded pipeline |
+| ``snap_from_browser`` | a slider's float arrives from the browser already snapped to its step (0.9 + 0.01 comes as 0.9100000000000001): the server no longer sends the snapped value back, which during a burst of key presses arrived after newer presses and set the slider's title (and value) back to a stale one (SBEED γ: title 0.93 with the handle at 0.99) | no value goes back to the browser after a noisy float |
 | ``prompt_widget`` | a slider's key press or drag reaches the explorer at once instead of after Panel's 50 ms debounce of every browser event: about 45 ms of each move as the user feels it (neuron stripes in Chromium: median 220 -> 160 ms) | Panel still debounces through ``Syncable._debounce`` |
 | ``standalone_resources`` | an HTML export that works offline: Bokeh's inline resources without the external files that every imported extension's models (Panel's katex, MathJax) add | the offline export test in Chromium |
 | ``SQUARE_BOX`` (bug) | exported panels with one log axis are square like the others (HoloViews sized them from mixed log and linear spans: a third as wide) | a log-x, linear-y export's axes box is square |
@@ -30,6 +31,7 @@ import holoviews as hv
 
 __all__ = ["RasterImage", "bokeh_backend", "matplotlib_backend", "apply_options",
            "dictionary_columns", "no_pipeline", "one_graph_walk", "prompt_widget",
+           "snap_from_browser",
            "render_matplotlib",
            "standalone_resources", "COLORBAR_TITLE", "SQUARE_BOX"]
 
@@ -228,6 +230,28 @@ def prompt_widget(widget):
     up and are combined into one. Widgets without the attribute are returned unchanged."""
     if hasattr(type(widget), "_debounce"):
         widget._debounce = 0
+    return widget
+
+
+def snap_from_browser(widget, snap):
+    """``widget`` with the values it receives from the browser passed through ``snap`` (a
+    slider's float rounded to its step's decimals) before anything sees them; returns it.
+
+    The explorer snaps every slider float (``views.framework.knobs.snap``), and Panel sends a
+    value that differs from the one the browser sent back to it (``Reactive._update_model``:
+    "differing values fall through so the Python update wins"). For a float off by rounding
+    noise, that echo arrives after the newer key presses of a burst and sets the browser's
+    slider to a stale value. Snapped here, in the dict of the event itself (Panel recognises a
+    value that came from the browser by identity with that dict's), nothing goes back."""
+    original = widget._process_property_change
+
+    def process(props):
+        for key in ("value", "value_throttled"):
+            if props.get(key) is not None:
+                props[key] = snap(props[key])
+        return original(props)
+
+    widget._process_property_change = process
     return widget
 
 
