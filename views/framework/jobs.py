@@ -418,6 +418,7 @@ class JobSection(pn.viewable.Viewer):
         job.param.watch(self._shown, ["shown"])
         explorer.param.watch(self._settings_changed, list(run.settings + run.uses))
         self._panes = None
+        self._placeholder = None
         self._display = []
         self._state()
         self._shown()
@@ -438,7 +439,8 @@ class JobSection(pn.viewable.Viewer):
                              if job.error else "")
         self.alert.visible = bool(job.error)
 
-    def placeholder(self) -> pn.pane.Alert:
+    def placeholder_text(self) -> str:
+        """What the run's place says before it is run: how to start it and how long it takes."""
         run, explorer = self.job.run, self.explorer
         settings = self.job.current_settings()
         if cached_result(explorer, run, settings) is not None:
@@ -449,19 +451,30 @@ class JobSection(pn.viewable.Viewer):
                     else f"roughly {seconds:.0f} s; the time left is shown as it runs")
         else:
             when = "it runs in the background"
-        return pn.pane.Alert(
-            f"Click **{run.button}** to compute ({when}). The computation runs in the "
-            "background: the rest of the page stays live.", alert_type="info",
-            sizing_mode="stretch_width")
+        return (f"Click **{run.button}** to compute ({when}). The computation runs in the "
+                "background: the rest of the page stays live.")
+
+    def _show_placeholder(self) -> None:
+        """The placeholder in the run's place, its text brought up to date. One pane, updated
+        in place: a new one per knob move made the browser lay the whole page out again for
+        every move of a burst (seconds on the SBEED page, whose runs depend on gamma)."""
+        text = self.placeholder_text()
+        if self._placeholder is None:
+            self._placeholder = pn.pane.Alert(text, alert_type="info",
+                                              sizing_mode="stretch_width")
+        elif self._placeholder.object != text:
+            self._placeholder.object = text
+        if list(self.results.objects) != [self._placeholder]:
+            self.results.objects = [self._placeholder]
 
     def _settings_changed(self, *events) -> None:
         if self.job.shown is None and not self.job.running:
-            self.results.objects = [self.placeholder()]
+            self._show_placeholder()
 
     def _shown(self, *events) -> None:
         job, explorer = self.job, self.explorer
         if job.shown is None:
-            self.results.objects = [self.placeholder()]
+            self._show_placeholder()
             return
         if self._panes is None:
             stream = hv.streams.Params(job, ["shown"])
