@@ -1,11 +1,10 @@
-"""Live pages you can trust, in a real browser: odd links never give a blank page, dependent
+"""Live pages you can trust, in a real browser (odd links: ``_odd_links.py``): dependent
 knobs never freeze a page, a live page draws what a fresh load of its URL draws, typed values
 are refused with a message, and every page fits a 1024 x 768 projector."""
 
 from __future__ import annotations
 
 import io
-import os
 import re
 import urllib.parse
 
@@ -14,32 +13,12 @@ import pytest
 from playwright.sync_api import expect
 from PIL import Image
 
-from tests.views.test_url_fuzz import queries
 from views import EXPLORERS
 
 from .conftest import SCREENSHOTS
 from .test_browser import LOAD_TIMEOUT, REDRAW_TIMEOUT, _canvas_count, _open, _wait_for_plots
 
 pytestmark = pytest.mark.browser
-
-#: Generated links per page opened in the browser (the in-process test tries 200 per page).
-#: A link costs about 4 s here (the server builds the whole page): the default run opens 8 per
-#: page to keep the suite under 15 minutes; LDX_BROWSER_LINKS=20 runs issue 9's 20 per page.
-LINKS = int(os.environ.get("LDX_BROWSER_LINKS", "8"))
-
-_COUNT_CANVASES = """() => {
-    const found = [];
-    const walk = root => root.querySelectorAll('*').forEach(el => {
-        if (el.classList && el.classList.contains('bk-Canvas')) found.push(el);
-        if (el.shadowRoot) walk(el.shadowRoot);
-    });
-    walk(document);
-    return found.length;
-}"""
-
-
-def _canvases(page) -> int:
-    return page.evaluate(_COUNT_CANVASES)
 
 
 def _wait_for_url_change(page, old: str) -> None:
@@ -62,41 +41,6 @@ def _difference(a: bytes, b: bytes) -> float:
     x = np.asarray(Image.open(io.BytesIO(a)).convert("L"), dtype=float)
     y = np.asarray(Image.open(io.BytesIO(b)).convert("L"), dtype=float)
     return float("inf") if x.shape != y.shape else float(np.abs(x - y).mean())
-
-
-#: Links opened at once (each in its own tab): the server builds one session at a time on its
-#: core while Chromium draws the others on the other core.
-AT_ONCE = 4
-
-
-@pytest.mark.parametrize("slug", list(EXPLORERS))
-def test_odd_links_open_a_drawn_page_with_no_console_error(server, browser, slug):
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    tabs = [context.new_page() for _ in range(AT_ONCE)]
-    errors: dict = {}
-    for i, tab in enumerate(tabs):
-        tab.on("console", lambda m, i=i: errors.setdefault(i, []).append(m.text)
-               if m.type == "error" else None)
-        tab.on("pageerror", lambda exc, i=i: errors.setdefault(i, []).append(str(exc)))
-        # a request that fails for another reason than the tab moving on to the next link
-        tab.on("requestfailed", lambda r, i=i: None if "ERR_ABORTED" in (r.failure or "")
-               else errors.setdefault(i, []).append(f"request failed: {r.url} ({r.failure})"))
-    links = queries(EXPLORERS[slug], LINKS, seed=100 + len(slug))
-    opened = 0
-    try:
-        for start in range(0, len(links), AT_ONCE):
-            batch = links[start:start + AT_ONCE]
-            errors.clear()
-            for tab, query in zip(tabs, batch):
-                tab.goto(f"{server}?{query}", wait_until="commit", timeout=LOAD_TIMEOUT)
-            for i, (tab, query) in enumerate(zip(tabs, batch)):
-                tab.wait_for_function(f"() => ({_COUNT_CANVASES})() >= 1",
-                                      timeout=LOAD_TIMEOUT)
-                assert errors.get(i, []) == [], (query, errors[i])
-                opened += 1
-    finally:
-        context.close()
-    assert opened == LINKS
 
 
 def test_lowering_k_below_the_plotted_weight_clamps_it_and_the_page_keeps_drawing(server, page):
