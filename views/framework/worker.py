@@ -22,6 +22,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import signal
 import threading
 import time
 
@@ -82,7 +83,6 @@ def _die_with_parent() -> None:
     it (``kill_all``). Elsewhere, nothing."""
     try:
         import ctypes
-        import signal
 
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
@@ -187,7 +187,7 @@ def kill_all() -> int:
         pid = getattr(server, "_forkserver_pid", None)
         if pid:
             try:
-                os.kill(pid, 9)
+                os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
             try:  # reap it and forget it, so that a later run starts a new one
