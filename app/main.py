@@ -17,6 +17,7 @@ import panel as pn
 from views import EXPLORERS
 from views.framework import math_markdown
 from views.framework.text import plain, quote
+from views.framework.workarounds import served_stylesheets
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TITLE = "Learning Dynamics Explorer"
@@ -26,6 +27,7 @@ TOAST_LIMIT = 200
 
 pn.extension("katex", notifications=True, sizing_mode="stretch_width")
 pn.config.loading_indicator = True
+served_stylesheets()  # before any model: a session rebuilt on connect must not link the CDN
 
 
 def _page_name() -> str:

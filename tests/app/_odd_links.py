@@ -12,7 +12,7 @@ from views import EXPLORERS
 
 from .test_browser import LOAD_TIMEOUT
 
-__all__ = ["check_odd_links", "PAGES", "LINKS"]
+__all__ = ["check_odd_links", "PAGES", "LINKS", "COUNT_CANVASES"]
 
 #: The pages, in two halves (one per test file).
 PAGES = list(EXPLORERS)
@@ -23,7 +23,7 @@ HALF = (len(PAGES) + 1) // 2
 #: page to keep the suite under 15 minutes; LDX_BROWSER_LINKS=20 runs issue 9's 20 per page.
 LINKS = int(os.environ.get("LDX_BROWSER_LINKS", "8"))
 
-_COUNT_CANVASES = """() => {
+COUNT_CANVASES = """() => {
     const found = [];
     const walk = root => root.querySelectorAll('*').forEach(el => {
         if (el.classList && el.classList.contains('bk-Canvas')) found.push(el);
@@ -59,7 +59,7 @@ def check_odd_links(server, browser, slug: str) -> None:
             for tab, query in zip(tabs, batch):
                 tab.goto(f"{server}?{query}", wait_until="commit", timeout=LOAD_TIMEOUT)
             for i, (tab, query) in enumerate(zip(tabs, batch)):
-                tab.wait_for_function(f"() => ({_COUNT_CANVASES})() >= 1",
+                tab.wait_for_function(f"() => ({COUNT_CANVASES})() >= 1",
                                       timeout=LOAD_TIMEOUT)
                 assert errors.get(i, []) == [], (query, errors[i])
                 opened += 1

@@ -43,13 +43,14 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def panel_serve(target: str, port: int, *, log, env=None, timeout: float = 180):
-    """``panel serve target`` on a loopback port, returned once its page answers (or raise
-    RuntimeError with the end of ``log``'s file when it exits or does not answer in time)."""
+def panel_serve(target: str, port: int, *, log, env=None, timeout: float = 180, args=()):
+    """``panel serve target`` on a loopback port (with the further command-line ``args``),
+    returned once its page answers (or raise RuntimeError with the end of ``log``'s file when it
+    exits or does not answer in time)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "panel", "serve", target, "--port", str(port),
          "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}",
-         "--num-procs", "1"],
+         "--num-procs", "1", *args],
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env,
     )
     url = f"http://127.0.0.1:{port}/{pathlib.Path(target).stem}"

@@ -1,5 +1,6 @@
-"""A class on one server (issue 25 item 4): a run whose tab is closed stops, and the server stops
-within 5 s of SIGTERM while a run goes.
+"""A class on one server (issue 25 item 4): a run whose tab is closed stops, the server stops
+within 5 s of SIGTERM while a run goes, and a session Bokeh builds again when its browser
+connects late draws as the first one would have.
 
 The server's CPU is read from outside (psutil on its pid): a long run keeps it busy (a core when
 the machine is idle, less on a loaded machine), a stopped one leaves it idle.
@@ -7,14 +8,17 @@ the machine is idle, less on a loaded machine), a stopped one leaves it idle.
 
 from __future__ import annotations
 
+import pathlib
 import signal
 import subprocess
 import tempfile
 import time
+import urllib.parse
 
 import psutil
 import pytest
 
+from ._odd_links import COUNT_CANVASES
 from .conftest import _free_port, panel_serve
 
 pytestmark = pytest.mark.browser
@@ -108,3 +112,45 @@ def test_sigterm_stops_the_server_within_5_s_while_a_run_goes(served, browser):
                              f"{[(c.pid, c.ppid(), ' '.join(c.cmdline())[:120]) for c in alive]}")
     finally:
         page.close()
+
+
+def test_a_session_rebuilt_when_its_browser_connects_late_takes_nothing_from_a_cdn(browser):
+    """Bokeh discards a session whose page was sent but whose browser has not connected within
+    the unused-session lifetime (15 s by default; a loaded server, a class opening pages at
+    once), and builds it again when the websocket arrives. That page's stylesheets must come from
+    this server as the first page's do (``workarounds.served_stylesheets``): before, all 13 came
+    from cdn.holoviz.org and failed offline. Here the lifetime is 0.2 s and BokehJS is held back
+    until the server's log says the session was discarded."""
+    with tempfile.NamedTemporaryFile("w", suffix=".log") as log:
+        proc, url = panel_serve("app", _free_port(), log=log, args=[
+            "--check-unused-sessions", "200", "--unused-session-lifetime", "200",
+            "--log-level", "debug"])
+        origin = "{0.scheme}://{0.netloc}/".format(urllib.parse.urlsplit(url))
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            elsewhere, failed = [], []
+            page.on("request", lambda r: None if r.url.startswith((origin, "data:"))
+                    else elsewhere.append(r.url))
+            page.on("requestfailed", lambda r: failed.append(r.url))
+
+            text = pathlib.Path(log.name).read_text
+            deadline = time.monotonic() + 60
+            while "Discarding session" not in text():  # the start-up check's session
+                assert time.monotonic() < deadline, "the unused session was not discarded"
+                time.sleep(0.1)
+            before = text().count("Discarding session")
+
+            def after_the_discard(route):  # this page's session is gone when BokehJS arrives
+                while text().count("Discarding session") == before:
+                    assert time.monotonic() < deadline + 60, "the page's session was kept"
+                    time.sleep(0.1)
+                route.continue_()
+
+            page.route("**/static/js/bokeh.min.js*", after_the_discard)
+            page.goto(url + "?page=neuron", wait_until="load", timeout=120_000)
+            page.wait_for_function(f"() => ({COUNT_CANVASES})() >= 1", timeout=120_000)
+            assert "Sending pull-doc-reply" in text()  # the browser drew the rebuilt session
+            assert elsewhere == [] and failed == [], (elsewhere, failed)
+        finally:
+            proc.kill()
+            proc.wait(timeout=20)

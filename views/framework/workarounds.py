@@ -16,6 +16,7 @@ scoped to the page's own element building (``dictionary_columns``).
 | ``no_pipeline`` | live panels' callbacks build elements without HoloViews' data pipeline: each clone, relabel or ``.opts`` otherwise records an operation object (``chain``, ``method``, ``factory``: some 200 param objects of a herding move's 318, each deep-copying its parameters), which only linked selections read | a panel's frame carries no recorded pipeline |
 | ``snap_from_browser`` | a slider's float arrives from the browser already snapped to its step (0.9 + 0.01 comes as 0.9100000000000001): the server no longer sends the snapped value back, which during a burst of key presses arrived after newer presses and set the slider's title (and value) back to a stale one (SBEED γ: title 0.93 with the handle at 0.99) | no value goes back to the browser after a noisy float |
 | ``prompt_widget`` | a slider's key press or drag reaches the explorer at once instead of after Panel's 50 ms debounce of every browser event: about 45 ms of each move as the user feels it (neuron stripes in Chromium: median 220 -> 160 ms) | Panel still debounces through ``Syncable._debounce`` |
+| ``served_stylesheets`` | a session Bokeh builds anew when the browser connects (it discards a session whose page was sent but whose browser had not connected within 15 s: a loaded server, a class opening pages at once) loads Panel's stylesheets from the server, as the first one did, instead of from cdn.holoviz.org: offline such a page drew unstyled, with 13 failed requests | the rebuilt-session browser test in ``tests/app/test_server_lifecycle.py`` |
 | ``standalone_resources`` | an HTML export that works offline: Bokeh's inline resources without the external files that every imported extension's models (Panel's katex, MathJax) add | the offline export test in Chromium |
 | ``SQUARE_BOX`` (bug) | exported panels with one log axis are square like the others (HoloViews sized them from mixed log and linear spans: a third as wide) | a log-x, linear-y export's axes box is square |
 | ``COLORBAR_TITLE`` (bug) | a colour bar's title follows the data (HoloViews draws it once) | live == fresh test (torus q) |
@@ -33,7 +34,7 @@ __all__ = ["RasterImage", "bokeh_backend", "matplotlib_backend", "apply_options"
            "dictionary_columns", "no_pipeline", "one_graph_walk", "prompt_widget",
            "snap_from_browser",
            "render_matplotlib",
-           "standalone_resources", "COLORBAR_TITLE", "SQUARE_BOX"]
+           "served_stylesheets", "standalone_resources", "COLORBAR_TITLE", "SQUARE_BOX"]
 
 
 class RasterImage(hv.Image):
@@ -307,6 +308,33 @@ class _SquareBox:
 
 
 SQUARE_BOX = _SquareBox()
+
+
+# --- served pages --------------------------------------------------------------------------
+
+
+def served_stylesheets() -> None:
+    """Point the current session's stylesheets at the server's copy of Panel's files.
+
+    Panel decides where its models' stylesheets come from by the document's template variable
+    ``dist_url``, which it sets only while it writes the HTML page of a GET request
+    (``panel.io.server.server_html_page_for_session``); a model built in a document without it
+    links cdn.holoviz.org. Bokeh discards a session nobody connected to within its unused-session
+    lifetime (15 s by default) and, when the browser's websocket then arrives with the page's
+    token, builds the session again without that GET: every stylesheet of the page it draws came
+    from the CDN. Call this at the start of the app script, before any model is built; it sets the
+    value Panel would set and leaves any other resource mode (``--resources cdn``) alone."""
+    import panel as pn
+    from bokeh.settings import settings
+    from panel.io.resources import LOCAL_DIST
+
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None or "dist_url" in doc._template_variables:
+        return
+    if settings.resources(default="server") != "server":
+        return
+    rel = pn.state.rel_path
+    doc._template_variables["dist_url"] = f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST
 
 
 # --- standalone HTML ------------------------------------------------------------------------
