@@ -18,8 +18,8 @@ import views.framework.worker
 
 def _warm_in_background(loop: IOLoop) -> None:
     """Load (or, the first time after installing, compile) every Numba kernel and datashader's
-    kernels. None of this touches HoloViews or Bokeh, so it runs in a thread while the server
-    already answers: the home page is served at once, and a page that needs a kernel before it
+    kernels. None of this touches HoloViews or Bokeh (datashader itself is imported before,
+    see ``on_server_loaded``), so it runs in a thread while the server already answers: the home page is served at once, and a page that needs a kernel before it
     is ready waits for it (Numba and Python's imports take locks).
 
     The first page's kernels come first. When they had to be compiled (the very first start
@@ -89,6 +89,12 @@ def on_server_loaded(server_context):
     """Start warming up once the server is loaded; it listens at once. Pages' runs compute in
     worker processes (``views.framework.worker``), whose fork server starts now."""
     views.framework.worker.enable()
+    # datashader here, before any session is built, not in the warm-up thread (about 0.8 s):
+    # its import tries dask.dataframe, which without pyarrow fails after sitting half-imported
+    # in sys.modules; HoloViews' element constructors take dask.dataframe's presence there as
+    # "loaded" and import it themselves, so a session built meanwhile failed with "No module
+    # named 'pyarrow'" (a page opened in the server's first seconds, under load).
+    import datashader  # noqa: F401
     loop = IOLoop.current()
     threading.Thread(target=_warm_in_background, args=(loop,), name="ldx-warmup",
                      daemon=True).start()

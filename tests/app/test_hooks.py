@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import pathlib
 import re
+import subprocess
+import sys
 import time
 
 from .conftest import ROOT, SERVER_LOG
@@ -113,3 +115,22 @@ def test_a_traceback_is_ours_only_through_our_source_directories():
     ]
     assert [through_our_code(b, root) for b in theirs] == [False] * len(theirs)
     assert [through_our_code(b, root) for b in ours] == [True] * len(ours)
+
+
+def test_datashader_is_imported_before_the_first_session_can_be_built():
+    """``on_server_loaded`` returns (and the server builds sessions) only once datashader is
+    imported: imported in the warm-up thread, it left dask.dataframe half-imported in
+    sys.modules for a moment, and a session built then failed in HoloViews ("No module named
+    'pyarrow'"). In a fresh interpreter, with the warm-up thread and the fork server left out."""
+    code = (
+        "import sys\n"
+        "import app.app_hooks as hooks\n"
+        "assert 'datashader' not in sys.modules\n"
+        "hooks.views.framework.worker.enable = lambda: None\n"
+        "hooks._warm_in_background = lambda loop: None\n"
+        "hooks.on_server_loaded(None)\n"
+        "assert 'datashader' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]

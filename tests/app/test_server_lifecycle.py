@@ -119,11 +119,11 @@ def test_a_session_rebuilt_when_its_browser_connects_late_takes_nothing_from_a_c
     the unused-session lifetime (15 s by default; a loaded server, a class opening pages at
     once), and builds it again when the websocket arrives. That page's stylesheets must come from
     this server as the first page's do (``workarounds.served_stylesheets``): before, all 13 came
-    from cdn.holoviz.org and failed offline. Here the lifetime is 0.2 s and BokehJS is held back
+    from cdn.holoviz.org and failed offline. Here the lifetime is 1 s and BokehJS is held back
     until the server's log says the session was discarded."""
     with tempfile.NamedTemporaryFile("w", suffix=".log") as log:
         proc, url = panel_serve("app", _free_port(), log=log, args=[
-            "--check-unused-sessions", "200", "--unused-session-lifetime", "200",
+            "--check-unused-sessions", "250", "--unused-session-lifetime", "1000",
             "--log-level", "debug"])
         origin = "{0.scheme}://{0.netloc}/".format(urllib.parse.urlsplit(url))
         try:
