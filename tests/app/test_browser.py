@@ -1,5 +1,5 @@
-"""The served app in a real browser: every page loads without console errors, a slider move
-changes the plot and the URL, URLs restore state, bad URL values are refused politely, and a
+"""The served app in a real browser: every page loads without console errors and fits a
+1024 x 768 screen, a slider move changes the plot and the URL, URLs restore state, bad URL values are refused politely, and a
 screenshot of every page is saved under tests/app/screenshots/."""
 
 from __future__ import annotations
@@ -60,6 +60,15 @@ def _wait_for_plots(page, count: int) -> None:
     page.wait_for_timeout(1500)  # let the last renders settle before screenshots
 
 
+#: The smallest screen every page must fit without scrolling sideways (a classroom projector).
+SMALL_SCREEN = {"width": 1024, "height": 768}
+
+
+def _assert_no_sideways_scroll(page, slug: str) -> None:
+    width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= inner, f"{slug}: the page scrolls sideways ({width} > {inner} px)"
+
+
 def _deep_text(page) -> str:
     """All text on the page, including inside the shadow roots of Bokeh's widgets."""
     return page.evaluate(
@@ -115,24 +124,29 @@ def test_server_serves_the_app(server):
 
 
 def test_home_page_lists_every_explorer(server, page):
+    page.set_viewport_size(SMALL_SCREEN)
     _open(page, server)
     page.wait_for_selector("text=Open the explorer", timeout=LOAD_TIMEOUT)
     for cls in EXPLORERS.values():
         assert page.locator(f"a[href='?page={cls.slug}']").count() >= 1
-    page.screenshot(path=str(SCREENSHOTS / "home.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / "home-1024.png"), full_page=True)
+    _assert_no_sideways_scroll(page, "home")
     assert page.errors == []
 
 
 @pytest.mark.parametrize("slug", list(EXPLORERS))
 def test_page_loads_and_a_slider_move_changes_plot_and_url(server, page, slug):
-    """Every page draws all its plots under its title with no console error (a screenshot is
-    saved), and two key presses on its first slider change the first plot and the address.
-    One load a page serves both checks (they were two tests, each loading the page)."""
+    """Every page, on a 1024 x 768 screen, draws all its plots under its title with no console
+    error and does not scroll sideways (a screenshot is saved), and two key presses on its
+    first slider change the first plot and the address. One load a page serves all these
+    checks (they were three tests, each loading the page)."""
     cls = EXPLORERS[slug]
+    page.set_viewport_size(SMALL_SCREEN)
     _open(page, f"{server}?page={slug}")
     _wait_for_plots(page, _canvas_count(cls))
     assert page.locator(f"text={cls.title}").count() >= 1
-    page.screenshot(path=str(SCREENSHOTS / f"{slug}.png"), full_page=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{slug}-1024.png"), full_page=True)
+    _assert_no_sideways_scroll(page, slug)
     assert page.errors == []
     canvas = page.locator(".bk-Canvas").first
     before = canvas.screenshot()

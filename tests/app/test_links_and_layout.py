@@ -1,6 +1,7 @@
 """Live pages you can trust, in a real browser (odd links: ``_odd_links.py``): dependent
 knobs never freeze a page, a live page draws what a fresh load of its URL draws, typed values
-are refused with a message, and every page fits a 1024 x 768 projector."""
+are refused with a message. (That every page fits a 1024 x 768 projector is checked with
+its load in ``test_browser.py``.)"""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from PIL import Image
 from views import EXPLORERS
 
 from .conftest import SCREENSHOTS
-from .test_browser import LOAD_TIMEOUT, REDRAW_TIMEOUT, _canvas_count, _open, _wait_for_plots
+from .test_browser import REDRAW_TIMEOUT, _canvas_count, _open, _wait_for_plots
 
 pytestmark = pytest.mark.browser
 
@@ -158,22 +159,3 @@ def test_a_link_the_app_wrote_reopens_without_a_message(server, page):
     assert urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query) == \
         urllib.parse.parse_qs(urllib.parse.urlparse(written).query)
     assert page.errors == []
-
-
-@pytest.mark.parametrize("slug", ["home", *EXPLORERS])
-def test_every_page_fits_a_1024_by_768_screen(server, browser, slug):
-    context = browser.new_context(viewport={"width": 1024, "height": 768})
-    page = context.new_page()
-    try:
-        _open(page, f"{server}?page={slug}")
-        if slug == "home":
-            page.wait_for_selector("text=Open the explorer", timeout=LOAD_TIMEOUT)
-        else:
-            _wait_for_plots(page, _canvas_count(EXPLORERS[slug]))
-        SCREENSHOTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{slug}-1024.png"), full_page=True)
-        width, inner = page.evaluate(
-            "[document.documentElement.scrollWidth, window.innerWidth]")
-    finally:
-        context.close()
-    assert width <= inner, f"{slug}: the page scrolls sideways ({width} > {inner} px)"
