@@ -37,6 +37,19 @@ K_VALUES = (1, 2, 4, 8, 16)
 PENDULUM_SECONDS_PER_K = 0.25
 
 
+def _readable_cell_values(plot, element) -> None:
+    """An exported policy heat map's cell values in two decimals, white on the dark (low)
+    cells of magma and black on the light ones: matplotlib wrote them all in black, five
+    decimals, unreadable on the darkest cells (a 0 on black did not show)."""
+    for text in plot.handles["axis"].texts:
+        try:
+            value = float(text.get_text())
+        except ValueError:  # "-" for a missing value
+            continue
+        text.set_text(f"{value:.2f}")
+        text.set_color("white" if value < 0.6 else "black")
+
+
 @results_cache
 def make_mdp(name: str, n_states: int, n_actions: int, branching: int, seed: int) -> sbeed.MDP:
     if name.startswith("risky"):
@@ -335,7 +348,9 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                                          label=f"η = {eta}"),
                                 color=ETA_COLORS[eta], bokeh=dict(line_width=2),
                                 mpl=dict(linewidth=1.5)))
-        return style(hv.Overlay(layers), logy=True, framewise=True, legend_position="top_right")
+        # bottom left: every run starts at its largest distance (V0 = 0) and falls, so that
+        # corner stays empty; at the top right the legend covered the runs that level off
+        return style(hv.Overlay(layers), logy=True, framewise=True, legend_position="bottom_left")
 
     def error_plot(self):
         return self._per_eta_log_curves("v_error", "‖Vₜ − V*‖∞", 1e-12)
@@ -408,8 +423,15 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         data = [(s, names[a], float(pol[s, a])) for s in range(min(S, 60)) for a in range(mdp.n_actions)]
         heat = hv.HeatMap(data, kdims=[axis("state", "state"), axis("action", "action")],
                           vdims=[axis("p", f"π(a | s), η = {eta}")])
+        # the exported figure writes each cell's probability in it only when the cells are few
+        # enough to read (the risky choice's 4 x 2); a Garnet's 60 x 4 gets a tick every 10th
+        # state instead of 60 overprinted ones (the live page's hover gives every value)
+        shown = min(S, 60)
+        mpl = dict(show_values=shown * mdp.n_actions <= 32, hooks=[_readable_cell_values])
+        if shown > 20:
+            mpl["xticks"] = [(s, str(s)) for s in range(0, shown, 10)]
         return style(heat, cmap="magma", colorbar=True, clim=(0.0, 1.0), framewise=True,
-                     bokeh=dict(tools=["hover"]))
+                     bokeh=dict(tools=["hover"]), mpl=mpl)
 
     def prepare(self) -> None:
         lam_sweep(self._mdp_key(), float(self.gamma))  # the smoothing panel's sweep

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import holoviews as hv
 import numpy as np
 import pytest
 
@@ -71,3 +72,33 @@ def test_status_reads_the_runs():
     run = page.result().runs["0"]
     assert f"{run.v_error[-1]:.3g}" in text and "stochastic" in text
     assert sbeed.risky_choice().name in text
+
+
+def test_exported_policy_cells_are_readable():
+    """The exported policy heat map: on the risky choice each cell's probability in two
+    decimals, white on the dark cells and black on the light ones (matplotlib wrote five
+    decimals in black, a 0 on black invisible); on a Garnet's 60 x 4 cells no values at all
+    and a tick every 10th state."""
+    from views.framework.figure import _EXPORTING
+    from views.framework.workarounds import matplotlib_backend
+
+    matplotlib_backend()
+    token = _EXPORTING.set(True)  # the panels as an export builds them (matplotlib options)
+    try:
+        risky = SBEEDExplorer().policy_plot()
+        garnet = SBEEDExplorer()
+        garnet.mdp_name = next(o for o in garnet.param.mdp_name.objects
+                               if o.startswith("Garnet"))
+        many = garnet.policy_plot()
+    finally:
+        _EXPORTING.reset(token)
+    figure = hv.render(risky, backend="matplotlib")
+    texts = figure.axes[0].texts
+    assert len(texts) == 8
+    for text in texts:
+        value = float(text.get_text())
+        assert text.get_text() == f"{value:.2f}"
+        assert text.get_color() == ("white" if value < 0.6 else "black")
+    axes = hv.render(many, backend="matplotlib").axes[0]
+    assert len(axes.texts) == 0
+    assert [t.get_text() for t in axes.get_xticklabels()] == ["0", "10", "20", "30", "40", "50"]
