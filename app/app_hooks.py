@@ -19,8 +19,9 @@ import views.framework.worker
 def _warm_in_background(loop: IOLoop) -> None:
     """Load (or, the first time after installing, compile) every Numba kernel and datashader's
     kernels. None of this touches HoloViews or Bokeh (datashader itself is imported before,
-    see ``on_server_loaded``), so it runs in a thread while the server already answers: the home page is served at once, and a page that needs a kernel before it
-    is ready waits for it (Numba and Python's imports take locks).
+    see ``on_server_loaded``), so it runs in a thread while the server already answers: the
+    home page is served at once, and a page that needs a kernel before it is ready waits for it
+    (Numba and Python's imports take locks).
 
     The first page's kernels come first. When they had to be compiled (the very first start
     after installing, or after their source changed), the others are compiled by a separate

@@ -419,14 +419,13 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                             mpl=dict(color="white", size=8)))
         names = ACTION_NAMES["risky"] if mdp.name.startswith("risky") else [
             f"a{a}" for a in range(mdp.n_actions)]
-        S = mdp.n_states
-        data = [(s, names[a], float(pol[s, a])) for s in range(min(S, 60)) for a in range(mdp.n_actions)]
+        shown = min(mdp.n_states, 60)
+        data = [(s, names[a], float(pol[s, a])) for s in range(shown) for a in range(mdp.n_actions)]
         heat = hv.HeatMap(data, kdims=[axis("state", "state"), axis("action", "action")],
                           vdims=[axis("p", f"π(a | s), η = {eta}")])
         # the exported figure writes each cell's probability in it only when the cells are few
         # enough to read (the risky choice's 4 x 2); a Garnet's 60 x 4 gets a tick every 10th
         # state instead of 60 overprinted ones (the live page's hover gives every value)
-        shown = min(S, 60)
         mpl = dict(show_values=shown * mdp.n_actions <= 32, hooks=[_readable_cell_values])
         if shown > 20:
             mpl["xticks"] = [(s, str(s)) for s in range(0, shown, 10)]

@@ -325,16 +325,13 @@ def served_stylesheets() -> None:
     from the CDN. Call this at the start of the app script, before any model is built; it sets the
     value Panel would set and leaves any other resource mode (``--resources cdn``) alone."""
     import panel as pn
-    from bokeh.settings import settings
-    from panel.io.resources import LOCAL_DIST
+    from panel.io.resources import get_dist_path, use_cdn
 
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None or "dist_url" in doc._template_variables:
         return
-    if settings.resources(default="server") != "server":
-        return
-    rel = pn.state.rel_path
-    doc._template_variables["dist_url"] = f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST
+    if not use_cdn():  # Panel's own test of the resource mode, and its own local path
+        doc._template_variables["dist_url"] = get_dist_path(cdn=False)
 
 
 # --- standalone HTML ------------------------------------------------------------------------
