@@ -16,7 +16,7 @@ import views
 import views.framework.worker
 
 
-def _warm_in_background(loop: IOLoop) -> None:
+def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:
     """Load (or, the first time after installing, compile) every Numba kernel and datashader's
     kernels. None of this touches HoloViews or Bokeh (datashader itself is imported before,
     see ``on_server_loaded``), so it runs in a thread while the server already answers: the
@@ -27,7 +27,9 @@ def _warm_in_background(loop: IOLoop) -> None:
     after installing, or after their source changed), the others are compiled by a separate
     Python process, which fills Numba's on-disk cache on the other core, and then loaded from
     that cache: compiling the bifurcation and Doeblin kernels takes about 40 s, which in this
-    process would hold the interpreter lock against every page served meanwhile."""
+    process would hold the interpreter lock against every page served meanwhile.
+
+    Then ``pages`` are drawn once each on the event loop (``_warm_page``, ``_warm_pages``)."""
     first = ("herding", "neuron", "torus")
     rest = [name for name in dynamics.ENGINES if name not in first]
     dynamics.warmup(verbose=True, engines=first)
@@ -38,6 +40,45 @@ def _warm_in_background(loop: IOLoop) -> None:
     if _compiled(first):
         _compile_elsewhere(rest)
     dynamics.warmup(verbose=True, engines=rest)
+    if pages[1:]:  # the other pages, once their engines are loaded
+        loop.add_callback(_warm_pages, pages[1:], time.perf_counter())
+
+
+#: ``LDX_WARM_PAGES``: which pages the server draws once at start, ``all`` (the default) or
+#: ``first`` (the test suite's many short-lived servers, which would spend about 30 s of CPU
+#: each drawing pages they never open).
+WARM_CHOICES = ("all", "first")
+
+
+def pages_to_warm() -> list[str]:
+    """The pages drawn at start, in order (the first explorer's always)."""
+    choice = os.environ.get("LDX_WARM_PAGES", "all") or "all"
+    if choice not in WARM_CHOICES:
+        raise ValueError(f"LDX_WARM_PAGES must be one of {', '.join(WARM_CHOICES)}, "
+                         f"got {choice!r}")
+    slugs = list(views.EXPLORERS)
+    return slugs if choice == "all" else slugs[:1]
+
+
+def _warm_pages(slugs: list[str], started: float) -> None:
+    """Draw the first of ``slugs`` once on the event loop, then hand the loop back (sessions
+    opened meanwhile are built between two pages) and come back for the next.
+
+    Every page's first draw costs more than the later ones: the plotting classes it uses, its
+    engine's arrays and its default result (cached) are made once, about 130 MiB over the 13
+    pages here. Made at start, they are part of the server's size before the first class
+    arrives (not a growth that stays after the class has gone), and no student's first page
+    pays for them."""
+    slug, rest = slugs[0], slugs[1:]
+    start = time.perf_counter()
+    views.warmup(slug)
+    print(f"views: page {slug} drawn in {time.perf_counter() - start:.2f} s", flush=True)
+    if rest:
+        IOLoop.current().add_callback(_warm_pages, rest, started)
+    else:
+        print(f"views: every page drawn, {time.perf_counter() - started:.1f} s after the "
+              f"first", flush=True)
+        gc.freeze()
 
 
 def _compiled(engines) -> bool:
@@ -97,7 +138,8 @@ def on_server_loaded(server_context):
     # named 'pyarrow'" (a page opened in the server's first seconds, under load).
     import datashader  # noqa: F401
     loop = IOLoop.current()
-    threading.Thread(target=_warm_in_background, args=(loop,), name="ldx-warmup",
+    pages = pages_to_warm()  # a wrong LDX_WARM_PAGES stops the server here, not in the thread
+    threading.Thread(target=_warm_in_background, args=(loop, pages), name="ldx-warmup",
                      daemon=True).start()
 
 

@@ -33,13 +33,17 @@ EXPLORERS = {
 __all__ = ["EXPLORERS", "warmup", "warmup_rasters"]
 
 
-def warmup() -> None:
-    """Build the first explorer's page once, with its default knobs, into a throwaway Bokeh
-    document: this pays every first-time cost of drawing a page (datashader's kernels, the
-    plotting classes, the default computation, which stays cached) before the first visitor.
-    The server calls it at start, on its event loop, after ``dynamics.warmup()`` and
-    ``warmup_rasters()`` have run in a background thread (see ``app/app_hooks.py``)."""
+def warmup(slug: str | None = None) -> None:
+    """Build the page of ``slug`` (default: the first explorer) once, with its default knobs,
+    into a throwaway Bokeh document: this pays every first-time cost of drawing that page
+    (datashader's kernels, the plotting classes it uses, the default computation, which stays
+    cached) before its first visitor. The server calls it at start for every page, one page at
+    a time on its event loop, after ``dynamics.warmup()`` and ``warmup_rasters()`` have run in
+    a background thread (see ``app/app_hooks.py``)."""
     from bokeh.document import Document
 
-    explorer = next(iter(EXPLORERS.values()))()
-    explorer.panel().get_root(Document())
+    if slug is None:
+        slug = next(iter(EXPLORERS))
+    if slug not in EXPLORERS:
+        raise ValueError(f"slug must be one of {', '.join(EXPLORERS)}, got {slug!r}")
+    EXPLORERS[slug]().panel().get_root(Document())

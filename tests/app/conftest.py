@@ -46,7 +46,10 @@ def _free_port() -> int:
 def panel_serve(target: str, port: int, *, log, env=None, timeout: float = 180, args=()):
     """``panel serve target`` on a loopback port (with the further command-line ``args``),
     returned once its page answers (or raise RuntimeError with the end of ``log``'s file when it
-    exits or does not answer in time)."""
+    exits or does not answer in time). Unless ``env`` says otherwise, the server draws only
+    the first page at start (``LDX_WARM_PAGES=first``): these servers live for a test file
+    or less, and drawing all 13 pages costs each about 30 s of CPU beside the tests."""
+    env = {"LDX_WARM_PAGES": "first", **(os.environ if env is None else env)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "panel", "serve", target, "--port", str(port),
          "--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{port}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import pathlib
 import re
@@ -11,7 +12,10 @@ import time
 
 from .conftest import ROOT, SERVER_LOG
 
+import pytest
+
 import dynamics
+import views
 
 
 #: The repository's own code, as the server runs it (an editable install imports it from here).
@@ -65,6 +69,47 @@ def test_served_app_warms_every_engine_and_the_first_page(server):
     blocks = log.read_text().split("Traceback (most recent call last):")[1:]
     ours = [block for block in blocks if through_our_code(block)]
     assert ours == [], ours[0][-2000:] if ours else ""
+
+
+def test_the_server_draws_every_page_at_start_one_per_turn_of_its_loop(monkeypatch, capsys):
+    """By default every explorer's page is drawn once at start (the first by ``_warm_page``,
+    the others by ``_warm_pages``), one page per callback, so that a session opened meanwhile
+    is built between two of them."""
+    hooks = _hooks()
+    monkeypatch.delenv("LDX_WARM_PAGES", raising=False)
+    pages = hooks.pages_to_warm()
+    assert pages == list(views.EXPLORERS)
+    drawn = []
+    monkeypatch.setattr(hooks.views, "warmup", drawn.append)
+    monkeypatch.setattr(hooks.gc, "freeze", lambda: None)
+
+    async def start():
+        hooks._warm_pages(pages[1:], time.perf_counter())
+        assert drawn == pages[1:2]  # one page, then the loop is the sessions' again
+        await asyncio.sleep(0)
+        assert drawn == pages[1:3]
+        while len(drawn) < len(pages) - 1:
+            await asyncio.sleep(0)
+
+    asyncio.run(start())
+    assert drawn == pages[1:]
+    out = capsys.readouterr().out
+    assert all(f"views: page {slug} drawn" in out for slug in pages[1:])
+    assert "views: every page drawn" in out
+
+
+def test_warm_pages_setting(monkeypatch):
+    hooks = _hooks()
+    monkeypatch.setenv("LDX_WARM_PAGES", "first")
+    assert hooks.pages_to_warm() == list(views.EXPLORERS)[:1]
+    monkeypatch.setenv("LDX_WARM_PAGES", "some")
+    with pytest.raises(ValueError, match="LDX_WARM_PAGES"):
+        hooks.pages_to_warm()
+
+
+def test_warmup_names_a_page_that_does_not_exist():
+    with pytest.raises(ValueError, match="slug"):
+        views.warmup("nowhere")
 
 
 def test_child_process_fills_the_kernel_cache(capsys):
@@ -127,7 +172,7 @@ def test_datashader_is_imported_before_the_first_session_can_be_built():
         "import app.app_hooks as hooks\n"
         "assert 'datashader' not in sys.modules\n"
         "hooks.views.framework.worker.enable = lambda: None\n"
-        "hooks._warm_in_background = lambda loop: None\n"
+        "hooks._warm_in_background = lambda loop, pages: None\n"
         "hooks.on_server_loaded(None)\n"
         "assert 'datashader' in sys.modules\n"
     )
