@@ -98,6 +98,29 @@ def test_the_server_draws_every_page_at_start_one_per_turn_of_its_loop(monkeypat
     assert "views: every page drawn" in out
 
 
+def test_the_warm_up_steps_aside_while_a_page_loads(monkeypatch):
+    """A session created in the last ``QUIET_AFTER_SESSION`` seconds puts the next page's
+    warm-up off until that time has passed: the visitor's page and resources come first."""
+    hooks = _hooks()
+    drawn = []
+    monkeypatch.setattr(hooks.views, "warmup", drawn.append)
+    monkeypatch.setattr(hooks.gc, "freeze", lambda: None)
+    monkeypatch.setattr(hooks, "QUIET_AFTER_SESSION", 0.3)
+
+    async def start():
+        hooks.on_session_created(None)
+        begun = time.monotonic()
+        hooks._warm_pages(["neuron"], time.perf_counter())
+        assert drawn == []
+        while not drawn:
+            await asyncio.sleep(0.01)
+        return time.monotonic() - begun
+
+    waited = asyncio.run(start())
+    assert drawn == ["neuron"]
+    assert waited >= 0.25
+
+
 def test_warm_pages_setting(monkeypatch):
     hooks = _hooks()
     monkeypatch.setenv("LDX_WARM_PAGES", "first")
