@@ -87,6 +87,13 @@ def _serve(env: dict, extra: list[str], app: str = "app"):
             log.seek(0)
             raise RuntimeError("panel serve app did not start:\n" + log.read()[-4000:])
         time.sleep(0.5)
+    # the app draws every page once at start, pausing while a session (the request above)
+    # loads: idle only counts once that warm-up is over
+    while app == "app" and {**os.environ, **env}.get("LDX_WARM_PAGES", "all") == "all":
+        log.seek(0)
+        if "views: every page drawn" in log.read() or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     _wait_idle(proc.pid)
     return proc, url, log
 
