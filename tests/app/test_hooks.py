@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import importlib.util
 import pathlib
 import re
@@ -71,6 +72,13 @@ def test_served_app_warms_every_engine_and_the_first_page(server):
     assert ours == [], ours[0][-2000:] if ours else ""
 
 
+def _run(coroutine):
+    """``asyncio.run`` in a thread of its own: the session's Playwright (sync API) keeps an
+    event loop running in this one."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_the_server_draws_every_page_at_start_one_per_turn_of_its_loop(monkeypatch, capsys):
     """By default every explorer's page is drawn once at start (the first by ``_warm_page``,
     the others by ``_warm_pages``), one page per callback, so that a session opened meanwhile
@@ -91,7 +99,7 @@ def test_the_server_draws_every_page_at_start_one_per_turn_of_its_loop(monkeypat
         while len(drawn) < len(pages) - 1:
             await asyncio.sleep(0)
 
-    asyncio.run(start())
+    _run(start())
     assert drawn == pages[1:]
     out = capsys.readouterr().out
     assert all(f"views: page {slug} drawn" in out for slug in pages[1:])
@@ -116,7 +124,7 @@ def test_the_warm_up_steps_aside_while_a_page_loads(monkeypatch):
             await asyncio.sleep(0.01)
         return time.monotonic() - begun
 
-    waited = asyncio.run(start())
+    waited = _run(start())
     assert drawn == ["neuron"]
     assert waited >= 0.25
 
