@@ -123,6 +123,7 @@ from dynamics.doeblin.word_task import (  # noqa: F401
 from dynamics.doeblin import dnf
 from dynamics.doeblin.dnf import (  # noqa: F401
     DNF_LEVELS,
+    DNF_LEVEL_COST,
     DNF_TARGETS,
     PAPER_EXAMPLE_LEVEL,
     DNF_METHODS,

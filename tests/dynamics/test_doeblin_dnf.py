@@ -215,6 +215,28 @@ def test_experiment_table_and_progress():
     np.testing.assert_allclose(table.mean_steps, table.steps.mean(axis=-1))
     np.testing.assert_allclose(table.se_seconds, table.seconds.std(axis=-1, ddof=1) / np.sqrt(3))
     assert np.all(table.steps[~table.solved] == 50_000)
-    assert [round(f, 6) for f, _ in calls] == [round(k / 6, 6) for k in range(1, 7)]
+    easy, medium = db.DNF_LEVEL_COST["easy"], db.DNF_LEVEL_COST["medium"]
+    assert [f for f, _ in calls] == pytest.approx(
+        [k * easy / 3 / (easy + medium) for k in (1, 2, 3)]
+        + [(easy + k * medium / 3) / (easy + medium) for k in (1, 2, 3)])
     text = table.table()
     assert all(meth in text for meth in db.DNF_METHODS) and "medium" in text
+
+
+def test_the_experiments_progress_weighs_each_level_by_its_cost():
+    """A level's trials take its share ``DNF_LEVEL_COST`` of the fraction (measured costs: the
+    hardest level is most of the time), so that a time left extrapolated from the fraction
+    holds; custom levels weigh 1."""
+    said = []
+    db.dnf_experiment(["easy", "medium"], trials=2, max_steps=200, seed=0,
+                      progress=lambda f, m: said.append((f, m)))
+    easy, medium = db.DNF_LEVEL_COST["easy"], db.DNF_LEVEL_COST["medium"]
+    fractions = [f for f, _ in said]
+    assert fractions == pytest.approx([easy / 2 / (easy + medium), easy / (easy + medium),
+                                       (easy + medium / 2) / (easy + medium), 1.0])
+    assert [m for _, m in said][1] == "easy: trial 2/2"
+    custom = dict(db.DNF_LEVELS["easy"])  # a copy: not the named level, weighs 1
+    said.clear()
+    db.dnf_experiment({"mine": custom, "hard": db.DNF_LEVELS["hard"]}, trials=1, max_steps=200,
+                      seed=0, progress=lambda f, m: said.append(f))
+    assert said == pytest.approx([1 / (1 + db.DNF_LEVEL_COST["hard"]), 1.0])
