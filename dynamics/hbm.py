@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -625,7 +626,8 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
     """``bias_variance`` over every (model, N): the sweep of Figs 5-9. One task per (model,
     N, dataset), seeds derived from (seed, N, dataset); ``executor.map`` runs them (any
     concurrent.futures-style executor); ``progress(fraction, message, partial=Sweep)`` after
-    each (model, N)."""
+    each (model, N), every model at the first N, then at the next; from the second N on, the
+    fraction weighs each model by the time its fits took at the first."""
     p_star, n = _check_p(p_star, "p_star")
     models = check_instance("models", models, (tuple, list))
     models = tuple(_check_model(m, n, "models") for m in models)
@@ -638,25 +640,38 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
     base = int(as_generator(seed).integers(0, 2**31 - 1))
     shape = (len(models), Ns.size)
     out = {k: np.full(shape, np.nan) for k in ("bias", "variance", "total", "residual")}
+    # The reference fits first (reported by none: a time left extrapolated from the fraction
+    # starts after them). Then every model at one N, then the next N: a model's fits cost about
+    # the same at every N while models differ by 1000x (an RBM against a first-order HBM), so
+    # the progress fraction weighs each model by the time its fits took at the first N. The
+    # results do not depend on the order (each task's seed is (seed, N, dataset)).
+    references = [_reference(model, p_star, base) for model in models]
+    for a, reference in enumerate(references):
+        out["bias"][a, :] = kl(p_star, reference.p)
+    seconds = np.zeros(len(models))  # each model's fits at the first N
     done = 0
-    for a, model in enumerate(models):
-        reference = _reference(model, p_star, base)
-        bias = kl(p_star, reference.p)
-        for b, N in enumerate(Ns):
-            tasks = [(p_star, reference, model, int(N), i, base) for i in range(datasets)]
+    for b, N in enumerate(Ns):
+        for a, model in enumerate(models):
+            started = time.perf_counter()
+            tasks = [(p_star, references[a], model, int(N), i, base) for i in range(datasets)]
             results = list(executor.map(_task, tasks)) if executor is not None else \
                 [_task(t) for t in tasks]
             total = float(np.mean([r[0] for r in results]))
             variance = float(np.mean([r[1] for r in results]))
-            out["bias"][a, b] = bias
             out["variance"][a, b] = variance
             out["total"][a, b] = total
-            out["residual"][a, b] = total - bias - variance
+            out["residual"][a, b] = total - out["bias"][a, b] - variance
             done += 1
+            if b == 0:
+                seconds[a] = time.perf_counter() - started
+                within = (a + 1) / len(models)
+            else:
+                within = seconds[:a + 1].sum() / seconds.sum() if seconds.sum() > 0 else \
+                    (a + 1) / len(models)
             partial = Sweep(models, Ns, *(out[k].copy() for k in ("bias", "variance", "total",
                                                                   "residual")),
                             n=n, datasets=datasets, done=done)
-            report(progress, done / (len(models) * Ns.size), f"{model.label}, N = {N:,}",
+            report(progress, min((b + within) / Ns.size, 1.0), f"N = {N:,}, {model.label}",
                    partial=partial)
     return Sweep(models, Ns, out["bias"], out["variance"], out["total"], out["residual"],
                  n=n, datasets=datasets, done=done)

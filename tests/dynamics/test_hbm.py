@@ -124,6 +124,28 @@ def test_sweep_is_the_same_with_an_executor():
     assert serial.total.shape == (2, 2) and np.all(serial.variance[:, 0] > serial.variance[:, 1])
 
 
+def test_sweep_visits_every_model_at_one_n_before_the_next_and_matches_each_cell_alone():
+    """The sweep runs N by N (so that its progress fraction follows the time spent: models
+    differ in cost by orders of magnitude, a model's fits far less across N; from the second N
+    on, each model's share is the time it took at the first); each cell equals
+    ``bias_variance`` of that model and N alone."""
+    p = hbm.random_distribution(5, seed=7)
+    models = (hbm.Model("hbm", 1), hbm.Model("hbm", 3))
+    said = []
+    result = hbm.sweep(p, models, [20, 200], 3, seed=2,
+                       progress=lambda f, m, partial=None: said.append((f, m)))
+    assert [m for _, m in said] == ["N = 20, HBM order 1", "N = 20, HBM order 3",
+                                    "N = 200, HBM order 1", "N = 200, HBM order 3"]
+    fractions = [f for f, _ in said]
+    assert fractions[:2] == [0.25, 0.5] and fractions[3] == 1.0
+    assert 0.5 < fractions[2] < 1.0
+    for a, model in enumerate(models):
+        for b, N in enumerate((20, 200)):
+            alone = hbm.bias_variance(p, None, N, 3, seed=2, model=model)
+            assert result.total[a, b] == pytest.approx(alone.total, rel=1e-12)
+            assert result.bias[a, b] == pytest.approx(alone.bias, rel=1e-12)
+
+
 def test_rbm_likelihood_against_a_brute_force_sum_over_hidden_states():
     rng = np.random.default_rng(8)
     n, m = 4, 3
