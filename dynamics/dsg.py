@@ -374,8 +374,13 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     X_eval = test[0] if test is not None else np.zeros((0, d))
     raw_test = np.zeros(len(X_eval))
     avg_test = np.zeros(len(X_eval))
+    # progress is also reported between the log-spaced checkpoints, every ~2 % of the steps
+    # (the last checkpoints are a third of the run apart: a time left extrapolated from the
+    # fraction went stale between them); the segments train the same steps either way
+    stops = np.union1d(marks, np.linspace(0, steps, 51).astype(np.int64)[1:])
+    marks = set(marks.tolist())
     done = 0
-    for mark in marks:
+    for mark in stops:
         mark = int(mark)
         _train_segment(X, y, LOSSES[loss], B, m, 1.0 / bandwidth, nu, theta, t0, done, mark,
                        feature_seeds, data_seeds, stored, scale, cum, keep, raw_train, X_eval,
@@ -389,7 +394,7 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
                 "is too large for this data and bandwidth: use a smaller theta, a larger t0, "
                 "or theta=None (see data_step_scale)")
         done = mark
-        if test is not None:
+        if test is not None and mark in marks:
             history["step"].append(done)
             history["seen"].append(done * m)
             history["error"].append(float(np.mean((avg_test - test[1]) ** 2)))
@@ -594,10 +599,14 @@ class NormaModel:
 
 def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, theta: float = 1.0,
           t0: float | None = None, seed=None, X_test=None, y_test=None,
-          checkpoints: int = 30) -> NormaModel:
+          checkpoints: int = 30, progress=None) -> NormaModel:
     """NORMA with minibatches: f_t = (1 - gamma_t nu) f_{t-1} - gamma_t (1/m) sum l'(f(x_k),
     y_k) k(x_k, .), squared loss, the same steps and averaging as ``doubly_sgd``, the kernel
-    itself instead of random features (so memory grows like t)."""
+    itself instead of random features (so memory grows like t).
+
+    ``progress(fraction, message)`` is called about 50 times; step t evaluates the kernel
+    against the (t - 1) m points kept, so the fraction is (t / steps)^2, the share of the
+    kernel evaluations done (the time spent)."""
     X, y = _check_data(X, y)
     bandwidth = _check_scale("bandwidth", bandwidth)
     nu = check_in_range("nu", nu, 0.0, MAX_SCALE)
@@ -609,6 +618,8 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
     theta, t0 = _check_schedule(theta, nu, t0)
     checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
     test = _check_test_pair(X_test, y_test, X.shape[1])
+    progress = check_progress(progress)
+    every = max(1, steps // 50)
     limit = DIVERGED * (1.0 + float(np.max(np.abs(y))))
     rng = as_generator(seed)
     pts = np.empty((steps * m, X.shape[1]))
@@ -643,6 +654,8 @@ def norma(X, y, *, bandwidth: float, nu: float, steps: int, batch_size: int, the
             history["seen"].append(t * m)
             history["error"].append(float(np.mean((model.predict(test[0]) - test[1]) ** 2)))
             history["memory"].append(model.memory)
+        if t % every == 0 or t == steps:
+            report(progress, (t / steps) ** 2, f"step {t:,} of {steps:,}")
     weights = np.repeat((cum[steps] - cum[0:steps]) / steps, m)
     return NormaModel(pts, stored * weights, bandwidth,
                       {k: np.asarray(v) for k, v in history.items()})

@@ -345,3 +345,19 @@ def test_extreme_finite_values_are_refused_or_computed_without_overflow():
         dsg.gp_regression(X, y, X[:3], bandwidth=1.0, steps=2, first_step=1e308)
     with pytest.raises(ValueError, match="noise"):
         dsg.gp_regression(X, y, X[:3], bandwidth=1.0, steps=2, noise=1e308)
+
+
+def test_normas_progress_is_the_share_of_its_kernel_evaluations_done():
+    """Step t sums over the (t - 1) m points kept, so the work done by step t grows like t^2:
+    the fraction reported is (t / steps)^2, ending at 1."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    said = []
+    dsg.norma(X, np.sin(X[:, 0]), bandwidth=1.0, nu=0.01, steps=100, batch_size=2,
+              progress=lambda f, m: said.append((f, m)))
+    assert len(said) == 50 and said[-1] == (1.0, "step 100 of 100")
+    assert said[0] == (pytest.approx(0.0004), "step 2 of 100")
+    assert said[24][0] == pytest.approx(0.25)  # half the steps: a quarter of the work
+    with pytest.raises(ValueError, match="progress"):
+        dsg.norma(X, np.sin(X[:, 0]), bandwidth=1.0, nu=0.01, steps=3, batch_size=2,
+                  progress="yes")
