@@ -43,7 +43,7 @@ METHOD_COLORS = {"PMD": "#d62728", "one-pass SMC": "#ff7f0e", "SGLD": "#1f77b4",
 EXACT_COLOR = "#222222"
 #: Seconds per repeat of the Fig 4.1 run at the default sizes on the development machine (2
 #: shared cores), for the estimate shown before a run.
-SECONDS_PER_REPEAT = 6.0
+SECONDS_PER_REPEAT = 2.3
 
 
 @dataclass(frozen=True)

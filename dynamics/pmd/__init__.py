@@ -72,7 +72,7 @@ from dynamics.pmd import baselines
 from dynamics.pmd.baselines import LIU_WEST_SHRINK, gibbs, one_pass_smc, sgld, svi  # noqa: F401
 from dynamics.pmd import experiment
 from dynamics.pmd.experiment import (  # noqa: F401
-    METHODS, Comparison, RepeatSummary, compare_methods, compare_repeats, estimate_on,
+    METHODS, GRID_SHARE, Comparison, RepeatSummary, compare_methods, compare_repeats, estimate_on,
     exact_samples, mode_shares, posterior_grid,
 )
 

@@ -277,7 +277,12 @@ def test_every_method_takes_the_same_data_arguments(method):
 def test_compare_methods_draws_every_curve_on_the_grid():
     model, theta, _ = pmd.MODEL_PRESETS["Dai, Sec 4.6.1 (Fig 4.1)"]
     x = model.sample(100, theta, seed=16)
-    c = pmd.compare_methods(model, x, particles=200, seed=0, checkpoints=6)
+    said = []
+    c = pmd.compare_methods(model, x, particles=200, seed=0, checkpoints=6,
+                            progress=lambda f, m, partial=None: said.append((f, m)))
+    # the exact posterior first, GRID_SHARE of the fraction (its measured share of the time)
+    assert said[0] == (0.0, "exact posterior on the grid")
+    assert said[1] == (pmd.GRID_SHARE, "PMD: running") and said[-1][0] == 1.0
     assert set(c.curves) == set(pmd.METHODS)
     area = c.grid.cell_area
     assert c.exact.sum() * area == pytest.approx(1.0)
