@@ -20,7 +20,7 @@ from dynamics._common import report
 from dynamics.sbeed import pendulum as pend
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, axis, style
-from views.framework.jobs import Run
+from views.framework.jobs import Run, progress_part
 
 MDPS = ("risky choice (4 states)", "FrozenLake 4x4, slippery", "FrozenLake 4x4, not slippery",
         "Garnet")
@@ -33,8 +33,18 @@ ACTION_NAMES = {"FrozenLake": ("←", "↓", "→", "↑"), "risky": ("safe", "r
 PAGE_BUFFER = 5000
 #: Rollout lengths of the k run, and the eta values it compares.
 K_VALUES = (1, 2, 4, 8, 16)
-#: Seconds per 1,000 Pendulum steps on the development machine (2 shared cores), for estimates.
-PENDULUM_SECONDS_PER_K = 0.25
+#: Seconds per iteration of one run of the k sweep, by eta (sampled mode, the page's buffer),
+#: measured on the development machine: an eta = 1 run fits the dual and takes 40-65 us an
+#: iteration, an eta = 0 run 4-19 us (the risky choice, FrozenLake, a 100-state Garnet; k = 1
+#: to 16 changes either by less than 1.4x). They weigh the sweep's progress fraction and give
+#: its estimate.
+K_RUN_COST = {"0": 5e-6, "1": 4.7e-5}
+#: Progress reports of each run of the k sweep (its checkpoints; the result does not depend on
+#: them): an eta = 1 run is a fifth of the sweep.
+K_REPORTS = 20
+#: Seconds per 1,000 Pendulum steps at k = 10 on the development machine (2 shared cores), for
+#: estimates (other k: times ``pend.run_cost(k)``).
+PENDULUM_SECONDS_PER_K = 0.21
 
 
 def _readable_cell_values(plot, element) -> None:
@@ -504,23 +514,29 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         error = {"0": np.full(len(ks), np.nan), "1": np.full(len(ks), np.nan)}
         total = 2 * len(ks)
         done = 0
+        spent = 0.0  # the share of the sweep's time done: its progress fraction
         for i, k in enumerate(ks):
             for eta in error:
+                share = K_RUN_COST[eta] / (len(ks) * sum(K_RUN_COST.values()))
+                inner = progress_part(progress, spent, min(spent + share, 1.0),
+                                      f"k = {k}, η = {eta}")
                 run = sbeed.sbeed_tabular(
                     mdp, gamma=float(settings["gamma"]), lam=float(settings["lam"]),
                     eta=float(eta), k=int(k), mode="sampled",
                     iterations=int(settings["k_iterations"]), step_size=float(settings["k_eta_step"]),
                     batch_size=int(settings["batch_size"]), buffer_size=PAGE_BUFFER,
-                    seed=int(settings["seed"]), n_checkpoints=1)
+                    seed=int(settings["seed"]), n_checkpoints=K_REPORTS,
+                    progress=None if inner is None else lambda f, m, partial=None: inner(f, m))
                 tail = run.v_error[-max(1, len(run.v_error) // 10):]
                 error[eta][i] = float(np.mean(tail))
                 done += 1
-                report(progress, done / total, f"k = {k}, η = {eta}",
+                spent += share
+                report(progress, min(spent, 1.0), f"k = {k}, η = {eta}",
                        partial=KSweep(ks, {e: v.copy() for e, v in error.items()}, done))
         return KSweep(ks, error, total)
 
     def k_estimate(self, settings: dict) -> float:
-        return 2 * len(K_VALUES) * settings["k_iterations"] * 4e-5 * np.mean(K_VALUES) / 4
+        return len(K_VALUES) * settings["k_iterations"] * sum(K_RUN_COST.values())
 
     def k_summary(self, settings: dict, result: KSweep) -> str:
         if np.isnan(result.error["1"]).any() or np.isnan(result.error["0"]).any():
@@ -559,7 +575,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
 
     def pendulum_estimate(self, settings: dict) -> float:
         return (PENDULUM_SECONDS_PER_K * settings["p_steps"] / 1000 * settings["p_seeds"]
-                * (0.6 + settings["p_k"] / 25))
+                * pend.run_cost(int(settings["p_k"])))
 
     def pendulum_summary(self, settings: dict, result: PendulumRuns) -> str:
         done = [r for r in result.runs if r.done == len(r.returns)]
@@ -638,7 +654,11 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                              progress=progress)
 
     def ablation_estimate(self, settings: dict) -> float:
-        return 9 * settings["a_seeds"] * PENDULUM_SECONDS_PER_K * settings["a_steps"] / 1000 * 1.5
+        # the engine's distinct runs: one factor of ABLATION_DEFAULTS changed at a time
+        cells = {tuple(dict(pend.ABLATION_DEFAULTS, **{name: v}).values())
+                 for name, values in pend.ABLATION.items() for v in values}
+        return (settings["a_seeds"] * PENDULUM_SECONDS_PER_K * settings["a_steps"] / 1000
+                * sum(pend.run_cost(k) for _, _, k in cells))
 
     def ablation_summary(self, settings: dict, result: pend.Ablation) -> str:
         parts = []

@@ -179,7 +179,7 @@ def _sbeed():
 
 def _pendulum():
     return dict(x=np.array([0.5, 4.0]), theta=0.3, thetadot=0.1, u=0.5, steps=200, seeds=1,
-                features=4, value_features=4, batch_size=8, updates=1, buffer_episodes=1)
+                features=4, value_features=4, batch_size=8, updates=1, buffer_episodes=1, k=10)
 
 
 def _dsg():

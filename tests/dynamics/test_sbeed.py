@@ -297,7 +297,19 @@ def test_pendulum_run_shapes_progress_and_executor_invariance():
     with pytest.raises(Cancelled):
         pend.sbeed_pendulum(steps=2000, updates=1, seed=0,
                             progress=lambda f, m: (_ for _ in ()).throw(Cancelled()))
-    serial = pend.ablation(steps=400, seeds=1)
+    said = []
+    serial = pend.ablation(steps=400, seeds=1, progress=lambda f, m: said.append((f, m)))
+    # the fraction weighs each run by its cost (k = 100 takes 5.5x the default k = 10): at the
+    # end of run i it is the cost of runs 1..i over the cost of all
+    ends = {}
+    for f, m in said:
+        ends[int(m.split()[2])] = f
+    ks = sorted({tuple(dict(pend.ABLATION_DEFAULTS, **{n: v}).values())
+                 for n, vs in pend.ABLATION.items() for v in vs})
+    cost = np.cumsum([pend.run_cost(k) for _, _, k in ks])
+    assert [ends[i + 1] for i in range(len(ks))] == pytest.approx(cost / cost[-1])
+    assert pend.run_cost(10) == 1.0 and pend.run_cost(100) / pend.run_cost(1) == pytest.approx(
+        (pend.K_COST_OFFSET + 100) / (pend.K_COST_OFFSET + 1))
     with ThreadPoolExecutor(2) as pool:
         threaded = pend.ablation(steps=400, seeds=1, executor=pool)
     for name in serial.panels:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dynamics import sbeed
-from views.sbeed import SBEEDExplorer
+from views.sbeed import K_RUN_COST, SBEEDExplorer
 
 
 def test_frozen_lake_panel_puts_each_value_on_its_cell(tmp_path):
@@ -56,8 +56,16 @@ def test_runs_compute_and_summarise():
     page.bias_plot(bias)
     settings = dict(mdp_name="risky choice (4 states)", n_states=5, n_actions=2, branching=1,
                     seed=0, gamma=0.9, lam=0.1, batch_size=32, k_eta_step=0.2, k_iterations=2000)
-    ks = page.run_k(settings)
+    said = []
+    ks = page.run_k(settings, lambda f, m, partial=None: said.append((f, m)))
     assert np.all(np.isfinite(ks.error["0"])) and "This run" in page.k_summary(settings, ks)
+    # the fraction weighs each run by its measured cost (an eta = 1 run fits the dual), and
+    # runs report as they go
+    cheap, dear = K_RUN_COST["0"], K_RUN_COST["1"]
+    ends = [f for f, m in said if ":" not in m]
+    assert ends[:2] == pytest.approx([cheap / (cheap + dear) / 5, 1 / 5]) and ends[-1] == 1.0
+    fractions = [f for f, _ in said]
+    assert len(said) > 10 * len(ends) and fractions == sorted(fractions)
     page.k_plot(ks)
     p = dict(p_lam=0.01, p_eta=0.1, p_k=3, p_noise=0.0, p_steps=600, p_seeds=2)
     runs = page.run_pendulum(p)
