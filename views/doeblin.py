@@ -183,7 +183,7 @@ DNF_KEYS = ("trials",)
 #: Seconds of one unit of work measured on the development machine (2 shared cores), used for
 #: the estimate shown before a run: word task per transition x epoch x seed, DNF per trial.
 WORD_SECONDS_PER_UNIT = 35.0 / (20 * 22 * 4)
-DNF_SECONDS_PER_TRIAL = 35.0 / 80
+DNF_SECONDS_PER_TRIAL = 26.0 / 80
 
 
 STAGED_TEXT = r"""

@@ -281,7 +281,7 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
                              executor=pool, progress=progress)
 
     def sweep_estimate(self, settings: dict) -> float:
-        # measured at n = 8 on two processes: about 24 converged fits a second, 0.15 s per
+        # measured at n = 8 on two processes: about 36 converged fits a second, 0.15 s per
         # model for its reference, 3 s to start the processes; the cost doubles with n
         # (converged); CD-1 for 100 epochs takes about N / 25,000 s a fit
         scale = 2.0 ** (int(settings["n"]) - 8)
@@ -289,7 +289,7 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
         Ns = self._sweep_ns(settings)
         fits = len(models) * len(Ns) * int(settings["datasets"])
         cd = sum(m.mode == "cd" for m in models) * sum(Ns) / 25_000 * int(settings["datasets"])
-        return 3 + scale * (0.15 * len(models) + fits / 24) + cd / 2
+        return 3 + scale * (0.15 * len(models) + fits / 36) + cd / 2
 
     def sweep_summary(self, settings: dict, result: hbm.Sweep) -> str:
         if result.done < len(result.models) * len(result.Ns):

@@ -38,13 +38,35 @@ def test_remaining_follows_a_run_that_slows_down():
             assert true_left / 2 - 0.5 <= left <= 2 * true_left + 0.5, (t, left, true_left)
 
 
+def test_the_expected_time_leads_early_and_the_runs_own_rate_after_a_third_of_it():
+    """A sweep whose first tenth is cheap (it does 30 % of the fraction in 1 s, then the rest at
+    a steady 70 % in 27 s: 28 s in all) and whose expected time was 25 s. Without the expected
+    time the estimate at 1.5 s says about 2 s left, 13x too few; with it the estimate is shown
+    from the first report and stays within 2x of the truth throughout."""
+    def fraction_at(t):
+        return 0.3 * t if t <= 1 else 0.3 + 0.7 * (t - 1) / 27
+
+    plain, primed = Remaining(), Remaining(expected=25.0)
+    assert primed.update(0.0, 0.0) == pytest.approx(25.0) and plain.update(0.0, 0.0) is None
+    for step in range(1, 112):
+        t = step / 4
+        f = fraction_at(t)
+        left, truth = primed.update(f, t), 28.0 - t
+        assert truth / 2 - 0.5 <= left <= 2 * truth + 0.5, (t, left, truth)
+        unprimed = plain.update(f, t)
+        if t == 1.5:
+            assert unprimed < truth / 4  # what the rate alone says after the cheap part
+    assert Remaining(expected=0.0).update(0.1, 2.0) is None  # no estimate: as before
+
+
 def test_a_finished_run_corrects_the_pages_estimate(monkeypatch):
     e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
     run = e.jobs["word"].run
     settings = e.jobs["word"].current_settings()
     page = e.word_estimate(dict(settings))
     monkeypatch.setattr(_jobs, "_RATIOS", {})
-    assert measured_estimate(e, run, settings) == (page, False)
+    seconds, measured = measured_estimate(e, run, settings)
+    assert not measured and seconds == pytest.approx(page * _jobs.machine_speed())
     _jobs._record_ratio(e, run, settings, 3.0 * page)
     seconds, measured = measured_estimate(e, run, settings)
     assert measured and seconds == pytest.approx(3.0 * page)
@@ -88,3 +110,33 @@ def test_the_time_left_shown_during_a_real_run_is_within_2x_of_the_truth(monkeyp
     ratios = sorted((left + 2) / (true_left + 2) for left, true_left in late)
     median = ratios[len(ratios) // 2]
     assert 0.5 <= median <= 2.0, late
+
+
+def test_before_any_run_finished_the_estimate_scales_with_the_machines_measured_speed(monkeypatch):
+    """A machine that takes 3x the development machine's time for the calibration work gets 3x
+    the page's estimate; a disturbed calibration is bounded."""
+    e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
+    run, settings = e.jobs["word"].run, e.jobs["word"].current_settings()
+    page = e.word_estimate(dict(settings))
+    monkeypatch.setattr(_jobs, "_RATIOS", {})
+    try:
+        for taken, speed in [(3.0, 3.0), (0.5, 0.5), (100.0, _jobs.SPEED_BOUNDS[1]),
+                             (0.01, _jobs.SPEED_BOUNDS[0])]:
+            monkeypatch.setattr(_jobs, "_timed", lambda f, t=taken: t * _jobs.CALIBRATION_SECONDS)
+            _jobs.machine_speed.cache_clear()
+            assert _jobs.machine_speed() == pytest.approx(speed)
+            assert measured_estimate(e, run, settings) == (pytest.approx(page * speed), False)
+    finally:
+        _jobs.machine_speed.cache_clear()
+
+
+def test_the_calibration_is_timed_once_per_process(monkeypatch):
+    calls = []
+    monkeypatch.setattr(_jobs, "_calibration_work", lambda: calls.append(1))
+    _jobs.machine_speed.cache_clear()
+    try:
+        _jobs.machine_speed()
+        _jobs.machine_speed()
+        assert len(calls) == 3  # best of three, once
+    finally:
+        _jobs.machine_speed.cache_clear()

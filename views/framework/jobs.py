@@ -17,8 +17,10 @@ session's event loop.
   byte budget (``views.framework.cache``): asking again is instant.
 - A failing run shows an alert; the previous result stays.
 - Time estimates are measured on this machine: while a run goes, from its own progress
-  (``Remaining``); before it starts, the page's estimate (``Run.estimate``) corrected by how
-  long the same run took against its estimate on this server before (``measured_estimate``).
+  (``Remaining``); before it starts, the page's estimate (``Run.estimate``, seconds on the
+  development machine) corrected by how long the same run took against its estimate on this
+  server before, or until a run finished, by this machine's speed (``machine_speed``, a
+  calibration timed once per process; see ``measured_estimate``).
 - A run belongs to its session (``SessionWatch``): it is cancelled when the session's tab is
   closed or the session is destroyed, and every run is cancelled when the server stops
   (``cancel_all``, from ``app/app_hooks.py``); computations run in daemon threads, so nothing
@@ -28,12 +30,14 @@ session's event loop.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 import weakref
 from dataclasses import dataclass
 
 import holoviews as hv
+import numpy as np
 import panel as pn
 import param
 
@@ -43,7 +47,7 @@ from views.framework.cache import LOCK, STORE
 from views.framework.text import plain
 
 __all__ = ["Run", "Job", "JobSection", "SessionWatch", "Remaining", "cached_result",
-           "measured_estimate", "progress_part", "cancel_all"]
+           "measured_estimate", "machine_speed", "progress_part", "cancel_all"]
 
 #: Finished results kept across sessions, by ("job", page, run, settings), among the pages'
 #: results (one byte budget for all, see ``views.framework.cache``).
@@ -57,35 +61,50 @@ PARTIAL_EVERY = 1.0
 
 
 class Remaining:
-    """The seconds left of a running computation, from its own progress rate on this machine.
+    """The seconds left of a running computation, from its own progress rate on this machine
+    and, early in the run, the time expected before it started.
 
     The rate is measured over the recent half of the time since the run's first progress
     report (what came before, building the data and loading kernels, is not part of it; and an
     engine's fraction is not always proportional to its work, so the recent rate is the better
     guide): from the report ``(f1, t1)`` nearest that half-way time to now ``(f, t)``, the run
-    ends at ``t + (1 - f) (t - t1) / (f - f1)``. That end is smoothed (exponentially, weight
-    ``SMOOTHING`` for the newest) and the time to it is what is left. None until
+    ends at ``t + (1 - f) (t - t1) / (f - f1)``. Given ``expected`` (the run's estimated
+    seconds, see ``measured_estimate``), the end it implies for the work left,
+    ``t + (1 - f) expected``, is blended in with weight ``1 - t / (PRIOR_UNTIL expected)``
+    (none once ``PRIOR_UNTIL`` of the expected time has passed): the first part of a run is
+    often not like the rest (the cheap models of a sweep first). That end is smoothed (exponentially, weight ``SMOOTHING``
+    for the newest) and the time to it is what is left. Without ``expected``, None until
     ``MIN_FRACTION`` of the work and ``MIN_SECONDS`` have passed since the first report."""
 
     SMOOTHING = 0.3
     MIN_FRACTION = 0.02
     MIN_SECONDS = 1.0
+    PRIOR_UNTIL = 0.3
 
-    def __init__(self):
+    def __init__(self, expected: float | None = None):
         self._reports: list[tuple[float, float]] = []
         self.end: float | None = None
+        self.expected = expected if expected is not None and expected > 0 else None
 
     def update(self, fraction: float, elapsed: float) -> float | None:
         reports = self._reports
         reports.append((fraction, elapsed))
         f0, t0 = reports[0]
+        prior = (None if self.expected is None
+                 else elapsed + (1 - fraction) * self.expected)
         if fraction - f0 < self.MIN_FRACTION or elapsed - t0 < self.MIN_SECONDS:
+            end = prior
+        else:
+            middle = (t0 + elapsed) / 2
+            f1, t1 = min(reports, key=lambda r: abs(r[1] - middle))
+            if fraction - f1 < self.MIN_FRACTION / 4 or elapsed - t1 <= 0:
+                f1, t1 = f0, t0  # too little progress lately to measure a rate: the whole run's
+            end = elapsed + (1 - fraction) * (elapsed - t1) / (fraction - f1)
+            if prior is not None:
+                weight = max(0.0, 1.0 - elapsed / (self.PRIOR_UNTIL * self.expected))
+                end = weight * prior + (1 - weight) * end
+        if end is None:
             return None
-        middle = (t0 + elapsed) / 2
-        f1, t1 = min(reports, key=lambda r: abs(r[1] - middle))
-        if fraction - f1 < self.MIN_FRACTION / 4 or elapsed - t1 <= 0:
-            f1, t1 = f0, t0  # too little progress lately to measure a rate: the whole run's
-        end = elapsed + (1 - fraction) * (elapsed - t1) / (fraction - f1)
         self.end = end if self.end is None else (
             self.SMOOTHING * end + (1 - self.SMOOTHING) * self.end)
         return max(self.end - elapsed, 0.0)
@@ -109,15 +128,49 @@ def _record_ratio(explorer, run: "Run", settings: dict, seconds: float) -> None:
         _RATIOS[(explorer.slug, run.name)] = ratio if old is None else (ratio * old) ** 0.5
 
 
+def _calibration_work() -> None:
+    """A fixed mix of what the engines spend time on: dense array arithmetic (NumPy and BLAS)
+    and interpreted Python."""
+    a = np.random.default_rng(0).standard_normal((300, 300))
+    for _ in range(40):
+        a = np.tanh(a @ a.T / 300.0)
+    total = 0
+    for i in range(600_000):
+        total += i * i
+
+
+#: Best-of seconds of ``_calibration_work`` on the development machine (2 shared cores, where
+#: the pages' estimates were measured), idle: the reference of ``machine_speed``.
+CALIBRATION_SECONDS = 0.039
+#: How far ``machine_speed`` may scale an estimate (a disturbed calibration stays bounded).
+SPEED_BOUNDS = (0.25, 8.0)
+
+
+@functools.cache
+def machine_speed() -> float:
+    """How many times slower than the development machine this one runs the calibration work
+    (``_calibration_work``, best of three, timed once per process: about 0.12 s), within
+    ``SPEED_BOUNDS``. Above 1 on a slower or busier machine."""
+    best = min(_timed(_calibration_work) for _ in range(3))
+    return float(min(max(best / CALIBRATION_SECONDS, SPEED_BOUNDS[0]), SPEED_BOUNDS[1]))
+
+
+def _timed(function) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
+
+
 def measured_estimate(explorer, run: "Run", settings: dict) -> tuple[float, bool] | None:
-    """The expected seconds of ``run`` with ``settings`` and whether a measurement on this
-    server corrected them (the page's estimate times the measured/estimated ratio of the same
-    run's finished runs here); None when the run has no estimate."""
+    """The expected seconds of ``run`` with ``settings`` and whether runs that finished on this
+    server measured them: the page's estimate times the measured/estimated ratio of the same
+    run's finished runs here or, before one finished, times ``machine_speed()``; None when the
+    run has no estimate."""
     if run.estimate is None:
         return None
     seconds = float(getattr(explorer, run.estimate)(dict(settings)))
     ratio = _RATIOS.get((explorer.slug, run.name))
-    return (seconds * ratio, True) if ratio is not None else (seconds, False)
+    return (seconds * ratio, True) if ratio is not None else (seconds * machine_speed(), False)
 
 
 def _left(seconds: float) -> str:
@@ -353,7 +406,9 @@ class Job(param.Parameterized):
             future = _in_daemon_thread(loop, self._compute, settings,
                                        self._progress_callable(cancel, latest))
         session = getattr(self.explorer, "_session", None)
-        remaining = Remaining()
+        expected = (measured_estimate(self.explorer, self.run, settings)
+                    if self.run.estimate is not None else None)
+        remaining = Remaining(expected[0] if expected is not None else None)
         drawn = 0.0  # when a partial result was last drawn
         while not future.done():
             await asyncio.wait({future}, timeout=REFRESH)
