@@ -123,20 +123,23 @@ def test_before_any_run_finished_the_estimate_scales_with_the_machines_measured_
         for taken, speed in [(3.0, 3.0), (0.5, 0.5), (100.0, _jobs.SPEED_BOUNDS[1]),
                              (0.01, _jobs.SPEED_BOUNDS[0])]:
             monkeypatch.setattr(_jobs, "_timed", lambda f, t=taken: t * _jobs.CALIBRATION_SECONDS)
-            _jobs.machine_speed.cache_clear()
+            monkeypatch.setattr(_jobs, "_speed", [])
             assert _jobs.machine_speed() == pytest.approx(speed)
             assert measured_estimate(e, run, settings) == (pytest.approx(page * speed), False)
     finally:
-        _jobs.machine_speed.cache_clear()
+        monkeypatch.setattr(_jobs, "_speed", [])
 
 
-def test_the_calibration_is_timed_once_per_process(monkeypatch):
+def test_the_calibration_is_timed_again_only_when_it_is_old(monkeypatch):
     calls = []
     monkeypatch.setattr(_jobs, "_calibration_work", lambda: calls.append(1))
-    _jobs.machine_speed.cache_clear()
-    try:
-        _jobs.machine_speed()
-        _jobs.machine_speed()
-        assert len(calls) == 3  # best of three, once
-    finally:
-        _jobs.machine_speed.cache_clear()
+    monkeypatch.setattr(_jobs, "_speed", [])
+    clock = [1000.0]
+    monkeypatch.setattr(_jobs.time, "monotonic", lambda: clock[0])
+    _jobs.machine_speed()
+    clock[0] += _jobs.CALIBRATION_EVERY - 1
+    _jobs.machine_speed()
+    assert len(calls) == 3  # best of three, once
+    clock[0] += 2
+    _jobs.machine_speed()
+    assert len(calls) == 6
