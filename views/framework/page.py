@@ -227,10 +227,16 @@ class PageMixin:
         marker.jscallback(value="requestAnimationFrame(() => requestAnimationFrame(() => "
                                 "{ painted.value = cb_obj.value; }));", args={"painted": painted})
         self.param.watch(lambda event: setattr(marker, "value", event.new), "drawn")
+        # Panel keeps a jscallback in a class-wide registry weakly keyed by its source (marker),
+        # its value holding the callback's args (painted): a strong path from painted back to
+        # marker, through this explorer, kept every page of every closed session alive (+6
+        # explorers a round of 6 sessions). So painted's watcher holds the explorer weakly.
+        me = weakref.ref(self)
 
         def on_painted(_):
-            if self._live is not None:
-                self._live.painted()
+            explorer = me()
+            if explorer is not None and explorer._live is not None:
+                explorer._live.painted()
 
         painted.param.watch(on_painted, "value")
         return pn.Row(marker, painted, visible=False, height=0, margin=0)
