@@ -319,6 +319,7 @@ class FigureMixin:
             element = self._windowed(plot, view.x_range, view.y_range, threshold=DENSE_POINTS)
         else:
             element = self._call(plot, plot.method)
+        element = self._with_marks(plot, element)
         return style(element, title=plot.title,
                      bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT))
 
