@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import holoviews as hv
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource
+from bokeh.models import BoxAnnotation, ColumnDataSource, Span
 
 from views.framework import knobs as _knobs
 from views.framework.figure import style
@@ -213,7 +213,9 @@ def _local(model_hook_name: str):
     line or veil) so the browser finds it, and making it not ``syncable``."""
 
     def hook(plot, element):
-        model = plot.handles.get("source") or plot.handles.get("glyph")
+        glyph = plot.handles.get("glyph")
+        # a line or a veil is a Bokeh annotation (its data source is not in the document)
+        model = glyph if isinstance(glyph, (Span, BoxAnnotation)) else plot.handles.get("source")
         if model is not None:
             model.name = model_hook_name
             model.syncable = False
@@ -332,12 +334,15 @@ class TimelineMixin:
                 f"const unit = {json.dumps(timeline.unit.capitalize())};\n"
                 + _DRAW.replace("SYNC_MS", str(SYNC_MS)))
         args = dict(frames=source, player=player, sync=sync)
-        player.jscallback(args=args, value=code, end=code)
+        # one property per call: Panel 1.9 registers only the last of several
+        player.jscallback(args=args, value=code)
+        player.jscallback(args=args, end=code)
         player.jscallback(args=dict(player=player), direction=_DIRECTION)
-        # a new run's frames arrive as a new data dict: redraw at the player's frame once the
-        # whole update is applied (the player's end and value come in the same message)
-        source.js_on_change("data", _deferred(code, args))
-        player.title = self._label_text(frames, i)
+        # a new run's frames arrive with a new count of runs: redraw at the player's frame once
+        # the whole update is applied (the frames, the player's end and value come with it)
+        runs = pn.widgets.IntInput(value=0, visible=False)
+        runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);")
+        player.name = self._label_text(frames, i)  # Panel's name is the player's title
 
         def on_time(event):
             frames = self.frames()
@@ -358,25 +363,21 @@ class TimelineMixin:
                 # the server's copy of the player's value is stale (the browser does not send
                 # it): send it even when unchanged
                 player.param.update(end=max(len(frames) - 1, 1), value=k,
-                                    title=self._label_text(frames, k))
+                                    name=self._label_text(frames, k))
                 player.param.trigger("value")
                 source.data = self._frames_data()
                 note.object = self._frames_note()
                 sync.value = k
+                runs.value += 1
 
         self.param.watch(on_drawn, "drawn")
         caption = pn.pane.Markdown(math_markdown(timeline.caption), sizing_mode="stretch_width", margin=(0, 10),
                                    css_classes=["ldx-timeline-caption"])
         controls = pn.Column(player, pn.Row(step, note), width=440)
-        return pn.Row(controls, pn.Column(caption, sync, sizing_mode="stretch_width"),
+        return pn.Row(controls, pn.Column(caption, sync, runs, sizing_mode="stretch_width"),
                       sizing_mode="stretch_width", css_classes=["ldx-timeline"])
 
     def _label_text(self, frames: Frames, i: int) -> str:
         return (f"{self.timeline.unit.capitalize()} t = {int(frames.t[i]):,} of "
                 f"{int(frames.t[-1]):,}")
 
-
-def _deferred(code: str, args: dict):
-    from bokeh.models import CustomJS
-
-    return CustomJS(args=args, code="setTimeout(() => { " + code + " }, 0);")
