@@ -266,13 +266,14 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         feats = style(feats, bokeh=dict(color="state", **states, size=11, line_color="black",
                                         fill_alpha=0.0, line_width=2),
                       mpl=dict(color="none", edgecolors="black", s=90, linewidth=1.5))
-        overlay = labels * arrows * feats
-        if np.any(res.run.weights[0] != 0):
-            # The transient: the first steps from a non-zero w0 onto the attractor.
-            path = hv.Path([res.run.weights[:TRANSIENT + 1, :2]], kdims=WEIGHT_DIMS)
-            overlay = overlay * style(path, color="#444444", alpha=0.7,
-                                      bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
-        return overlay
+        # The transient: the first steps from a non-zero w0 onto the attractor. Always a layer
+        # (empty from w0 = 0): the timeline's marks come after the panel's layers, and a live
+        # plot keeps its layers' places, so a layer that comes and goes would swap them.
+        start = (res.run.weights[:TRANSIENT + 1, :2] if np.any(res.run.weights[0] != 0)
+                 else np.zeros((0, 2)))
+        path = style(hv.Path([start], kdims=WEIGHT_DIMS), color="#444444", alpha=0.7,
+                     bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
+        return labels * arrows * feats * path
 
     @staticmethod
     def _cones(res: HerdingRun) -> hv.Polygons:

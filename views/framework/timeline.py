@@ -324,7 +324,7 @@ class TimelineMixin:
                               show_loop_controls=True, width=420, height=90,
                               visible_loop_options=["once", "loop", "reflect"],
                               css_classes=["ldx-timeline-player"])
-        step = pn.widgets.Select(name="Step size (frames)", options=[1, 10, 100], value=1,
+        step = pn.widgets.Select(label="Step size (frames)", options=[1, 10, 100], value=1,
                                  width=120, css_classes=["ldx-timeline-step"])
         step.jslink(player, value="step")
         sync = pn.widgets.IntInput(value=i, visible=False)
@@ -342,7 +342,7 @@ class TimelineMixin:
         # the whole update is applied (the frames, the player's end and value come with it)
         runs = pn.widgets.IntInput(value=0, visible=False)
         runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);")
-        player.name = self._label_text(frames, i)  # Panel's name is the player's title
+        player.label = self._label_text(frames, i)
 
         def on_time(event):
             frames = self.frames()
@@ -363,7 +363,7 @@ class TimelineMixin:
                 # the server's copy of the player's value is stale (the browser does not send
                 # it): send it even when unchanged
                 player.param.update(end=max(len(frames) - 1, 1), value=k,
-                                    name=self._label_text(frames, k))
+                                    label=self._label_text(frames, k))
                 player.param.trigger("value")
                 source.data = self._frames_data()
                 note.object = self._frames_note()
