@@ -215,10 +215,16 @@ def _local(model_hook_name: str):
     def hook(plot, element):
         glyph = plot.handles.get("glyph")
         # a line or a veil is a Bokeh annotation (its data source is not in the document)
-        model = glyph if isinstance(glyph, (Span, BoxAnnotation)) else plot.handles.get("source")
+        annotation = isinstance(glyph, (Span, BoxAnnotation))
+        model = glyph if annotation else plot.handles.get("source")
         if model is not None:
             model.name = model_hook_name
             model.syncable = False
+        # on Bokeh's overlay layer: a move of the mark repaints that layer alone, not the
+        # plot's data beneath (a 4,000-point log-log curve took 30 ms a paint)
+        renderer = glyph if annotation else plot.handles.get("glyph_renderer")
+        if renderer is not None:
+            renderer.level = "overlay"
 
     return hook
 
