@@ -129,6 +129,18 @@ def test_scrubbing_redraws_in_the_browser_and_sends_only_the_throttled_time(serv
     assert others == []
     assert all(e["attr"] == "value" for e in times)
     assert 1 <= len(times) <= 2 + elapsed / SYNC_MS
+    # a knob move sends the new run's frames once: the marks show its state at the same t
+    box = page.locator("input[type=text]").first  # the model seed
+    box.fill("7")
+    box.press("Enter")
+    model = herding.random_model(6, 2, seed=7)
+    w = herding.herd(model.features, model.moments, steps, w0=np.zeros(2), eta=1.0).weights
+    page.wait_for_function(MARK.replace("suffix =>", "([suffix, x]) =>")
+                           .replace("return out;", "return out.w1[0] === x;")
+                           .replace("return null;", "return false;"),
+                           arg=["-cones_plot-2", w[t, 0]])
+    assert page.evaluate(MARK, "-tipi_plot-2") == {"w1": [w[t, 0]], "w2": [w[t, 1]]}
+    assert "seed=7" in page.url and f"t={t}" in page.url
     assert page.errors == []
 
 
