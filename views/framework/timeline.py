@@ -24,7 +24,6 @@ says so.
 
 from __future__ import annotations
 
-import itertools
 import json
 from dataclasses import dataclass, field
 
@@ -44,7 +43,6 @@ SYNC_MS = 400
 #: Milliseconds between frames when playing at the default speed (about 30 frames per second).
 INTERVAL_MS = 33
 _MARK_KINDS = ("point", "trail", "ray", "vline", "future")
-_UIDS = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -189,8 +187,8 @@ if (sync.value !== i) {
 }
 """
 
-# Play from the start when play is pressed at the end (a once-through player would do nothing);
-# the step size applies while paused, one frame at a time otherwise stepping would skip.
+# Play from the start when play is pressed at the end (a once-through player would do nothing
+# there), and backwards from the end when reverse is pressed at the start.
 _DIRECTION = """
 if (player.direction === 1 && player.value >= player.end) player.value = player.start;
 if (player.direction === -1 && player.value <= player.start) player.value = player.end;
@@ -234,10 +232,8 @@ class TimelineMixin:
     (``t``: the engine's time, None for the last frame), the control and the URL's ``t``."""
 
     def _timeline_uid(self) -> str:
-        uid = self.__dict__.get("_ldx_timeline_uid")
-        if uid is None:
-            uid = self.__dict__["_ldx_timeline_uid"] = f"ldx-time-{next(_UIDS)}"
-        return uid
+        """The prefix of the Bokeh names of this page's marks (unique within the server)."""
+        return f"ldx-time-{id(self):x}"
 
     def frames(self) -> Frames | None:
         """The frames sent to the browser for the current result (strided when long); None
@@ -377,7 +373,8 @@ class TimelineMixin:
                 runs.value += 1
 
         self.param.watch(on_drawn, "drawn")
-        caption = pn.pane.Markdown(math_markdown(timeline.caption), sizing_mode="stretch_width", margin=(0, 10),
+        caption = pn.pane.Markdown(math_markdown(timeline.caption), margin=(0, 10),
+                                   sizing_mode="stretch_width",
                                    css_classes=["ldx-timeline-caption"])
         controls = pn.Column(player, pn.Row(step, note), width=440)
         return pn.Row(controls, pn.Column(caption, sync, runs, sizing_mode="stretch_width"),
