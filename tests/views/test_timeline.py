@@ -139,3 +139,6 @@ def test_export_draws_the_marks_at_the_current_time():
     layout = e.figure(only=("discrepancy_plot",))
     lines = [el for el in layout.traverse(lambda x: x, [hv.VLine])]
     assert [float(line.data) for line in lines] == [7.0]
+    e.t = None  # the default, the end of the run: the paper's figure, without marks
+    layout = e.figure(only=("discrepancy_plot",))
+    assert [el for el in layout.traverse(lambda x: x, [hv.VLine])] == []

@@ -16,7 +16,8 @@ future) in the browser, in a ``jscallback`` on the player's value, with no round
 player and the marks' Bokeh models are not ``syncable``, so the browser sends nothing when they
 change. The server hears of the time only through a hidden widget written at most every
 ``SYNC_MS`` milliseconds, to keep it in the URL (``t=``) and in exports (which draw the marks at
-the current time, as the live page's first render does).
+the current time, as the live page's first render does, unless the time is the default, the
+end of the run: the figure is then the paper's, without marks).
 
 A run longer than ``Timeline.max_frames`` sends every k-th frame (and the last), and the control
 says so.
