@@ -135,12 +135,14 @@ def test_scrubbing_redraws_in_the_browser_and_sends_only_the_throttled_time(serv
     box.press("Enter")
     model = herding.random_model(6, 2, seed=7)
     w = herding.herd(model.features, model.moments, steps, w0=np.zeros(2), eta=1.0).weights
-    page.wait_for_function(MARK.replace("suffix =>", "([suffix, x]) =>")
-                           .replace("return out;", "return out.w1[0] === x;")
-                           .replace("return null;", "return false;"),
-                           arg=["-cones_plot-2", w[t, 0]])
+    at = MARK.replace("suffix =>", "([suffix, x]) =>").replace(
+        "return out;", "return out.w1[0] === x;").replace("return null;", "return false;")
+    for mark in ("-cones_plot-2", "-tipi_plot-2"):  # the panels may arrive one by one
+        page.wait_for_function(at, arg=[mark, w[t, 0]])
     assert page.evaluate(MARK, "-tipi_plot-2") == {"w1": [w[t, 0]], "w2": [w[t, 1]]}
-    assert "seed=7" in page.url and f"t={t}" in page.url
+    assert page.evaluate(MARK, "-cones_plot-0")["w1"] == list(w[t - 8:t + 1, 0])
+    page.wait_for_function("() => window.location.search.includes('seed=7')")
+    assert f"t={t}" in page.url
     assert page.errors == []
 
 
@@ -148,6 +150,14 @@ def test_play_reaches_the_end_and_stops_or_loops(server, page):
     _, models = _open(page, f"{server}?page=neuron&stripes=40")
     end = models["end"]
     assert end == 40
+    # the step size: a step forward moves that many frames
+    page.locator(".ldx-timeline-step select").select_option("10")
+    page.wait_for_function("() => __ldxPlayer.step === 10")
+    page.locator(".ldx-timeline-player button.first").click()
+    page.locator(".ldx-timeline-player button.next").click()
+    page.wait_for_function("() => window.ldxTimeline && window.ldxTimeline.value === 10")
+    page.locator(".ldx-timeline-step select").select_option("1")
+    page.wait_for_function("() => __ldxPlayer.step === 1")
     page.locator(".ldx-timeline-player button.first").click()
     page.wait_for_function("() => window.ldxTimeline && window.ldxTimeline.value === 0")
     start_prints = page.evaluate(PRINTS)

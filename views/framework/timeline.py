@@ -329,7 +329,8 @@ class TimelineMixin:
                               css_classes=["ldx-timeline-player"])
         step = pn.widgets.Select(label="Step size (frames)", options=[1, 10, 100], value=1,
                                  width=120, css_classes=["ldx-timeline-step"])
-        step.jslink(player, value="step")
+        # the menu's value is text in the browser; the player's step a whole number
+        step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
         sync = pn.widgets.IntInput(value=i, visible=False)
         note = pn.pane.Markdown(self._frames_note(), margin=(0, 10),
                                 css_classes=["ldx-timeline-note"])
