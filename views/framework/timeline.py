@@ -36,6 +36,7 @@ from bokeh.models import BoxAnnotation, ColumnDataSource, Span
 from views.framework import knobs as _knobs
 from views.framework.figure import style
 from views.framework.text import math_markdown
+from views.framework.workarounds import dictionary_columns
 
 __all__ = ["Frames", "Mark", "Timeline", "TimelineMixin", "SYNC_MS", "strided"]
 
@@ -207,25 +208,37 @@ class _LocalPlayer(pn.widgets.Player):
         return model
 
 
-def _local(model_hook_name: str):
+class _MarkHook:
     """A HoloViews hook naming a mark's Bokeh model (its data source, or the span or box of a
-    line or veil) so the browser finds it, and making it not ``syncable``."""
+    line or veil) so the browser finds it, making it not ``syncable``, and putting it on
+    Bokeh's overlay layer. Its text is its name, so the options of a mark are styled from the
+    memo of ``apply_options`` on every draw (a function's text is its address, which is not)."""
 
-    def hook(plot, element):
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"_MarkHook({self.name!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _MarkHook) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __call__(self, plot, element) -> None:
         glyph = plot.handles.get("glyph")
         # a line or a veil is a Bokeh annotation (its data source is not in the document)
         annotation = isinstance(glyph, (Span, BoxAnnotation))
         model = glyph if annotation else plot.handles.get("source")
         if model is not None:
-            model.name = model_hook_name
+            model.name = self.name
             model.syncable = False
         # on Bokeh's overlay layer: a move of the mark repaints that layer alone, not the
         # plot's data beneath (a 4,000-point log-log curve took 30 ms a paint)
         renderer = glyph if annotation else plot.handles.get("glyph_renderer")
         if renderer is not None:
             renderer.level = "overlay"
-
-    return hook
 
 
 class TimelineMixin:
@@ -280,9 +293,10 @@ class TimelineMixin:
             return element
         frames, i = self.frames(), self.frame_index()
         uid = self._timeline_uid()
-        layers = [style(mark.element(frames, i),
-                        bokeh=dict(hooks=[_local(f"{uid}-{plot.method}-{k}")]))
-                  for k, mark in enumerate(marks)]
+        with dictionary_columns():  # plain arrays, not DataFrames: cheaper on every draw
+            layers = [style(mark.element(frames, i),
+                            bokeh=dict(hooks=[_MarkHook(f"{uid}-{plot.method}-{k}")]))
+                      for k, mark in enumerate(marks)]
         if isinstance(element, hv.Overlay):  # a clone keeps the overlay's options (its axes)
             return element.clone(list(element) + layers)
         return hv.Overlay([element, *layers])
