@@ -326,7 +326,7 @@ class TimelineMixin:
         unit = self.timeline.unit
         if frames.stride == 1:
             return f"{len(frames):,} frames, one per {unit}."
-        return (f"**Strided:** every {frames.stride:,}th {unit} of {frames.total - 1:,} is sent "
+        return (f"**Strided:** one {unit} in {frames.stride:,} of {frames.total - 1:,} is sent "
                 f"({len(frames):,} frames); fewer {unit}s show every one.")
 
     def timeline_control(self) -> pn.viewable.Viewable:
