@@ -15,12 +15,9 @@ browser once, in a ``ColumnDataSource``; playing, stepping and scrubbing then re
 future) in the browser, in a ``jscallback`` on the player's value, with no round trip: the
 player and the marks' Bokeh models are not ``syncable``, so the browser sends nothing when they
 change. The server hears of the time only through a hidden widget written at most every
-``SYNC_MS`` milliseconds, to keep it in the URL (``t=``) and in exports (which draw the marks at
-the current time, as the live page's first render does, unless the time is the default, the
-end of the run: the figure is then the paper's, without marks).
-
-A run longer than ``Timeline.max_frames`` sends every k-th frame (and the last), and the control
-says so.
+``SYNC_MS`` ms, to keep it in the URL (``t=``) and in exports (marks at the chosen time; at the
+default, the end of the run, the paper's figure without marks). A run longer than
+``Timeline.max_frames`` sends every k-th frame (and the last), and the control says so.
 """
 
 from __future__ import annotations
@@ -153,15 +150,9 @@ if (n == 0) return;
 const i = Math.max(0, Math.min(player.value, n - 1));
 const d = frames.data, doc = player.document;
 const state = player._ldx || (player._ldx = {last: 0, timer: null, models: {}});
-function find(name) {
-  let m = state.models[name];
-  if (m != null && m.document === doc) return m;
-  m = null;
-  try { m = doc.get_model_by_name(name); } catch (err) {
-    for (const model of doc._all_models.values()) if (model.name === name) m = model;
-  }
-  state.models[name] = m;
-  return m;
+function find(name) {  // cached while it is in the document (HoloViews may rebuild a plot)
+  const m = state.models[name];
+  return (m != null && m.document === doc) ? m : (state.models[name] = doc.get_model_by_name(name));
 }
 for (const mark of marks) {
   const model = find(mark.name);
@@ -183,7 +174,11 @@ player.title = `${unit} t = ${t.toLocaleString("en-US")} of ${d.t[n - 1].toLocal
 window.ldxTimeline = {value: player.value, t: t, drawn: (window.ldxTimeline ? window.ldxTimeline.drawn : 0) + 1};
 // the server hears of the time only to keep it in the URL: at most every SYNC_MS
 if (sync.value !== i) {
-  const send = () => { state.timer = null; state.last = Date.now(); if (sync.value !== player.value) sync.value = player.value; };
+  const send = () => {
+    state.timer = null; state.last = Date.now();
+    const k = Math.max(0, Math.min(player.value, frames.data.t.length - 1));
+    if (sync.value !== k) sync.value = k;
+  };
   const wait = state.last + SYNC_MS - Date.now();
   if (wait <= 0) send(); else if (state.timer == null) state.timer = setTimeout(send, wait);
 }
