@@ -132,7 +132,7 @@ def explorer_page(slug: str):
             if not explorer.error:
                 _write(location, {"page": slug, **explorer.query()})
 
-        explorer.param.watch(drawn, "drawn")
+        explorer.param.watch(drawn, ["drawn", "t"])
     return explorer
 
 

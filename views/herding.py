@@ -18,6 +18,7 @@ from views.framework.cache import results_cache
 from views.framework.jobs import progress_part
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                             Run, axis, exporting, log_spaced, parse_vector, style)
+from views.framework.timeline import Frames, Mark, Timeline
 
 #: Resolution (cells per side) of the live page's cone raster and of the Tipi image.
 GRID = 150
@@ -32,6 +33,26 @@ STATE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"
 HERDING_COLOR, IID_COLOR, STURMIAN_COLOR = "#d62728", "#1f77b4", "#2ca02c"
 WEIGHT_DIMS = [hv.Dimension("w1", label="w₁"), hv.Dimension("w2", label="w₂")]
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: Frames of the timeline's trail behind the current weight w_t.
+TRAIL = 8
+#: Most frames of a run sent to the browser (every k-th step beyond).
+TIME_FRAMES = 5_000
+T_COLOR = "#111111"
+
+
+def _weight_marks(plot: str) -> tuple:
+    """The timeline's marks in weight space: the trail of the last steps, the weight vector
+    from the origin and the current weight w_t."""
+    return (
+        Mark(plot, "trail", x="w1", y="w2", dims=WEIGHT_DIMS, length=TRAIL,
+             options=dict(color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5),
+                          mpl=dict(linewidth=1))),
+        Mark(plot, "ray", x="w1", y="w2", dims=WEIGHT_DIMS,
+             options=dict(color=T_COLOR, bokeh=dict(line_width=2.5), mpl=dict(linewidth=1.8))),
+        Mark(plot, "point", x="w1", y="w2", dims=WEIGHT_DIMS,
+             options=dict(bokeh=dict(size=13, color="white", line_color=T_COLOR, line_width=3),
+                          mpl=dict(s=80, color="white", edgecolors=T_COLOR, linewidth=2))),
+    )
 
 
 @dataclass(frozen=True)
@@ -135,6 +156,17 @@ class HerdingExplorer(Explorer):
              ignores=("max_lag", "box_steps")),
     )
 
+    timeline = Timeline(
+        "weight_frames", unit="step", max_frames=TIME_FRAMES,
+        caption=r"""**Time $t$ is the herding step.** On the cones and the Tipi function the ringed
+dot is the weight $w_t$, the thick line the weight vector from the origin (the cone it lies in
+picks the next state $s_{t+1}$), the thin line its last steps; on the moment error the vertical
+line marks $T = t$. Play from $t = 0$ to watch $w$ fall onto the attractor and jump around it.""",
+        marks=(*_weight_marks("cones_plot"), *_weight_marks("tipi_plot"),
+               Mark("moment_plot", "vline", x="T1",
+                    options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
+                                 mpl=dict(linewidth=1)))))
+
     runs = (
         Run("box", quick=(("box_steps", 10_000),),
             title="Box-counting dimension of the attractor (L383)",
@@ -234,13 +266,14 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         feats = style(feats, bokeh=dict(color="state", **states, size=11, line_color="black",
                                         fill_alpha=0.0, line_width=2),
                       mpl=dict(color="none", edgecolors="black", s=90, linewidth=1.5))
-        overlay = labels * arrows * feats
-        if np.any(res.run.weights[0] != 0):
-            # The transient: the first steps from a non-zero w0 onto the attractor.
-            path = hv.Path([res.run.weights[:TRANSIENT + 1, :2]], kdims=WEIGHT_DIMS)
-            overlay = overlay * style(path, color="#444444", alpha=0.7,
-                                      bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
-        return overlay
+        # The transient: the first steps from a non-zero w0 onto the attractor. Always a layer
+        # (empty from w0 = 0): the timeline's marks come after the panel's layers, and a live
+        # plot keeps its layers' places, so a layer that comes and goes would swap them.
+        start = (res.run.weights[:TRANSIENT + 1, :2] if np.any(res.run.weights[0] != 0)
+                 else np.zeros((0, 2)))
+        path = style(hv.Path([start], kdims=WEIGHT_DIMS), color="#444444", alpha=0.7,
+                     bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
+        return labels * arrows * feats * path
 
     @staticmethod
     def _cones(res: HerdingRun) -> hv.Polygons:
@@ -313,6 +346,13 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         overlay = (words * style(guide, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
                    * style(sturm, color=STURMIAN_COLOR))
         return style(overlay, logx=True, logy=True, legend_position="top_left")
+
+    def weight_frames(self) -> Frames:
+        """The timeline: w_t (its first two coordinates) for t = 0..T; T1 = max(t, 1) places
+        the moment error's line on its log axis."""
+        w = self.result().run.weights
+        t = np.arange(len(w))
+        return Frames(t, {"w1": w[:, 0], "w2": w[:, 1], "T1": np.maximum(t, 1)})
 
     # --- the box-dimension run ---------------------------------------------------------------
     def run_box(self, settings: dict, progress=None) -> herding.BoxDimension:

@@ -16,6 +16,7 @@ import param
 from dynamics import neuron
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
+from views.framework.timeline import Frames, Mark, Timeline
 
 #: Above this many steps the discrepancy curve is drawn as a min/max envelope of this many blocks.
 ENVELOPE = 2_000
@@ -31,6 +32,10 @@ STARTS = {
 }
 T_DIM = hv.Dimension("t", label="step t")
 W_DIM = hv.Dimension("w", label="weight wₜ")
+T_COLOR = "#1f77b4"
+#: A veil over the steps after t (what has not happened yet).
+VEIL = dict(alpha=0.75, bokeh=dict(color="#f2f2f2", line_alpha=0),
+            mpl=dict(facecolor="#f2f2f2", color=None, linewidth=0))
 
 
 @dataclass(frozen=True)
@@ -111,9 +116,27 @@ class NeuronExplorer(Explorer):
         Plot("stripes_plot", title="States: herding vs rabbit sequence (Fig 1.9b)",
              ignores=("max_word",)),
         Plot("discrepancy_plot", title="Discrepancy D(T) (Prop 1.5, Cor 1.6)",
-             ignores=("stripes", "max_word")),
+             # the timeline's line at T = t lies within the steps shown as stripes
+             ignores=("max_word",)),
         Plot("words_plot", title="Distinct words M(T) (eq 1.36)", ignores=("stripes",)),
     )
+
+    timeline = Timeline(
+        "step_frames", unit="step",
+        caption=r"""**Time $t$ is the neuron's step**, over the steps shown as stripes. The ringed
+dot is the weight $w_t$; the steps after $t$ are veiled, so the stripes show the firing sequence
+$s_1 \dots s_t$ written so far; on the discrepancy the vertical line marks $T = t$. Step forward
+and watch $w$ climb by $\pi$ and drop by 1 each time it fires.""",
+        marks=(Mark("weights_plot", "future", x="t", offset=0.5, options=VEIL),
+               Mark("weights_plot", "point", x="t", y="w", dims=(T_DIM, W_DIM),
+                    options=dict(bokeh=dict(size=16, fill_alpha=0, line_color=T_COLOR,
+                                            line_width=3),
+                                 mpl=dict(s=120, color="none", edgecolors=T_COLOR,
+                                          linewidth=2))),
+               Mark("stripes_plot", "future", x="t", offset=0.5, options=VEIL),
+               Mark("discrepancy_plot", "vline", x="T1",
+                    options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
+                                 mpl=dict(linewidth=1)))))
 
     text = r"""
 ### Herding a single neuron
@@ -183,6 +206,13 @@ $w_0 = 5$: the weights walk down into the interval and the bound grows according
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> NeuronRun:
         return run_neuron(float(self.rate), float(self.w0), self.steps, self.stripes, self.max_word)
+
+    def step_frames(self) -> Frames:
+        """The timeline: the weight w_t for t = 0..n, n the steps shown as stripes; T1 =
+        max(t, 1) places the discrepancy's line on its log axis."""
+        n = min(self.stripes, self.steps)
+        t = np.arange(n + 1)
+        return Frames(t, {"w": self.result().run.weights[: n + 1], "T1": np.maximum(t, 1)})
 
     # --- plots -------------------------------------------------------------------------------
     def weights_plot(self):

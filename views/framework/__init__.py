@@ -7,6 +7,8 @@
 - ``text``: plain text from users never rendered as markup, page text with LaTeX;
 - ``jobs`` and ``worker``: long runs (``Run``) with progress, in a worker process when served;
 - ``live``: the last move wins (computation off the event loop, draws paced by the browser);
+- ``timeline``: time as an axis (``Timeline``, ``Mark``, ``Frames``): frames sent once per run,
+  played, stepped and scrubbed in the browser;
 - ``cache``: one results cache with a byte budget;
 - ``files``: files written whole or not at all;
 - ``workarounds``: the HoloViews, Bokeh and Panel workarounds, each with its reason.
@@ -23,6 +25,7 @@ from views.framework.jobs import Run
 from views.framework.knobs import parse_vector
 from views.framework.page import Section
 from views.framework.text import math_markdown, plain, quote
+from views.framework.timeline import Frames, Mark, Timeline
 from views.framework.workarounds import (RasterImage, matplotlib_backend, prompt_widget,
                                          render_matplotlib)
 
@@ -31,5 +34,5 @@ __all__ = [
     "PLOT_WIDTH", "PLOT_HEIGHT", "DASHED", "DOTTED", "MPL_DASHED", "MPL_DOTTED",
     "export_figure", "exporting", "style", "dense", "count_points", "shade_levels",
     "warmup_rasters", "parse_vector", "math_markdown", "plain", "quote", "matplotlib_backend",
-    "prompt_widget", "render_matplotlib", "axis", "log_spaced",
+    "prompt_widget", "render_matplotlib", "axis", "log_spaced", "Timeline", "Mark", "Frames",
 ]

@@ -24,6 +24,7 @@ from views.framework.jobs import Job, Run, SessionWatch
 from views.framework.live import LatestWins, session_post
 from views.framework.page import PageMixin, Section
 from views.framework.text import clip, quote
+from views.framework.timeline import Timeline, TimelineMixin
 from views.framework.workarounds import dictionary_columns, one_graph_walk
 
 __all__ = ["Explorer", "UNKNOWN_NAMED"]
@@ -33,7 +34,7 @@ __all__ = ["Explorer", "UNKNOWN_NAMED"]
 UNKNOWN_NAMED = 5
 
 
-class Explorer(PageMixin, FigureMixin, param.Parameterized):
+class Explorer(TimelineMixin, PageMixin, FigureMixin, param.Parameterized):
     """Base class of every explorer page. Subclasses set the class attributes and implement
     ``_compute`` and the plot methods named in ``plots``."""
 
@@ -67,6 +68,8 @@ class Explorer(PageMixin, FigureMixin, param.Parameterized):
     sections: ClassVar[tuple["Section", ...]] = ()
     #: Long computations the page offers (learning runs, experiments): see ``views.framework.jobs``.
     runs: ClassVar[tuple[Run, ...]] = ()
+    #: The time axis of the result, played in the browser (``views.framework.timeline``).
+    timeline: ClassVar[Timeline | None] = None
 
     # What the generic tests and benches need of a page, declared with it (so that adding a
     # page touches its engine, its view, its tests and one registration, ``views.EXPLORERS``).
@@ -86,6 +89,8 @@ class Explorer(PageMixin, FigureMixin, param.Parameterized):
     notice = param.String(default="", precedence=-1,
                           doc="What the page changed or ignored in the last settings, in words "
                               "(a dependent knob clamped, a value in a link refused).")
+    t = param.Integer(default=None, allow_None=True, precedence=-1, label="Time t",
+                      doc="The time shown by the timeline (the URL's t=); None: the last frame.")
     drawn = param.Integer(default=0, precedence=-1,
                           doc="How many times the live panels were drawn: the status line and "
                               "the tables follow it, so they show what the plots show.")
@@ -272,8 +277,13 @@ class Explorer(PageMixin, FigureMixin, param.Parameterized):
         return _knobs.text(self.param[name], getattr(self, name))
 
     def query(self) -> dict[str, str]:
-        """Every knob as text: the URL query that reopens this exact state."""
-        return {name: self.knob_text(name) for name in self.knob_names()}
+        """Every knob as text, and the timeline's time unless at the end: the URL query that
+        reopens this exact state."""
+        query = {name: self.knob_text(name) for name in self.knob_names()}
+        time = self.time_text()
+        if time is not None:
+            query["t"] = time
+        return query
 
     @classmethod
     def from_query(cls, args: dict) -> tuple["Explorer", list[str]]:
@@ -287,9 +297,14 @@ class Explorer(PageMixin, FigureMixin, param.Parameterized):
         ``UNKNOWN_NAMED`` unknown names): they are plain text, which the page shows through
         ``plain``, never as markup."""
         messages, values, unknown = [], {}, []
+        time = None
         for key, raws in args.items():
             key = key.decode(errors="replace") if isinstance(key, bytes) else str(key)
             if key == "page":
+                continue
+            if key == "t" and cls.timeline is not None:
+                raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
+                time = raws[-1] if raws else None
                 continue
             if key not in cls._knob_set():
                 unknown.append(key)
@@ -327,6 +342,11 @@ class Explorer(PageMixin, FigureMixin, param.Parameterized):
                             " the page "
                             "shows the default settings instead.")
             explorer = cls()
+        if time is not None:
+            try:
+                explorer.t = explorer.parse_time(time)
+            except ValueError as exc:
+                messages.append(f"{exc}.")
         explorer.notice = " ".join(messages)
         return explorer, messages
 

@@ -69,7 +69,8 @@ class PageMixin:
         # cache_size=1: every frame comes from new knobs or a new window; older ones are never
         # shown again.
         if view is None:
-            return hv.DynamicMap(no_pipeline(lambda **_: page_style(self._call(plot, plot.method))),
+            return hv.DynamicMap(no_pipeline(lambda **_: page_style(
+                self._with_marks(plot, self._call(plot, plot.method)))),
                                  streams=[knobs], cache_size=1)
         last, shown = {}, {}
 
@@ -93,7 +94,7 @@ class PageMixin:
                 window = _extent(element)
                 shown["window"] = window
                 element = style(element, bokeh=dict(xlim=window[0], ylim=window[1]))
-            return page_style(element)
+            return page_style(self._with_marks(plot, element))
 
         return hv.DynamicMap(callback, streams=[knobs, view], cache_size=1)
 
@@ -269,6 +270,8 @@ class PageMixin:
         status = pn.pane.Markdown(pn.bind(lambda _: math_markdown(self.status()),
                                           self.param.drawn),
                                   sizing_mode="stretch_width", margin=(0, 10))
+        if self.timeline is not None:
+            grid = pn.Column(self.timeline_control(), grid, sizing_mode="stretch_width")
         runs = [JobSection(self, self.jobs[run.name]) for run in self.runs]
         return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
                     downloads=self.downloads(), runs=runs)
