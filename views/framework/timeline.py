@@ -23,6 +23,7 @@ default, the end of the run, the paper's figure without marks). A run longer tha
 from __future__ import annotations
 
 import json
+import weakref
 from dataclasses import dataclass, field
 
 import holoviews as hv
@@ -347,20 +348,30 @@ class TimelineMixin:
                 f"const unit = {json.dumps(timeline.unit.capitalize())};\n"
                 + _DRAW.replace("SYNC_MS", str(SYNC_MS)))
         args = dict(frames=source, player=player, sync=sync)
-        # one property per call: Panel 1.9 registers only the last of several
-        player.jscallback(args=args, value=code)
-        player.jscallback(args=args, end=code)
-        player.jscallback(args=dict(player=player), direction=_DIRECTION)
+        # Panel keeps every jscallback in a process-wide registry weakly keyed by its source
+        # but holding its args strongly: the player's own callbacks take it as cb_obj, not as
+        # an arg (an arg that is the key, or leads back to it, keeps the page of every closed
+        # session; tests/views/test_memory.py). One property per call: Panel 1.9 registers
+        # only the last of several.
+        own = dict(frames=source, sync=sync)
+        player.jscallback(args=own, value="const player = cb_obj;\n" + code)
+        player.jscallback(args=own, end="const player = cb_obj;\n" + code)
+        player.jscallback(direction="const player = cb_obj;\n" + _DIRECTION)
         # a new run's frames arrive with a new count of runs: redraw at the player's frame once
         # the whole update is applied (the frames, the player's end and value come with it)
         runs = pn.widgets.IntInput(value=0, visible=False)
         runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);")
         player.label = self._label_text(frames, i)
 
+        me = weakref.ref(self)  # held weakly from the registry's args (sync), see above
+
         def on_time(event):
-            frames = self.frames()
+            explorer = me()
+            if explorer is None:
+                return
+            frames = explorer.frames()
             k = int(min(max(event.new, 0), len(frames) - 1))
-            self.t = None if k == len(frames) - 1 else int(frames.t[k])
+            explorer.t = None if k == len(frames) - 1 else int(frames.t[k])
 
         sync.param.watch(on_time, "value")
         shown = {"result": self.result()}
