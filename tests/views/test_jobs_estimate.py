@@ -38,24 +38,28 @@ def test_remaining_follows_a_run_that_slows_down():
             assert true_left / 2 - 0.5 <= left <= 2 * true_left + 0.5, (t, left, true_left)
 
 
-def test_the_expected_time_leads_early_and_the_runs_own_rate_after_a_third_of_it():
-    """A sweep whose first tenth is cheap (it does 30 % of the fraction in 1 s, then the rest at
-    a steady 70 % in 27 s: 28 s in all) and whose expected time was 25 s. Without the expected
-    time the estimate at 1.5 s says about 2 s left, 13x too few; with it the estimate is shown
-    from the first report and stays within 2x of the truth throughout."""
+def test_the_expected_time_leads_early_and_the_runs_own_rate_from_half_of_the_work_on():
+    """A sweep whose first part is cheap (10 % of the fraction in 1 s, then the rest at a steady
+    rate in 27 s: 28 s in all), its expected time 25 s. The estimate is shown from the first
+    report and stays within 2x of the truth throughout, nearer the truth early on than the
+    rate alone; from half of the work on it is the rate's alone, so an expected time that was
+    far off (a calibration on a busy machine) no longer counts."""
     def fraction_at(t):
-        return 0.3 * t if t <= 1 else 0.3 + 0.7 * (t - 1) / 27
+        return 0.1 * t if t <= 1 else 0.1 + 0.9 * (t - 1) / 27
 
-    plain, primed = Remaining(), Remaining(expected=25.0)
+    plain, primed, wrong = Remaining(), Remaining(expected=25.0), Remaining(expected=250.0)
     assert primed.update(0.0, 0.0) == pytest.approx(25.0) and plain.update(0.0, 0.0) is None
+    wrong.update(0.0, 0.0)
     for step in range(1, 112):
         t = step / 4
         f = fraction_at(t)
         left, truth = primed.update(f, t), 28.0 - t
         assert truth / 2 - 0.5 <= left <= 2 * truth + 0.5, (t, left, truth)
-        unprimed = plain.update(f, t)
+        unprimed, off = plain.update(f, t), wrong.update(f, t)
         if t == 1.5:
-            assert unprimed < truth / 4  # what the rate alone says after the cheap part
+            assert abs(left - truth) < abs(unprimed - truth)
+        if f >= 0.6:  # the rate's alone, smoothed: within 2x even after a 10x wrong prior
+            assert truth / 2 - 0.5 <= off <= 2 * truth + 0.5, (t, off, truth)
     assert Remaining(expected=0.0).update(0.1, 2.0) is None  # no estimate: as before
 
 

@@ -69,16 +69,17 @@ class Remaining:
     guide): from the report ``(f1, t1)`` nearest that half-way time to now ``(f, t)``, the run
     ends at ``t + (1 - f) (t - t1) / (f - f1)``. Given ``expected`` (the run's estimated
     seconds, see ``measured_estimate``), the end it implies for the work left,
-    ``t + (1 - f) expected``, is blended in with weight ``1 - t / (PRIOR_UNTIL expected)``
-    (none once ``PRIOR_UNTIL`` of the expected time has passed): the first part of a run is
-    often not like the rest (the cheap models of a sweep first). That end is smoothed (exponentially, weight ``SMOOTHING``
+    ``t + (1 - f) expected``, is blended in with weight ``1 - f / PRIOR_UNTIL`` (none once
+    ``PRIOR_UNTIL`` of the work is done): the first part of a run is often not like the rest
+    (the cheap models of a sweep first), and by half of it the run's own rate is the better
+    guide (the expected time can be off: a calibration timed on a busy machine). That end is smoothed (exponentially, weight ``SMOOTHING``
     for the newest) and the time to it is what is left. Without ``expected``, None until
     ``MIN_FRACTION`` of the work and ``MIN_SECONDS`` have passed since the first report."""
 
     SMOOTHING = 0.3
     MIN_FRACTION = 0.02
     MIN_SECONDS = 1.0
-    PRIOR_UNTIL = 0.3
+    PRIOR_UNTIL = 0.5
 
     def __init__(self, expected: float | None = None):
         self._reports: list[tuple[float, float]] = []
@@ -100,7 +101,7 @@ class Remaining:
                 f1, t1 = f0, t0  # too little progress lately to measure a rate: the whole run's
             end = elapsed + (1 - fraction) * (elapsed - t1) / (fraction - f1)
             if prior is not None:
-                weight = max(0.0, 1.0 - elapsed / (self.PRIOR_UNTIL * self.expected))
+                weight = max(0.0, 1.0 - fraction / self.PRIOR_UNTIL)
                 end = weight * prior + (1 - weight) * end
         if end is None:
             return None
