@@ -72,8 +72,9 @@ class Remaining:
     ``t + (1 - f) expected``, is blended in with weight ``1 - f / PRIOR_UNTIL`` (none once
     ``PRIOR_UNTIL`` of the work is done): the first part of a run is often not like the rest
     (the cheap models of a sweep first), and by half of it the run's own rate is the better
-    guide (the expected time can be off: a calibration timed on a busy machine). That end is smoothed (exponentially, weight ``SMOOTHING``
-    for the newest) and the time to it is what is left. Without ``expected``, None until
+    guide (the expected time can be off: a calibration timed on a busy machine). That end is
+    smoothed (exponentially, weight ``SMOOTHING`` for the newest) and the time to it is what is
+    left. Without ``expected``, None until
     ``MIN_FRACTION`` of the work and ``MIN_SECONDS`` have passed since the first report."""
 
     SMOOTHING = 0.3
@@ -416,8 +417,7 @@ class Job(param.Parameterized):
             future = _in_daemon_thread(loop, self._compute, settings,
                                        self._progress_callable(cancel, latest))
         session = getattr(self.explorer, "_session", None)
-        expected = (measured_estimate(self.explorer, self.run, settings)
-                    if self.run.estimate is not None else None)
+        expected = measured_estimate(self.explorer, self.run, settings)  # None: no estimate
         remaining = Remaining(expected[0] if expected is not None else None)
         drawn = 0.0  # when a partial result was last drawn
         while not future.done():
