@@ -37,23 +37,34 @@ def _page_name() -> str:
 
 
 def navigation(current: str) -> pn.pane.HTML:
-    """Sidebar links to the home page and every explorer (the current one highlighted)."""
+    """The page menu at the top of the sidebar: one line ("Pages: Herding") that opens onto
+    links to the home page and every explorer (the current one highlighted). Closed on an
+    explorer's page, so that its settings come first; open on the home page. Plain links (a
+    ``<details>`` element, no script): each starts a fresh session."""
     items = [("home", "Home")] + [(slug, cls.title) for slug, cls in EXPLORERS.items()]
     links = "".join(
         f'<li><a class="ldx-nav{" ldx-current" if slug == current else ""}" '
         f'href="?page={slug}">{html.escape(title)}</a></li>'
         for slug, title in items
     )
+    titles = dict(items)
+    here = titles.get(current, "Home")
+    opened = " open" if current not in EXPLORERS else ""
     return pn.pane.HTML(
-        f"<nav><ul class='ldx-nav-list'>{links}</ul></nav>",
+        f"<nav><details class='ldx-menu'{opened}><summary>Pages: "
+        f"<b>{html.escape(here)}</b></summary><ul class='ldx-nav-list'>{links}</ul>"
+        "</details></nav>",
         stylesheets=[
-            ".ldx-nav-list{list-style:none;padding:0;margin:0 0 8px 0}"
-            ".ldx-nav{display:block;padding:6px 10px;border-radius:6px;text-decoration:none;"
+            ".ldx-menu summary{cursor:pointer;padding:6px 10px;border-radius:6px;"
+            "font-size:15px;border:1px solid #ccd;list-style-position:inside}"
+            ".ldx-menu summary:hover{background:rgba(0,0,0,0.06)}"
+            ".ldx-nav-list{list-style:none;padding:0;margin:4px 0 8px 0}"
+            ".ldx-nav{display:block;padding:5px 10px;border-radius:6px;text-decoration:none;"
             "color:inherit;font-size:15px}"
             ".ldx-nav:hover{background:rgba(0,0,0,0.06)}"
             ".ldx-current{font-weight:600;background:rgba(0,114,181,0.12)}"
         ],
-        sizing_mode="stretch_width",
+        sizing_mode="stretch_width", css_classes=["ldx-navigation"],
     )
 
 

@@ -62,6 +62,31 @@ def _wait_for_plots(page, count: int) -> None:
 
 #: The smallest screen every page must fit without scrolling sideways (a classroom projector).
 SMALL_SCREEN = {"width": 1024, "height": 768}
+#: A laptop's screen: the plots must be on its first screen too.
+WIDE_SCREEN = {"width": 1440, "height": 900}
+#: Of the first plot, at least this much (px) shows on the first screen of either.
+FIRST_SCREEN_PLOT = 300
+
+
+def _assert_a_plot_on_the_first_screen(page, slug: str, screen: dict) -> None:
+    """The top of the first plot canvas lies on the first screen, with at least
+    ``FIRST_SCREEN_PLOT`` px of it showing (the page text, the controls and the navigation
+    must not push every plot below the fold)."""
+    top = page.evaluate("""() => {
+        const tops = [];
+        const walk = root => root.querySelectorAll('*').forEach(el => {
+            if (el.classList && el.classList.contains('bk-Canvas')) {
+                const r = el.getBoundingClientRect();
+                if (r.width > 100 && r.height > 100) tops.push(r.top + window.scrollY);
+            }
+            if (el.shadowRoot) walk(el.shadowRoot);
+        });
+        walk(document);
+        return Math.min(...tops);
+    }""")
+    assert top + FIRST_SCREEN_PLOT <= screen["height"], (
+        f"{slug} at {screen['width']}x{screen['height']}: the first plot starts at y = {top:.0f}"
+        f" px, less than {FIRST_SCREEN_PLOT} px of it on the first screen")
 
 
 def _assert_no_sideways_scroll(page, slug: str) -> None:
@@ -137,7 +162,8 @@ def test_home_page_lists_every_explorer(server, page):
 @pytest.mark.parametrize("slug", list(EXPLORERS))
 def test_page_loads_and_a_slider_move_changes_plot_and_url(server, page, slug):
     """Every page, on a 1024 x 768 screen, draws all its plots under its title with no console
-    error and does not scroll sideways (a screenshot is saved), and two key presses on its
+    error and does not scroll sideways (a screenshot is saved), a plot shows on the first screen
+    at 1024 x 768 and at 1440 x 900, and two key presses on its
     first slider change the first plot and the address. One load a page serves all these
     checks (they were three tests, each loading the page)."""
     cls = EXPLORERS[slug]
@@ -147,6 +173,12 @@ def test_page_loads_and_a_slider_move_changes_plot_and_url(server, page, slug):
     assert page.locator(f"text={cls.title}").count() >= 1
     page.screenshot(path=str(SCREENSHOTS / f"{slug}-1024.png"), full_page=True)
     _assert_no_sideways_scroll(page, slug)
+    _assert_a_plot_on_the_first_screen(page, slug, SMALL_SCREEN)
+    page.set_viewport_size(WIDE_SCREEN)
+    page.wait_for_timeout(300)  # the plots' new widths laid out
+    page.screenshot(path=str(SCREENSHOTS / f"{slug}-1440.png"))
+    _assert_a_plot_on_the_first_screen(page, slug, WIDE_SCREEN)
+    page.set_viewport_size(SMALL_SCREEN)
     assert page.errors == []
     canvas = page.locator(".bk-Canvas").first
     before = canvas.screenshot()

@@ -26,6 +26,27 @@ __all__ = ["PageMixin", "Section", "NOTICE_LIMIT"]
 NOTICE_LIMIT = 2_000
 
 
+#: The narrowest a live plot gets (px): two plots share a row where both fit at least this wide
+#: (a 1440-px window), one plot fills the row on a projector's 1024 x 768.
+PLOT_MIN_WIDTH = 420
+#: The widest a live plot gets (px): a plot alone on its row does not stretch across the page.
+PLOT_MAX_WIDTH = 720
+#: A plot's tools appear when the pointer is over it: a projected page of 13 panels carried
+#: 30-50 icons.
+TOOLBAR_HIDDEN = {"plot.toolbar.autohide": True}
+
+
+#: The size of a live panel (plot or table) in its row of panels.
+LIVE_SIZE = dict(sizing_mode="stretch_width", min_width=PLOT_MIN_WIDTH, max_width=PLOT_MAX_WIDTH,
+                 height=PLOT_HEIGHT, styles={"flex": f"1 1 {PLOT_MIN_WIDTH}px"})
+
+
+def live_pane(dmap) -> pn.pane.HoloViews:
+    """The pane of one live plot: as wide as its share of the row (from ``PLOT_MIN_WIDTH`` to
+    ``PLOT_MAX_WIDTH``), ``PLOT_HEIGHT`` high."""
+    return pn.pane.HoloViews(dmap, backend="bokeh", linked_axes=False, **LIVE_SIZE)
+
+
 @dataclass(frozen=True)
 class Section:
     """A group of panels on the page (``Explorer.sections``): ``plots`` names their methods in
@@ -45,12 +66,9 @@ class PageMixin:
         """A run panel on the page, redrawn whenever the job shows a new (partial) result (the
         first stream), and when a display knob it depends on moves (the others)."""
         streams = list(streams) if isinstance(streams, (list, tuple)) else [streams]
-        return pn.pane.HoloViews(
-            hv.DynamicMap(no_pipeline(lambda **_: self.page_style(plot,
-                                                                  self._call(plot, plot.method))),
-                          streams=streams, cache_size=1),
-            backend="bokeh", sizing_mode="fixed", width=PLOT_WIDTH, height=PLOT_HEIGHT,
-            linked_axes=False)
+        return live_pane(hv.DynamicMap(
+            no_pipeline(lambda **_: self.page_style(plot, self._call(plot, plot.method))),
+            streams=streams, cache_size=1))
 
     # --- the page ----------------------------------------------------------------------------
     def dynamic(self, plot: Plot) -> hv.DynamicMap:
@@ -121,7 +139,8 @@ class PageMixin:
                 for i, layer in enumerate(layers)])
             element = style(element, bokeh=dict(legend_labels=legend))
         return style(element, title=plot.title,
-                     bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT, framewise=True))
+                     bokeh=dict(responsive=True, height=PLOT_HEIGHT, min_width=PLOT_MIN_WIDTH,
+                                max_width=PLOT_MAX_WIDTH, framewise=True, backend_opts=TOOLBAR_HIDDEN))
 
     def reset_zoom(self) -> None:
         """Back to the full range of every zoomable plot (recomputed at the knobs' range).
@@ -265,7 +284,9 @@ class PageMixin:
         about = pn.Card(
             pn.pane.Markdown(math_markdown(self.text), sizing_mode="stretch_width", max_width=960),
             title=f"About this page: {self.paper}, {self.figures.split(';')[0]}",
-            collapsible=True, sizing_mode="stretch_width", margin=(5, 10),
+            # closed: the plots come first on the screen (a projector's 1024 x 768 showed
+            # none below the open text); one click opens it
+            collapsible=True, collapsed=True, sizing_mode="stretch_width", margin=(5, 10),
         )
         status = pn.pane.Markdown(pn.bind(lambda _: math_markdown(self.status()),
                                           self.param.drawn),
@@ -303,13 +324,12 @@ class PageMixin:
         ``hv.Table``."""
         table = self._call(plot, plot.method)
         if isinstance(table, hv.Table):
-            pane = pn.pane.HTML(table_html(table, plot.title), sizing_mode="fixed",
-                                width=PLOT_WIDTH, height=PLOT_HEIGHT, css_classes=["ldx-table"])
+            pane = pn.pane.HTML(table_html(table, plot.title), css_classes=["ldx-table"],
+                                **LIVE_SIZE)
             # redrawn by _draw when one of its knobs moved
             self._tables.append((weakref.ref(pane), plot, frozenset(self.redraw_knobs(plot))))
             return pane
-        return pn.pane.HoloViews(self.dynamic(plot), backend="bokeh", sizing_mode="fixed",
-                                 width=PLOT_WIDTH, height=PLOT_HEIGHT, linked_axes=False)
+        return live_pane(self.dynamic(plot))
 
     def status(self) -> str:
         """A line of measured facts above the plots (Markdown with LaTeX), updated live;
