@@ -16,6 +16,7 @@ import panel as pn
 
 from views import EXPLORERS
 from views.framework import math_markdown
+from views.framework.present import Presentation
 from views.framework.text import plain, quote
 from views.framework.workarounds import served_stylesheets
 
@@ -117,10 +118,17 @@ def explorer_page(slug: str):
     what it did not use is said once, in a notification and in the page's notice. The URL is
     then written from the knobs' canonical text (floats on their slider's step, w0 as typed),
     so a link the app wrote reopens exactly this state: what the link held and the page did
-    not use (unknown names, refused values) leaves the address once the page is loaded."""
+    not use (unknown names, refused values) leaves the address once the page is loaded. A
+    teacher's link (``present=1``, ``show=...``, ``views.framework.present``) keeps its keys
+    in the address too."""
     cls = EXPLORERS[slug]
     args = dict(pn.state.session_args or {})
-    explorer, messages = cls.from_query(args)
+    presentation, shown_messages = Presentation.from_query(cls, args)
+    explorer, messages = cls.from_query(Presentation.without(args))
+    explorer.presentation = presentation
+    if shown_messages:
+        messages = messages + shown_messages
+        explorer.notice = " ".join(filter(None, [explorer.notice, *shown_messages]))
     if messages:
         def toast():
             # once the page is in the browser: a toast sent while the session is being built
@@ -133,7 +141,11 @@ def explorer_page(slug: str):
                     duration=15_000)
 
         pn.state.onload(toast)
-    write_address(lambda: {"page": slug, **explorer.query()})
+
+    def address() -> dict:
+        return {"page": slug, **explorer.query(), **presentation.query()}
+
+    write_address(address)
     location = pn.state.location
     if location is not None:
         def drawn(*_):
@@ -141,10 +153,33 @@ def explorer_page(slug: str):
             # drawn never reaches it); a state that failed keeps the last good address, so a
             # shared link never opens what its sender did not see
             if not explorer.error:
-                _write(location, {"page": slug, **explorer.query()})
+                _write(location, address())
 
         explorer.param.watch(drawn, ["drawn", "t"])
     return explorer
+
+
+#: The "Copy link" button's click, in the browser: the address (which always holds the state
+#: drawn) to the clipboard; where the page is not a secure context (served on a LAN address
+#: over http) the browser has no clipboard API, and a prompt shows the link selected instead.
+COPY_LINK_JS = """
+const href = window.location.href;
+const done = () => { source.label = 'Link copied'; setTimeout(() => { source.label = 'Copy link'; }, 2000); };
+if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(href).then(done, () => window.prompt('Copy this link:', href));
+} else {
+    window.prompt('Copy this link:', href);
+}
+"""
+
+
+def copy_link() -> pn.widgets.Button:
+    """A button that copies the page's link (its exact state) to the clipboard."""
+    button = pn.widgets.Button(label="Copy link", button_type="primary", button_style="outline",
+                               width=120, css_classes=["ldx-copy-link"])
+    # the button is the callback's source: in args, Panel's callback registry would keep it alive
+    button.js_on_click(code=COPY_LINK_JS)
+    return button
 
 
 def _write(location, query: dict) -> None:
@@ -167,8 +202,18 @@ def build() -> pn.template.BootstrapTemplate:
     if page in EXPLORERS:
         # the page's address comes from the explorer's knobs (explorer_page)
         explorer = explorer_page(page)
-        sidebar += [pn.pane.Markdown("### Settings"), explorer.controls()]
-        main = [explorer.panel()]
+        if explorer.presentation.present:
+            # no sidebar: the controls the link keeps go in a row above the plots
+            sidebar = []
+            controls = explorer.controls()
+            for widget in controls.objects:  # side by side, each as wide as a sidebar's
+                widget.param.update(sizing_mode="fixed", width=300)
+            main = [pn.FlexBox(copy_link(), *controls.objects, gap="4px 16px",
+                               align_items="end", sizing_mode="stretch_width"),
+                    explorer.panel()]
+        else:
+            sidebar += [copy_link(), pn.pane.Markdown("### Settings"), explorer.controls()]
+            main = [explorer.panel()]
         title = f"{TITLE}: {explorer.title}"
     else:
         main = [home()]
@@ -183,7 +228,7 @@ def build() -> pn.template.BootstrapTemplate:
     # font, which fails offline and leaves a console error).
     return pn.template.BootstrapTemplate(
         title=title, sidebar=sidebar, main=main, sidebar_width=320,
-        header_background="#0072b5", main_max_width="1100px",
+        header_background="#0072b5", main_max_width="1100px" if sidebar else "1900px",
     )
 
 

@@ -12,6 +12,7 @@ import urllib.request
 import pytest
 
 from views import EXPLORERS
+from views.framework.present import PRESENT_KEYS
 
 from .conftest import SCREENSHOTS
 
@@ -36,7 +37,8 @@ def _open(page, url: str) -> None:
     # wait for it, so that a test reading the address reads the written one
     query = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
     slug = query.get("page", [None])[0]
-    names = (["page", *EXPLORERS[slug].knob_names()] if slug in EXPLORERS
+    names = (["page", *EXPLORERS[slug].knob_names(),
+              *(k for k in PRESENT_KEYS if k in query)] if slug in EXPLORERS
              else ["page"] if query else [])
     page.wait_for_function(_ADDRESS_NAMES, arg=names, timeout=REDRAW_TIMEOUT)
 

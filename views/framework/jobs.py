@@ -467,7 +467,7 @@ class JobSection(pn.viewable.Viewer):
         super().__init__()
         self.explorer, self.job, run = explorer, job, job.run
         self.settings = pn.FlexBox(*[pn.Column(explorer.control(n), width=180)
-                                     for n in run.settings], gap="8px")
+                                     for n in run.settings if explorer.shows(n)], gap="8px")
         self.button = pn.widgets.Button(label=run.button, color="primary", width=200)
         self.stop = pn.widgets.Button(label="Cancel", color="light", width=90, disabled=True)
         self.progress = pn.indicators.Progress(value=0, max=1000, active=False,
@@ -548,7 +548,7 @@ class JobSection(pn.viewable.Viewer):
                 shown_by = [n for n in job.run.display if n in (plot.depends or ())]
                 streams = [stream] + ([hv.streams.Params(explorer, shown_by)] if shown_by else [])
                 self._panes.append(explorer.run_pane(plot, streams))
-            self._display = [explorer.control(n) for n in job.run.display]
+            self._display = [explorer.control(n) for n in job.run.display if explorer.shows(n)]
         body = [pn.FlexBox(*self._display, gap="8px")] if self._display else []
         body.append(pn.FlexBox(*self._panes, gap="8px"))
         if job.result is not None and job.shown is job.result:

@@ -17,6 +17,7 @@ from views.framework import knobs as _knobs
 from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plot, _extent,
                                     _same_window, style, table_html)
 from views.framework.jobs import JobSection
+from views.framework.present import Presentation
 from views.framework.text import math_markdown, plain
 from views.framework.workarounds import no_pipeline, prompt_widget, snap_from_browser
 
@@ -36,15 +37,22 @@ PLOT_MAX_WIDTH = 720
 TOOLBAR_HIDDEN = {"plot.toolbar.autohide": True}
 
 
-#: The size of a live panel (plot or table) in its row of panels.
-LIVE_SIZE = dict(sizing_mode="stretch_width", min_width=PLOT_MIN_WIDTH, max_width=PLOT_MAX_WIDTH,
-                 height=PLOT_HEIGHT, styles={"flex": f"1 1 {PLOT_MIN_WIDTH}px"})
+#: A live plot in the presentation mode (``present=1``): (min width, max width, height) in px
+#: and the scale of its fonts. One plot a row up to a 1440-px screen, two on a wider one.
+PRESENT_SIZE, PRESENT_FONTSCALE = (560, 900, 540), 1.5
 
 
-def live_pane(dmap) -> pn.pane.HoloViews:
-    """The pane of one live plot: as wide as its share of the row (from ``PLOT_MIN_WIDTH`` to
-    ``PLOT_MAX_WIDTH``), ``PLOT_HEIGHT`` high."""
-    return pn.pane.HoloViews(dmap, backend="bokeh", linked_axes=False, **LIVE_SIZE)
+def live_size(present: bool = False) -> dict:
+    """The size of a live panel (plot or table) in its row of panels: as wide as its share of
+    the row, from its min to its max width."""
+    lo, hi, height = PRESENT_SIZE if present else (PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_HEIGHT)
+    return dict(sizing_mode="stretch_width", min_width=lo, max_width=hi, height=height,
+                styles={"flex": f"1 1 {lo}px"})
+
+
+def live_pane(dmap, present: bool = False) -> pn.pane.HoloViews:
+    """The pane of one live plot (``live_size``)."""
+    return pn.pane.HoloViews(dmap, backend="bokeh", linked_axes=False, **live_size(present))
 
 
 @dataclass(frozen=True)
@@ -60,15 +68,20 @@ class Section:
 
 class PageMixin:
     """The ``Explorer``'s page: ``panel()`` (the body), ``controls()`` (the sidebar) and the
-    live panes they are made of."""
+    live panes they are made of. ``presentation`` says how the page is shown (a teacher's link:
+    ``views.framework.present``); set it before building the page."""
+
+    presentation: Presentation = Presentation()
 
     def run_pane(self, plot: Plot, streams) -> pn.viewable.Viewable:
         """A run panel on the page, redrawn whenever the job shows a new (partial) result (the
         first stream), and when a display knob it depends on moves (the others)."""
         streams = list(streams) if isinstance(streams, (list, tuple)) else [streams]
+        present = self.presentation.present
         return live_pane(hv.DynamicMap(
-            no_pipeline(lambda **_: self.page_style(plot, self._call(plot, plot.method))),
-            streams=streams, cache_size=1))
+            no_pipeline(lambda **_: self.page_style(plot, self._call(plot, plot.method),
+                                                    present=present)),
+            streams=streams, cache_size=1), present)
 
     # --- the page ----------------------------------------------------------------------------
     def dynamic(self, plot: Plot) -> hv.DynamicMap:
@@ -83,7 +96,8 @@ class PageMixin:
         knobs = hv.streams.Params(self, self.redraw_knobs(plot), watch=False)
         self._knob_streams.add(knobs)  # triggered by _redraw
         view = self._view.get(plot.method)
-        page_style = functools.partial(self.page_style, plot)
+        page_style = functools.partial(self.page_style, plot,
+                                       present=self.presentation.present)
         # cache_size=1: every frame comes from new knobs or a new window; older ones are never
         # shown again.
         if view is None:
@@ -117,7 +131,7 @@ class PageMixin:
         return hv.DynamicMap(callback, streams=[knobs, view], cache_size=1)
 
     @staticmethod
-    def page_style(plot: Plot, element):
+    def page_style(plot: Plot, element, *, present: bool = False):
         """A live panel's frame styled for the page: its title and size, and framewise axes
         (they follow the data when knobs change; a range the user zoomed to is kept by
         HoloViews until the plot is reset). Applied to each frame in the DynamicMap callback
@@ -138,9 +152,12 @@ class PageMixin:
                 layer.relabel(group=f"Layer{i}", label=f"Layer{i}" if layer.label else "")
                 for i, layer in enumerate(layers)])
             element = style(element, bokeh=dict(legend_labels=legend))
+        size = live_size(present)
+        large = dict(fontscale=PRESENT_FONTSCALE) if present else {}
         return style(element, title=plot.title,
-                     bokeh=dict(responsive=True, height=PLOT_HEIGHT, min_width=PLOT_MIN_WIDTH,
-                                max_width=PLOT_MAX_WIDTH, framewise=True, backend_opts=TOOLBAR_HIDDEN))
+                     bokeh=dict(responsive=True, height=size["height"],
+                                min_width=size["min_width"], max_width=size["max_width"],
+                                framewise=True, backend_opts=TOOLBAR_HIDDEN, **large))
 
     def reset_zoom(self) -> None:
         """Back to the full range of every zoomable plot (recomputed at the knobs' range).
@@ -166,10 +183,19 @@ class PageMixin:
         return pn.Row(player, pn.pane.Markdown(caption, sizing_mode="stretch_width"),
                       sizing_mode="stretch_width")
 
+    def shows(self, name: str) -> bool:
+        """Knob ``name`` has a control on the page: a teacher's link (``presentation.show``)
+        may keep only some."""
+        show = self.presentation.show
+        return show is None or name in show
+
     def control(self, name: str) -> pn.viewable.Viewable:
         """The widget of one knob, linked both ways: a ``views.framework.knobs.Field`` for a typed knob
         (``fields``), else what ``pn.Param`` builds from the parameter (``widgets`` overrides),
-        whose bounds follow ``knob_bounds``."""
+        whose bounds follow ``knob_bounds``. Nothing (an empty spacer) for a knob that a
+        teacher's link does not show (``shows``): it stays at the link's value."""
+        if not self.shows(name):
+            return pn.Spacer(width=0, height=0, margin=0, visible=False)
         if name in self.fields:
             return _knobs.Field(self, name)
         spec = self.widgets.get(name)
@@ -179,11 +205,14 @@ class PageMixin:
 
     def controls(self) -> pn.viewable.Viewable:
         """The sidebar: every knob's widget, in declaration order, grouped under the headings
-        of ``groups`` (knobs in no group first)."""
+        of ``groups`` (knobs in no group first); only those of ``presentation.show`` when a
+        teacher's link names them (a heading with none of them goes too)."""
         grouped = [n for names in self.groups.values() for n in names] + list(self.placed) + [
             n for run in self.runs for n in run.settings + run.display]
         sections = [(None, [n for n in self.knob_names() if n not in grouped]),
                     *self.groups.items()]
+        sections = [(heading, [n for n in names if self.shows(n)]) for heading, names in sections]
+        sections = [(heading, names) for heading, names in sections if names]
         items = []
         for heading, names in sections:
             if heading is not None:
@@ -290,7 +319,9 @@ class PageMixin:
         )
         status = pn.pane.Markdown(pn.bind(lambda _: math_markdown(self.status()),
                                           self.param.drawn),
-                                  sizing_mode="stretch_width", margin=(0, 10))
+                                  sizing_mode="stretch_width", margin=(0, 10),
+                                  styles={"font-size": "1.3em"} if self.presentation.present
+                                  else {})
         if self.timeline is not None:
             grid = pn.Column(self.timeline_control(), grid, sizing_mode="stretch_width")
         runs = [JobSection(self, self.jobs[run.name]) for run in self.runs]
@@ -325,11 +356,11 @@ class PageMixin:
         table = self._call(plot, plot.method)
         if isinstance(table, hv.Table):
             pane = pn.pane.HTML(table_html(table, plot.title), css_classes=["ldx-table"],
-                                **LIVE_SIZE)
+                                **live_size(self.presentation.present))
             # redrawn by _draw when one of its knobs moved
             self._tables.append((weakref.ref(pane), plot, frozenset(self.redraw_knobs(plot))))
             return pane
-        return live_pane(self.dynamic(plot))
+        return live_pane(self.dynamic(plot), self.presentation.present)
 
     def status(self) -> str:
         """A line of measured facts above the plots (Markdown with LaTeX), updated live;

@@ -1,0 +1,52 @@
+"""A teacher's link in a real browser (issue 27 item 2): ``present=1`` shows no sidebar and the
+plots large, ``show=`` keeps only the named controls, the address keeps both, and "Copy link"
+puts the address (the state drawn) on the clipboard."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+
+from views import EXPLORERS
+
+from .conftest import SCREENSHOTS
+from .test_browser import (REDRAW_TIMEOUT, WIDE_SCREEN, _assert_a_plot_on_the_first_screen,
+                           _canvas_count, _open, _wait_for_plots)
+
+pytestmark = pytest.mark.browser
+
+#: Every knob widget's label on the page (slider titles, input labels), through shadow roots.
+_LABELS = """() => {
+    const found = [];
+    const walk = root => root.querySelectorAll('*').forEach(el => {
+        if (el.classList && (el.classList.contains('bk-slider-title')
+                             || (el.tagName === 'LABEL' && el.closest('.bk-input-group'))))
+            found.push(el.textContent.trim());
+        if (el.shadowRoot) walk(el.shadowRoot);
+    });
+    walk(document);
+    return found;
+}"""
+
+
+def test_a_teachers_link_shows_the_plots_and_only_the_named_controls(server, page):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.set_viewport_size(WIDE_SCREEN)
+    cls = EXPLORERS["herding"]
+    _open(page, f"{server}?page=herding&present=1&show=n_states,seed&eta=0.5")
+    _wait_for_plots(page, _canvas_count(cls))
+    page.screenshot(path=str(SCREENSHOTS / "herding-present-1440.png"))
+    assert page.locator("#sidebar").count() == 0  # Bootstrap's sidebar: not on the page
+    labels = page.evaluate(_LABELS)
+    knob_labels = {cls.param[n].label for n in cls.knob_names()}
+    shown = {label.split(":")[0].strip() for label in labels} & knob_labels
+    assert shown == {"States D", "Model seed"}, labels
+    _assert_a_plot_on_the_first_screen(page, "herding present", WIDE_SCREEN)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    assert query["present"] == ["1"] and query["show"] == ["n_states,seed"]
+    assert query["eta"] == ["0.5"]  # a knob not shown keeps the link's value
+    page.get_by_role("button", name="Copy link").click()
+    page.get_by_role("button", name="Link copied").wait_for(timeout=REDRAW_TIMEOUT)
+    assert page.evaluate("navigator.clipboard.readText()") == page.url
+    assert page.errors == []
