@@ -53,3 +53,30 @@ def test_a_dependent_label_renders_its_subscript():
     explorer = EXPLORERS["bifurcation"](n_features=3, coordinate=3)
     labels = _texts(explorer)
     assert any("w₃" in t for t in labels), labels
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_a_float_slider_shows_its_steps_precision(slug):
+    """A float slider's title shows every value with its step's decimals, always as many (a
+    0.001 step showed "0.44" for three key presses; 10 -> 10.50 -> 16 changed format)."""
+    import panel as pn
+
+    from views.framework.knobs import decimals
+
+    explorer = EXPLORERS[slug]()
+    checked = 0
+    for name in explorer.knob_names():
+        widget = explorer.control(name)
+        if not isinstance(widget, (pn.widgets.FloatSlider, pn.widgets.RangeSlider)):
+            continue
+        places = decimals(explorer.param[name].step)
+        if places is None:
+            continue
+        assert widget.format.format == f"%.{places}f", (name, widget.format)
+        checked += 1
+    # every float knob with a step that has no widget of its own is such a slider
+    plain = [n for n in explorer.knob_names()
+             if type(explorer.param[n]).__name__ in ("Number", "Range")
+             and decimals(explorer.param[n].step) is not None
+             and n not in explorer.fields and n not in explorer.widgets]
+    assert checked >= len(plain)

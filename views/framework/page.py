@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import holoviews as hv
 import panel as pn
 import param
+from bokeh.models import PrintfTickFormatter
 
 from views.framework import knobs as _knobs
 from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plot, _extent,
@@ -27,9 +28,11 @@ __all__ = ["PageMixin", "Section", "NOTICE_LIMIT"]
 NOTICE_LIMIT = 2_000
 
 
-#: The narrowest a live plot gets (px): two plots share a row where both fit at least this wide
-#: (a 1440-px window), one plot fills the row on a projector's 1024 x 768.
-PLOT_MIN_WIDTH = 420
+#: A live plot's width before it shares out the row (px): two plots share a row where both fit
+#: at least this wide (a 1440-px window), one plot fills the row on a projector's 1024 x 768.
+PLOT_BASIS = 420
+#: The narrowest a live plot gets (px).
+PLOT_MIN_WIDTH = 300
 #: The widest a live plot gets (px): a plot alone on its row does not stretch across the page.
 PLOT_MAX_WIDTH = 720
 #: A plot's tools appear when the pointer is over it: a projected page of 13 panels carried
@@ -37,7 +40,7 @@ PLOT_MAX_WIDTH = 720
 TOOLBAR_HIDDEN = {"plot.toolbar.autohide": True}
 
 
-#: A live plot in the presentation mode (``present=1``): (min width, max width, height) in px
+#: A live plot in the presentation mode (``present=1``): (basis, max width, height) in px
 #: and the scale of its fonts. One plot a row up to a 1440-px screen, two on a wider one.
 PRESENT_SIZE, PRESENT_FONTSCALE = (560, 900, 540), 1.5
 
@@ -45,9 +48,9 @@ PRESENT_SIZE, PRESENT_FONTSCALE = (560, 900, 540), 1.5
 def live_size(present: bool = False) -> dict:
     """The size of a live panel (plot or table) in its row of panels: as wide as its share of
     the row, from its min to its max width."""
-    lo, hi, height = PRESENT_SIZE if present else (PLOT_MIN_WIDTH, PLOT_MAX_WIDTH, PLOT_HEIGHT)
-    return dict(sizing_mode="stretch_width", min_width=lo, max_width=hi, height=height,
-                styles={"flex": f"1 1 {lo}px"})
+    basis, hi, height = PRESENT_SIZE if present else (PLOT_BASIS, PLOT_MAX_WIDTH, PLOT_HEIGHT)
+    return dict(sizing_mode="stretch_width", min_width=PLOT_MIN_WIDTH, max_width=hi,
+                height=height, styles={"flex": f"1 1 {basis}px"})
 
 
 def live_pane(dmap, present: bool = False) -> pn.pane.HoloViews:
@@ -201,6 +204,12 @@ class PageMixin:
         spec = self.widgets.get(name)
         widget = prompt_widget(pn.Param.widget(name, self, spec if spec is not None else {}))
         p = self.param[name]
+        places = _knobs.decimals(getattr(p, "step", None))
+        if (isinstance(widget, (pn.widgets.FloatSlider, pn.widgets.RangeSlider))
+                and places is not None and "format" not in (spec or {})):
+            # the title shows the step's precision, always the same number of decimals: a
+            # 0.001 step showed "0.44" for three key presses, and 10 -> 10.50 -> 16 jumped
+            widget.format = PrintfTickFormatter(format=f"%.{places}f")
         return snap_from_browser(widget, lambda value: _knobs.snap(p, value))
 
     def controls(self) -> pn.viewable.Viewable:
