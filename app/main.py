@@ -159,6 +159,19 @@ def explorer_page(slug: str):
     return explorer
 
 
+def reset_link(slug: str, presentation: Presentation) -> pn.pane.HTML:
+    """A "Reset" link: the same page (and the same teacher's view) at its default settings, in
+    a fresh session."""
+    query = urllib.parse.urlencode({"page": slug, **presentation.query()})
+    return pn.pane.HTML(
+        f'<a class="ldx-reset" href="?{html.escape(query, quote=True)}" '
+        'title="This page at its default settings">Reset</a>',
+        stylesheets=[".ldx-reset{display:inline-block;padding:5px 14px;border:1px solid #6c757d;"
+                     "border-radius:6px;color:#495057;text-decoration:none;font-size:14px}"
+                     ".ldx-reset:hover{background:rgba(0,0,0,0.06)}"],
+        width=90, margin=(5, 5))
+
+
 #: The "Copy link" button's click, in the browser: the address (which always holds the state
 #: drawn) to the clipboard; where the page is not a secure context (served on a LAN address
 #: over http) the browser has no clipboard API, and a prompt shows the link selected instead.
@@ -208,11 +221,13 @@ def build() -> pn.template.BootstrapTemplate:
             controls = explorer.controls()
             for widget in controls.objects:  # side by side, each as wide as a sidebar's
                 widget.param.update(sizing_mode="fixed", width=300)
-            main = [pn.FlexBox(copy_link(), *controls.objects, gap="4px 16px",
-                               align_items="end", sizing_mode="stretch_width"),
+            main = [pn.FlexBox(copy_link(), reset_link(page, explorer.presentation),
+                               *controls.objects, gap="4px 16px", align_items="end",
+                               sizing_mode="stretch_width"),
                     explorer.panel()]
         else:
-            sidebar += [copy_link(), pn.pane.Markdown("### Settings"), explorer.controls()]
+            sidebar += [pn.Row(copy_link(), reset_link(page, explorer.presentation)),
+                        pn.pane.Markdown("### Settings"), explorer.controls()]
             main = [explorer.panel()]
         title = f"{TITLE}: {explorer.title}"
     else:

@@ -50,3 +50,9 @@ def test_a_teachers_link_shows_the_plots_and_only_the_named_controls(server, pag
     page.get_by_role("button", name="Link copied").wait_for(timeout=REDRAW_TIMEOUT)
     assert page.evaluate("navigator.clipboard.readText()") == page.url
     assert page.errors == []
+    # Reset: the same teacher's view at the page's defaults
+    page.get_by_role("link", name="Reset").click()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('eta') === '1.0'",
+                           timeout=REDRAW_TIMEOUT)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
+    assert query["present"] == ["1"] and query["show"] == ["n_states,seed"]

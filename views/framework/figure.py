@@ -17,6 +17,7 @@ import tempfile
 import holoviews as hv
 import numpy as np
 
+from views.framework import stamp
 from views.framework.files import atomic_path
 from views.framework.workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
                                          bokeh_backend, matplotlib_backend, render_matplotlib,
@@ -267,11 +268,13 @@ def log_spaced(n: int, count: int) -> np.ndarray:
     return np.unique(np.geomspace(1, n, num=min(count, n)).astype(int) - 1)
 
 
-def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
+def export_figure(figure, path, *, title: str | None = None,
+                  state: str | None = None) -> pathlib.Path:
     """Write a HoloViews object to ``path``; the format follows the suffix.
 
     ``.png``, ``.svg`` and ``.pdf`` render through matplotlib (publication figures; PNG at 200 dpi);
     ``.html`` is a standalone interactive Bokeh file with inline resources (works offline).
+    ``state`` (``views.framework.stamp.state_text``) goes into the file's metadata.
     The file appears complete or not at all (``atomic_path``).
     """
     path = pathlib.Path(path)
@@ -288,6 +291,9 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
         bokeh_backend()
         model = hv.render(figure, backend="bokeh")
         text = file_html(model, standalone_resources(), title=title or path.stem)
+        if state is not None:
+            meta = f'<meta name="{stamp.KEY}" content="{html.escape(state, quote=True)}">'
+            text = text.replace("<head>", "<head>\n    " + meta, 1)
         with atomic_path(path) as partial:
             partial.write_text(text, encoding="utf-8")
         return path
@@ -300,11 +306,19 @@ def export_figure(figure, path, *, title: str | None = None) -> pathlib.Path:
         with atomic_path(path) as partial:
             fig.savefig(partial, format=suffix[1:], bbox_inches="tight",
                         dpi=200 if suffix == ".png" else None,
-                        metadata=None if suffix == ".png" else
-                        {"Creator": "Learning Dynamics Explorer"})
+                        metadata=_metadata(suffix, state))
     finally:
         plt.close(fig)
     return path
+
+
+def _metadata(suffix: str, state: str | None) -> dict:
+    """The metadata matplotlib writes into a figure: the page state where the format has a
+    place for it (``views.framework.stamp``)."""
+    if suffix == ".png":
+        return {"Software": "Learning Dynamics Explorer", **({stamp.KEY: state} if state else {})}
+    key = {".svg": "Description", ".pdf": "Keywords"}[suffix]
+    return {"Creator": "Learning Dynamics Explorer", **({key: state} if state else {})}
 
 
 class FigureMixin:
@@ -384,8 +398,12 @@ class FigureMixin:
                            hspace=0.35, vspace=0.45, backend="matplotlib")
 
     def export(self, path) -> pathlib.Path:
-        """Write the current figure; the format follows the suffix (.png .svg .pdf .html)."""
-        return export_figure(self.figure(), path, title=self.title)
+        """Write the current figure; the format follows the suffix (.png .svg .pdf .html). Its
+        title names the settings that are not the defaults, and the file carries the page's
+        state (``views.framework.stamp``: ``ldx-export --from`` rebuilds the figure)."""
+        return export_figure(self.figure(), path,
+                             title=f"{self.title}: {stamp.settings_words(self)}",
+                             state=stamp.state_text(self))
 
     def export_bytes(self, suffix: str) -> io.BytesIO:
         """The exported figure as bytes (for the page's download buttons)."""

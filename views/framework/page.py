@@ -15,6 +15,7 @@ import param
 from bokeh.models import PrintfTickFormatter
 
 from views.framework import knobs as _knobs
+from views.framework import stamp
 from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plot, _extent,
                                     _same_window, style, table_html)
 from views.framework.jobs import JobSection
@@ -230,14 +231,23 @@ class PageMixin:
         return pn.Column(*items, sizing_mode="stretch_width")
 
     def downloads(self) -> pn.Row:
-        """One download button per export format."""
+        """One download button per export format, its file named after the page and the
+        settings drawn (``views.framework.stamp.file_stem``)."""
         buttons = [
             pn.widgets.FileDownload(
-                callback=(lambda s=s: self.export_bytes(s)), filename=f"{self.slug}{s}",
+                callback=(lambda s=s: self.export_bytes(s)),
+                filename=f"{stamp.file_stem(self)}{s}",
                 label=s[1:].upper(), color="light", width=70, embed=False,
             )
             for s in EXPORT_FORMATS
         ]
+
+        def rename(*_):  # the file is named after the settings drawn
+            stem = stamp.file_stem(self)
+            for button, suffix in zip(buttons, EXPORT_FORMATS):
+                button.filename = f"{stem}{suffix}"
+
+        self.param.watch(rename, ["drawn", "t"] if "t" in self.param else ["drawn"])
         return pn.Row(pn.pane.Markdown("**Export the figure**", margin=(8, 5), width=150),
                       *buttons, sizing_mode="fixed", width=150 + 4 * 80, height=50)
 

@@ -1,0 +1,73 @@
+"""``ldx-export``: rebuild an exported figure from the page state it carries, or export a page
+from a link's query.
+
+    ldx-export --from herding_seed-7.png -o herding_seed-7.pdf
+    ldx-export --query "page=herding&seed=7" -o herding.svg
+
+The state is read with ``views.framework.stamp.read_state``; the page is built with
+``Explorer.from_query``, exactly as the served app builds it from a link, and what the state
+held that the page did not use is printed. Without ``-o`` the figure is written beside the
+source under the name the page gives it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import urllib.parse
+
+from views import EXPLORERS
+from views.framework import stamp
+
+__all__ = ["main", "explorer_from_query"]
+
+
+def explorer_from_query(query: dict):
+    """The explorer a query (``{name: [value]}``) describes, and the sentences of what it did
+    not use; ``ValueError`` naming ``page`` for a query of no page."""
+    page = (query.get("page") or [None])[-1]
+    if page not in EXPLORERS:
+        raise ValueError(f"page must be one of {', '.join(EXPLORERS)}, got {page!r}")
+    return EXPLORERS[page].from_query(query)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="ldx-export", description=__doc__.split("\n\n")[0])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--from", dest="source", metavar="FIGURE",
+                        help="an exported figure (.png, .svg, .pdf, .html) to rebuild")
+    source.add_argument("--query", help="a link's query, e.g. 'page=herding&seed=7'")
+    parser.add_argument("-o", "--output", help="the file to write (.png .svg .pdf .html)")
+    args = parser.parse_args(argv)
+    try:
+        if args.source is not None:
+            query, version = stamp.read_state(args.source)
+            if version != stamp.VERSION:
+                print(f"note: the figure was written by version {version}, this is "
+                      f"{stamp.VERSION}", file=sys.stderr)
+        else:
+            query = urllib.parse.parse_qs(args.query, keep_blank_values=True)
+        explorer, messages = explorer_from_query(query)
+    except ValueError as exc:
+        parser.error(str(exc))
+    for message in messages:
+        print(f"note: {message}", file=sys.stderr)
+    if args.output:
+        output = pathlib.Path(args.output)
+    else:
+        base = pathlib.Path(args.source).parent if args.source else pathlib.Path(".")
+        suffix = pathlib.Path(args.source).suffix if args.source else ".png"
+        output = base / f"{stamp.file_stem(explorer)}{suffix}"
+        if args.source and output.resolve() == pathlib.Path(args.source).resolve():
+            output = output.with_name(f"{output.stem}-rebuilt{suffix}")  # never overwrite it
+    try:
+        explorer.export(output)
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

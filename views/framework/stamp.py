@@ -1,0 +1,115 @@
+"""An exported figure says what it shows: its file name and title name the settings, and the
+file carries the page's state (the URL query and the package's version) in its metadata, so that
+the figure can be rebuilt from the file alone (``ldx-export --from figure.png``,
+``views.export_cli``).
+
+Where the state goes in each format: PNG a text chunk (``ldx-state``), SVG the Dublin Core
+description matplotlib writes, PDF the document's keywords, HTML a ``<meta name="ldx-state">``.
+The state is ``page=herding&seed=7&...;version=0.1.0``: a URL query (percent-encoded, so no
+brackets, quotes or backslashes that a format would have to escape) and the version.
+"""
+
+from __future__ import annotations
+
+import html
+import pathlib
+import re
+import urllib.parse
+from importlib import metadata
+
+__all__ = ["state_text", "parse_state", "read_state", "settings_words", "file_stem", "VERSION",
+           "KEY"]
+
+#: The PNG text chunk's key and the HTML meta's name.
+KEY = "ldx-state"
+
+
+def _version() -> str:
+    try:
+        return metadata.version("learning-dynamics-explorer")
+    except metadata.PackageNotFoundError:  # a checkout used without installing it
+        return "unknown"
+
+
+VERSION = _version()
+
+
+def state_text(explorer) -> str:
+    """The page state an export carries: its URL query and the package version."""
+    query = urllib.parse.urlencode({"page": explorer.slug, **explorer.query()})
+    return f"{query};version={VERSION}"
+
+
+def parse_state(text: str) -> tuple[dict, str]:
+    """``(query, version)`` of a state written by ``state_text``: the query as
+    ``{name: [value]}``, what ``Explorer.from_query`` reads. ``ValueError`` if it is not one."""
+    query, sep, version = str(text).rpartition(";version=")
+    if not sep or "page=" not in query:
+        raise ValueError(f"not a Learning Dynamics Explorer state: {text[:80]!r}")
+    return urllib.parse.parse_qs(query, keep_blank_values=True), version
+
+
+def read_state(path) -> tuple[dict, str]:
+    """The state an exported figure carries (``parse_state``); ``ValueError`` naming ``path``
+    if the file has none (or is not a PNG, SVG, PDF or HTML file)."""
+    path = pathlib.Path(path)
+    suffix = path.suffix.lower()
+    raw = None
+    if suffix in (".png", ".svg", ".pdf", ".html") and not path.is_file():
+        raise ValueError(f"path {str(path)!r} is not a file")
+    if suffix == ".png":
+        from PIL import Image, UnidentifiedImageError
+
+        try:
+            with Image.open(path) as image:
+                raw = image.info.get(KEY)
+        except UnidentifiedImageError:
+            raise ValueError(f"path {str(path)!r} is not a PNG image") from None
+    elif suffix in (".svg", ".pdf", ".html"):
+        data = path.read_bytes().decode("latin-1")
+        pattern = {".svg": r"<dc:description>([^<]*)</dc:description>",
+                   ".pdf": r"/Keywords \(([^)]*)\)",
+                   ".html": rf'<meta name="{KEY}" content="([^"]*)"'}[suffix]
+        found = re.search(pattern, data)
+        raw = html.unescape(found.group(1)) if found else None
+    else:
+        raise ValueError(f"path must be a .png, .svg, .pdf or .html figure, got {str(path)!r}")
+    if raw is None:
+        raise ValueError(f"path {str(path)!r} carries no Learning Dynamics Explorer state")
+    return parse_state(raw)
+
+
+def _changed(explorer) -> list[str]:
+    """The knobs not at their default, in the page's order."""
+    return [name for name in explorer.knob_names()
+            if explorer.knob_text(name) != _default_text(explorer, name)]
+
+
+def _default_text(explorer, name: str) -> str:
+    from views.framework import knobs
+
+    p = explorer.param[name]
+    return knobs.text(p, p.default)
+
+
+def settings_words(explorer) -> str:
+    """The settings in words for a figure's title: the knobs not at their default, by label
+    ("States D = 5, Model seed = 7"), and the time on the timeline; "default settings" if none."""
+    words = [f"{explorer.param[n].label} = {explorer.knob_text(n)}" for n in _changed(explorer)]
+    time = explorer.time_text() if hasattr(explorer, "time_text") else None
+    if time is not None:
+        words.append(f"t = {time}")
+    return ", ".join(words) if words else "default settings"
+
+
+def file_stem(explorer, limit: int = 120) -> str:
+    """A file name (without suffix) for the figure: the page and its settings not at their
+    default (``herding_n_states-5_seed-7``), only letters, digits, ``.``, ``_`` and ``-``."""
+    parts = [explorer.slug]
+    for name in _changed(explorer):
+        parts.append(f"{name}-{explorer.knob_text(name)}")
+    time = explorer.time_text() if hasattr(explorer, "time_text") else None
+    if time is not None:
+        parts.append(f"t-{time}")
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "", "_".join(p.replace(",", "_") for p in parts))
+    return stem[:limit].rstrip("._-") or explorer.slug
