@@ -16,6 +16,7 @@ import panel as pn
 
 from views import EXPLORERS
 from views.framework import math_markdown
+from views.framework import stamp
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
 from views.framework.workarounds import served_stylesheets
@@ -172,6 +173,22 @@ def reset_link(slug: str, presentation: Presentation) -> pn.pane.HTML:
         width=90, margin=(5, 5))
 
 
+def code_view(explorer) -> tuple[pn.widgets.Toggle, pn.pane.HTML]:
+    """A "Code" toggle and the view it opens: a short Python script, using only the headless
+    API, that recomputes the page's numbers and writes its figure at the settings drawn
+    (``views.framework.stamp.script``), shown as text."""
+    toggle = pn.widgets.Toggle(name="Code", button_type="light", width=80)
+    view = pn.pane.HTML(
+        pn.bind(lambda _: "<p><b>This page, without a server</b> (copy into a file and run it "
+                          "with the project installed):</p><pre class='ldx-code'>"
+                          f"{html.escape(stamp.script(explorer))}</pre>", explorer.param.drawn),
+        visible=False, sizing_mode="stretch_width", css_classes=["ldx-code-view"],
+        stylesheets=[".ldx-code{background:#f6f8fa;padding:10px;border-radius:6px;"
+                     "font-size:13px;overflow-x:auto}"])
+    toggle.param.watch(lambda event: setattr(view, "visible", event.new), "value")
+    return toggle, view
+
+
 #: The "Copy link" button's click, in the browser: the address (which always holds the state
 #: drawn) to the clipboard; where the page is not a secure context (served on a LAN address
 #: over http) the browser has no clipboard API, and a prompt shows the link selected instead.
@@ -215,20 +232,21 @@ def build() -> pn.template.BootstrapTemplate:
     if page in EXPLORERS:
         # the page's address comes from the explorer's knobs (explorer_page)
         explorer = explorer_page(page)
+        code, code_pane = code_view(explorer)
         if explorer.presentation.present:
             # no sidebar: the controls the link keeps go in a row above the plots
             sidebar = []
             controls = explorer.controls()
             for widget in controls.objects:  # side by side, each as wide as a sidebar's
                 widget.param.update(sizing_mode="fixed", width=300)
-            main = [pn.FlexBox(copy_link(), reset_link(page, explorer.presentation),
+            main = [pn.FlexBox(copy_link(), reset_link(page, explorer.presentation), code,
                                *controls.objects, gap="4px 16px", align_items="end",
                                sizing_mode="stretch_width"),
-                    explorer.panel()]
+                    code_pane, explorer.panel()]
         else:
-            sidebar += [pn.Row(copy_link(), reset_link(page, explorer.presentation)),
+            sidebar += [pn.Row(copy_link(), reset_link(page, explorer.presentation), code),
                         pn.pane.Markdown("### Settings"), explorer.controls()]
-            main = [explorer.panel()]
+            main = [code_pane, explorer.panel()]
         title = f"{TITLE}: {explorer.title}"
     else:
         main = [home()]

@@ -1,6 +1,7 @@
 """A teacher's link in a real browser (issue 27 item 2): ``present=1`` shows no sidebar and the
-plots large, ``show=`` keeps only the named controls, the address keeps both, and "Copy link"
-puts the address (the state drawn) on the clipboard."""
+plots large, ``show=`` keeps only the named controls, the address keeps both, "Copy link"
+puts the address (the state drawn) on the clipboard, "Code" shows the state's script and
+"Reset" reopens the defaults in the same view."""
 
 from __future__ import annotations
 
@@ -49,6 +50,12 @@ def test_a_teachers_link_shows_the_plots_and_only_the_named_controls(server, pag
     page.get_by_role("button", name="Copy link").click()
     page.get_by_role("button", name="Link copied").wait_for(timeout=REDRAW_TIMEOUT)
     assert page.evaluate("navigator.clipboard.readText()") == page.url
+    # Code: the script of this state, as text
+    page.get_by_role("button", name="Code").click()
+    page.get_by_text("explorer, notes = EXPLORERS['herding'].from_query({").wait_for(
+        timeout=REDRAW_TIMEOUT)
+    assert page.get_by_text("'eta': '0.5',").count() == 1
+    page.screenshot(path=str(SCREENSHOTS / "herding-present-code.png"))
     assert page.errors == []
     # Reset: the same teacher's view at the page's defaults
     page.get_by_role("link", name="Reset").click()

@@ -17,8 +17,8 @@ import re
 import urllib.parse
 from importlib import metadata
 
-__all__ = ["state_text", "parse_state", "read_state", "settings_words", "file_stem", "VERSION",
-           "KEY"]
+__all__ = ["state_text", "parse_state", "read_state", "settings_words", "file_stem", "script",
+           "VERSION", "KEY"]
 
 #: The PNG text chunk's key and the HTML meta's name.
 KEY = "ldx-state"
@@ -113,3 +113,23 @@ def file_stem(explorer, limit: int = 120) -> str:
         parts.append(f"t-{time}")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "", "_".join(p.replace(",", "_") for p in parts))
     return stem[:limit].rstrip("._-") or explorer.slug
+
+
+def script(explorer) -> str:
+    """A short Python script, using only the headless API, that rebuilds this page's state and
+    recomputes what it shows: the status line's numbers, the figure's data (``figure``) and the
+    exported figure. Every value is written as the URL's canonical text, through ``repr``: the
+    script holds data, never code from a link."""
+    query = explorer.query()
+    lines = "".join(f"    {name!r}: {value!r},\n" for name, value in query.items())
+    stem = file_stem(explorer)
+    return (
+        f"# Learning Dynamics Explorer {VERSION}: the {explorer.title} page at these settings,\n"
+        "# without a server (pip install the project, then run this file).\n"
+        "from views import EXPLORERS\n\n"
+        f"explorer, notes = EXPLORERS[{explorer.slug!r}].from_query({{\n{lines}}})\n"
+        "assert not notes, notes  # what the page could not use (nothing, from the page)\n"
+        "print(explorer.status())  # the numbers stated above the plots\n"
+        "figure = explorer.figure()  # the plots' data, as HoloViews elements\n"
+        f"explorer.export({stem + '.png'!r})  # the same figure; .svg .pdf .html too\n"
+    )
