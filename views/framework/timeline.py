@@ -159,6 +159,28 @@ if (player.direction === -1 && player.value <= player.start) player.value = play
 """
 
 
+# Panel's player draws its handle with the value set before the range (Panel 1.9,
+# PlayerView.render): a value above 100 is drawn at 100 (a fresh Ising page's handle sat at a
+# tenth of its track while the plot showed the end). A change of the value sets both in order:
+# told so once the player is drawn (``_after_render``), and again a moment later.
+_HANDLE = """
+const handle = () => player.properties.value.change.emit();
+setTimeout(handle, 50); setTimeout(handle, 500);
+"""
+
+
+def _after_render(callback) -> None:
+    """``callback()`` once the browser has the page (served; at once when it has it already),
+    never outside a server."""
+    doc = pn.state.curdoc
+    if doc is None or getattr(doc, "session_context", None) is None:
+        return
+    if pn.state.loaded:
+        doc.add_next_tick_callback(callback)
+    else:
+        pn.state.onload(callback)
+
+
 class _LocalPlayer(pn.widgets.Player):
     """A Player whose moves stay in the browser: its Bokeh model is not ``syncable``, so
     playing, stepping and scrubbing send nothing to the server (``_DRAW`` tells it the time,
@@ -362,7 +384,8 @@ class TimelineMixin:
         # a new run's frames arrive with a new count of runs: redraw at the player's frame once
         # the whole update is applied (the frames, the player's end and value come with it)
         runs = pn.widgets.IntInput(value=0, visible=False)
-        runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);")
+        runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);\n" + _HANDLE)
+        _after_render(lambda: runs.param.update(value=runs.value + 1))
         player.label = self._label_text(frames, i, timeline)
 
         me = weakref.ref(self)  # held weakly from the registry's args (sync), see above
