@@ -232,12 +232,19 @@ SWEEP_KNOBS = CHAIN_KNOBS + ("log_eps_min", "eps_points")
 RACE_KNOBS = CHAIN_KNOBS + ("log_eps", "log_budget", "start")
 
 
-def _bars(sampler: str, label: str, color: str) -> Mark:
+BARS = {"exact": ("exact draws", RESTART_COLOR), "plain": ("plain chain", CHAIN_COLOR)}
+
+
+def _bar_style(color: str) -> dict:
+    return dict(color=color, bokeh=dict(line_color=None, alpha=0.8),
+                mpl=dict(alpha=0.8, linewidth=0))
+
+
+def _bars(sampler: str) -> Mark:
     """A sampler's histogram at the race's time t (``DoeblinExplorer.race_frames``)."""
     return Mark("race_plot", "rects", x=f"{sampler}_left", y="zero",
-                more=(f"{sampler}_right", sampler), dims=(STATE, PROB, "x1", "p1"), label=label,
-                always=True, options=dict(color=color, bokeh=dict(line_color=None, alpha=0.8),
-                                          mpl=dict(alpha=0.8, linewidth=0)))
+                more=(f"{sampler}_right", sampler), dims=(STATE, PROB, "x1", "p1"),
+                always=True, options=_bar_style(BARS[sampler][1]))
 
 
 class DoeblinExplorer(Explorer):
@@ -385,8 +392,7 @@ class DoeblinExplorer(Explorer):
         caption="**Sampling race.** t is the steps each sampler has spent (geometric "
                 "checkpoints): the histograms of the exact draws and of the plain chain at t, "
                 "and its line on the total-variation panel.",
-        marks=(_bars("exact", "exact draws", RESTART_COLOR),
-               _bars("plain", "plain chain", CHAIN_COLOR),
+        marks=(_bars("exact"), _bars("plain"),
                Mark("race_tv_plot", "vline", x="t",
                     options=dict(color="gray", bokeh=dict(line_width=1),
                                  mpl=dict(linewidth=1)))))
@@ -586,7 +592,7 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
                              "plain_right": s + 0.42, "zero": 0 * s})
 
     def race_plot(self):
-        """The targets; the histograms at t are the timeline's bars."""
+        """The targets, and the legend of the histograms at t (the timeline's bars)."""
         race = self.result().race
         n = race.restart_law.size
         s = np.arange(1, n + 1, dtype=float)
@@ -594,9 +600,11 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         level = np.r_[race.restart_law, race.stationary_law]
         targets = Segments((np.r_[s - 0.46, s - 0.04], level, np.r_[s + 0.04, s + 0.46], level),
                            kdims=[STATE, PROB, "x1", "p1"], label="targets π̃ (left), π (right)")
+        legend = [style(Rectangles([], kdims=[STATE, PROB, "x1", "p1"], label=label),
+                        **_bar_style(color)) for label, color in BARS.values()]
         return style(
-            hv.Overlay([style(targets, color="black", bokeh=dict(line_width=2.5),
-                              mpl=dict(linewidth=2))]),
+            hv.Overlay([*legend, style(targets, color="black", bokeh=dict(line_width=2.5),
+                                       mpl=dict(linewidth=2))]),
             xlim=(0.4, n + 0.6), ylim=(0, 1.7 * race.top),  # room for the legend above the bars
             framewise=True, legend_position="top_right",
             xticks=list(range(1, n + 1, max(1, n // 10))), show_legend=True)

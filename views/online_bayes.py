@@ -36,26 +36,45 @@ MEAN_COLOR = "#2ca02c"
 NOW = dict(color="gray", bokeh=DOTTED, mpl=MPL_DOTTED)
 
 
+#: The posterior's marks on the plane: name -> (legend entry, style).
+PLANE_STYLES = {
+    "pos": ("S = +1", dict(color=CLASS_COLORS[1.0], alpha=0.5, bokeh=dict(size=4),
+                           mpl=dict(s=6))),
+    "neg": ("S = -1", dict(color=CLASS_COLORS[-1.0], alpha=0.5, bokeh=dict(size=4),
+                           mpl=dict(s=6))),
+    "e1": ("posterior 1σ and 2σ", dict(color=MEAN_COLOR, bokeh=dict(line_width=2),
+                                       mpl=dict(linewidth=1.5))),
+    "e2": ("", dict(color=MEAN_COLOR, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))),
+    "path": ("", dict(color=MEAN_COLOR, alpha=0.6, bokeh=dict(line_width=1),
+                      mpl=dict(linewidth=0.8))),
+    "mean": ("mean m (its path)", dict(color=MEAN_COLOR, bokeh=dict(size=9), mpl=dict(s=40))),
+}
+
+
 def _plane_marks() -> tuple:
     """The 2-D posterior at t: the examples seen, the mean's path, the 1σ and 2σ ellipses and
     the mean."""
     seen = [Mark("plane_plot", "prefix", x=f"{name}_x", y=f"{name}_y", dims=PLANE_DIMS,
-                 label=f"S = {label:+d}", always=True,
-                 options=dict(color=CLASS_COLORS[float(label)], alpha=0.5,
-                              bokeh=dict(size=4), mpl=dict(s=6)))
-            for name, label in (("pos", 1), ("neg", -1))]
+                 always=True, options=PLANE_STYLES[name][1]) for name in ("pos", "neg")]
     ellipses = [Mark("plane_plot", "curve", x=f"e{r}x", y=f"e{r}y", dims=PLANE_DIMS,
-                     always=True, label="posterior 1σ and 2σ" if r == 1 else "",
-                     options=dict(color=MEAN_COLOR, bokeh=dict(line_width=2 if r == 1 else 1),
-                                  mpl=dict(linewidth=1.5 if r == 1 else 0.8)))
-                for r in (1, 2)]
+                     always=True, options=PLANE_STYLES[f"e{r}"][1]) for r in (1, 2)]
     path = Mark("plane_plot", "trail", x="m1", y="m2", dims=PLANE_DIMS, length=None, always=True,
-                options=dict(color=MEAN_COLOR, alpha=0.6, bokeh=dict(line_width=1),
-                             mpl=dict(linewidth=0.8)))
+                options=PLANE_STYLES["path"][1])
     mean = Mark("plane_plot", "point", x="m1", y="m2", dims=PLANE_DIMS, always=True,
-                label="mean m (its path)",
-                options=dict(color=MEAN_COLOR, bokeh=dict(size=9), mpl=dict(s=40)))
+                options=PLANE_STYLES["mean"][1])
     return (*seen, path, *ellipses, mean)
+
+
+def _plane_legend() -> list:
+    """Empty layers styled as the posterior's marks, with their legend entries."""
+    layers = []
+    for name, (label, options) in PLANE_STYLES.items():
+        if not label:
+            continue
+        empty = (hv.Curve([], kdims=[PLANE_DIMS[0]], vdims=[PLANE_DIMS[1]], label=label)
+                 if name == "e1" else hv.Points([], kdims=list(PLANE_DIMS), label=label))
+        layers.append(style(empty, **options))
+    return layers
 
 
 @dataclass(frozen=True)
@@ -263,7 +282,7 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
                                   kdims=[*PLANE_DIMS, "x1", "y1"], label="teacher θ*"),
                       color="black", bokeh=dict(line_width=3), mpl=dict(linewidth=2))
         lim = 1.1 * max(3.0, float(np.abs(th).max()) * 1.2)
-        return style(hv.Overlay([arrow]), xlim=(-lim, lim), ylim=(-lim, lim),
+        return style(hv.Overlay([*_plane_legend(), arrow]), xlim=(-lim, lim), ylim=(-lim, lim),
                      legend_position="bottom_left", framewise=True)
 
     def plane_error_plot(self):

@@ -177,11 +177,11 @@ class PMDExplorer(Explorer):
                 "their effective sample size.",
         marks=(Mark("cloud_plot", "points", x="px", y="py", more=("share", "size"),
                     dims=(*THETA_DIMS, SHARE, "size"), columns={"color": "share", "size": "size"},
-                    always=True, label="particles at t",
+                    always=True,
                     options=dict(color="share", cmap="inferno_r", logz=True, clim=(1e-3, 1e3),
                                  colorbar=True, bokeh=dict(size=hv.dim("size"), line_alpha=0),
                                  mpl=dict(s=2 * hv.dim("size"), linewidth=0))),
-               Mark("ess_plot", "point", x="seen", y="ess", dims=SEEN_DIMS, label="at t",
+               Mark("ess_plot", "point", x="seen", y="ess", dims=SEEN_DIMS,
                     options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40)))))
     runs = (
         Run("fig41", quick=(("repeats", 1), ("n_data", 20), ("particles", 100)),

@@ -21,7 +21,9 @@ def test_the_2d_posterior_shrinks_as_examples_arrive():
     explorer.t = 50
     plot = explorer.plots[0]
     overlay = explorer._with_marks(plot, explorer.plane_plot())
-    ellipse = next(layer for layer in overlay if layer.label == "posterior 1σ and 2σ")
+    # the marks, after the panel's legend and teacher: the examples of each class, the mean's
+    # path, the 1σ and 2σ ellipses, the mean
+    pos, neg, path, ellipse, _, mean = list(overlay)[-6:]
     x, y = ellipse.dimension_values(0), ellipse.dimension_values(1)
     area = 0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1)))
     # an n-gon inscribed in the ellipse (its first point repeated at the end): area smaller by
@@ -29,10 +31,10 @@ def test_the_2d_posterior_shrinks_as_examples_arrive():
     n = len(x) - 1
     assert area / (np.pi * np.sqrt(np.linalg.det(page.path.covs[50]))) == pytest.approx(
         np.sin(2 * np.pi / n) * n / (2 * np.pi), abs=2e-4)
-    mean = next(layer for layer in overlay if layer.label == "mean m (its path)")
     np.testing.assert_array_equal(mean.array()[0], page.path.means[50])
-    seen = [layer for layer in overlay if layer.label in ("S = +1", "S = -1")]
-    assert sum(np.isfinite(layer.dimension_values(0)).sum() for layer in seen) == 50
+    np.testing.assert_array_equal(path.array(), page.path.means[:51])
+    assert all(np.isfinite(pos.array()).all(axis=1) == (page.y[:50] == 1))
+    assert sum(np.isfinite(layer.dimension_values(0)).sum() for layer in (pos, neg)) == 50
 
 
 def test_the_timeline_follows_the_number_of_examples_and_old_links_open_at_their_frame():

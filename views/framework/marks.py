@@ -94,8 +94,11 @@ class Mark:
 
     ``dims`` are the element's dimensions (key dimensions, then values); ``columns`` maps a
     column of the Bokeh data source that a style option makes (``color``, ``size``) to the data
-    it comes from; ``label`` a legend entry; ``options`` style options for both backends
-    (``bokeh=`` and ``mpl=`` keys for one of them). An ``always`` mark is the picture itself (a
+    it comes from; ``options`` style options for both backends
+    (``bokeh=`` and ``mpl=`` keys for one of them). A mark has no legend entry: one would be
+    laid out again on every frame (with the plot's axes: 10-15 ms a plot in Chromium); the
+    panel draws an empty layer styled as the mark, with the label, instead. An ``always``
+    mark is the picture itself (a
     sample, a histogram), drawn in exports at the default time too; the others (a marker of the
     current time) only when a time is chosen."""
 
@@ -110,7 +113,6 @@ class Mark:
     more: tuple = ()
     columns: dict = field(default_factory=dict)
     bounds: str | None = None
-    label: str = ""
     always: bool = False
 
     def __post_init__(self):
@@ -145,21 +147,21 @@ class Mark:
                 xs, ys = x[lo:i + 1], y[lo:i + 1]
             data = (np.asarray(xs, float), np.asarray(ys, float))
             if self.kind in ("point", "history", "prefix"):
-                element = hv.Points(data, kdims=kdims[:2], label=self.label)
+                element = hv.Points(data, kdims=kdims[:2])
             else:
-                element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:2], label=self.label)
+                element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:2])
         elif self.kind == "image":
             element = RasterImage(np.asarray(frames.value(self.x, i), np.float32),
                                   bounds=tuple(frames.fixed[self.bounds]), kdims=kdims[:2],
-                                  vdims=kdims[2:], label=self.label)
+                                  vdims=kdims[2:])
         else:
             data = tuple(np.asarray(frames.value(n, i)) for n in self.names())
             if self.kind == "points":
-                element = hv.Points(data, kdims=kdims[:2], vdims=kdims[2:], label=self.label)
+                element = hv.Points(data, kdims=kdims[:2], vdims=kdims[2:])
             elif self.kind == "curve":
-                element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:], label=self.label)
+                element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:])
             else:
-                element = hv.Rectangles(data, kdims=kdims[:4], label=self.label)
+                element = hv.Rectangles(data, kdims=kdims[:4])
         return style(element, **options, bokeh=bokeh, mpl=mpl)
 
 
