@@ -437,8 +437,8 @@ vanishes once $1/\varepsilon$ is well above the mixing time of $P$.
 **What you see.** $\tilde\pi_\varepsilon(y)$ against $\varepsilon$ with its two regimes either side
 of the dotted line $\varepsilon = 1 - |\lambda_2(P)|$; the divergences; the gap and its bound; the
 eigenvalues, those of $\tilde P$ inside the dashed circle of radius $1 - \varepsilon$. The race gives
-exact draws and the plain chain the same number of steps (press play on the timeline): the draws converge to
-$\tilde\pi$ from the first one, the chain to $\pi$ only after crossing between its modes. The staged
+exact draws and the plain chain the same number of steps (press play on the timeline): the
+draws converge to $\tilde\pi$ from the first one, the chain to $\pi$ only after crossing between its modes. The staged
 chain (Fig 2(b)) restarts, runs a simpler chain, then $P$. The learning curves (Fig 4) and the DNF
 table (Table 1) are computed on demand.
 

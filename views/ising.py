@@ -3,8 +3,8 @@
 Chen & Welling Sec 1.2.5 (eqs 1.21-1.24, Figs 1.6-1.7): Swendsen-Wang measures the
 nearest-neighbour correlation c of the periodic L x L lattice at inverse temperature beta;
 herding, given only (mean spin 0, c), produces its own samples with a local argmax. The page
-shows both side by side (a timeline played in the browser over the samples), their cluster-size histograms with fitted
-power-law slopes, the moments per step, and the perceptron cycling condition.
+shows both side by side (a timeline played in the browser over the samples), their
+cluster-size histograms with fitted power-law slopes, the moments per step, and the perceptron cycling condition.
 """
 
 from __future__ import annotations
@@ -130,8 +130,8 @@ The maximisation is local: coordinate ascent from the previous sample until no s
 perceptron cycling condition (PCT) $w\cdot\phi(s_t) \ge w\cdot\bar\phi$ is checked every step:
 while it holds, the moments match at $O(1/t)$.
 
-**What you see.** *Top:* one sample of each method (press play on the timeline). *Below:* cluster-size
-histograms on log-log axes with fitted power laws (the paper reports almost identical
+**What you see.** *Top:* one sample of each method (press play on the timeline). *Below:*
+cluster-size histograms on log-log axes with fitted power laws (the paper reports almost identical
 exponents); the correlation and magnetisation of every sample; the moment error times $t$,
 which stays bounded for herding; the sweeps each local search took, PCT failures marked.
 

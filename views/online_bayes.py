@@ -2,8 +2,8 @@
 7.1-7.2, 8.10-8.12, 9.1-9.4, Figs 1-2).
 
 Live: a 2-D teacher-student run whose Gaussian posterior shrinks as the examples arrive (a
-timeline over the examples, played in the browser). Runs: Fig 1's 1-D toy against the Cramer-Rao bound, with the
-misspecified (logistic-teacher) case against the sandwich A^-1 B A^-1 of eq 8.10; Fig 2's
+timeline over the examples, played in the browser). Runs: Fig 1's 1-D toy against the
+Cramer-Rao bound, with the misspecified (logistic-teacher) case against the sandwich A^-1 B A^-1 of eq 8.10; Fig 2's
 learning curve of the perceptron for the full and spherical updates against the batch-Bayes
 curve, with the entropic error against N / (2 t).
 """
@@ -241,8 +241,8 @@ $r = \phi(z)/\Phi(z)$: $m \mathrel{+}= (rS/s)\,Cx$, $C \mathrel{-}= r(z+r)/s^2\,
 
 **What you see.** *Left:* a teacher $\theta^*$ (black arrow) labels Gaussian inputs (red $+1$,
 blue $-1$, with label noise $\sigma_0$); the student's posterior mean (green path and dot) and its
-1σ and 2σ ellipses after the examples seen so far (press play on the timeline). The ellipse narrows across the
-teacher's direction first: examples near the boundary are the informative ones. *Right:* the
+1σ and 2σ ellipses after the examples seen so far (press play on the timeline). The ellipse
+narrows across the teacher's direction first: examples near the boundary are the informative ones. *Right:* the
 2-D run's generalization error $\varepsilon = \arccos(R)/\pi$ (eq 9.3), $R$ the cosine of $m$ and
 $\theta^*$. *Below:* the two variances of the posterior, which fall like $1/t$ once the
 data dominate the prior ($C^{-1}/t \to J$, eq 8.5). The **runs** below reproduce the paper's figures: Fig 1's efficiency and the sandwich
