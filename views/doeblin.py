@@ -21,6 +21,7 @@ import param
 
 from dynamics import doeblin as db
 from views.framework.cache import results_cache
+from views.framework.marks import legend_layer
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Run, Section, Timeline, style)
 
@@ -600,8 +601,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         level = np.r_[race.restart_law, race.stationary_law]
         targets = Segments((np.r_[s - 0.46, s - 0.04], level, np.r_[s + 0.04, s + 0.46], level),
                            kdims=[STATE, PROB, "x1", "p1"], label="targets π̃ (left), π (right)")
-        legend = [style(Rectangles([], kdims=[STATE, PROB, "x1", "p1"], label=label),
-                        **_bar_style(color)) for label, color in BARS.values()]
+        legend = [legend_layer("rects", (STATE, PROB, "x1", "p1"), label, **_bar_style(color))
+                  for label, color in BARS.values()]
         return style(
             hv.Overlay([*legend, style(targets, color="black", bokeh=dict(line_width=2.5),
                                        mpl=dict(linewidth=2))]),

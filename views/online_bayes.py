@@ -22,6 +22,7 @@ from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark, Plot,
                              Run, Section, Timeline, axis, style)
 from views.framework.jobs import progress_part
+from views.framework.marks import legend_layer
 
 FULL_COLOR, SPHERICAL_COLOR, THEORY_COLOR = "#d62728", "#1f77b4", "#222222"
 MIS_COLOR = "#9467bd"
@@ -66,15 +67,9 @@ def _plane_marks() -> tuple:
 
 
 def _plane_legend() -> list:
-    """Empty layers styled as the posterior's marks, with their legend entries."""
-    layers = []
-    for name, (label, options) in PLANE_STYLES.items():
-        if not label:
-            continue
-        empty = (hv.Curve([], kdims=[PLANE_DIMS[0]], vdims=[PLANE_DIMS[1]], label=label)
-                 if name == "e1" else hv.Points([], kdims=list(PLANE_DIMS), label=label))
-        layers.append(style(empty, **options))
-    return layers
+    """The legend of the posterior's marks."""
+    return [legend_layer("curve" if name == "e1" else "points", PLANE_DIMS, label, **options)
+            for name, (label, options) in PLANE_STYLES.items() if label]
 
 
 @dataclass(frozen=True)

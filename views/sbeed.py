@@ -22,6 +22,7 @@ from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Timeline, axis, style)
 from views.framework.jobs import Run, progress_part
+from views.framework.marks import legend_layer
 
 MDPS = ("risky choice (4 states)", "FrozenLake 4x4, slippery", "FrozenLake 4x4, not slippery",
         "Garnet")
@@ -437,8 +438,8 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         layers = [style(hv.Curve((x, page.V_star[order]), *STATE_DIMS, label="V*"),
                         color=STAR_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))]
         for eta in page.runs:  # legend entries (the points are the timeline's)
-            layers.append(style(hv.Scatter(([], []), *STATE_DIMS, label=f"η = {eta}"),
-                                color=ETA_COLORS[eta], bokeh=dict(size=6), mpl=dict(s=14)))
+            layers.append(legend_layer("points", STATE_DIMS, f"η = {eta}",
+                                       **_state_mark(eta).options))
         values = np.concatenate([run.V_path.ravel() for run in page.runs.values()]
                                 + [page.V_star])
         values = values[np.isfinite(values)]

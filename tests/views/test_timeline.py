@@ -56,7 +56,8 @@ def test_herding_long_runs_are_strided_and_say_so():
     assert frames.t[0] == 0 and frames.t[-1] == 50_000
     assert np.all(np.diff(frames.t)[:-1] == frames.stride)
     np.testing.assert_array_equal(frames.columns["w1"], weights[frames.t, 0])
-    assert e._frames_note().startswith(f"**Strided:** one step in {frames.stride} of 50,000")
+    assert e._frames_note().startswith(
+        f"**Strided:** every {frames.stride}th of the run's 50,001 frames is sent, and the last")
 
 
 def _mark_data(explorer, method: str):

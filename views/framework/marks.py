@@ -30,7 +30,7 @@ from views.framework.figure import style
 from views.framework.workarounds import RasterImage
 
 __all__ = ["Frames", "Mark", "MARK_KINDS", "MAX_BYTES", "strided", "frames_bytes",
-           "arrays_data", "browser_spec"]
+           "arrays_data", "browser_spec", "legend_layer"]
 
 #: At most this many bytes of frames are sent for one run (issue 26: 1 MB); longer runs are
 #: strided and the control says so.
@@ -163,6 +163,20 @@ class Mark:
             else:
                 element = hv.Rectangles(data, kdims=kdims[:4])
         return style(element, **options, bokeh=bokeh, mpl=mpl)
+
+
+def legend_layer(kind: str, dims, label: str, **options):
+    """The legend entry of a mark (marks have none, see ``Mark``): a layer of one point at NaN
+    (not drawn; an empty one gets no symbol in Bokeh's legend) of the element the mark draws,
+    ``kind`` "points", "curve" or "rects", styled with the mark's ``options``."""
+    dims = list(dims)
+    if kind == "rects":
+        element = hv.Rectangles([(np.nan,) * 4], kdims=dims[:4], label=label)
+    elif kind == "curve":
+        element = hv.Curve([(np.nan, np.nan)], kdims=dims[:1], vdims=dims[1:2], label=label)
+    else:
+        element = hv.Points([(np.nan, np.nan)], kdims=dims[:2], label=label)
+    return style(element, **options)
 
 
 def _column(dim) -> str:

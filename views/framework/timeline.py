@@ -71,6 +71,10 @@ class Timeline:
     aliases: dict = field(default_factory=dict)
 
 
+def _ordinal(k: int) -> str:
+    return f"{k:,}" + ("th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th"))
+
+
 def alias_time(raw, offset: int) -> str:
     """The ``t`` of an older link's frame knob (``Timeline.aliases``): its whole number plus
     ``offset``, as text; anything else as it is (``parse_time`` then refuses it in words)."""
@@ -350,8 +354,9 @@ class TimelineMixin:
             every = bool(np.all(np.diff(frames.t) == 1))
             return (f"{len(frames):,} frames, " + (f"one per {unit}" if every else
                     f"at the run's checkpoints") + f" ({sent}, sent once).")
-        return (f"**Strided:** one {unit} in {frames.stride:,} of {frames.total - 1:,} is sent "
-                f"({len(frames):,} frames, {sent}); fewer {unit}s show every one.")
+        return (f"**Strided:** every {_ordinal(frames.stride)} of the run's {frames.total:,} "
+                f"frames is sent, and the last ({len(frames):,} frames, {sent}); a shorter run "
+                "shows every one.")
 
     def timeline_control(self, run: str | None = None) -> pn.viewable.Viewable:
         """A timeline's control (the page's, or ``run``'s): the player and its scrubber, the
