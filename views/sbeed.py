@@ -340,7 +340,7 @@ where the optimal $\rho$ is $\mathbb{E}_{s'}\delta$ and the second term cancels 
 from a replay buffer) for each chosen $\eta$. *Top left:* $\|V_t - V^*_\lambda\|_\infty$ against
 iterations: $\eta = 1$ goes to 0, $\eta < 1$ stops at a biased fixed point. *Top right:* the
 smoothed value of the learned policy against that of $\pi^*_\lambda$ (dashed). *Bottom:* V per
-state against $V^*_\lambda$, the learned policy, and how $\lambda$ sets the optimal policy's
+state at the timeline's iteration $t$ against $V^*_\lambda$, the learned policy, and how $\lambda$ sets the optimal policy's
 entropy.
 
 **Try.** On the risky choice, $\eta = 0$ prefers the risky branch (0.89) where the smoothed
