@@ -17,7 +17,7 @@ pytestmark = pytest.mark.browser
 #: Per page: a small link, the mark read back in the browser (its Bokeh name's end), the column
 #: of its source compared, and the per-frame array of the page's frames that it draws.
 ARRAY_PAGES = {
-    "ising": ("L=32&steps=150", "-herd_image-0", "image", "herd"),
+    "ising": ("L=32&steps=200", "-herd_image-0", "image", "herd"),
     "pmd": ("n_data=200&particles=400", "-cloud_plot-0", "t1", "px"),
     "doeblin": ("log_budget=4", "-race_plot-0", "top", "exact"),
 }
@@ -80,12 +80,12 @@ def test_scrubbing_pages_of_arrays_redraws_the_engines_state(server, page, slug)
 def test_a_fresh_ising_page_plays_from_the_start_and_the_handle_shows_the_frame(server, page):
     """The old bug: on a fresh Ising page Play did nothing (the frame was the last sample and
     the player played once) and the handle was drawn at 10 % while the plot showed the end."""
-    query = "L=32&steps=150"
+    query = "L=32&steps=200"
     _, models = _open(page, f"{server}?page=ising&{query}")
     end = models["end"]
     slider = page.locator(".ldx-timeline-player input[type=range]")
     assert int(slider.evaluate("el => el.value")) == end == int(slider.evaluate("el => el.max"))
-    assert page.evaluate(COLUMN, ["-sw_image-0", "image"]) == _expected("ising", query, "sw", 150)
+    assert page.evaluate(COLUMN, ["-sw_image-0", "image"]) == _expected("ising", query, "sw", 200)
     before = page.evaluate(PRINTS)
     page.locator(".ldx-timeline-player button.play").click()
     # play at the end starts again from the first sample
@@ -95,7 +95,7 @@ def test_a_fresh_ising_page_plays_from_the_start_and_the_handle_shows_the_frame(
                            arg=end, timeout=30_000)
     assert int(slider.evaluate("el => el.value")) == end
     assert page.evaluate("() => window.ldxTimeline.value") == end
-    assert page.evaluate(COLUMN, ["-sw_image-0", "image"]) == _expected("ising", query, "sw", 150)
+    assert page.evaluate(COLUMN, ["-sw_image-0", "image"]) == _expected("ising", query, "sw", 200)
     # paused in the middle, the handle and the picture agree
     page.locator(".ldx-timeline-player button.play").click()
     page.wait_for_function("() => __ldxPlayer.value > 50")
