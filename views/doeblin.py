@@ -17,16 +17,15 @@ from typing import NamedTuple
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics import doeblin as db
 from views.framework.cache import results_cache
-from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run,
-                           Section, style)
-from views.framework.workarounds import prompt_widget
+from views.framework.marks import legend_layer
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
+                             Plot, Run, Section, Timeline, style)
 
-#: Budgets at which the sampling race records both histograms (the Player's frames).
+#: Budgets at which the sampling race records both histograms (the timeline's frames).
 N_CHECKPOINTS = 60
 #: The "simpler chain" of the three-state and barbell chains: the same chain with the mode
 #: escape delta raised to this (it mixes in ~10 steps).
@@ -231,7 +230,22 @@ says whether it agrees.
 CHAIN_KNOBS = ("chain", "log_delta", "size", "sparsity", "reversible", "seed", "restart",
                "restart_state")
 SWEEP_KNOBS = CHAIN_KNOBS + ("log_eps_min", "eps_points")
-RACE_KNOBS = CHAIN_KNOBS + ("log_eps", "log_budget", "start", "checkpoint")
+RACE_KNOBS = CHAIN_KNOBS + ("log_eps", "log_budget", "start")
+
+
+BARS = {"exact": ("exact draws", RESTART_COLOR), "plain": ("plain chain", CHAIN_COLOR)}
+
+
+def _bar_style(color: str) -> dict:
+    return dict(color=color, bokeh=dict(line_color=None, alpha=0.8),
+                mpl=dict(alpha=0.8, linewidth=0))
+
+
+def _bars(sampler: str) -> Mark:
+    """A sampler's histogram at the race's time t (``DoeblinExplorer.race_frames``)."""
+    return Mark("race_plot", "rects", x=f"{sampler}_left", y="zero",
+                more=(f"{sampler}_right", sampler), dims=(STATE, PROB, "x1", "p1"),
+                always=True, options=_bar_style(BARS[sampler][1]))
 
 
 class DoeblinExplorer(Explorer):
@@ -295,10 +309,6 @@ class DoeblinExplorer(Explorer):
                                   "(1/eps steps each) against the same number of plain steps.")
     start = param.Integer(1, bounds=(1, 40), label="Plain chain starts at state",
                           doc="Initial state (1-based, clamped to n) of the plain chain.")
-    checkpoint = param.Integer(N_CHECKPOINTS - 1, bounds=(0, N_CHECKPOINTS - 1),
-                               label="Race checkpoint",
-                               doc="Which of the geometrically spaced budgets the histograms "
-                                   "show (the play control runs through them).")
     log_eps1 = param.Number(-1.0, bounds=(-2.0, 0.0), step=0.1,
                             label="Staged chain, log₁₀ ε₁",
                             doc="Rate of leaving the simpler middle stage of Fig 2(b): about "
@@ -333,7 +343,7 @@ class DoeblinExplorer(Explorer):
 
     fields = ("seed", "transitions", "epochs", "seeds", "trials")
     #: Placed on the page next to what they drive, not in the sidebar.
-    placed = ("checkpoint", "word_channel", "word_noise", "word_length", "transitions", "epochs",
+    placed = ("word_channel", "word_noise", "word_length", "transitions", "epochs",
               "seeds", "trials")
     widgets = {
         # a chain or eps move redraws every panel (~25 ms each): update on release while dragging
@@ -346,8 +356,7 @@ class DoeblinExplorer(Explorer):
         "log_budget": {"throttled": True},
         "log_eps1": {"throttled": True},
     }
-    #: Sidebar groups (the experiments' settings sit next to their buttons, the checkpoint next
-    #: to its play control).
+    #: Sidebar groups (the experiments' settings sit next to their buttons).
     groups = {
         "The chain": ("chain", "log_delta", "size", "sparsity", "reversible", "seed"),
         "The restart": ("restart", "restart_state", "log_eps", "state", "log_eps_min",
@@ -355,7 +364,7 @@ class DoeblinExplorer(Explorer):
         "Sampling race and staged chain": ("log_budget", "start", "log_eps1"),
     }
 
-    #: Each panel redraws only on the knobs it reads (the play control only redraws the race).
+    #: Each panel redraws only on the knobs it reads.
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"log_delta": -3.0}
     bench_move = ("log_delta", [-3.9, -3.8, -3.7, -3.6, -3.5, -3.4, -3.3, -3.2])
@@ -368,7 +377,7 @@ class DoeblinExplorer(Explorer):
         Plot("gap_plot", title="Spectral gap (Prop 3.1)", depends=SWEEP_KNOBS),
         Plot("eigen_plot", title="Eigenvalues of P and P̃ (Prop 3.1)",
              depends=CHAIN_KNOBS + ("log_eps",)),
-        Plot("race_plot", title="Race: histograms at the checkpoint", depends=RACE_KNOBS),
+        Plot("race_plot", title="Race: histograms at step t", depends=RACE_KNOBS),
         Plot("race_tv_plot", title="Race: total variation to the target", depends=RACE_KNOBS),
         Plot("staged_plot", title="Staged chain of Fig 2(b) (Thm 3.6, Cor 3.7)",
              depends=CHAIN_KNOBS + ("log_eps1",)),
@@ -376,9 +385,18 @@ class DoeblinExplorer(Explorer):
 
     sections = (
         Section(("stationary_plot", "divergence_plot", "gap_plot", "eigen_plot")),
-        Section(("race_plot", "race_tv_plot"), header="race_player"),
+        Section(("race_plot", "race_tv_plot")),
         Section(("staged_plot",), aside=STAGED_TEXT),
     )
+    timeline = Timeline(
+        "race_frames", unit="step", max_frames=N_CHECKPOINTS,
+        caption="**Sampling race.** t is the steps each sampler has spent (geometric "
+                "checkpoints): the histograms of the exact draws and of the plain chain at t, "
+                "and its line on the total-variation panel.",
+        marks=(_bars("exact"), _bars("plain"),
+               Mark("race_tv_plot", "vline", x="t",
+                    options=dict(color="gray", bokeh=dict(line_width=1),
+                                 mpl=dict(linewidth=1)))))
     runs = (
         Run("word", quick=(("transitions", 5), ("epochs", 1), ("seeds", 1)),
             title="Learning curves on the word task (Fig 4)",
@@ -420,8 +438,8 @@ vanishes once $1/\varepsilon$ is well above the mixing time of $P$.
 **What you see.** $\tilde\pi_\varepsilon(y)$ against $\varepsilon$ with its two regimes either side
 of the dotted line $\varepsilon = 1 - |\lambda_2(P)|$; the divergences; the gap and its bound; the
 eigenvalues, those of $\tilde P$ inside the dashed circle of radius $1 - \varepsilon$. The race gives
-exact draws and the plain chain the same number of steps (press play): the draws converge to
-$\tilde\pi$ from the first one, the chain to $\pi$ only after crossing between its modes. The staged
+exact draws and the plain chain the same number of steps (press play on the timeline): the
+draws converge to $\tilde\pi$ from the first one, the chain to $\pi$ only after crossing between its modes. The staged
 chain (Fig 2(b)) restarts, runs a simpler chain, then $P$. The learning curves (Fig 4) and the DNF
 table (Table 1) are computed on demand.
 
@@ -564,56 +582,48 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
                                 ylim=(-1.75, 1.15)),
                      mpl=dict(xlim=(-1.45, 1.45), ylim=(-1.75, 1.15)))
 
-    def _race_index(self, race: Race) -> int:
-        return min(int(self.checkpoint), len(race.checkpoints) - 1)
+    def race_frames(self) -> Frames:
+        """The timeline: the race's checkpoints (steps spent by each sampler), both samplers'
+        histograms at each, and the bars' fixed places (the draws left of each state)."""
+        race = self.result().race
+        s = np.arange(1, race.restart_law.size + 1, dtype=float)
+        return Frames(race.checkpoints, {},
+                      arrays={"exact": race.restart_histograms, "plain": race.plain_histograms},
+                      fixed={"exact_left": s - 0.42, "exact_right": s, "plain_left": s,
+                             "plain_right": s + 0.42, "zero": 0 * s})
 
     def race_plot(self):
-        res = self.result()
-        race = res.race
-        c = self._race_index(race)
+        """The targets, and the legend of the histograms at t (the timeline's bars)."""
+        race = self.result().race
         n = race.restart_law.size
         s = np.arange(1, n + 1, dtype=float)
-        dims = [STATE, PROB, "x1", "p1"]
-        steps, draws = int(race.checkpoints[c]), int(race.completed[c])
-        h1 = race.restart_histograms[c]
-        h2 = race.plain_histograms[c]
-        exact = Rectangles((s - 0.42, 0 * s, s, h1), kdims=dims,
-                           label=f"{draws:,} exact draws")
-        plain = Rectangles((s, 0 * s, s + 0.42, h2), kdims=dims,
-                           label=f"plain chain, {steps:,} steps")
         # targets: pi~ over the draws' bars, pi over the chain's
         level = np.r_[race.restart_law, race.stationary_law]
         targets = Segments((np.r_[s - 0.46, s - 0.04], level, np.r_[s + 0.04, s + 0.46], level),
-                           kdims=dims, label="targets π̃ (left), π (right)")
-        top = 1.7 * race.top  # room for the legend above the bars
+                           kdims=[STATE, PROB, "x1", "p1"], label="targets π̃ (left), π (right)")
+        legend = [legend_layer("rects", (STATE, PROB, "x1", "p1"), label, **_bar_style(color))
+                  for label, color in BARS.values()]
         return style(
-            style(exact, color=RESTART_COLOR, bokeh=dict(line_color=None, alpha=0.8),
-                  mpl=dict(alpha=0.8, linewidth=0))
-            * style(plain, color=CHAIN_COLOR, bokeh=dict(line_color=None, alpha=0.8),
-                    mpl=dict(alpha=0.8, linewidth=0))
-            * style(targets, color="black", bokeh=dict(line_width=2.5), mpl=dict(linewidth=2)),
-            xlim=(0.4, n + 0.6), ylim=(0, top), framewise=True, legend_position="top_right",
-            xticks=list(range(1, n + 1, max(1, n // 10))),
-            show_legend=True,
-        )
+            hv.Overlay([*legend, style(targets, color="black", bokeh=dict(line_width=2.5),
+                                       mpl=dict(linewidth=2))]),
+            xlim=(0.4, n + 0.6), ylim=(0, 1.7 * race.top),  # room for the legend above the bars
+            framewise=True, legend_position="top_right",
+            xticks=list(range(1, n + 1, max(1, n // 10))), show_legend=True)
 
     def race_tv_plot(self):
         res = self.result()
         race = res.race
-        c = self._race_index(race)
         x = hv.Dimension("steps", label="steps spent by each sampler")
         y = hv.Dimension("tv", label="total variation distance")
         cp = race.checkpoints.astype(float)
         draws = Curve((cp, _positive(race.restart_tv)), x, y, label="exact draws vs π̃")
         draws_pi = Curve((cp, _positive(race.restart_tv_pi)), x, y, label="exact draws vs π")
         plain = Curve((cp, _positive(race.plain_tv)), x, y, label="plain chain vs π")
-        now = hv.VLine(float(cp[c]))
         return style(
             style(draws, color=RESTART_COLOR, bokeh=dict(line_width=2.5), mpl=dict(linewidth=2))
             * style(draws_pi, color=RESTART_COLOR, bokeh=dict(line_width=1.5, **DASHED),
                     mpl=dict(linewidth=1.2, **MPL_DASHED))
-            * style(plain, color=CHAIN_COLOR, bokeh=dict(line_width=2.5), mpl=dict(linewidth=2))
-            * style(now, color="gray", bokeh=dict(line_width=1), mpl=dict(linewidth=1)),
+            * style(plain, color=CHAIN_COLOR, bokeh=dict(line_width=2.5), mpl=dict(linewidth=2)),
             logx=True, logy=True, framewise=True, legend_position="top_right",
             # TV <= 1: the decade above it holds the legend
             xlim=(float(cp[0]), float(cp[-1])), ylim=(1e-3, 10.0),
@@ -736,18 +746,6 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
 
     def dnf_table(self, settings: dict, result) -> str:
         return dnf_table_markdown(result)
-
-    def race_player(self) -> pn.viewable.Viewable:
-        """The play control of the race's checkpoint, with its caption."""
-        player = prompt_widget(pn.widgets.Player.from_param(
-            self.param.checkpoint, interval=250, loop_policy="once", show_loop_controls=False,
-            show_value=False, width=300, scale_buttons=0.8,
-        ))
-        caption = pn.pane.Markdown(
-            "**Sampling race.** Press play to watch both histograms as the budget grows "
-            "(geometric checkpoints); the right panel marks the checkpoint shown.",
-            sizing_mode="stretch_width")
-        return pn.Row(player, caption, sizing_mode="stretch_width")
 
 
 def word_task_settings(settings: dict) -> dict:

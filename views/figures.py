@@ -581,7 +581,7 @@ ENTRIES: dict[str, Entry] = {e.id: e for e in (
           "Herding's samples look like the Ising model's, and their connected-component sizes "
           "follow a power law with an almost identical exponent.",
           _judge_ising, panels=("sw_image", "herd_image", "cluster_plot", "correlation_plot"),
-          knobs=dict(L=100), quick=dict(L=32, steps=300, frame=299)),
+          knobs=dict(L=100), quick=dict(L=32, steps=300)),
     Entry("herding.fig1_16", "pct",
           "Chen & Welling, Fig 1.16: decision boundaries of the voted perceptron and conditional "
           "herding",

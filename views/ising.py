@@ -3,8 +3,8 @@
 Chen & Welling Sec 1.2.5 (eqs 1.21-1.24, Figs 1.6-1.7): Swendsen-Wang measures the
 nearest-neighbour correlation c of the periodic L x L lattice at inverse temperature beta;
 herding, given only (mean spin 0, c), produces its own samples with a local argmax. The page
-shows both side by side (a player over the steps), their cluster-size histograms with fitted
-power-law slopes, the moments per step, and the perceptron cycling condition.
+shows both side by side (a timeline played in the browser over the samples), their
+cluster-size histograms with fitted power-law slopes, the moments per step, and the perceptron cycling condition.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics import ising
 from views.framework.cache import results_cache
-from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Section, axis, style
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
+                             Plot, Section, Timeline, axis, style)
 
 SW_COLOR = "#1f77b4"
 HERD_COLOR = "#d62728"
@@ -26,6 +26,19 @@ HERD_COLOR = "#d62728"
 CLUSTER_SAMPLES = 40
 #: Swendsen-Wang sweeps discarded before the samples (the chain starts from random spins).
 BURN_IN = 100
+#: The two lattice colours: spin down, spin up.
+SPIN_COLORS = ["#f2f2f2", "#222222"]
+LATTICE_DIMS = (axis("col", "column"), axis("row", "row"), hv.Dimension("up", label="spin up"))
+STEP_DIM = axis("step", "sample (sweep or step)")
+#: The timeline's line at sample t on the per-sample panels.
+NOW = dict(color="gray", bokeh=dict(line_width=1.5, **DOTTED), mpl=dict(linewidth=1, **MPL_DOTTED))
+
+
+def _lattice_mark(plot: str, samples: str) -> Mark:
+    """A chain's sample at time t: its spins, up or down (a frame's row, sent as bits)."""
+    return Mark(plot, "image", x=samples, bounds="lattice", dims=LATTICE_DIMS, always=True,
+                options=dict(cmap=SPIN_COLORS, clim=(0, 1), bokeh=dict(colorbar=False),
+                             mpl=dict(colorbar=False)))
 
 
 @dataclass(frozen=True)
@@ -71,26 +84,31 @@ class IsingExplorer(Explorer):
     w0 = param.Number(0.0, bounds=(0.0, 1.0), step=0.05, label="Herding w₀ noise",
                       doc="Half-width of uniform noise on the initial herding weights (0: zero "
                           "weights; the random start state breaks the symmetry).")
-    frame = param.Integer(999, bounds=(0, 4999), label="Sample shown",
-                          doc="Which step the two lattice images show.")
 
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in ("L", "beta", "steps", "w0")}
-    placed = ("frame",)
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 3}
-    bench_move = ("frame", [900, 910, 920, 930, 940, 950, 960, 970])
+    bench_move = ("w0", [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
     plots = (
         Plot("sw_image", title="Swendsen-Wang sample"),
         Plot("herd_image", title="Herding sample"),
-        Plot("cluster_plot", title="Cluster sizes (Fig 1.7)", ignores=("frame",)),
-        Plot("correlation_plot", title="Neighbour correlation per sample", ignores=("frame",)),
-        Plot("magnetisation_plot", title="Magnetisation per sample", ignores=("frame",)),
-        Plot("error_plot", title="Moment error × t (bounded: O(1/t))", ignores=("frame",)),
-        Plot("sweeps_plot", title="Local search: sweeps per step and the PCT", ignores=("frame",)),
+        Plot("cluster_plot", title="Cluster sizes (Fig 1.7)"),
+        Plot("correlation_plot", title="Neighbour correlation per sample"),
+        Plot("magnetisation_plot", title="Magnetisation per sample"),
+        Plot("error_plot", title="Moment error × t (bounded: O(1/t))"),
+        Plot("sweeps_plot", title="Local search: sweeps per step and the PCT"),
     )
+    timeline = Timeline(
+        "sample_frames", unit="sample", aliases={"frame": 1},
+        caption="**Samples over time.** t counts the samples of both chains (Swendsen-Wang "
+                "sweeps and herding steps): the lattices show sample t, the dotted lines mark "
+                "it on the per-sample panels. Long runs send every k-th sample (as bits).",
+        marks=(_lattice_mark("sw_image", "sw"), _lattice_mark("herd_image", "herd"),
+               *(Mark(p, "vline", x="t", options=NOW) for p in (
+                   "correlation_plot", "magnetisation_plot", "error_plot", "sweeps_plot"))))
     sections = (
-        Section(("sw_image", "herd_image"), header="player"),
+        Section(("sw_image", "herd_image")),
         Section(("cluster_plot", "correlation_plot", "magnetisation_plot", "error_plot",
                  "sweeps_plot")),
     )
@@ -112,8 +130,8 @@ The maximisation is local: coordinate ascent from the previous sample until no s
 perceptron cycling condition (PCT) $w\cdot\phi(s_t) \ge w\cdot\bar\phi$ is checked every step:
 while it holds, the moments match at $O(1/t)$.
 
-**What you see.** *Top:* one sample of each method (press play). *Below:* cluster-size
-histograms on log-log axes with fitted power laws (the paper reports almost identical
+**What you see.** *Top:* one sample of each method (press play on the timeline). *Below:*
+cluster-size histograms on log-log axes with fitted power laws (the paper reports almost identical
 exponents); the correlation and magnetisation of every sample; the moment error times $t$,
 which stays bounded for herding; the sweeps each local search took, PCT failures marked.
 
@@ -126,9 +144,6 @@ seeds.
         return run_page(int(self.L), float(self.beta), int(self.steps), int(self.seed),
                         float(self.w0))
 
-    def knob_bounds(self) -> dict:
-        return {"frame": (0, int(self.steps) - 1, f"the run's {int(self.steps)} samples")}
-
     def status(self) -> str:
         page = self.result()
         sw, herd = page.sw, page.herd
@@ -140,25 +155,25 @@ seeds.
                 f"**{herd.pct_held.mean():.1%}** of the steps. Slopes fitted over sizes "
                 f"{page.sw_fit.fit_min:.0f}-{page.sw_fit.fit_max:.0f}.")
 
-    def player(self) -> pn.viewable.Viewable:
-        return self.play_control("frame", "**Samples over time.** Press play to step both chains.",
-                                 interval=150)
+    def sample_frames(self) -> Frames:
+        """The timeline: t = 1..steps, the samples of both chains (spin up: True)."""
+        page = self.result()
+        L = page.sw.samples.shape[1]
+        t = np.arange(1, len(page.sw.samples) + 1)
+        return Frames(t, {}, arrays={"sw": page.sw.samples > 0, "herd": page.herd.samples > 0},
+                      fixed={"lattice": (0.0, 0.0, float(L), float(L))})
 
-    def _lattice(self, samples, t: int, label: str):
-        L = samples.shape[1]
-        img = hv.Image(samples[min(t, len(samples) - 1)].astype(np.float32), bounds=(0, 0, L, L),
-                       kdims=[axis("col", "column"), axis("row", "row")],
-                       vdims=[hv.Dimension("spin", label=label, range=(-1, 1))])
-        return style(img, cmap=["#f2f2f2", "#222222"], clim=(-1, 1), framewise=True,
-                     bokeh=dict(colorbar=False), mpl=dict(colorbar=False))
+    def _lattice(self):
+        """The frame of a lattice panel: the sample is the timeline's mark (``always``)."""
+        L = int(self.result().sw.samples.shape[1])
+        return style(hv.Curve([], *LATTICE_DIMS[:2]), xlim=(0, L), ylim=(0, L),
+                     framewise=True)
 
     def sw_image(self):
-        page = self.result()
-        return self._lattice(page.sw.samples, self.frame, f"spin (sweep {self.frame + 1})")
+        return self._lattice()
 
     def herd_image(self):
-        page = self.result()
-        return self._lattice(page.herd.samples, self.frame, f"spin (step {self.frame + 1})")
+        return self._lattice()
 
     def cluster_plot(self):
         page = self.result()
@@ -181,7 +196,7 @@ seeds.
 
     def _per_step(self, field: str, label: str):
         page = self.result()
-        dims = [axis("step", "sample (sweep or step)"), axis(field, label)]
+        dims = [STEP_DIM, axis(field, label)]
         t = np.arange(1, len(page.sw.samples) + 1, dtype=float)
         layers = [style(hv.Curve((t, getattr(page.sw, field)), *dims, label="Swendsen-Wang"),
                         color=SW_COLOR, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8)),
@@ -193,7 +208,7 @@ seeds.
         page = self.result()
         plot = self._per_step("correlation", "mean neighbour product")
         t = np.arange(1, len(page.sw.samples) + 1, dtype=float)
-        dims = [axis("step", "sample (sweep or step)"), axis("correlation", "mean neighbour product")]
+        dims = [STEP_DIM, axis("correlation", "mean neighbour product")]
         line = style(hv.Curve((t[[0, -1]], [page.c, page.c]), *dims, label="target c"),
                      color="black", bokeh=DASHED, mpl=MPL_DASHED)
         return style(plot * line, framewise=True, legend_position="bottom_right")

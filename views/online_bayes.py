@@ -2,8 +2,8 @@
 7.1-7.2, 8.10-8.12, 9.1-9.4, Figs 1-2).
 
 Live: a 2-D teacher-student run whose Gaussian posterior shrinks as the examples arrive (a
-player over the examples). Runs: Fig 1's 1-D toy against the Cramer-Rao bound, with the
-misspecified (logistic-teacher) case against the sandwich A^-1 B A^-1 of eq 8.10; Fig 2's
+timeline over the examples, played in the browser). Runs: Fig 1's 1-D toy against the
+Cramer-Rao bound, with the misspecified (logistic-teacher) case against the sandwich A^-1 B A^-1 of eq 8.10; Fig 2's
 learning curve of the perceptron for the full and spherical updates against the batch-Bayes
 curve, with the entropic error against N / (2 t).
 """
@@ -15,22 +15,61 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics import online_bayes as ob
 from views.framework.cache import results_cache
-from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, Section,
-                           axis, style)
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark, Plot,
+                             Run, Section, Timeline, axis, style)
 from views.framework.jobs import progress_part
+from views.framework.marks import legend_layer
 
 FULL_COLOR, SPHERICAL_COLOR, THEORY_COLOR = "#d62728", "#1f77b4", "#222222"
 MIS_COLOR = "#9467bd"
 CLASS_COLORS = {1.0: "#d62728", -1.0: "#1f77b4"}
 #: The knobs of the live 2-D panels (the others are the runs' settings).
 LIVE = ("examples", "plane_sigma", "variant", "seed")
-#: Points of the ellipses drawn for the 2-D posterior.
-ELLIPSE_POINTS = 120
+#: Points of the ellipses drawn for the 2-D posterior (each frame of the timeline sends them).
+ELLIPSE_POINTS = 72
+PLANE_DIMS = (axis("theta1", "θ₁  (and input x₁)"), axis("theta2", "θ₂  (and input x₂)"))
+MEAN_COLOR = "#2ca02c"
+#: The timeline's line at t on the per-example panels (on their log axes, at max(t, 1)).
+NOW = dict(color="gray", bokeh=DOTTED, mpl=MPL_DOTTED)
+
+
+#: The posterior's marks on the plane: name -> (legend entry, style).
+PLANE_STYLES = {
+    "pos": ("S = +1", dict(color=CLASS_COLORS[1.0], alpha=0.5, bokeh=dict(size=4),
+                           mpl=dict(s=6))),
+    "neg": ("S = -1", dict(color=CLASS_COLORS[-1.0], alpha=0.5, bokeh=dict(size=4),
+                           mpl=dict(s=6))),
+    "e1": ("posterior 1σ and 2σ", dict(color=MEAN_COLOR, bokeh=dict(line_width=2),
+                                       mpl=dict(linewidth=1.5))),
+    "e2": ("", dict(color=MEAN_COLOR, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))),
+    "path": ("", dict(color=MEAN_COLOR, alpha=0.6, bokeh=dict(line_width=1),
+                      mpl=dict(linewidth=0.8))),
+    "mean": ("mean m (its path)", dict(color=MEAN_COLOR, bokeh=dict(size=9), mpl=dict(s=40))),
+}
+
+
+def _plane_marks() -> tuple:
+    """The 2-D posterior at t: the examples seen, the mean's path, the 1σ and 2σ ellipses and
+    the mean."""
+    seen = [Mark("plane_plot", "prefix", x=f"{name}_x", y=f"{name}_y", dims=PLANE_DIMS,
+                 always=True, options=PLANE_STYLES[name][1]) for name in ("pos", "neg")]
+    ellipses = [Mark("plane_plot", "curve", x=f"e{r}x", y=f"e{r}y", dims=PLANE_DIMS,
+                     always=True, options=PLANE_STYLES[f"e{r}"][1]) for r in (1, 2)]
+    path = Mark("plane_plot", "trail", x="m1", y="m2", dims=PLANE_DIMS, length=None, always=True,
+                options=PLANE_STYLES["path"][1])
+    mean = Mark("plane_plot", "point", x="m1", y="m2", dims=PLANE_DIMS, always=True,
+                options=PLANE_STYLES["mean"][1])
+    return (*seen, path, *ellipses, mean)
+
+
+def _plane_legend() -> list:
+    """The legend of the posterior's marks."""
+    return [legend_layer("curve" if name == "e1" else "points", PLANE_DIMS, label, **options)
+            for name, (label, options) in PLANE_STYLES.items() if label]
 
 
 @dataclass(frozen=True)
@@ -94,8 +133,6 @@ class OnlineBayesExplorer(Explorer):
                              doc="Full covariance (eqs 7.1-7.2) or spherical C = c I (eq 9.4).")
     seed = param.Integer(1, bounds=(0, 99_999), label="Seed",
                          doc="Seed of the 2-D teacher, inputs and label noise.")
-    frame = param.Integer(25, bounds=(0, 2000), label="Examples seen",
-                          doc="The posterior shown: after this many examples.")
     # Fig 2
     N = param.Integer(50, bounds=(2, 400), label="Inputs N",
                       doc="Dimension of the perceptron (the paper: 50).")
@@ -124,21 +161,25 @@ class OnlineBayesExplorer(Explorer):
 
     fields = ("seed", "curve_seed", "toy_seed")
     widgets = {name: {"throttled": True} for name in (
-        "examples", "plane_sigma", "frame", "N", "alpha_max", "n_runs", "sigma0", "flip",
+        "examples", "plane_sigma", "N", "alpha_max", "n_runs", "sigma0", "flip",
         "toy_runs", "toy_t", "tau")}
-    placed = ("frame",)
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
-    bench_move = ("frame", [100, 110, 120, 130, 140, 150, 160, 170])
+    bench_move = ("plane_sigma", [0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7])
     plots = (
-        Plot("plane_plot", title="Posterior in 2-D (eqs 7.1-7.2)",
-             depends=LIVE + ("frame",)),
-        Plot("plane_error_plot", title="2-D run: error ε (eq 9.3)",
-             depends=LIVE + ("frame",)),
-        Plot("spread_plot", title="2-D run: posterior variances",
-             depends=LIVE + ("frame",)),
+        Plot("plane_plot", title="Posterior in 2-D (eqs 7.1-7.2)", depends=LIVE),
+        Plot("plane_error_plot", title="2-D run: error ε (eq 9.3)", depends=LIVE),
+        Plot("spread_plot", title="2-D run: posterior variances", depends=LIVE),
     )
-    sections = (Section(("plane_plot", "plane_error_plot", "spread_plot"), header="player"),)
+    sections = (Section(("plane_plot", "plane_error_plot", "spread_plot")),)
+    timeline = Timeline(
+        "example_frames", unit="example", aliases={"frame": 0},
+        caption="**Examples arriving.** t is the examples seen by the 2-D run: the posterior "
+                "after them (mean, its path, 1σ and 2σ ellipses, the examples so far), and the "
+                "dotted lines on the error and variance panels.",
+        marks=(*_plane_marks(),
+               *(Mark(p, "vline", x="T1", options=NOW)
+                 for p in ("plane_error_plot", "spread_plot"))))
     runs = (
         Run("toy", quick=(("toy_runs", 10), ("toy_t", 100)),
             title="Fig 1: efficiency of the 1-D toy, and a misspecified model (eq 8.10)",
@@ -195,8 +236,8 @@ $r = \phi(z)/\Phi(z)$: $m \mathrel{+}= (rS/s)\,Cx$, $C \mathrel{-}= r(z+r)/s^2\,
 
 **What you see.** *Left:* a teacher $\theta^*$ (black arrow) labels Gaussian inputs (red $+1$,
 blue $-1$, with label noise $\sigma_0$); the student's posterior mean (green path and dot) and its
-1σ and 2σ ellipses after the examples seen so far (press play). The ellipse narrows across the
-teacher's direction first: examples near the boundary are the informative ones. *Right:* the
+1σ and 2σ ellipses after the examples seen so far (press play on the timeline). The ellipse
+narrows across the teacher's direction first: examples near the boundary are the informative ones. *Right:* the
 2-D run's generalization error $\varepsilon = \arccos(R)/\pi$ (eq 9.3), $R$ the cosine of $m$ and
 $\theta^*$. *Below:* the two variances of the posterior, which fall like $1/t$ once the
 data dominate the prior ($C^{-1}/t \to J$, eq 8.5). The **runs** below reproduce the paper's figures: Fig 1's efficiency and the sandwich
@@ -210,41 +251,34 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         return run_plane(int(self.examples), float(self.plane_sigma), 0.0,
                          self.variant == "spherical", int(self.seed))
 
-    def knob_bounds(self) -> dict:
-        return {"frame": (0, int(self.examples), f"the run's {int(self.examples)} examples")}
-
-    def player(self) -> pn.viewable.Viewable:
-        return self.play_control(
-            "frame", "**Examples arriving.** Press play to feed them one by one.", interval=120)
+    def example_frames(self) -> Frames:
+        """The timeline: t = 0..examples; the posterior mean and its ellipses after t examples,
+        max(t, 1) for the lines on log axes, and the inputs of each class (NaN where the label
+        is the other one), of which the first t are drawn."""
+        page = self.result()
+        t = np.arange(len(page.y) + 1)
+        means, covs = page.path.means, page.path.covs
+        arrays = {}
+        for r in (1, 2):
+            ring = np.stack([_ellipse(m, C, float(r)) for m, C in zip(means, covs)])
+            arrays[f"e{r}x"], arrays[f"e{r}y"] = ring[..., 0], ring[..., 1]
+        fixed = {}
+        for name, label in (("pos", 1.0), ("neg", -1.0)):
+            mine = (page.y == label)[:, None]
+            fixed[f"{name}_x"] = np.where(mine[:, 0], page.X[:, 0], np.nan)
+            fixed[f"{name}_y"] = np.where(mine[:, 0], page.X[:, 1], np.nan)
+        return Frames(t, {"m1": means[:, 0], "m2": means[:, 1], "T1": np.maximum(t, 1.0)},
+                      arrays=arrays, fixed=fixed)
 
     def plane_plot(self):
-        page = self.result()
-        t = min(int(self.frame), len(page.y))
-        dims = [axis("theta1", "θ₁  (and input x₁)"), axis("theta2", "θ₂  (and input x₂)")]
-        seen = []
-        for label in (1.0, -1.0):
-            pts = page.X[:t][page.y[:t] == label]
-            seen.append(style(hv.Points(pts, kdims=dims, label=f"S = {int(label):+d}"),
-                              color=CLASS_COLORS[label], alpha=0.5,
-                              bokeh=dict(size=4), mpl=dict(s=6)))
-        m, C = page.path.means[t], page.path.covs[t]
-        ellipses = [style(hv.Curve(_ellipse(m, C, r), *dims,
-                                   label="posterior 1σ and 2σ" if r == 1 else ""),
-                          color="#2ca02c", bokeh=dict(line_width=2 if r == 1 else 1),
-                          mpl=dict(linewidth=1.5 if r == 1 else 0.8))
-                    for r in (1.0, 2.0)]
-        path = style(hv.Curve(page.path.means[: t + 1], *dims),
-                     color="#2ca02c", alpha=0.6, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
-        mean = style(hv.Points([m], kdims=dims, label="mean m (its path)"), color="#2ca02c",
-                     bokeh=dict(size=9), mpl=dict(s=40))
-        th = page.teacher
-        arrow = style(hv.Segments([(0.0, 0.0, th[0], th[1])], kdims=dims + ["x1", "y1"],
-                                  label="teacher θ*"),
+        """The teacher; the posterior at t and the examples seen are the timeline's marks."""
+        th = self.result().teacher
+        arrow = style(hv.Segments([(0.0, 0.0, th[0], th[1])],
+                                  kdims=[*PLANE_DIMS, "x1", "y1"], label="teacher θ*"),
                       color="black", bokeh=dict(line_width=3), mpl=dict(linewidth=2))
         lim = 1.1 * max(3.0, float(np.abs(th).max()) * 1.2)
-        return style(seen[0] * seen[1] * path * ellipses[0] * ellipses[1] * mean * arrow,
-                     xlim=(-lim, lim), ylim=(-lim, lim), legend_position="bottom_left",
-                     framewise=True)
+        return style(hv.Overlay([*_plane_legend(), arrow]), xlim=(-lim, lim), ylim=(-lim, lim),
+                     legend_position="bottom_left", framewise=True)
 
     def plane_error_plot(self):
         page = self.result()
@@ -252,9 +286,7 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         dims = [axis("t", "examples seen t"), axis("eps", "generalization error ε")]
         curve = style(hv.Curve((t[1:], page.eps[1:]), *dims, label="ADF, this run"),
                       color=FULL_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-        now = style(hv.VLine(max(int(self.frame), 1)), color="gray", bokeh=DOTTED,
-                    mpl=MPL_DOTTED)
-        return style(curve * now, logx=True, ylim=(0, 0.55), framewise=True, show_legend=False)
+        return style(hv.Overlay([curve]), logx=True, ylim=(0, 0.55), framewise=True, show_legend=False)
 
     def spread_plot(self):
         page = self.result()
@@ -268,16 +300,14 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         mid = len(t) // 2
         guide = hv.Curve((t[[0, -1]], values[mid + 1, 0] * t[mid] / t[[0, -1]]), *dims,
                          label="∝ 1/t")
-        now = style(hv.VLine(max(int(self.frame), 1)), color="gray", bokeh=DOTTED,
-                    mpl=MPL_DOTTED)
-        return style(hv.Overlay(lines) * style(guide, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
-                     * now, logx=True, logy=True, legend_position="bottom_left", framewise=True)
+        return style(hv.Overlay(lines) * style(guide, color="gray", bokeh=DASHED, mpl=MPL_DASHED),
+                     logx=True, logy=True, legend_position="bottom_left", framewise=True)
 
     def status(self) -> str:
         page = self.result()
-        t = min(int(self.frame), len(page.y))
+        t = len(page.y)
         small, large = np.linalg.eigvalsh(page.path.covs[t])
-        return (f"After **{t}** examples: ε = **{page.eps[t]:.3f}**, posterior variances "
+        return (f"After all **{t}** examples: ε = **{page.eps[t]:.3f}**, posterior variances "
                 f"{small:.3g} and {large:.3g} "
                 f"(prior 1). Teacher θ* = ({page.teacher[0]:.2f}, {page.teacher[1]:.2f}), mean "
                 f"m = ({page.path.means[t][0]:.2f}, {page.path.means[t][1]:.2f}).")

@@ -1,8 +1,8 @@
 """Particle mirror descent explorer: a cloud of weighted particles learning a two-mode posterior.
 
 Dai's thesis (seed 004), chapter 4: Algorithm 3 and the mixture-model experiment of Sec 4.6.1
-(Fig 4.1). The live panels follow one PMD run as the data arrive (a player over log-spaced
-checkpoints); a run (a job) draws Fig 4.1: total variation and cross entropy of PMD, one-pass SMC,
+(Fig 4.1). The live panels follow one PMD run as the data arrive (a timeline over its
+log-spaced checkpoints, played in the browser); a run (a job) draws Fig 4.1: total variation and cross entropy of PMD, one-pass SMC,
 SGLD, Gibbs and SVI against the data visited, over repeats, and their final densities.
 """
 
@@ -15,11 +15,11 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 import param
-from holoviews import dim
 
 from dynamics import pmd
 from views.framework.cache import results_cache
-from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Section, style
+from views.framework import (DASHED, MPL_DASHED, Explorer, Frames, Mark, Plot, Section, Timeline,
+                             style)
 from views.framework.jobs import Run
 
 #: Model presets: name -> the model knobs' values (standard deviations on the sliders' steps:
@@ -38,6 +38,9 @@ CHECKPOINTS = 25
 #: the Sec 4.6.1 posterior are about 0.07 wide).
 PAGE_SPACING = 0.04
 THETA_DIMS = [hv.Dimension("t1", label="θ₁"), hv.Dimension("t2", label="θ₂")]
+SHARE = hv.Dimension("share", label="weight × m")
+SEEN_DIMS = (hv.Dimension("seen", label="data seen"),
+             hv.Dimension("ess", label="effective sample size"))
 METHOD_COLORS = {"PMD": "#d62728", "one-pass SMC": "#ff7f0e", "SGLD": "#1f77b4",
                  "Gibbs": "#2ca02c", "SVI": "#9467bd"}
 EXACT_COLOR = "#222222"
@@ -137,9 +140,6 @@ class PMDExplorer(Explorer):
                                     label="KDE bandwidth scale",
                                     doc="h_t = s m_t^(-1/4) (Theorem 17), s the prior's scale "
                                         "or the cloud's weighted spread (KDE and hybrid only).")
-    checkpoint = param.Integer(20, bounds=(0, CHECKPOINTS - 1), label="Data seen (checkpoint)",
-                               doc="Which recorded step of the run the cloud panels show "
-                                   "(log-spaced in the data seen; the last is the end).")
     repeats = param.Integer(3, bounds=(1, 10), label="Repeats",
                             doc="Data sets (and runs of every method) of the Fig 4.1 run; "
                                 "the paper uses 10.")
@@ -160,17 +160,29 @@ class PMDExplorer(Explorer):
               "Particle mirror descent": ("particles", "batch_size", "strategy", "step_rule",
                                           "bandwidth_rule"),
               "Fig 4.1 curves (the run below)": ("shown",)}
-    placed = ("checkpoint",)
 
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
-    bench_move = ("checkpoint", [23, 22, 21, 20, 19, 18, 17, 16])
+    bench_move = ("theta1", [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
     plots = (
-        Plot("cloud_plot", title="Particles over the exact iterate", ignores=("repeats", "shown")),
-        Plot("kde_plot", title="Weighted KDE of the particles", ignores=("repeats", "shown")),
+        Plot("cloud_plot", title="Particles at t over the posterior", ignores=("repeats", "shown")),
+        Plot("kde_plot", title="Weighted KDE of the particles (end)", ignores=("repeats", "shown")),
         Plot("ess_plot", title="Effective sample size", ignores=("repeats", "shown")),
     )
-    sections = (Section(("cloud_plot", "kde_plot", "ess_plot"), header="player"),)
+    sections = (Section(("cloud_plot", "kde_plot", "ess_plot")),)
+    timeline = Timeline(
+        "particle_frames", unit="datum", max_frames=CHECKPOINTS + 1,
+        caption="**Data arriving.** t is the data seen at the run's log-spaced checkpoints: "
+                "the particles (size and colour: weight) at t over the exact posterior, and "
+                "their effective sample size.",
+        marks=(Mark("cloud_plot", "points", x="px", y="py", more=("share", "size"),
+                    dims=(*THETA_DIMS, SHARE, "size"), columns={"color": "share", "size": "size"},
+                    always=True,
+                    options=dict(color="share", cmap="inferno_r", logz=True, clim=(1e-3, 1e3),
+                                 colorbar=True, bokeh=dict(size=hv.dim("size"), line_alpha=0),
+                                 mpl=dict(s=2 * hv.dim("size"), linewidth=0))),
+               Mark("ess_plot", "point", x="seen", y="ess", dims=SEEN_DIMS,
+                    options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40)))))
     runs = (
         Run("fig41", quick=(("repeats", 1), ("n_data", 20), ("particles", 100)),
             title="Every method against the exact posterior (Fig 4.1)",
@@ -221,10 +233,10 @@ tell $(\theta_1, \theta_2)$ from $(\theta_1 + \theta_2, -\theta_2)$: the posteri
 modes**, thin ridges about 0.07 wide. A sampler that moves locally (Gibbs, SGLD) finds one ridge
 and rarely crosses; a unimodal family (SVI) cannot hold both.
 
-**What you see.** *Left:* the particles (size and colour: weight) over the contours of the exact
-mirror-descent iterate at this point of the pass (the posterior of the data seen, tempered up to
-$N$ points; at the end, the posterior). *Middle:* the particles' weighted KDE. *Right:* the
-effective sample size $1/\sum\alpha_i^2$ as data arrive. Press play to watch the cloud learn.
+**What you see.** *Left:* the particles (size and colour: weight) at the time t of the timeline
+over the contours of the exact posterior (the mirror-descent iterate at the end of the pass).
+*Middle:* the particles' weighted KDE at the end. *Right:* the effective sample size
+$1/\sum\alpha_i^2$ as data arrive. Press play on the timeline to watch the cloud learn.
 
 **Try.** Set $p = 0.3$: the symmetry breaks and one mode wins. Switch the prox-mapping to *kde*
 or *hybrid*: the particles move, and with a fixed final budget they often settle in one mode
@@ -264,16 +276,29 @@ Then run Fig 4.1 below.
     def _compute(self) -> PMDPage:
         return run_page(*self._key())
 
-    def knob_bounds(self) -> dict:
-        steps = -(-self.n_data // self.batch_size)
-        count = len(pmd.mirror.checkpoint_steps(steps, CHECKPOINTS))
-        return {"checkpoint": (0, count - 1, f"the run's {count} checkpoints")}
-
     def _at(self):
+        """The run's last checkpoint (the end of the pass): what the panels without marks and
+        the status line show."""
         page = self.result()
-        k = min(self.checkpoint, len(page.run.history["seen"]) - 1)
+        k = len(page.run.history["seen"]) - 1
         cloud, weights = page.run.history["clouds"][k]
         return page, k, cloud, weights
+
+    def particle_frames(self) -> Frames:
+        """The timeline: the data seen at each checkpoint, the particles then (the heaviest
+        last, drawn on top), their share of the weight times m and dot size, and the ESS."""
+        history = self.result().run.history
+        rows = {name: [] for name in ("px", "py", "share", "size")}
+        for cloud, weights in history["clouds"]:
+            order = np.argsort(weights, kind="stable")
+            share = weights[order] * weights.size
+            rows["px"].append(cloud[order, 0])
+            rows["py"].append(cloud[order, 1])
+            rows["share"].append(share)
+            rows["size"].append(2 + 1.5 * np.clip(share, 0, 40) ** 0.5)
+        seen = np.asarray(history["seen"])
+        return Frames(seen, {"seen": seen.astype(float), "ess": np.asarray(history["ess"], float)},
+                      arrays={k: np.stack(v) for k, v in rows.items()})
 
     def status(self) -> str:
         page, k, cloud, weights = self._at()
@@ -281,21 +306,21 @@ Then run Fig 4.1 below.
         below, above = pmd.mode_shares(cloud, weights)
         exact = exact_iterate(self._key(), self._steps(seen))
         exact_below = float(exact[page.grid.y < 0].sum() * page.grid.cell_area)
-        return (f"After **{seen}** of {page.data.size} data: effective sample size "
+        return (f"At the end of the pass (**{seen}** data): effective sample size "
                 f"**{page.run.history['ess'][k]:.0f}** of {cloud.shape[0]}; weight on θ₂ < 0 "
                 f"**{below:.2f}** (exact iterate: {exact_below:.2f}).")
 
     def prepare(self) -> None:
-        # the exact iterate that the status line and the cloud panel draw at the checkpoint
+        # the exact iterate that the status line and the cloud panel draw (the end of the pass)
         history = self._compute().run.history
-        seen = history["seen"][min(self.checkpoint, len(history["seen"]) - 1)]
-        exact_iterate(self._key(), self._steps(seen))
+        exact_iterate(self._key(), self._steps(history["seen"][-1]))
 
     def _steps(self, seen: int) -> int:
         return -(-seen // self.batch_size)
 
     # --- live panels -------------------------------------------------------------------------
     def cloud_plot(self):
+        """The exact posterior's contours; the particles at t are the timeline's mark."""
         page, k, cloud, weights = self._at()
         seen = page.run.history["seen"][k]
         exact = exact_iterate(self._key(), self._steps(seen))
@@ -304,17 +329,10 @@ Then run Fig 4.1 below.
         contours = style(hv.operation.contours(image, levels=levels, filled=False),
                          color=EXACT_COLOR, framewise=True, bokeh=dict(line_width=1),
                          mpl=dict(linewidth=0.8))
-        order = np.argsort(weights)
-        share = weights[order] * weights.size
-        dots = hv.Points((cloud[order, 0], cloud[order, 1], share), kdims=THETA_DIMS,
-                         vdims=[hv.Dimension("share", label="weight × m")])
-        dots = style(dots, color="share", cmap="inferno_r", logz=True,
-                     clim=(1e-3, max(10.0, float(share.max()))), colorbar=True, framewise=True,
-                     bokeh=dict(size=2 + 1.5 * dim("share").clip(0, 40) ** 0.5, line_alpha=0),
-                     mpl=dict(s=2 + 3 * dim("share").clip(0, 40) ** 0.5, linewidth=0))
         x0, x1 = page.grid.x[[0, -1]]
         y0, y1 = page.grid.y[[0, -1]]
-        return style(contours * dots, xlim=(x0, x1), ylim=(y0, y1), framewise=True)
+        return style(hv.Overlay([contours]), xlim=(x0, x1), ylim=(y0, y1), framewise=True,
+                     legend_position="bottom_right")
 
     def kde_plot(self):
         page, k, cloud, weights = self._at()
@@ -329,29 +347,16 @@ Then run Fig 4.1 below.
         page, k, _, _ = self._at()
         seen = np.asarray(page.run.history["seen"], dtype=float)
         ess = np.asarray(page.run.history["ess"], dtype=float)
-        dims = [hv.Dimension("seen", label="data seen"),
-                hv.Dimension("ess", label="effective sample size")]
+        dims = list(SEEN_DIMS)
         curve = style(hv.Curve((seen, ess), *dims, label="ESS"), color=METHOD_COLORS["PMD"],
                       bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-        here = style(hv.Scatter(([seen[k]], [ess[k]]), *dims, label="shown"), color="black",
-                     bokeh=dict(size=9), mpl=dict(s=40))
         m = page.run.particles.shape[0]
         top = style(hv.Curve((seen[[0, -1]], [m, m]), *dims, label=f"m = {m} (all equal)"),
                     color="gray", bokeh=DASHED, mpl=MPL_DASHED)
-        return style(curve * here * top, logx=True, logy=True, framewise=True,
+        return style(curve * top, logx=True, logy=True, framewise=True,
                      xticks=log_ticks(seen[0], seen[-1]),
                      ylim=(max(0.5, 0.5 * float(ess.min())), 20.0 * m),
                      legend_position="top_left")
-
-    def player(self) -> pn.viewable.Viewable:
-        """The play control over the run's checkpoints, with its caption."""
-        player = pn.widgets.Player.from_param(
-            self.param.checkpoint, interval=400, loop_policy="once", show_loop_controls=False,
-            show_value=False, width=300, scale_buttons=0.8)
-        caption = pn.pane.Markdown(
-            "**Data arriving.** Press play to watch the cloud from the first batch to the end "
-            "of the pass (log-spaced checkpoints).", sizing_mode="stretch_width")
-        return pn.Row(player, caption, sizing_mode="stretch_width")
 
     # --- the Fig 4.1 run (a job) --------------------------------------------------------------
     def run_fig41(self, settings: dict, progress=None) -> pmd.RepeatSummary:

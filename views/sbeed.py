@@ -19,8 +19,10 @@ from dynamics import sbeed
 from dynamics._common import report
 from dynamics.sbeed import pendulum as pend
 from views.framework.cache import results_cache
-from views.framework import DASHED, MPL_DASHED, Explorer, Plot, axis, style
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
+                             Plot, Timeline, axis, style)
 from views.framework.jobs import Run, progress_part
+from views.framework.marks import legend_layer
 
 MDPS = ("risky choice (4 states)", "FrozenLake 4x4, slippery", "FrozenLake 4x4, not slippery",
         "Garnet")
@@ -45,6 +47,33 @@ K_REPORTS = 20
 #: Seconds per 1,000 Pendulum steps at k = 10 on the development machine (2 shared cores), for
 #: estimates (other k: times ``pend.run_cost(k)``).
 PENDULUM_SECONDS_PER_K = 0.21
+STATE_DIMS = (axis("rank", "state (sorted by V*)"), axis("V", "value"))
+BOB_DIMS = (axis("x", "horizontal position (rod lengths)"), axis("y", "height (rod lengths)"))
+#: The timeline's line at iteration t on the per-iteration panels.
+NOW = dict(color="gray", bokeh=dict(line_width=1.5, **DOTTED), mpl=dict(linewidth=1, **MPL_DOTTED))
+
+
+def _state_mark(eta: str) -> Mark:
+    """The learned V of the run with dual weight ``eta`` at iteration t, per state (NaN rows
+    when that eta is not run: nothing drawn)."""
+    return Mark("states_plot", "points", x="rank", y=f"V_{eta}", dims=STATE_DIMS, always=True,
+                options=dict(color=ETA_COLORS[eta], bokeh=dict(size=6), mpl=dict(s=14)))
+
+
+#: The Pendulum episode under the learned policy's mean action (the pendulum run's timeline).
+EPISODE = Timeline(
+    "episode_frames", unit="step",
+    caption="**The episode.** t counts the 0.05 s steps of the learned policy's mean action "
+            "from hanging down (seed 0): the pendulum at t and its last second as a trail, and "
+            "the line at t on the height panel.",
+    marks=(Mark("pendulum_frame", "trail", x="bx", y="by", dims=BOB_DIMS, length=20,
+                always=True, options=dict(color="#1f77b4", alpha=0.5, bokeh=dict(line_width=3),
+                                          mpl=dict(linewidth=2))),
+           Mark("pendulum_frame", "ray", x="bx", y="by", dims=BOB_DIMS, always=True,
+                options=dict(color="#333333", bokeh=dict(line_width=5), mpl=dict(linewidth=3))),
+           Mark("pendulum_frame", "point", x="bx", y="by", dims=BOB_DIMS, always=True,
+                options=dict(color="#d62728", bokeh=dict(size=18), mpl=dict(s=120))),
+           Mark("rollout_plot", "vline", x="time", options=NOW)))
 
 
 def _readable_cell_values(plot, element) -> None:
@@ -195,9 +224,6 @@ class SBEEDExplorer(Explorer):
     p_steps = param.Integer(20_000, bounds=(2_000, 200_000), step=2_000, label="Steps",
                             doc="Environment steps per seed (episodes of 200).")
     p_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Runs with seeds 0, 1, ...")
-    p_frame = param.Integer(0, bounds=(0, pend.EPISODE // 2), label="Rollout time (× 0.1 s)",
-                            doc="Frame of the rollout animation (two 0.05 s steps a frame): press "
-                                "play to watch the learned policy from hanging down.")
     a_steps = param.Integer(10_000, bounds=(2_000, 100_000), step=2_000, label="Steps per run",
                             doc="Environment steps of each ablation run.")
     a_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Seeds per setting (paper: 5).")
@@ -207,8 +233,6 @@ class SBEEDExplorer(Explorer):
         "n_states", "n_actions", "branching", "gamma", "lam", "iterations", "step_size", "k",
         "batch_size")}
     widgets["etas"] = {"type": pn.widgets.CheckBoxGroup, "inline": True}
-    widgets["p_frame"] = {"type": pn.widgets.Player, "interval": 100, "loop_policy": "once",
-                          "show_loop_controls": False, "width": 320, "scale_buttons": 0.8}
     groups = {"MDP": ("mdp_name", "gamma", "lam", "n_states", "n_actions", "branching", "seed"),
               "SBEED": ("etas", "shown_eta", "iterations", "step_size", "mode", "k",
                         "batch_size")}
@@ -220,11 +244,20 @@ class SBEEDExplorer(Explorer):
         Plot("error_plot", title="Distance to the smoothed optimum", ignores=("shown_eta",)),
         Plot("value_plot", title="Value of the learned policy", ignores=("shown_eta",)),
         Plot("objective_plot", title="The objective SBEED minimises", ignores=("shown_eta",)),
-        Plot("states_plot", title="Learned V against V* per state", ignores=("shown_eta",)),
+        Plot("states_plot", title="V at iteration t against V* per state",
+             ignores=("shown_eta",)),
         Plot("policy_plot", title="Learned policy"),
         Plot("lam_plot", title="Smoothing: entropy of π* against λ",
              depends=("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam")),
     )
+    timeline = Timeline(
+        "iteration_frames", unit="iteration",
+        caption="**Iterations.** t is the iteration of every run (at the runs' 60 checkpoints): "
+                "V per state at t, and the dotted lines on the curves. The policy panel shows "
+                "the end of the run.",
+        marks=(*(Mark(p, "vline", x="t", options=NOW)
+                 for p in ("error_plot", "value_plot", "objective_plot")),
+               *(_state_mark(eta) for eta in ETAS)))
     runs = (
         Run("bias", quick=(("bias_states", 5), ("bias_action", 2)),
             title="The bias of η = 0 against the branching noise",
@@ -259,9 +292,8 @@ of the later steps, so $\eta = 1$ is biased too.""",
             plots=(Plot("return_plot", title="Episode return against environment steps"),
                    Plot("v_image", title="Learned V(angle, velocity), seed 0"),
                    Plot("rollout_plot", title="Height of the bob under the policy's mean action"),
-                   Plot("pendulum_frame", title="Rollout of the learned policy, seed 0",
-                        depends=("p_frame",))),
-            display=("p_frame",),
+                   Plot("pendulum_frame", title="Rollout of the learned policy, seed 0")),
+            timeline=EPISODE,
             text=r"""
 gymnasium's Pendulum-v1 (classic control; the paper's ablation used MuJoCo's Swimmer, which
 this project does not depend on), with Gaussian noise added to the angular velocity. The policy
@@ -308,7 +340,7 @@ where the optimal $\rho$ is $\mathbb{E}_{s'}\delta$ and the second term cancels 
 from a replay buffer) for each chosen $\eta$. *Top left:* $\|V_t - V^*_\lambda\|_\infty$ against
 iterations: $\eta = 1$ goes to 0, $\eta < 1$ stops at a biased fixed point. *Top right:* the
 smoothed value of the learned policy against that of $\pi^*_\lambda$ (dashed). *Bottom:* V per
-state against $V^*_\lambda$, the learned policy, and how $\lambda$ sets the optimal policy's
+state at the timeline's iteration $t$ against $V^*_\lambda$, the learned policy, and how $\lambda$ sets the optimal policy's
 entropy.
 
 **Try.** On the risky choice, $\eta = 0$ prefers the risky branch (0.89) where the smoothed
@@ -386,17 +418,35 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         return self._per_eta_log_curves(
             "objective", "ℓη(Vₜ, πₜ), the dual at its maximiser (eq D.1)", 1e-16)
 
+    def iteration_frames(self) -> Frames:
+        """The timeline: the runs' checkpoints (iterations), and each run's V per state there,
+        in the order of V* (NaN for an eta not run)."""
+        page = self.result()
+        order = np.argsort(page.V_star, kind="stable")
+        first = next(iter(page.runs.values()))
+        arrays = {f"V_{eta}": (page.runs[eta].V_path[:, order] if eta in page.runs
+                               else np.full((len(first.checkpoints), len(order)), np.nan))
+                  for eta in ETAS}
+        return Frames(first.checkpoints, {}, arrays=arrays,
+                      fixed={"rank": np.arange(len(order), dtype=float)})
+
     def states_plot(self):
+        """V* and the legend; each run's V at iteration t is a mark of the timeline."""
         page = self.result()
         order = np.argsort(page.V_star, kind="stable")
         x = np.arange(len(order), dtype=float)
-        dims = [axis("rank", "state (sorted by V*)"), axis("V", "value")]
-        layers = [style(hv.Curve((x, page.V_star[order]), *dims, label="V*"),
+        layers = [style(hv.Curve((x, page.V_star[order]), *STATE_DIMS, label="V*"),
                         color=STAR_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))]
-        for eta, run in page.runs.items():
-            layers.append(style(hv.Scatter((x, run.V[order]), *dims, label=f"η = {eta}"),
-                                color=ETA_COLORS[eta], bokeh=dict(size=6), mpl=dict(s=14)))
-        return style(hv.Overlay(layers), framewise=True, legend_position="top_left")
+        for eta in page.runs:  # legend entries (the points are the timeline's)
+            layers.append(legend_layer("points", STATE_DIMS, f"η = {eta}",
+                                       **_state_mark(eta).options))
+        values = np.concatenate([run.V_path.ravel() for run in page.runs.values()]
+                                + [page.V_star])
+        values = values[np.isfinite(values)]
+        pad = 0.05 * max(float(np.ptp(values)), 1e-9)
+        return style(hv.Overlay(layers), framewise=True, legend_position="top_left",
+                     xlim=(-0.5, len(order) - 0.5),
+                     ylim=(float(values.min()) - pad, float(values.max()) + pad))
 
     def policy_plot(self):
         page = self.result()
@@ -614,6 +664,14 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                        vdims=[axis("V", "learned V")])
         return style(img, cmap="viridis", colorbar=True, framewise=True)
 
+    def episode_frames(self, result: PendulumRuns) -> Frames:
+        """The Pendulum run's timeline: the bob (sin θ, cos θ, θ = 0 upright) at each step of
+        seed 0's rollout, and the step's time (s); one frame hanging down before a rollout."""
+        rollout = result.runs[0].rollout if result.runs else np.array([[np.pi, 0.0]])
+        theta = rollout[:, 0]
+        t = np.arange(len(theta))
+        return Frames(t, {"bx": np.sin(theta), "by": np.cos(theta), "time": t * pend.DT})
+
     def rollout_plot(self, result: PendulumRuns):
         run = result.runs[0]
         t = np.arange(len(run.rollout)) * pend.DT
@@ -625,28 +683,15 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         return style(curve * up, framewise=True, ylim=(-1.1, 1.25), legend_position="bottom_right")
 
     def pendulum_frame(self, result: PendulumRuns):
-        """The pendulum at frame p_frame of the rollout (theta = 0 upright), with its last
-        second as a fading trail."""
-        run = result.runs[0]
-        step = min(2 * int(self.p_frame), len(run.rollout) - 1)
-        theta = run.rollout[: step + 1, 0]
-        x, y = np.sin(theta), np.cos(theta)
-        dims = [axis("x", "horizontal position (rod lengths)"), axis("y", "height (rod lengths)")]
-        trail = theta[-20:]
-        tail = style(hv.Points((np.sin(trail), np.cos(trail), np.linspace(0.1, 1, len(trail))),
-                               dims, vdims=["age"]), color="#1f77b4", alpha="age",
-                     bokeh=dict(size=6, line_alpha=0), mpl=dict(s=12))
-        rod = style(hv.Curve(([0.0, x[-1]], [0.0, y[-1]]), *dims), color="#333333",
-                    bokeh=dict(line_width=5), mpl=dict(linewidth=3))
-        bob = style(hv.Points(([x[-1]], [y[-1]]), dims), color="#d62728",
-                    bokeh=dict(size=18), mpl=dict(s=120))
-        pivot = style(hv.Points(([0.0], [0.0]), dims), color="black", bokeh=dict(size=7),
+        """The pivot and the circle the bob moves on; the pendulum at step t (rod, bob, trail)
+        is the episode's marks."""
+        circle = np.linspace(0, 2 * np.pi, 121)
+        path = style(hv.Curve((np.sin(circle), np.cos(circle)), *BOB_DIMS), color="#cccccc",
+                     bokeh=dict(line_width=1, **DOTTED), mpl=dict(linewidth=0.8, **MPL_DOTTED))
+        pivot = style(hv.Points(([0.0], [0.0]), list(BOB_DIMS)), color="black", bokeh=dict(size=7),
                       mpl=dict(s=20))
-        clock = hv.Text(-1.15, 1.15, f"t = {step * pend.DT:.1f} s, θ = {theta[-1]:+.2f} rad",
-                        halign="left")
         # x range wider than y range by about the panel's plot area ratio: a round swing
-        return style(tail * rod * bob * pivot * clock, xlim=(-1.75, 1.75), ylim=(-1.3, 1.3),
-                     framewise=True)
+        return style(path * pivot, xlim=(-1.75, 1.75), ylim=(-1.3, 1.3), framewise=True)
 
     # --- the ablation ------------------------------------------------------------------------
     def run_ablation(self, settings: dict, progress=None) -> pend.Ablation:

@@ -114,6 +114,12 @@ def queries(cls, count: int, seed: int, *, small: bool = False) -> list[str]:
             else:  # repeated key
                 pairs += [(name, _good_text(explorer, name, rng)),
                           (name, BAD[rng.integers(len(BAD))])]
+        if cls.timeline is not None and rng.random() < 0.3:
+            # the timeline's time, or an older link's frame knob that stands for it
+            keys = ["t", *cls.timeline.aliases]
+            value = (str(int(rng.integers(-2, 6000))) if rng.random() < 0.6
+                     else BAD[rng.integers(len(BAD))])
+            pairs.append((keys[rng.integers(len(keys))], value))
         given = {key for key, _ in pairs}
         pairs += [(k, v) for k, v in base.items() if k not in given]
         out.append(urllib.parse.urlencode(pairs))

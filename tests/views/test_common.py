@@ -127,7 +127,7 @@ def test_redraw_knobs_follow_depends_or_ignores():
                                            if k not in ("max_lag", "box_steps")]
     doeblin = views.EXPLORERS["doeblin"]()
     race = next(p for p in doeblin.plots if p.method == "race_plot")
-    assert doeblin.redraw_knobs(race) == list(race.depends) and "checkpoint" in race.depends
+    assert doeblin.redraw_knobs(race) == list(race.depends) and "log_budget" in race.depends
     with pytest.raises(ValueError, match="not both"):
         Plot("words_plot", title="t", ignores=("max_lag",), depends=("seed",))
 

@@ -1,10 +1,11 @@
 """The Doeblin explorer: chains and restart laws, per-panel redraws, the sampling race's
-checkpoints, the staged chain, and the experiments (cached, shown and exported once run)."""
+checkpoints on the timeline, the staged chain, and the experiments (cached, shown and exported once run)."""
 
 from __future__ import annotations
 
 import holoviews as hv
 import numpy as np
+import panel as pn
 import pytest
 from bokeh.document import Document
 
@@ -91,28 +92,39 @@ def test_irrelevant_knobs_do_not_recompute_the_three_state_chain():
     assert e.chain_key() != key
 
 
-def test_checkpoint_moves_only_the_race_panels():
+def _race_at(e, t):
+    """The race panel as the page draws it at time ``t`` (its bars are the timeline's)."""
+    e.t = t
+    plot = next(p for p in e.plots if p.method == "race_plot")
+    return e._with_marks(plot, e.race_plot())
+
+
+def test_the_timeline_moves_only_the_race_panels():
     e = DoeblinExplorer(log_budget=4.0)
     race = e.result().race
     assert len(race.checkpoints) > 10
-    e.checkpoint = 3
-    early = _arrays(e.race_plot())
-    first = _arrays(e.stationary_plot())
-    e.checkpoint = len(race.checkpoints) - 1
-    assert not _same(early, _arrays(e.race_plot()))
-    assert _same(first, _arrays(e.stationary_plot()))
-    for p in DoeblinExplorer.plots:
-        assert ("checkpoint" in p.depends) == p.method.startswith("race"), p.method
+    assert list(e.frames().t) == list(race.checkpoints)
+    early = _arrays(_race_at(e, int(race.checkpoints[3])))
+    assert not _same(early, _arrays(_race_at(e, int(race.checkpoints[-1]))))
+    assert {m.plot for m in e.timeline.marks} == {"race_plot", "race_tv_plot"}
+    assert "checkpoint" not in e.param
 
 
-def test_race_histograms_are_the_engines():
-    e = DoeblinExplorer(log_budget=4.0, checkpoint=20)
+@pytest.mark.parametrize("c", [0, 20, vd.N_CHECKPOINTS - 1])
+def test_race_histograms_at_t_are_the_engines(c):
+    e = DoeblinExplorer(log_budget=4.0)
     race = e.result().race
-    bars = _first(e.race_plot(), hv.Rectangles)  # the exact draws
-    np.testing.assert_allclose(bars.dimension_values("p1"), race.restart_histograms[20])
+    bars = [el for el in _race_at(e, int(race.checkpoints[c]))
+            if isinstance(el, hv.Rectangles)
+            and np.isfinite(el.dimension_values(0)).any()]  # not the legend's NaN layers
+    np.testing.assert_allclose(bars[0].dimension_values("p1"), race.restart_histograms[c],
+                               rtol=1e-6)
+    np.testing.assert_allclose(bars[1].dimension_values("p1"), race.plain_histograms[c],
+                               rtol=1e-6)
     s = db.sample_restart(e.result().setup.P, e.result().setup.u, e.eps,
                           round(1e4 * e.eps), start=0, n_checkpoints=vd.N_CHECKPOINTS, seed=e.seed)
     np.testing.assert_allclose(s.restart_histograms, race.restart_histograms)
+    np.testing.assert_allclose(s.plain_histograms, race.plain_histograms)
 
 
 def test_staged_panel_respects_the_bounds():
@@ -138,14 +150,12 @@ def test_failed_computation_shows_an_alert_and_keeps_the_last_plot(monkeypatch):
     assert _same(good, _arrays(e.stationary_plot())) and e.error == ""
 
 
-def test_page_builds_with_player_and_placeholders():
+def test_page_builds_with_the_timeline_and_placeholders():
     e = DoeblinExplorer()
     body = e.panel()
     body.get_root(Document())
-    players = body.select(lambda o: type(o).__name__ == "Player")
+    players = body.select(lambda o: isinstance(o, pn.widgets.Player))
     assert len(players) == 1 and players[0].end == vd.N_CHECKPOINTS - 1
-    players[0].value = 5
-    assert e.checkpoint == 5
     text = " ".join(str(getattr(o, "object", "")) for o in body.select(lambda o: True))
     assert "Click **Run the word task**" in text and "Click **Run the DNF search**" in text
 
@@ -199,7 +209,7 @@ def test_summaries_say_whether_the_run_agrees_with_the_paper():
 #: Another value for every knob of the static panels.
 OTHER = dict(chain="barbell", log_delta=-3.0, size=10, sparsity=0.2, reversible=False, seed=4,
              restart="point", restart_state=2, log_eps=-1.5, state=2, log_eps_min=-6.0,
-             eps_points=50, log_budget=4.5, start=3, checkpoint=30, log_eps1=-0.5)
+             eps_points=50, log_budget=4.5, start=3, log_eps1=-0.5)
 
 
 @pytest.mark.parametrize("base", [dict(), dict(chain="random")])

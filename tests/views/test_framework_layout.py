@@ -13,7 +13,7 @@ PACKAGES = ("app", "views", "dynamics")
 #: them is short enough, so that the list stays true.
 KNOWN_LONG = {
     "views/figures.py": "issue 28 item 2 makes the gallery a package",
-    "views/doeblin.py": "845 lines: the Doeblin page's word-task and DNF tables to move out",
+    "views/doeblin.py": "850 lines: the Doeblin page's word-task and DNF tables to move out",
 }
 
 

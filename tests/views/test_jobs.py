@@ -132,37 +132,35 @@ def test_a_failing_run_shows_an_alert_and_keeps_the_previous_result(monkeypatch)
     assert not job.running and len(section.results.objects) >= 2  # the last result stays
 
 
-def test_display_knobs_redraw_only_the_panels_that_depend_on_them():
-    """``Run.display`` (the SBEED page's rollout frame): not a setting, not in the sidebar; a
-    move redraws the rollout panel and leaves the learning curves alone."""
+def test_a_run_timeline_plays_the_shown_result():
+    """``Run.timeline`` (the SBEED page's Pendulum episode): its control sits above the run's
+    panels once there is a result, its frames are the shown result's (the rollout of seed 0),
+    the marks at the run's time are the engine's state then, in the page and in exports; the
+    time is not a setting of the run nor a knob of the page."""
+    import holoviews as hv
+
+    from views.framework.timeline import _LocalPlayer
     from views.sbeed import SBEEDExplorer
 
-    e = SBEEDExplorer(p_steps=2000, p_seeds=1)
+    e = SBEEDExplorer(p_steps=2000, p_seeds=1, p_k=1)
     job = e.jobs["pendulum"]
-    assert "p_frame" not in job.current_settings()
-    sidebar = e.controls()
-    labels = [getattr(w, "name", "") for w in sidebar.select(lambda w: hasattr(w, "name"))]
-    assert e.param.p_frame.label not in labels
-    calls = {"return_plot": 0, "pendulum_frame": 0}
-    for name in calls:
-        method = getattr(e, name)
-
-        def counted(result, _method=method, _name=name):
-            calls[_name] += 1
-            return _method(result)
-
-        setattr(e, name, counted)
     section = JobSection(e, job)
     section.__panel__().get_root(Document())
+    assert e.frames("pendulum") is None and section._display == []
     _in_loop(job.start)
     section._shown()
-    for pane in section._panes:
-        pane.get_root(Document())
-    before = dict(calls)
-    e.p_frame = 30
-    assert calls["pendulum_frame"] > before["pendulum_frame"]
-    assert calls["return_plot"] == before["return_plot"]
-    assert section._display and section._display[0].value == 30
+    players = [w for c in section._display for w in c.select(_LocalPlayer)]
+    rollout = job.shown.runs[0].rollout
+    assert len(players) == 1 and players[0].end == len(rollout) - 1
+    assert list(e.frames("pendulum").t) == list(range(len(rollout)))
+    e.set_time("pendulum", 37)
+    plot = next(p for p in job.run.plots if p.method == "pendulum_frame")
+    bob = [el for el in e._call(plot, plot.method) if isinstance(el, hv.Points)][-1]
+    assert (bob.dimension_values(0)[0], bob.dimension_values(1)[0]) == (
+        np.sin(rollout[37, 0]), np.cos(rollout[37, 0]))
+    lines = e.figure(only=("rollout_plot",)).traverse(lambda x: x, [hv.VLine])
+    assert [float(line.data) for line in lines] == [pytest.approx(37 * 0.05)]
+    assert "t" not in job.current_settings() and e.t is None and "t" not in e.query()
 
 
 def test_a_setting_move_updates_the_run_placeholder_in_place():

@@ -9,30 +9,43 @@ from views import EXPLORERS
 
 
 def test_the_2d_posterior_shrinks_as_examples_arrive():
-    """The player's frame picks the posterior after t examples: its covariance shrinks (the
-    determinant falls at every informative step and ends far below the prior's 1), and the
-    panel's 1-sigma ellipse encloses an area pi sqrt(det C)."""
+    """The timeline's frame at t is the posterior after t examples: its covariance shrinks
+    (the determinant falls at every informative step and ends far below the prior's 1), the
+    1-sigma ellipse drawn at t encloses an area pi sqrt(det C_t), the mean drawn is m_t and the
+    examples drawn are the first t."""
     explorer = EXPLORERS["bayes"](examples=200)
     page = explorer.result()
     dets = np.linalg.det(page.path.covs)
     assert dets[0] == 1.0 and dets[-1] < 1e-3
     assert np.all(np.diff(dets) <= 1e-15)
-    explorer.frame = 50
-    overlay = explorer.plane_plot()
-    ellipse = next(layer for layer in overlay if layer.label == "posterior 1σ and 2σ")
+    explorer.t = 50
+    plot = explorer.plots[0]
+    overlay = explorer._with_marks(plot, explorer.plane_plot())
+    # the marks, after the panel's legend and teacher: the examples of each class, the mean's
+    # path, the 1σ and 2σ ellipses, the mean
+    pos, neg, path, ellipse, _, mean = list(overlay)[-6:]
     x, y = ellipse.dimension_values(0), ellipse.dimension_values(1)
     area = 0.5 * abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1)))
-    # a 120-gon inscribed in the ellipse: area smaller by (sin(2 pi/n) n / 2 pi) = 0.99954
+    # an n-gon inscribed in the ellipse (its first point repeated at the end): area smaller by
+    # sin(2 pi / n) n / (2 pi)
+    n = len(x) - 1
     assert area / (np.pi * np.sqrt(np.linalg.det(page.path.covs[50]))) == pytest.approx(
-        0.99954, abs=2e-4)
-    assert "After **50** examples" in explorer.status()
+        np.sin(2 * np.pi / n) * n / (2 * np.pi), abs=2e-4)
+    np.testing.assert_array_equal(mean.array()[0], page.path.means[50])
+    np.testing.assert_array_equal(path.array(), page.path.means[:51])
+    assert all(np.isfinite(pos.array()).all(axis=1) == (page.y[:50] == 1))
+    assert sum(np.isfinite(layer.dimension_values(0)).sum() for layer in (pos, neg)) == 50
 
 
-def test_the_frame_follows_the_number_of_examples():
+def test_the_timeline_follows_the_number_of_examples_and_old_links_open_at_their_frame():
     explorer = EXPLORERS["bayes"]()
-    explorer.frame = 180
     explorer.examples = 100
-    assert explorer.frame == 100 and explorer.param.frame.bounds == (0, 100)
+    frames = explorer.frames()
+    assert list(frames.t) == list(range(101)) and frames.stride == 1
+    explorer, messages = EXPLORERS["bayes"].from_query({"examples": ["100"], "frame": ["40"]})
+    assert messages == [] and explorer.t == 40 and explorer.query()["t"] == "40"
+    explorer, messages = EXPLORERS["bayes"].from_query({"frame": ["9999"]})
+    assert explorer.t is None and messages[0].startswith("Time t must be a whole number")
 
 
 def test_toy_run_reports_efficiency_and_the_sandwich():

@@ -56,7 +56,8 @@ def test_herding_long_runs_are_strided_and_say_so():
     assert frames.t[0] == 0 and frames.t[-1] == 50_000
     assert np.all(np.diff(frames.t)[:-1] == frames.stride)
     np.testing.assert_array_equal(frames.columns["w1"], weights[frames.t, 0])
-    assert e._frames_note().startswith(f"**Strided:** one step in {frames.stride} of 50,000")
+    assert e._frames_note().startswith(
+        f"**Strided:** every {frames.stride}th of the run's 50,001 frames is sent, and the last")
 
 
 def _mark_data(explorer, method: str):
@@ -142,3 +143,104 @@ def test_export_draws_the_marks_at_the_current_time():
     e.t = None  # the default, the end of the run: the paper's figure, without marks
     layout = e.figure(only=("discrepancy_plot",))
     assert [el for el in layout.traverse(lambda x: x, [hv.VLine])] == []
+
+
+# --- per-frame arrays: the Ising samples, the PMD particles, the budget of bytes -------------
+
+def _browser_row(data: dict, meta: dict, name: str, i: int) -> np.ndarray:
+    """Row ``i`` of per-frame array ``name`` as the browser's ``row()`` reads it from the data
+    the control sends (bits unpacked, images in Bokeh's row order)."""
+    m = meta[name]
+    flat = data[name][0][i * m["stride"]:(i + 1) * m["stride"]]
+    if m["bits"]:
+        flat = np.unpackbits(flat)[:m["width"]]
+    return flat.reshape(m["shape"])
+
+
+@pytest.mark.parametrize("t", [1, 2, 77, 400])
+def test_ising_samples_at_t_are_the_engines(t):
+    import json
+
+    from dynamics import ising
+    from views.ising import BURN_IN, IsingExplorer
+
+    e = IsingExplorer(L=32, steps=400, seed=5)
+    e.t = t
+    sw = ising.swendsen_wang(32, e.beta, 400, burn_in=BURN_IN, seed=5).samples[t - 1]
+    frames = e.frames()
+    i = e.frame_index()
+    assert frames.t[i] == t and frames.stride == 1
+    data = e._arrays_data()
+    meta = json.loads(data["__meta__"][0])
+    # what the browser draws: the sample, flipped as Bokeh draws images (row 0 at the bottom)
+    np.testing.assert_array_equal(_browser_row(data, meta, "sw", i), (sw > 0)[::-1])
+    herd = e.result().herd.samples[t - 1]
+    np.testing.assert_array_equal(_browser_row(data, meta, "herd", i), (herd > 0)[::-1])
+    # and the first render draws the same
+    plot = e.plots[0]
+    image = next(el for el in e._with_marks(plot, e._call(plot, plot.method))
+                 if isinstance(el, hv.Image))
+    np.testing.assert_array_equal(image.data > 0.5, sw > 0)
+
+
+def test_pmd_particles_at_t_are_the_engines():
+    from dynamics import pmd
+    from views.pmd import PMDExplorer
+
+    e = PMDExplorer(n_data=200, particles=300)
+    page = e.result()
+    model = pmd.MixtureModel(e.sigma1, e.sigma2, e.sigma_x, e.p)
+    data = model.sample(200, (e.theta1, e.theta2), seed=e.seed)
+    run = pmd.particle_mirror_descent(model, data, particles=300, batch_size=e.batch_size,
+                                      seed=e.seed, strategy=e.strategy,
+                                      step_size_rule=e.step_rule,
+                                      bandwidth_rule=e.bandwidth_rule, checkpoints=25)
+    frames = e.frames()
+    assert list(frames.t) == list(run.history["seen"]) == list(page.run.history["seen"])
+    for k in (0, 4, len(frames) - 1):
+        e.t = int(frames.t[k])
+        cloud, weights = run.history["clouds"][k]
+        plot = e.plots[0]
+        points = next(el for el in e._with_marks(plot, e._call(plot, plot.method))
+                      if isinstance(el, hv.Points))
+        order = np.argsort(weights, kind="stable")
+        np.testing.assert_array_equal(points.dimension_values(0), cloud[order, 0].astype(np.float32))
+        np.testing.assert_array_equal(points.dimension_values(1), cloud[order, 1].astype(np.float32))
+        np.testing.assert_array_equal(points.dimension_values("share"),
+                                      (weights[order] * weights.size).astype(np.float32))
+
+
+@pytest.mark.parametrize("slug, knobs", [
+    ("bayes", dict(examples=2000)),
+    ("pmd", dict(particles=3000, n_data=300, batch_size=1)), ("doeblin", {}), ("sbeed", {}),
+    ("ising", {}), ("bayes", {}), ("pmd", {})])
+def test_frames_of_a_run_stay_within_the_byte_budget(slug, knobs):
+    from views import EXPLORERS
+    from views.framework.marks import MAX_BYTES, frames_bytes
+
+    e = EXPLORERS[slug](**knobs)
+    frames = e.frames()
+    assert frames_bytes(frames) <= MAX_BYTES and frames.t[-1] == strided(
+        Frames(frames.t, {}), 10).t[-1]
+    if frames.stride > 1:
+        assert "Strided" in e._frames_note()
+
+
+def test_strided_fits_a_byte_budget_and_keeps_rows_with_their_frames():
+    t = np.arange(1001)
+    rows = np.arange(1001 * 50, dtype=np.float64).reshape(1001, 50)
+    frames = strided(Frames(t, {}, arrays={"r": rows}), 5000, max_bytes=50_000)
+    assert frames.stride > 1 and frames.t[-1] == 1000 and frames.arrays["r"].dtype == np.float32
+    np.testing.assert_array_equal(frames.arrays["r"], rows[frames.t].astype(np.float32))
+
+
+def test_the_largest_ising_run_is_strided_to_the_budget():
+    """L = 128 and 5,000 samples (the knobs' tops; a run of minutes, so its frames are built
+    here from arrays of its shape): two samples of 2 kB each a frame, as bits."""
+    from views.framework.marks import MAX_BYTES, frames_bytes
+
+    shape = (5000, 128, 128)
+    spins = np.broadcast_to(np.zeros((1, 128, 128), bool), shape)
+    frames = strided(Frames(np.arange(1, 5001), {}, arrays={"sw": spins, "herd": spins},
+                            fixed={"lattice": (0.0, 0.0, 128.0, 128.0)}), 5000)
+    assert frames_bytes(frames) <= MAX_BYTES and frames.stride == 21 and frames.t[-1] == 5000

@@ -55,3 +55,22 @@ def test_the_files_share_every_link_once():
     files = sorted(pathlib.Path(__file__).parent.glob("test_url_fuzz*.py"))
     parts = sorted(int(re.search(r"^PART = (\d+)$", f.read_text(), re.M).group(1)) for f in files)
     assert parts == list(range(PARTS))
+
+
+@pytest.mark.parametrize("slug, query, t, notice", [
+    ("ising", "steps=200&frame=5", 6, None),  # frame k showed sample k + 1
+    ("bayes", "examples=100&frame=40", 40, None),
+    ("doeblin", "checkpoint=30", None, "no setting 'checkpoint'"),
+    ("pmd", "n_data=100&checkpoint=3", None, "no setting 'checkpoint'"),
+    ("sbeed", "iterations=500&p_frame=12", None, "no setting 'p_frame'"),
+])
+def test_links_from_before_the_timeline_open(slug, query, t, notice):
+    """The frame knobs that the timeline replaced: Ising's and Bayes' ``frame=`` open the link
+    at that time (``Timeline.aliases``); Doeblin's and PMD's checkpoint index and SBEED's
+    rollout frame are named as ignored."""
+    explorer, messages = EXPLORERS[slug].from_query(_args(query))
+    assert explorer.t == t
+    if notice is None:
+        assert messages == [] and explorer.query()["t"] == str(t)
+    else:
+        assert len(messages) == 1 and notice in messages[0]

@@ -24,7 +24,7 @@ from views.framework.jobs import Job, Run, SessionWatch
 from views.framework.live import LatestWins, session_post
 from views.framework.page import PageMixin, Section
 from views.framework.text import clip, quote
-from views.framework.timeline import Timeline, TimelineMixin
+from views.framework.timeline import Timeline, TimelineMixin, alias_time
 from views.framework.workarounds import dictionary_columns, one_graph_walk
 
 __all__ = ["Explorer", "UNKNOWN_NAMED"]
@@ -302,9 +302,12 @@ class Explorer(TimelineMixin, PageMixin, FigureMixin, param.Parameterized):
             key = key.decode(errors="replace") if isinstance(key, bytes) else str(key)
             if key == "page":
                 continue
-            if key == "t" and cls.timeline is not None:
+            if cls.timeline is not None and (key == "t" or key in cls.timeline.aliases):
                 raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
-                time = raws[-1] if raws else None
+                if raws and key != "t":  # an older link's frame knob: its time
+                    time = alias_time(raws[-1], cls.timeline.aliases[key])
+                elif raws:
+                    time = raws[-1]
                 continue
             if key not in cls._knob_set():
                 unknown.append(key)
@@ -399,7 +402,11 @@ class Explorer(TimelineMixin, PageMixin, FigureMixin, param.Parameterized):
     def _call(self, plot: Plot, method: str, x_range=None):
         with dictionary_columns():
             if method in self._run_of:  # a run's panel draws the result it shows
-                return getattr(self, method)(self.jobs[self._run_of[method]].shown)
+                run = self._run_of[method]
+                element = getattr(self, method)(self.jobs[run].shown)
+                if method == plot.method and self.jobs[run].run.timeline is not None:
+                    element = self._with_marks(plot, element, run=run)
+                return element
             return (getattr(self, method)(x_range=x_range) if plot.zoom
                     else getattr(self, method)())
 

@@ -333,10 +333,9 @@ class FigureMixin:
             element = self._windowed(plot, view.x_range, view.y_range, threshold=DENSE_POINTS)
         else:
             element = self._call(plot, plot.method)
-        if getattr(self, "t", None) is not None:
-            # a time chosen on the timeline is drawn; at the default (the end of the run) the
-            # figure is the paper's, without marks
-            element = self._with_marks(plot, element)
+        # a time chosen on the timeline is drawn; at the default (the end of the run) the
+        # figure is the paper's, with only the marks that are the picture itself
+        element = self._with_marks(plot, element)
         return style(element, title=plot.title,
                      bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT))
 

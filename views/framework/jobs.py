@@ -295,7 +295,10 @@ class Run:
     animation): their widgets sit above the panels, they are in the page's URL but not in the
     settings or the cache key, and only panels whose ``Plot.depends`` names them redraw.
     ``quick`` gives small values of the run's knobs (name -> value) with which the generic
-    tests run it end to end in seconds, as the served app does (in a worker process)."""
+    tests run it end to end in seconds, as the served app does (in a worker process).
+    ``timeline`` (a ``views.framework.timeline.Timeline``) declares the time axis of the run's
+    result (an episode): its control sits above the run's panels and plays their marks in the
+    browser."""
 
     name: str
     title: str
@@ -310,6 +313,7 @@ class Run:
     uses: tuple[str, ...] = ()
     display: tuple[str, ...] = ()
     quick: tuple[tuple[str, object], ...] = ()
+    timeline: object = None
 
 
 def progress_part(progress, lo: float, hi: float, what: str):
@@ -549,6 +553,8 @@ class JobSection(pn.viewable.Viewer):
                 streams = [stream] + ([hv.streams.Params(explorer, shown_by)] if shown_by else [])
                 self._panes.append(explorer.run_pane(plot, streams))
             self._display = [explorer.control(n) for n in job.run.display if explorer.shows(n)]
+            if job.run.timeline is not None:
+                self._display.append(explorer.timeline_control(job.run.name))
         body = [pn.FlexBox(*self._display, gap="8px")] if self._display else []
         body.append(pn.FlexBox(*self._panes, gap="8px"))
         if job.result is not None and job.shown is job.result:

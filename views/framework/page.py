@@ -171,22 +171,6 @@ class PageMixin:
             if plot.zoom:
                 self._view[plot.method] = hv.streams.RangeXY(x_range=None, y_range=None)
 
-    def play_control(self, knob: str, caption: str, *, interval: int) -> pn.Row:
-        """A play control over an integer knob (a frame of an animation), with a caption: its
-        range follows the knob's bounds as ``knob_bounds`` sets them (the run's frames), not
-        the parameter's widest bounds."""
-        player = prompt_widget(pn.widgets.Player.from_param(
-            self.param[knob], interval=interval, loop_policy="once", show_loop_controls=False,
-            show_value=False, width=300, scale_buttons=0.8))
-        player.start, player.end = self.param[knob].bounds
-
-        def follow(event):
-            player.start, player.end = event.new
-
-        self.param.watch(follow, knob, what="bounds")
-        return pn.Row(player, pn.pane.Markdown(caption, sizing_mode="stretch_width"),
-                      sizing_mode="stretch_width")
-
     def shows(self, name: str) -> bool:
         """Knob ``name`` has a control on the page: a teacher's link (``presentation.show``)
         may keep only some."""

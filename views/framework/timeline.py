@@ -11,13 +11,19 @@ timeline control above its plots (``TimelineMixin.timeline_control``): a Panel `
 (play/pause, reverse, step back and forward, first and last, slower and faster, once / loop /
 reflect) with its scrubber, and a step size. The frames of the current run are sent to the
 browser once, in a ``ColumnDataSource``; playing, stepping and scrubbing then redraw the marks
-(``Mark``: the point at t, a trail, the vector from the origin, a vertical line, a veil over the
-future) in the browser, in a ``jscallback`` on the player's value, with no round trip: the
+(``Mark``, ``views.framework.marks``: the point at t, a trail, a vertical line, a veil over the
+future, the particles, histogram, image or curve of frame t) in the browser, in a ``jscallback`` on the player's value, with no round trip: the
 player and the marks' Bokeh models are not ``syncable``, so the browser sends nothing when they
 change. The server hears of the time only through a hidden widget written at most every
 ``SYNC_MS`` ms, to keep it in the URL (``t=``) and in exports (marks at the chosen time; at the
 default, the end of the run, the paper's figure without marks). A run longer than
-``Timeline.max_frames`` sends every k-th frame (and the last), and the control says so.
+``Timeline.max_frames`` frames or ``MAX_BYTES`` bytes sends every k-th frame (and the last), and
+the control says so.
+
+A long run (a job, ``views.framework.jobs``) can unfold in time too: ``Run(timeline=...)`` gives
+its panels a control of their own, above them, following the result the run shows (its frames
+method takes that result). Its time is kept for exports, not in the URL (a run's result is not
+part of the link).
 """
 
 from __future__ import annotations
@@ -32,140 +38,104 @@ import panel as pn
 from bokeh.models import BoxAnnotation, ColumnDataSource, Span
 
 from views.framework import knobs as _knobs
-from views.framework.figure import style
+from views.framework.figure import exporting, style
+from views.framework.marks import (MAX_BYTES, Frames, Mark, arrays_data, browser_spec,
+                                   frames_bytes, strided)
 from views.framework.text import math_markdown
 from views.framework.workarounds import dictionary_columns
 
-__all__ = ["Frames", "Mark", "Timeline", "TimelineMixin", "SYNC_MS", "strided"]
+__all__ = ["Frames", "Mark", "Timeline", "TimelineMixin", "SYNC_MS", "strided", "MAX_BYTES",
+           "alias_time"]
 
 #: The browser tells the server the time at most this often while playing or scrubbing (ms).
 SYNC_MS = 400
 #: Milliseconds between frames when playing at the default speed (about 30 frames per second).
 INTERVAL_MS = 33
-_MARK_KINDS = ("point", "trail", "ray", "vline", "future")
-
-
-@dataclass(frozen=True)
-class Frames:
-    """The time axis of one result: ``t`` the engine's time of each frame (whole numbers,
-    increasing), ``columns`` per-frame values (1-D arrays, one entry per frame), ``total`` the
-    number of frames of the run before any striding, ``stride`` the steps between sent frames."""
-
-    t: np.ndarray
-    columns: dict
-    total: int = 0
-    stride: int = 1
-
-    def __len__(self) -> int:
-        return len(self.t)
-
-
-@dataclass(frozen=True)
-class Mark:
-    """A layer of ``plot`` (an explorer method) drawn at the current time, from frame columns:
-
-    - ``point``: the point (x, y) of frame t;
-    - ``trail``: the points of the last ``length`` frames up to t, as a line;
-    - ``ray``: the segment from the origin to (x, y);
-    - ``vline``: a vertical line at x;
-    - ``future``: a veil from x + ``offset`` to the last frame's x + ``offset`` (what has not
-      happened yet at t).
-
-    ``dims`` are the plot's (x, y) dimensions (the mark's columns in Bokeh), ``options`` style
-    options for both backends (``bokeh=`` and ``mpl=`` keys for one of them)."""
-
-    plot: str
-    kind: str
-    x: str
-    y: str | None = None
-    dims: tuple = ("x", "y")
-    length: int = 20
-    offset: float = 0.0
-    options: dict = field(default_factory=dict)
-
-    def __post_init__(self):
-        if self.kind not in _MARK_KINDS:
-            raise ValueError(f"Mark kind must be one of {_MARK_KINDS}, got {self.kind!r}")
-
-    def element(self, frames: Frames, i: int):
-        """The mark at frame ``i`` as a HoloViews element (styled)."""
-        cols = frames.columns
-        x = cols[self.x] if self.x != "t" else frames.t
-        options = dict(self.options)
-        bokeh, mpl = options.pop("bokeh", {}), options.pop("mpl", {})
-        if self.kind == "vline":
-            element = hv.VLine(float(x[i]))
-        elif self.kind == "future":
-            element = hv.VSpan(float(x[i]) + self.offset, float(x[-1]) + self.offset)
-        else:
-            y = cols[self.y]
-            if self.kind == "point":
-                xs, ys = x[i:i + 1], y[i:i + 1]
-            elif self.kind == "trail":
-                lo = max(0, i - self.length)
-                xs, ys = x[lo:i + 1], y[lo:i + 1]
-            else:  # ray
-                xs, ys = np.array([0.0, x[i]]), np.array([0.0, y[i]])
-            data = (np.asarray(xs, float), np.asarray(ys, float))
-            if self.kind == "point":
-                element = hv.Points(data, kdims=list(self.dims))
-            else:
-                element = hv.Curve(data, kdims=[self.dims[0]], vdims=[self.dims[1]])
-        return style(element, **options, bokeh=bokeh, mpl=mpl)
 
 
 @dataclass(frozen=True)
 class Timeline:
-    """An explorer's time axis (``Explorer.timeline``): ``frames`` names a method returning the
-    ``Frames`` of the current result; ``caption`` says what time means on the page (Markdown,
-    shown beside the control); ``marks`` what each plot draws at time t; ``unit`` the word
-    for one time step; at most ``max_frames`` frames are sent (strided beyond)."""
+    """An explorer's time axis (``Explorer.timeline``, or a run's, ``Run.timeline``):
+    ``frames`` names a method returning the ``Frames`` of the current result (a run's takes the
+    result); ``caption`` says what time means on the page (Markdown, shown beside the
+    control); ``marks`` what each plot draws at time t; ``unit`` the word for one time step; at
+    most ``max_frames`` frames and ``MAX_BYTES`` bytes are sent (strided beyond). ``aliases``
+    maps knobs of older links to ``t`` (name -> what to add to their value): a link with the
+    old frame knob opens at that time."""
 
     frames: str
     caption: str
     marks: tuple = ()
     unit: str = "step"
     max_frames: int = 5_000
+    aliases: dict = field(default_factory=dict)
 
 
-def strided(frames: Frames, max_frames: int) -> Frames:
-    """``frames`` itself when at most ``max_frames`` long, else every k-th frame (k the
-    smallest that fits) and the last one."""
-    n = len(frames)
-    if n <= max_frames:
-        return Frames(frames.t, frames.columns, total=n, stride=1)
-    k = -(-(n - 1) // (max_frames - 1))
-    keep = np.arange(0, n, k)
-    if keep[-1] != n - 1:
-        keep = np.append(keep, n - 1)
-    return Frames(frames.t[keep], {c: v[keep] for c, v in frames.columns.items()},
-                  total=n, stride=k)
+def _ordinal(k: int) -> str:
+    return f"{k:,}" + ("th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th"))
+
+
+def alias_time(raw, offset: int) -> str:
+    """The ``t`` of an older link's frame knob (``Timeline.aliases``): its whole number plus
+    ``offset``, as text; anything else as it is (``parse_time`` then refuses it in words)."""
+    text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+    try:
+        return str(int(text.strip()) + int(offset))
+    except ValueError:
+        return text
 
 
 # The browser side, run on every change of the player's value. ``marks`` lists what to redraw
 # (name of the mark's Bokeh model, kind, columns); the models are looked up by name in the
-# document, so a plot HoloViews rebuilt is found again.
+# document, so a plot HoloViews rebuilt is found again. ``arrays`` holds the per-frame rows:
+# ``row(name)`` is frame i's (a view of the flat array, or its bits unpacked).
 _DRAW = """
 const n = frames.data.t.length;
 if (n == 0) return;
 const i = Math.max(0, Math.min(player.value, n - 1));
-const d = frames.data, doc = player.document;
+const d = frames.data, A = arrays.data, doc = player.document;
 const state = player._ldx || (player._ldx = {last: 0, timer: null, models: {}});
 function find(name) {  // cached while it is in the document (HoloViews may rebuild a plot)
   const m = state.models[name];
   return (m != null && m.document === doc) ? m : (state.models[name] = doc.get_model_by_name(name));
 }
+if (state.text !== A.__meta__[0]) { state.text = A.__meta__[0]; state.meta = JSON.parse(state.text); }
+const TypedArray = Object.getPrototypeOf(Int8Array);
+function row(name) {
+  const a = A[name][0], m = state.meta[name];
+  if (m.fixed) return a;
+  let T = a.constructor;  // the plain typed array under Bokeh's NDArray
+  while (Object.getPrototypeOf(T) !== TypedArray) T = Object.getPrototypeOf(T);
+  const view = new T(a.buffer, a.byteOffset + i * m.stride * a.BYTES_PER_ELEMENT, m.stride);
+  if (!m.bits) return view;
+  const out = new Uint8Array(m.width);
+  for (let j = 0; j < m.width; j++) out[j] = (view[j >> 3] >> (7 - (j & 7))) & 1;
+  return out;
+}
 for (const mark of marks) {
   const model = find(mark.name);
   if (model == null) continue;
-  const x = d[mark.x];
+  if (mark.cols) {  // a frame's rows into the mark's source
+    const data = Object.assign({}, model.data);
+    for (const [col, name] of Object.entries(mark.cols)) {
+      if (!(col in data)) continue;
+      if (mark.kind === "image") {
+        const old = data.image[0], shape = state.meta[name].shape;
+        data.image = [new old.constructor(row(name), shape)];
+      } else data[col] = row(name);
+    }
+    model.data = data;
+    continue;
+  }
+  const x = mark.kind === "prefix" ? A[mark.x][0] : d[mark.x];
   if (mark.kind === "vline") { model.location = x[i]; continue; }
   if (mark.kind === "future") { model.left = x[i] + mark.offset; model.right = x[n - 1] + mark.offset; continue; }
-  const y = d[mark.y];
+  const y = mark.kind === "prefix" ? A[mark.y][0] : d[mark.y];
   let xs, ys;
   if (mark.kind === "point") { xs = [x[i]]; ys = [y[i]]; }
   else if (mark.kind === "ray") { xs = [0, x[i]]; ys = [0, y[i]]; }
-  else { const lo = Math.max(0, i - mark.length); xs = Array.from(x.slice(lo, i + 1)); ys = Array.from(y.slice(lo, i + 1)); }
+  else if (mark.kind === "prefix") { xs = Array.from(x.slice(0, d.t[i])); ys = Array.from(y.slice(0, d.t[i])); }
+  else { const lo = mark.length == null ? 0 : Math.max(0, i - mark.length); xs = Array.from(x.slice(lo, i + 1)); ys = Array.from(y.slice(lo, i + 1)); }
   const data = Object.assign({}, model.data);
   data[mark.cx] = xs; data[mark.cy] = ys;
   model.data = data;
@@ -191,6 +161,28 @@ _DIRECTION = """
 if (player.direction === 1 && player.value >= player.end) player.value = player.start;
 if (player.direction === -1 && player.value <= player.start) player.value = player.end;
 """
+
+
+# Panel's player draws its handle with the value set before the range (Panel 1.9,
+# PlayerView.render): a value above 100 is drawn at 100 (a fresh Ising page's handle sat at a
+# tenth of its track while the plot showed the end). A change of the value sets both in order:
+# told so once the player is drawn (``_after_render``), and again a moment later.
+_HANDLE = """
+const handle = () => player.properties.value.change.emit();
+setTimeout(handle, 50); setTimeout(handle, 500);
+"""
+
+
+def _after_render(callback) -> None:
+    """``callback()`` once the browser has the page (served; at once when it has it already),
+    never outside a server."""
+    doc = pn.state.curdoc
+    if doc is None or getattr(doc, "session_context", None) is None:
+        return
+    if pn.state.loaded:
+        doc.add_next_tick_callback(callback)
+    else:
+        pn.state.onload(callback)
 
 
 class _LocalPlayer(pn.widgets.Player):
@@ -231,41 +223,69 @@ class _MarkHook:
             model.name = self.name
             model.syncable = False
         # on Bokeh's overlay layer: a move of the mark repaints that layer alone, not the
-        # plot's data beneath (a 4,000-point log-log curve took 30 ms a paint)
+        # plot's data beneath (a 4,000-point log-log curve took 30 ms a paint; a repaint of
+        # the plot's own layer also redraws its axes, whose text styles Bokeh reads from the
+        # page's CSS: 10-15 ms a plot). Marks drawn over the plot's layers, in their order.
         renderer = glyph if annotation else plot.handles.get("glyph_renderer")
         if renderer is not None:
             renderer.level = "overlay"
+        # drawn on a 2-D canvas, not WebGL (HoloViews' default): a software WebGL (headless
+        # Chromium, a machine without a GPU) is read back into the page's canvas on every
+        # paint, most of the time of a frame (PMD's particles: 53 % in drawImage)
+        figure = plot.state
+        if getattr(figure, "output_backend", None) == "webgl":
+            figure.output_backend = "canvas"
 
 
 class TimelineMixin:
-    """The ``Explorer``'s timeline: frames of the current result, marks at the current time
-    (``t``: the engine's time, None for the last frame), the control and the URL's ``t``."""
+    """The ``Explorer``'s timelines: frames of the current result, marks at the current time
+    (``t``: the engine's time, None for the last frame), the control and the URL's ``t``. A
+    run's timeline (``Run.timeline``) is named by the run (``run=``): its result is the one
+    the run shows, its time is kept apart from ``t``."""
 
-    def _timeline_uid(self) -> str:
+    def _timeline_uid(self, run: str | None = None) -> str:
         """The prefix of the Bokeh names of this page's marks (unique within the server)."""
-        return f"ldx-time-{id(self):x}"
+        return f"ldx-time-{id(self):x}" + ("" if run is None else f"-{run}")
 
-    def frames(self) -> Frames | None:
+    def _axis(self, run: str | None):
+        """The timeline of ``run`` (None: the page's) and the result it follows."""
+        if run is None:
+            return self.timeline, (self.result() if self.timeline is not None else None)
+        job = self.jobs[run]
+        return job.run.timeline, job.shown
+
+    def time_of(self, run: str | None = None) -> int | None:
+        """The time shown by a timeline: ``t`` for the page's, a run's own for a run's."""
+        return self.t if run is None else self.__dict__.get("_ldx_run_t", {}).get(run)
+
+    def set_time(self, run: str | None, value: int | None) -> None:
+        if run is None:
+            self.t = value
+        else:
+            self.__dict__.setdefault("_ldx_run_t", {})[run] = value
+
+    def frames(self, run: str | None = None) -> Frames | None:
         """The frames sent to the browser for the current result (strided when long); None
-        without a timeline. Cached per result."""
-        timeline = self.timeline
-        if timeline is None:
+        without a timeline (or a run's result). Cached per result."""
+        timeline, result = self._axis(run)
+        if timeline is None or result is None:
             return None
-        result = self.result()
-        memo = self.__dict__.get("_ldx_frames")
+        memo = self.__dict__.setdefault("_ldx_frames", {}).get(run)
         if memo is not None and memo[0] is result:
             return memo[1]
-        frames = strided(getattr(self, timeline.frames)(), timeline.max_frames)
-        self.__dict__["_ldx_frames"] = (result, frames)
+        method = getattr(self, timeline.frames)
+        frames = strided(method() if run is None else method(result), timeline.max_frames)
+        self.__dict__["_ldx_frames"][run] = (result, frames)
         return frames
 
-    def frame_index(self) -> int:
-        """The frame drawn for ``t``: the last frame at or before it (the last frame when t is
-        None or beyond the run)."""
-        frames = self.frames()
-        if self.t is None:
+    def frame_index(self, run: str | None = None) -> int:
+        """The frame drawn for the time: the last frame at or before it (the last frame when
+        the time is None or beyond the run)."""
+        frames = self.frames(run)
+        t = self.time_of(run)
+        if t is None:
             return len(frames) - 1
-        return int(max(0, np.searchsorted(frames.t, self.t, side="right") - 1))
+        return int(max(0, np.searchsorted(frames.t, t, side="right") - 1))
 
     def time_text(self) -> str | None:
         """``t`` as the URL holds it: None at the last frame (the default)."""
@@ -281,57 +301,72 @@ class TimelineMixin:
         frames = self.frames()
         return _knobs.parse(self.param["t"], raw, bounds=(int(frames.t[0]), int(frames.t[-1])))
 
-    def _with_marks(self, plot, element):
-        """``element`` with the timeline's marks of ``plot`` drawn at the current time."""
-        timeline = self.timeline
+    def _with_marks(self, plot, element, run: str | None = None):
+        """``element`` with the timeline's marks of ``plot`` drawn at the current time. In an
+        export at the default time (the end of the run) only the marks that are the picture
+        itself (``Mark.always``)."""
+        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
         marks = [] if timeline is None else [m for m in timeline.marks if m.plot == plot.method]
-        if not marks:
+        if exporting() and self.time_of(run) is None:
+            marks = [m for m in marks if m.always]
+        frames = self.frames(run) if marks else None
+        if frames is None:
             return element
-        frames, i = self.frames(), self.frame_index()
-        uid = self._timeline_uid()
+        i = self.frame_index(run)
+        uid = self._timeline_uid(run)
+        every = [m for m in timeline.marks if m.plot == plot.method]
         with dictionary_columns():  # plain arrays, not DataFrames: cheaper on every draw
             layers = [style(mark.element(frames, i),
-                            bokeh=dict(hooks=[_MarkHook(f"{uid}-{plot.method}-{k}")]))
-                      for k, mark in enumerate(marks)]
+                            bokeh=dict(hooks=[_MarkHook(f"{uid}-{plot.method}-{every.index(mark)}")]))
+                      for mark in marks]
         if isinstance(element, hv.Overlay):  # a clone keeps the overlay's options (its axes)
             return element.clone(list(element) + layers)
         return hv.Overlay([element, *layers])
 
-    def _mark_specs(self) -> list[dict]:
-        uid = self._timeline_uid()
+    def _mark_specs(self, run: str | None = None) -> list[dict]:
+        uid = self._timeline_uid(run)
+        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
         specs, seen = [], {}
-        for mark in self.timeline.marks:
+        for mark in timeline.marks:
             k = seen[mark.plot] = seen.get(mark.plot, -1) + 1
-            specs.append(dict(
-                name=f"{uid}-{mark.plot}-{k}", kind=mark.kind, x=mark.x, y=mark.y,
-                cx=hv.core.util.dimension_sanitizer(hv.Dimension(mark.dims[0]).name),
-                cy=hv.core.util.dimension_sanitizer(hv.Dimension(mark.dims[1]).name)
-                if len(mark.dims) > 1 else None,
-                length=mark.length, offset=mark.offset))
+            specs.append(browser_spec(mark, f"{uid}-{mark.plot}-{k}"))
         return specs
 
-    def _frames_data(self) -> dict:
-        frames = self.frames()
+    def _frames_data(self, run: str | None = None) -> dict:
+        frames = self.frames(run)
         data = {"t": np.asarray(frames.t, dtype=np.int64).astype(np.float64)}
         for name, values in frames.columns.items():
             data[name] = np.asarray(values, dtype=np.float64)
         return data
 
-    def _frames_note(self) -> str:
-        frames = self.frames()
-        unit = self.timeline.unit
-        if frames.stride == 1:
-            return f"{len(frames):,} frames, one per {unit}."
-        return (f"**Strided:** one {unit} in {frames.stride:,} of {frames.total - 1:,} is sent "
-                f"({len(frames):,} frames); fewer {unit}s show every one.")
+    def _arrays_data(self, run: str | None = None) -> dict:
+        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
+        images = {m.x for m in timeline.marks if m.kind == "image"}
+        return arrays_data(self.frames(run), images)
 
-    def timeline_control(self) -> pn.viewable.Viewable:
-        """The page's timeline control: the player and its scrubber, the step size, what the
-        current frame is, what time means here (the caption) and whether frames are strided."""
-        timeline = self.timeline
-        frames = self.frames()
-        source = ColumnDataSource(data=self._frames_data())
-        i = self.frame_index()
+    def _frames_note(self, run: str | None = None) -> str:
+        frames = self.frames(run)
+        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
+        unit = timeline.unit
+        size = frames_bytes(frames)
+        sent = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.0f} kB"
+        if frames.stride == 1:
+            every = bool(np.all(np.diff(frames.t) == 1))
+            return (f"{len(frames):,} frames, " + (f"one per {unit}" if every else
+                    f"at the run's checkpoints") + f" ({sent}, sent once).")
+        return (f"**Strided:** every {_ordinal(frames.stride)} of the run's {frames.total:,} "
+                f"frames is sent, and the last ({len(frames):,} frames, {sent}); a shorter run "
+                "shows every one.")
+
+    def timeline_control(self, run: str | None = None) -> pn.viewable.Viewable:
+        """A timeline's control (the page's, or ``run``'s): the player and its scrubber, the
+        step size, what the current frame is, what time means here (the caption) and whether
+        frames are strided."""
+        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
+        frames = self.frames(run)
+        source = ColumnDataSource(data=self._frames_data(run))
+        arrays = ColumnDataSource(data=self._arrays_data(run))
+        i = self.frame_index(run)
         player = _LocalPlayer(start=0, end=max(len(frames) - 1, 1), value=i, step=1,
                               interval=INTERVAL_MS, loop_policy="once", show_value=False,
                               show_loop_controls=True, width=420, height=90,
@@ -342,26 +377,27 @@ class TimelineMixin:
         # the menu's value is text in the browser; the player's step a whole number
         step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
         sync = pn.widgets.IntInput(value=i, visible=False)
-        note = pn.pane.Markdown(self._frames_note(), margin=(0, 10),
+        note = pn.pane.Markdown(self._frames_note(run), margin=(0, 10),
                                 css_classes=["ldx-timeline-note"])
-        code = (f"const marks = {json.dumps(self._mark_specs())}; "
+        code = (f"const marks = {json.dumps(self._mark_specs(run))}; "
                 f"const unit = {json.dumps(timeline.unit.capitalize())};\n"
                 + _DRAW.replace("SYNC_MS", str(SYNC_MS)))
-        args = dict(frames=source, player=player, sync=sync)
+        args = dict(frames=source, arrays=arrays, player=player, sync=sync)
         # Panel keeps every jscallback in a process-wide registry weakly keyed by its source
         # but holding its args strongly: the player's own callbacks take it as cb_obj, not as
         # an arg (an arg that is the key, or leads back to it, keeps the page of every closed
         # session; tests/views/test_memory.py). One property per call: Panel 1.9 registers
         # only the last of several.
-        own = dict(frames=source, sync=sync)
+        own = dict(frames=source, arrays=arrays, sync=sync)
         player.jscallback(args=own, value="const player = cb_obj;\n" + code)
         player.jscallback(args=own, end="const player = cb_obj;\n" + code)
         player.jscallback(direction="const player = cb_obj;\n" + _DIRECTION)
         # a new run's frames arrive with a new count of runs: redraw at the player's frame once
         # the whole update is applied (the frames, the player's end and value come with it)
         runs = pn.widgets.IntInput(value=0, visible=False)
-        runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);")
-        player.label = self._label_text(frames, i)
+        runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);\n" + _HANDLE)
+        _after_render(lambda: runs.param.update(value=runs.value + 1))
+        player.label = self._label_text(frames, i, timeline)
 
         me = weakref.ref(self)  # held weakly from the registry's args (sync), see above
 
@@ -369,32 +405,36 @@ class TimelineMixin:
             explorer = me()
             if explorer is None:
                 return
-            frames = explorer.frames()
+            frames = explorer.frames(run)
             k = int(min(max(event.new, 0), len(frames) - 1))
-            explorer.t = None if k == len(frames) - 1 else int(frames.t[k])
+            explorer.set_time(run, None if k == len(frames) - 1 else int(frames.t[k]))
 
         sync.param.watch(on_time, "value")
-        shown = {"result": self.result()}
+        shown = {"result": self._axis(run)[1]}
 
         def on_drawn(_):
-            result = self.result()
-            if result is shown["result"]:
+            result = self._axis(run)[1]
+            if result is shown["result"] or result is None:
                 return
             shown["result"] = result
-            frames = self.frames()
-            k = self.frame_index()
+            frames = self.frames(run)
+            k = self.frame_index(run)
             with pn.io.hold():
                 # the server's copy of the player's value is stale (the browser does not send
                 # it): send it even when unchanged
                 player.param.update(end=max(len(frames) - 1, 1), value=k,
-                                    label=self._label_text(frames, k))
+                                    label=self._label_text(frames, k, timeline))
                 player.param.trigger("value")
-                source.data = self._frames_data()
-                note.object = self._frames_note()
+                source.data = self._frames_data(run)
+                arrays.data = self._arrays_data(run)
+                note.object = self._frames_note(run)
                 sync.value = k
                 runs.value += 1
 
-        self.param.watch(on_drawn, "drawn")
+        if run is None:
+            self.param.watch(on_drawn, "drawn")
+        else:
+            self.jobs[run].param.watch(on_drawn, "shown")
         caption = pn.pane.Markdown(math_markdown(timeline.caption), margin=(0, 10),
                                    sizing_mode="stretch_width",
                                    css_classes=["ldx-timeline-caption"])
@@ -402,7 +442,7 @@ class TimelineMixin:
         return pn.Row(controls, pn.Column(caption, sync, runs, sizing_mode="stretch_width"),
                       sizing_mode="stretch_width", css_classes=["ldx-timeline"])
 
-    def _label_text(self, frames: Frames, i: int) -> str:
-        return (f"{self.timeline.unit.capitalize()} t = {int(frames.t[i]):,} of "
+    @staticmethod
+    def _label_text(frames: Frames, i: int, timeline: Timeline) -> str:
+        return (f"{timeline.unit.capitalize()} t = {int(frames.t[i]):,} of "
                 f"{int(frames.t[-1]):,}")
-

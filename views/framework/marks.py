@@ -1,0 +1,279 @@
+"""The timeline's data and marks (``views.framework.timeline`` plays them): ``Frames``, the
+per-frame values of a result; ``Mark``, a layer of a panel drawn at time t; the frame and byte
+budget of what is sent to the browser (``strided``); and what the browser needs to redraw a mark
+(``browser_spec``, ``arrays_data``).
+
+Two kinds of per-frame data:
+
+- ``columns``: one number per frame (a weight coordinate, a step), drawn by the marks ``point``,
+  ``trail``, ``ray``, ``vline``, ``future``, ``history``, and ``prefix`` (which reads ``fixed``
+  arrays);
+- ``arrays``: one row per frame, of any fixed shape (a set of particles, a histogram over
+  states, an image), drawn by the marks ``points``, ``curve``, ``rects`` and ``image``. The
+  browser swaps the row into the mark's data source. Float rows are sent as float32, boolean
+  ones (an Ising sample's spins) as bits; a row of variable length is padded with NaN (a point
+  or line vertex at NaN is not drawn).
+
+``fixed`` holds per-run constants the marks read (an image's bounds, the states' x positions,
+the data a ``prefix`` mark shows the first t of).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import holoviews as hv
+import numpy as np
+
+from views.framework.figure import style
+from views.framework.workarounds import RasterImage
+
+__all__ = ["Frames", "Mark", "MARK_KINDS", "MAX_BYTES", "strided", "frames_bytes",
+           "arrays_data", "browser_spec", "legend_layer"]
+
+#: At most this many bytes of frames are sent for one run (issue 26: 1 MB); longer runs are
+#: strided and the control says so.
+MAX_BYTES = 1_000_000
+#: Marks drawn from per-frame numbers (``Frames.columns``) and from per-frame rows (``arrays``).
+COLUMN_KINDS = ("point", "trail", "ray", "vline", "future", "history", "prefix")
+ARRAY_KINDS = ("points", "curve", "rects", "image")
+MARK_KINDS = COLUMN_KINDS + ARRAY_KINDS
+
+
+@dataclass(frozen=True)
+class Frames:
+    """The time axis of one result: ``t`` the engine's time of each frame (whole numbers,
+    increasing), ``columns`` per-frame values (1-D arrays, one entry per frame), ``arrays``
+    per-frame rows (arrays whose first axis is the frame), ``fixed`` per-run constants;
+    ``total`` the number of frames of the run before any striding, ``stride`` the steps
+    between sent frames."""
+
+    t: np.ndarray
+    columns: dict
+    total: int = 0
+    stride: int = 1
+    arrays: dict = field(default_factory=dict)
+    fixed: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def value(self, name: str, i: int | None = None):
+        """The data ``name`` (a column, a fixed array, or row ``i`` of an array)."""
+        if name == "t":
+            return self.t
+        if name in self.columns:
+            return self.columns[name]
+        if name in self.arrays:
+            return self.arrays[name][i]
+        return self.fixed[name]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A layer of ``plot`` (an explorer method) drawn at the current time. From per-frame
+    numbers (``Frames.columns``):
+
+    - ``point``: the point (x, y) of frame t;
+    - ``trail``: the points of the last ``length`` frames up to t (all with None), as a line;
+    - ``ray``: the segment from the origin to (x, y);
+    - ``vline``: a vertical line at x;
+    - ``future``: a veil from x + ``offset`` to the last frame's x + ``offset`` (what has not
+      happened yet at t);
+    - ``history``: the points (x, y) of every frame up to t;
+    - ``prefix``: the first t entries of the fixed arrays x and y, as points (the data seen by
+      time t).
+
+    From per-frame rows (``Frames.arrays``; a name may also be a ``fixed`` array):
+
+    - ``points``: the row's points (x, y, then ``more``: further value dimensions);
+    - ``curve``: the row as a line (x, y);
+    - ``rects``: rectangles (x, y, then ``more`` = (x1, y1)), bars of a histogram;
+    - ``image``: the row (2-D) as an image over the ``fixed`` bounds named ``bounds``.
+
+    ``dims`` are the element's dimensions (key dimensions, then values); ``columns`` maps a
+    column of the Bokeh data source that a style option makes (``color``, ``size``) to the data
+    it comes from; ``options`` style options for both backends
+    (``bokeh=`` and ``mpl=`` keys for one of them). A mark has no legend entry: one would be
+    laid out again on every frame (with the plot's axes: 10-15 ms a plot in Chromium); the
+    panel draws an empty layer styled as the mark, with the label, instead. An ``always``
+    mark is the picture itself (a
+    sample, a histogram), drawn in exports at the default time too; the others (a marker of the
+    current time) only when a time is chosen."""
+
+    plot: str
+    kind: str
+    x: str
+    y: str | None = None
+    dims: tuple = ("x", "y")
+    length: int | None = 20
+    offset: float = 0.0
+    options: dict = field(default_factory=dict)
+    more: tuple = ()
+    columns: dict = field(default_factory=dict)
+    bounds: str | None = None
+    always: bool = False
+
+    def __post_init__(self):
+        if self.kind not in MARK_KINDS:
+            raise ValueError(f"Mark kind must be one of {MARK_KINDS}, got {self.kind!r}")
+
+    def names(self) -> tuple:
+        """The data the mark reads, in the order of its dimensions."""
+        return tuple(n for n in (self.x, self.y, *self.more) if n is not None)
+
+    def element(self, frames: Frames, i: int):
+        """The mark at frame ``i`` as a HoloViews element (styled)."""
+        options = dict(self.options)
+        bokeh, mpl = options.pop("bokeh", {}), options.pop("mpl", {})
+        kdims = list(self.dims)
+        if self.kind == "vline":
+            element = hv.VLine(float(frames.value(self.x)[i]))
+        elif self.kind == "future":
+            x = frames.value(self.x)
+            element = hv.VSpan(float(x[i]) + self.offset, float(x[-1]) + self.offset)
+        elif self.kind in COLUMN_KINDS:
+            x, y = frames.value(self.x), frames.value(self.y)
+            if self.kind == "point":
+                xs, ys = x[i:i + 1], y[i:i + 1]
+            elif self.kind == "prefix":
+                n = int(frames.t[i])
+                xs, ys = x[:n], y[:n]
+            elif self.kind == "ray":
+                xs, ys = np.array([0.0, x[i]]), np.array([0.0, y[i]])
+            else:  # trail, history
+                lo = 0 if self.length is None or self.kind == "history" else max(0, i - self.length)
+                xs, ys = x[lo:i + 1], y[lo:i + 1]
+            data = (np.asarray(xs, float), np.asarray(ys, float))
+            if self.kind in ("point", "history", "prefix"):
+                element = hv.Points(data, kdims=kdims[:2])
+            else:
+                element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:2])
+        elif self.kind == "image":
+            element = RasterImage(np.asarray(frames.value(self.x, i), np.float32),
+                                  bounds=tuple(frames.fixed[self.bounds]), kdims=kdims[:2],
+                                  vdims=kdims[2:])
+        else:
+            data = tuple(np.asarray(frames.value(n, i)) for n in self.names())
+            if self.kind == "points":
+                element = hv.Points(data, kdims=kdims[:2], vdims=kdims[2:])
+            elif self.kind == "curve":
+                element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:])
+            else:
+                element = hv.Rectangles(data, kdims=kdims[:4])
+        return style(element, **options, bokeh=bokeh, mpl=mpl)
+
+
+def legend_layer(kind: str, dims, label: str, **options):
+    """The legend entry of a mark (marks have none, see ``Mark``): a layer of one point at NaN
+    (not drawn; an empty one gets no symbol in Bokeh's legend) of the element the mark draws,
+    ``kind`` "points", "curve" or "rects", styled with the mark's ``options``."""
+    dims = list(dims)
+    if kind == "rects":
+        element = hv.Rectangles([(np.nan,) * 4], kdims=dims[:4], label=label)
+    elif kind == "curve":
+        element = hv.Curve([(np.nan, np.nan)], kdims=dims[:1], vdims=dims[1:2], label=label)
+    else:
+        element = hv.Points([(np.nan, np.nan)], kdims=dims[:2], label=label)
+    return style(element, **options)
+
+
+def _column(dim) -> str:
+    """The Bokeh data-source column of a HoloViews dimension."""
+    return hv.core.util.dimension_sanitizer(hv.Dimension(dim).name)
+
+
+def browser_spec(mark: Mark, name: str) -> dict:
+    """What the browser needs to redraw ``mark`` (Bokeh model ``name``): its kind, and the
+    data of each column of its source (``cols``), or its numbers (``x``, ``y``)."""
+    spec = dict(name=name, kind=mark.kind, x=mark.x, y=mark.y, length=mark.length,
+                offset=mark.offset)
+    if mark.kind in COLUMN_KINDS:
+        spec.update(cx=_column(mark.dims[0]),
+                    cy=_column(mark.dims[1]) if len(mark.dims) > 1 else None)
+        if mark.kind == "history":
+            spec["length"] = None
+        return spec
+    if mark.kind == "rects":
+        cols = dict(zip(("left", "bottom", "right", "top"), mark.names()))
+    elif mark.kind == "image":
+        cols = {"image": mark.x}
+    else:
+        cols = {_column(d): n for d, n in zip(mark.dims, mark.names())}
+    spec["cols"] = {**cols, **mark.columns}
+    return spec
+
+
+def _sent(values: np.ndarray) -> np.ndarray:
+    """A per-frame array as it is sent and drawn: float32 for floats (what the eye can see),
+    booleans as they are (sent as bits), whole numbers as they are."""
+    values = np.asarray(values)
+    if values.dtype.kind == "f" and values.dtype != np.float32:
+        return values.astype(np.float32)
+    return values
+
+
+def _row_bytes(values: np.ndarray) -> int:
+    width = int(np.prod(values.shape[1:], dtype=np.int64))
+    return -(-width // 8) if values.dtype == bool else width * values.dtype.itemsize
+
+
+def frames_bytes(frames: Frames) -> int:
+    """The bytes sent for ``frames``: 8 a number per frame (``t`` and each column), the rows
+    (bits for booleans), the fixed arrays."""
+    per_frame = 8 * (1 + len(frames.columns)) + sum(
+        _row_bytes(a) for a in frames.arrays.values())
+    return len(frames) * per_frame + sum(np.asarray(v).nbytes for v in frames.fixed.values())
+
+
+def strided(frames: Frames, max_frames: int, max_bytes: int = MAX_BYTES) -> Frames:
+    """``frames`` itself when at most ``max_frames`` long and ``max_bytes`` large (rows cast as
+    sent, see ``_sent``), else every k-th frame (k the smallest that fits) and the last one."""
+    arrays = {name: _sent(values) for name, values in frames.arrays.items()}
+    frames = Frames(frames.t, frames.columns, arrays=arrays, fixed=frames.fixed)
+    n = len(frames)
+    size = frames_bytes(frames)
+    fixed = sum(np.asarray(v).nbytes for v in frames.fixed.values())
+    per_frame = (size - fixed) / max(n, 1)
+    fit = max(2, int((max_bytes - fixed) // per_frame)) if per_frame else n
+    limit = min(max_frames, fit)
+    if n <= limit:
+        return Frames(frames.t, frames.columns, total=n, stride=1, arrays=arrays,
+                      fixed=frames.fixed)
+    k = -(-(n - 1) // (limit - 1))
+    keep = np.arange(0, n, k)
+    if keep[-1] != n - 1:
+        keep = np.append(keep, n - 1)
+    if len(keep) > limit:  # the last frame added: one more step apart
+        k += 1
+        keep = np.arange(0, n, k)
+        if keep[-1] != n - 1:
+            keep = np.append(keep, n - 1)
+    return Frames(frames.t[keep], {c: v[keep] for c, v in frames.columns.items()},
+                  total=n, stride=k, arrays={c: v[keep] for c, v in arrays.items()},
+                  fixed=frames.fixed)
+
+
+def arrays_data(frames: Frames, images: set) -> dict:
+    """The per-frame rows and fixed arrays as the browser gets them: one column each holding
+    the flat array (a list of one, so that the source's columns have equal lengths), images
+    flipped as Bokeh draws them (row 0 at the bottom), booleans packed into bits; and
+    ``__meta__``, their row widths and shapes (JSON)."""
+    data, meta = {}, {}
+    for name, values in frames.arrays.items():
+        if name in images:
+            values = values[:, ::-1]
+        shape = list(values.shape[1:])
+        width = int(np.prod(shape, dtype=np.int64))
+        bits = values.dtype == bool
+        flat = values.reshape(len(values), width)
+        flat = np.packbits(flat, axis=1) if bits else flat
+        data[name] = [np.ascontiguousarray(flat).ravel()]
+        meta[name] = dict(width=width, stride=flat.shape[1], shape=shape, bits=bool(bits))
+    for name, values in frames.fixed.items():
+        values = np.asarray(values, dtype=np.float64)
+        data[name] = [values.ravel()]
+        meta[name] = dict(fixed=True, shape=list(values.shape))
+    data["__meta__"] = [json.dumps(meta)]
+    return data
