@@ -119,13 +119,16 @@ class Timeline:
     """An explorer's time axis (``Explorer.timeline``): ``frames`` names a method returning the
     ``Frames`` of the current result; ``caption`` says what time means on the page (Markdown,
     shown beside the control); ``marks`` what each plot draws at time t; ``unit`` the word
-    for one time step; at most ``max_frames`` frames are sent (strided beyond)."""
+    for one time step; at most ``max_frames`` frames are sent (strided beyond); ``spacing``
+    says, when the frames are not one per unit, which times they are (the control says so:
+    "log-spaced, where the engine records its error")."""
 
     frames: str
     caption: str
     marks: tuple = ()
     unit: str = "step"
     max_frames: int = 5_000
+    spacing: str = ""
 
 
 def strided(frames: Frames, max_frames: int) -> Frames:
@@ -321,7 +324,7 @@ class TimelineMixin:
         frames = self.frames()
         unit = self.timeline.unit
         if frames.stride == 1:
-            return f"{len(frames):,} frames, one per {unit}."
+            return f"{len(frames):,} frames, {self.timeline.spacing or f'one per {unit}'}."
         return (f"**Strided:** one {unit} in {frames.stride:,} of {frames.total - 1:,} is sent "
                 f"({len(frames):,} frames); fewer {unit}s show every one.")
 
