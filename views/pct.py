@@ -22,6 +22,7 @@ from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, axis,
                            log_spaced, style)
 from views.framework.jobs import progress_part
+from views.framework.timeline import Frames, Mark, Timeline
 
 #: The four herding variants: key -> (legend, colour).
 VARIANTS = {
@@ -40,6 +41,27 @@ DATASETS = {"banana": ch.banana, "Lithuanian": ch.lithuanian}
 CLASS_COLORS = {1: "#d62728", -1: "#1f77b4"}
 #: The knobs of the live panels (the others are the decision-boundary run's settings).
 LIVE_KNOBS = ("n_units", "cases", "steps", "batch", "sweeps", "seed")
+T_COLOR = "#111111"
+#: The three live panels: method, the run's array drawn (times tau for the scaled error) and
+#: its axis name.
+CURVES = (("norm_plot", "weight_norm", "norm"), ("scaled_plot", "error_full", "scaled"),
+          ("error_plot", "error_full", "error"))
+
+
+def _step_marks() -> tuple:
+    """The timeline's marks on each live panel: a line at step t and, on each variant's curve,
+    a ring at its value at t."""
+    marks = []
+    for plot, _, name in CURVES:
+        marks.append(Mark(plot, "vline", x="t", options=dict(
+            color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5), mpl=dict(linewidth=1))))
+        marks.extend(Mark(plot, "point", x="t", y=f"{name}_{key}", dims=("tau", name),
+                          options=dict(bokeh=dict(size=11, color="white", fill_alpha=0.6,
+                                                  line_color=color, line_width=3),
+                                       mpl=dict(s=60, color="white", edgecolors=color,
+                                                linewidth=2)))
+                     for key, (_, color) in VARIANTS.items())
+    return tuple(marks)
 
 
 @dataclass(frozen=True)
@@ -134,6 +156,13 @@ class PCTExplorer(Explorer):
         Plot("scaled_plot", title="τ × moment error (flat: O(1/τ))", depends=LIVE_KNOBS),
         Plot("error_plot", title="Moment error; guides 1/τ, 1/√τ", depends=LIVE_KNOBS),
     )
+    timeline = Timeline(
+        "step_frames", unit="step",
+        caption=r"""**Time $t$ is the herding step $\tau$** of the four variants above. The
+vertical line marks $\tau = t$ and the rings each variant's state at that step: its weight norm
+$\|w_t\|$, $t$ times its moment error and the error itself. Play to watch the exact argmax's
+norm stay bounded while the local search's can climb.""",
+        marks=_step_marks())
     runs = (
         Run("boundaries", quick=(("train_cases", 20), ("hidden", 2), ("epochs", 10)),
             title="Decision boundaries: voted perceptron and conditional herding "
@@ -194,6 +223,17 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
 
     def knob_bounds(self) -> dict:
         return {"batch": (1, min(200, int(self.cases)), f"D = {int(self.cases)} data cases")}
+
+    def step_frames(self) -> Frames:
+        """The timeline: each variant's weight norm, scaled error and error at step t = 1..τ."""
+        page = self.result()
+        t = np.arange(1, int(self.steps) + 1)
+        columns = {}
+        for _, values, name in CURVES:
+            for key in VARIANTS:
+                y = getattr(page.runs[key], values)
+                columns[f"{name}_{key}"] = y * t if name == "scaled" else y
+        return Frames(t, columns)
 
     # --- plots -------------------------------------------------------------------------------
     def _curves(self, values, dims, *, scale=None):
