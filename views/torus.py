@@ -31,6 +31,8 @@ TORUS_DIMS = [hv.Dimension("c1", label="lattice coordinate c₁ (mod 1)"),
               hv.Dimension("c2", label="lattice coordinate c₂ (mod 1)")]
 WEIGHT_DIMS = [hv.Dimension("w1", label="w₁"), hv.Dimension("w2", label="w₂")]
 T_COLOR = "#111111"
+#: The trail's colour: it crosses the black cloud of weights.
+TRAIL_COLOR = "#9467bd"
 #: Frames of the timeline's trail behind the current weight w_t (in the w-plane, where a step
 #: is a segment; on the torus a step leaving one side comes back on the other).
 TRAIL = 8
@@ -142,16 +144,17 @@ class TorusExplorer(Explorer):
 
     timeline = Timeline(
         "orbit_frames", unit="step",
-        caption=r"""**Time $t$ is the herding step.** The ringed dot is the state at step $t$: on the
-torus its lattice coordinates $c_t \bmod 1$ (each step adds the same rotation $\rho$), on the
-rational torus the point the period-$q$ orbit visits at $t$, in the $w$-plane the weight $w_t$
-with its last steps (which differ from step to step). On the discrepancy the vertical line marks
-the $N = t + 1$ points $c_0 \dots c_t$. Play to watch the orbit sweep the torus.""",
+        caption=r"""**Time $t$ is the herding step.** The ringed dot is the state at step $t$: on
+the torus its lattice coordinates $c_t \bmod 1$ (each step adds the same rotation $\rho$), on
+the rational torus the point the period-$q$ orbit visits at $t$, in the $w$-plane the weight
+$w_t$ with its last steps in purple (which differ from step to step). On the discrepancy the
+vertical line marks the $N = t + 1$ points $c_0 \dots c_t$. Play to watch the orbit sweep the
+torus.""",
         marks=(Mark("torus_plot", "point", x="c1", y="c2", dims=TORUS_DIMS, options=RING),
                Mark("rational_plot", "point", x="r1", y="r2", dims=TORUS_DIMS, options=RING),
                Mark("weights_plot", "trail", x="w1", y="w2", dims=WEIGHT_DIMS, length=TRAIL,
-                    options=dict(color=T_COLOR, alpha=0.7, bokeh=dict(line_width=2),
-                                 mpl=dict(linewidth=1.2))),
+                    options=dict(color=TRAIL_COLOR, alpha=0.9, bokeh=dict(line_width=2.5),
+                                 mpl=dict(linewidth=1.5))),
                Mark("weights_plot", "point", x="w1", y="w2", dims=WEIGHT_DIMS, options=RING),
                Mark("discrepancy_plot", "vline", x="N",
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
