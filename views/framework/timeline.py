@@ -43,6 +43,11 @@ SYNC_MS = 400
 #: Milliseconds between frames when playing at the default speed (about 30 frames per second).
 INTERVAL_MS = 33
 _MARK_KINDS = ("point", "trail", "ray", "vline", "future")
+#: A plot with marks draws on a 2-D canvas, not WebGL (HoloViews' default): the marks repaint
+#: Bokeh's overlay layer, where each WebGL glyph copies the whole WebGL canvas (a point, a
+#: trail or a ray: 3 ms each per paint in headless Chromium; PCT's 4 rings a panel, 7 -> 30
+#: redraws/s).
+_CANVAS = {"plot.output_backend": "canvas"}
 
 
 @dataclass(frozen=True)
@@ -294,7 +299,8 @@ class TimelineMixin:
         uid = self._timeline_uid()
         with dictionary_columns():  # plain arrays, not DataFrames: cheaper on every draw
             layers = [style(mark.element(frames, i),
-                            bokeh=dict(hooks=[_MarkHook(f"{uid}-{plot.method}-{k}")]))
+                            bokeh=dict(hooks=[_MarkHook(f"{uid}-{plot.method}-{k}")],
+                                       backend_opts=_CANVAS))
                       for k, mark in enumerate(marks)]
         if isinstance(element, hv.Overlay):  # a clone keeps the overlay's options (its axes)
             return element.clone(list(element) + layers)
