@@ -24,7 +24,8 @@ pytestmark = [pytest.mark.bench, pytest.mark.browser]
 #: Seconds of play counted, after a second of warm-up.
 SECONDS = 4
 TARGET = 30
-PAGES = {"herding": "steps=20000", "neuron": "stripes=200"}
+PAGES = {"herding": "steps=20000", "neuron": "stripes=200", "torus": "steps=20000",
+         "bifurcation": "burn_in=2000", "pct": "steps=2000", "esgd": "data=20000"}
 
 #: Count the paints of every Bokeh plot (its view's ``_actual_paint``) and the animation frames
 #: over ``seconds``: per second, the paints of the plot that painted least among those that
