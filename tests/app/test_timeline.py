@@ -113,19 +113,26 @@ def _scrub(page, values, *, pause_ms=40):
     slider.evaluate("el => el.dispatchEvent(new Event('change'))")
 
 
-def test_scrubbing_redraws_in_the_browser_and_sends_only_the_throttled_time(server, page):
-    steps = 2000
-    sent, models = _open(page, f"{server}?page=herding&steps={steps}")
-    assert models["end"] == steps
+def _scrubbed(page, sent, values) -> tuple[int, float]:
+    """Scrub through ``values`` and wait until the player is at the last and at least three
+    canvases changed; the count of websocket messages and the page's clock before."""
     before = page.evaluate(PRINTS)
     start = len(sent)
-    values = list(range(100, 1100, 100))
     t0 = page.evaluate("performance.now()")
     _scrub(page, values)
     page.wait_for_function("v => window.ldxTimeline && window.ldxTimeline.value === v",
                            arg=values[-1])
-    # the picture follows the handle: the weight-space canvases and the moment error change
     page.wait_for_function(CHANGED, arg=[before, 3])
+    return start, t0
+
+
+def test_scrubbing_redraws_in_the_browser_and_sends_only_the_throttled_time(server, page):
+    steps = 2000
+    sent, models = _open(page, f"{server}?page=herding&steps={steps}")
+    assert models["end"] == steps
+    values = list(range(100, 1100, 100))
+    # the picture follows the handle: the weight-space canvases and the moment error change
+    start, t0 = _scrubbed(page, sent, values)
     # and draws the engine's state at t
     model = herding.random_model(6, 2, seed=1)
     w = herding.herd(model.features, model.moments, steps, w0=np.zeros(2), eta=1.0).weights
@@ -225,14 +232,9 @@ def test_scrubbing_draws_the_engines_state_at_t_on_other_pages(server, page, slu
     query, end, marks = SCRUBBED[slug]
     sent, models = _open(page, f"{server}?page={slug}&{query}")
     assert models["end"] == end
-    before = page.evaluate(PRINTS)
-    start = len(sent)
     values = list(range(50, 450, 50))
-    t0 = page.evaluate("performance.now()")
-    _scrub(page, values)
+    start, t0 = _scrubbed(page, sent, values)
     t = values[-1]
-    page.wait_for_function("v => window.ldxTimeline && window.ldxTimeline.value === v", arg=t)
-    page.wait_for_function(CHANGED, arg=[before, 3])
     for suffix, data in marks(t).items():
         assert page.evaluate(MARK, suffix) == data, suffix
     handle = page.locator(".ldx-timeline-player input[type=range]").evaluate("el => el.value")
