@@ -108,7 +108,6 @@ class EmbeddingSGDExplorer(Explorer):
     )
     timeline = Timeline(
         "seen_frames", unit="data seen",
-        spacing="log-spaced: where the run measures its test error",
         caption=r"""**Time $t$ is the number of data visited** by the live run (50 a step). On the
 test error the vertical line marks $t$ and the rings the test MSE of Embedding-SGD (red) and of
 plain regression (blue) after $t$ data. The run records its error at about 25 log-spaced points,

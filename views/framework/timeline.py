@@ -124,16 +124,13 @@ class Timeline:
     """An explorer's time axis (``Explorer.timeline``): ``frames`` names a method returning the
     ``Frames`` of the current result; ``caption`` says what time means on the page (Markdown,
     shown beside the control); ``marks`` what each plot draws at time t; ``unit`` the word
-    for one time step; at most ``max_frames`` frames are sent (strided beyond); ``spacing``
-    says, when the frames are not one per unit, which times they are (the control says so:
-    "log-spaced, where the engine records its error")."""
+    for one time step; at most ``max_frames`` frames are sent (strided beyond)."""
 
     frames: str
     caption: str
     marks: tuple = ()
     unit: str = "step"
     max_frames: int = 5_000
-    spacing: str = ""
 
 
 def strided(frames: Frames, max_frames: int) -> Frames:
@@ -330,7 +327,10 @@ class TimelineMixin:
         frames = self.frames()
         unit = self.timeline.unit
         if frames.stride == 1:
-            return f"{len(frames):,} frames, {self.timeline.spacing or f'one per {unit}'}."
+            # frames at an engine's checkpoints (log-spaced records) are not one per unit
+            every = bool(np.all(np.diff(frames.t) == 1))
+            return f"{len(frames):,} frames, " + (f"one per {unit}." if every else
+                                                   "at the run's checkpoints.")
         return (f"**Strided:** one {unit} in {frames.stride:,} of {frames.total - 1:,} is sent "
                 f"({len(frames):,} frames); fewer {unit}s show every one.")
 
