@@ -140,6 +140,10 @@ class BifurcationExplorer(Explorer):
     log_t = param.Range((-1.5, 0.0), bounds=(-4.0, 1.5), step=0.05,
                         label="Temperature range log₁₀ T",
                         doc="The temperature window, as powers of ten.")
+    at_log_t = param.Number(-0.8, bounds=(-4.0, 1.5), step=0.01,
+                            label="Iterates at log₁₀ T",
+                            doc="The temperature whose iterates w₀, w₁, ... the timeline plays "
+                                "(within the temperature range).")
     resolution = param.Integer(600, bounds=(50, 4000), step=50, label="Temperatures",
                                doc="Number of log-spaced temperatures in the window.")
     burn_in = param.Integer(2000, bounds=(100, 20_000), step=100, label="Burn-in steps",
@@ -150,10 +154,6 @@ class BifurcationExplorer(Explorer):
                        doc="Constant step of the gradient ascent; only eta / T matters.")
     coordinate = param.Integer(1, bounds=(1, 4), label="Plotted weight wₖ",
                                doc="Which weight coordinate the orbit diagram shows (k <= K).")
-    at_log_t = param.Number(-0.8, bounds=(-4.0, 1.5), step=0.01,
-                            label="Iterates at log₁₀ T",
-                            doc="The temperature whose iterates w₀, w₁, ... the timeline plays "
-                                "(within the temperature range).")
 
     fields = ("seed",)
     widgets = {
