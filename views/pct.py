@@ -42,17 +42,17 @@ CLASS_COLORS = {1: "#d62728", -1: "#1f77b4"}
 #: The knobs of the live panels (the others are the decision-boundary run's settings).
 LIVE_KNOBS = ("n_units", "cases", "steps", "batch", "sweeps", "seed")
 T_COLOR = "#111111"
-#: The live panels whose curves get the timeline's rings: method, the run's array drawn and
-#: its axis name.
-RINGED = (("norm_plot", "weight_norm", "norm"), ("error_plot", "error_full", "error"))
+#: The live panel whose curves get the timeline's rings: method, the run's array drawn and its
+#: axis name.
+RINGED = (("norm_plot", "weight_norm", "norm"),)
 
 
 def _step_marks() -> tuple:
     """The timeline's marks: a line at step t on each live panel and, on each variant's curve
-    of the norm and the error, a ring at its value at t. Not on the scaled error (the error
-    times t): a ring's new data makes Bokeh measure the panel's axes again at every frame
-    (6-7 ms of each panel's paint in a profile of this page playing in headless Chromium),
-    a line's new place does not."""
+    of the weight norm, a ring at its value at t. Not on the error panels: a ring's new data
+    makes Bokeh measure the panel's (log) axes again at every frame, a line's new place does
+    not (profiled playing in headless Chromium: 5-6 ms against 2 ms a panel's paint; rings on
+    two panels played at 15-17 redraws/s, on one at 20-28, herding at 25 beside it)."""
     marks = [Mark(plot, "vline", x="t", options=dict(
         color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5), mpl=dict(linewidth=1)))
         for plot in ("norm_plot", "scaled_plot", "error_plot")]
@@ -161,9 +161,9 @@ class PCTExplorer(Explorer):
     timeline = Timeline(
         "step_frames", unit="step",
         caption=r"""**Time $t$ is the herding step $\tau$** of the four variants above. The
-vertical line marks $\tau = t$ and the rings each variant's state at that step: its weight norm
-$\|w_t\|$ and its moment error. Play to watch the exact argmax's norm stay bounded while the
-local search's can climb.""",
+vertical line marks $\tau = t$ on the three panels, and the rings each variant's weight norm
+$\|w_t\|$ at that step. Play to watch the exact argmax's norm stay bounded while the local
+search's can climb.""",
         marks=_step_marks())
     runs = (
         Run("boundaries", quick=(("train_cases", 20), ("hidden", 2), ("epochs", 10)),
@@ -227,7 +227,7 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
         return {"batch": (1, min(200, int(self.cases)), f"D = {int(self.cases)} data cases")}
 
     def step_frames(self) -> Frames:
-        """The timeline: each variant's weight norm and moment error at step t = 1..τ."""
+        """The timeline: each variant's weight norm at step t = 1..τ."""
         page = self.result()
         return Frames(np.arange(1, int(self.steps) + 1),
                       {f"{name}_{key}": getattr(page.runs[key], values)

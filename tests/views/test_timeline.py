@@ -218,14 +218,13 @@ def test_pct_frame_at_t_is_each_variants_state_at_step_t(t):
     source, player = _control_models(e)
     assert player.value == t - 1 and list(source.data["t"][[0, -1]]) == [1, 300]
     uid = e._timeline_uid()
-    norms, errors = _mark_data(e, "norm_plot"), _mark_data(e, "error_plot")
-    assert norms[f"{uid}-norm_plot-0"] == errors[f"{uid}-error_plot-0"] == t
-    assert _mark_data(e, "scaled_plot") == {f"{uid}-scaled_plot-0": t}  # a line alone
+    norms = _mark_data(e, "norm_plot")
+    assert norms[f"{uid}-norm_plot-0"] == t
+    for plot in ("scaled_plot", "error_plot"):  # a line alone
+        assert _mark_data(e, plot) == {f"{uid}-{plot}-0": t}
     # rings 1..4: the variants in their legend's order (full, local, without, with)
     for k, key in ((1, "full"), (4, "with")):
-        run = runs[key]
-        assert _point(norms, f"{uid}-norm_plot-{k}") == (t, run.weight_norm[t - 1])
-        assert _point(errors, f"{uid}-error_plot-{k}") == (t, run.error_full[t - 1])
+        assert _point(norms, f"{uid}-norm_plot-{k}") == (t, runs[key].weight_norm[t - 1])
 
 
 def test_embedding_sgd_frames_are_the_runs_checkpoints():
