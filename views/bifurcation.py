@@ -4,12 +4,13 @@ Reproduces Fig 1.1 of Chen & Welling, *Herding as a Learning System with Edge-of
 Dynamics* (Sec 1.2.2, eq 1.9): the orbit diagram of the tempered gradient map against the
 temperature, the period against T with the doubling temperatures and the accumulation point,
 the attractor sets in weight space coloured by temperature over the T = 0 herding cloud, and
-the largest Lyapunov exponent across the cascade.
+the largest Lyapunov exponent across the cascade; a timeline plays the map's iterates at one
+chosen temperature.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import holoviews as hv
 import numpy as np
@@ -19,6 +20,7 @@ from dynamics import bifurcation as bf
 from dynamics import herding
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, dense, exporting, style
+from views.framework.timeline import Frames, Mark, Timeline
 
 #: Temperatures of the Lyapunov sweep and of the attractor-set panel (subsampled from the grid).
 LYAPUNOV_POINTS = 240
@@ -30,6 +32,17 @@ MAX_PERIOD = 64
 LOG_T = hv.Dimension("logT", label="log₁₀ temperature T")
 DOUBLING_COLOR, THRESH_COLOR = "#d62728", "#2ca02c"
 SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+T_COLOR = "#111111"
+#: Frames of the timeline's trail behind the current iterate w_t on the attractor sets.
+TRAIL = 8
+#: The ringed dot at the current time, on the page and in exports.
+RING = dict(bokeh=dict(size=13, color="white", fill_alpha=0.6, line_color=T_COLOR,
+                       line_width=3),
+            mpl=dict(s=80, color="white", edgecolors=T_COLOR, linewidth=2))
+#: A veil over the iterations after t (what has not happened yet).
+VEIL = dict(alpha=0.75, bokeh=dict(color="#f2f2f2", line_alpha=0),
+            mpl=dict(facecolor="#f2f2f2", color=None, linewidth=0))
+W_DIM = hv.Dimension("w", label="weight")
 
 
 @dataclass(frozen=True)
@@ -51,6 +64,11 @@ class Analysis:
     first_doubling: float
     lyapunov: bf.LyapunovSweep
     herding_cloud: np.ndarray
+    #: The iterates w_0 .. w_{burn_in + keep - 1} of the map at ``temperature`` (the chosen
+    #: one, for the timeline; None in the analysis alone) and the plotted coordinate (0-based).
+    iterates: np.ndarray | None = None
+    temperature: float | None = None
+    coordinate: int = 0
 
 
 def _model(n_states: int, n_features: int, seed: int) -> herding.RandomModel:
@@ -88,6 +106,21 @@ def analyse(n_states: int, n_features: int, seed: int, log_t: tuple[float, float
                     lyap, cloud)
 
 
+@results_cache
+def iterated(n_states: int, n_features: int, seed: int, log_t: tuple[float, float],
+             resolution: int, burn_in: int, keep: int, eta: float, at_log_t: float,
+             coordinate: int) -> Analysis:
+    """The analysis with the map's iterates at the temperature 10**at_log_t, from w0 = 0 as
+    the diagram's, over its burn-in and kept steps (cached)."""
+    analysis = analyse(n_states, n_features, seed, log_t, resolution, burn_in, keep, eta)
+    model = analysis.model
+    temperature = 10.0 ** at_log_t
+    run = bf.tempered_trajectory(model.features, model.moments, temperature,
+                                 burn_in + keep - 1, eta=eta)
+    return replace(analysis, iterates=run.weights, temperature=temperature,
+                   coordinate=coordinate)
+
+
 class BifurcationExplorer(Explorer):
     """The tempered map w <- w + eta (phi_bar - E_{p_T(w)}[phi]) across temperatures (eq 1.9)."""
 
@@ -107,6 +140,10 @@ class BifurcationExplorer(Explorer):
     log_t = param.Range((-1.5, 0.0), bounds=(-4.0, 1.5), step=0.05,
                         label="Temperature range log₁₀ T",
                         doc="The temperature window, as powers of ten.")
+    at_log_t = param.Number(-0.8, bounds=(-4.0, 1.5), step=0.01,
+                            label="Iterates at log₁₀ T",
+                            doc="The temperature whose iterates w₀, w₁, ... the timeline plays "
+                                "(within the temperature range).")
     resolution = param.Integer(600, bounds=(50, 4000), step=50, label="Temperatures",
                                doc="Number of log-spaced temperatures in the window.")
     burn_in = param.Integer(2000, bounds=(100, 20_000), step=100, label="Burn-in steps",
@@ -125,24 +162,46 @@ class BifurcationExplorer(Explorer):
         "burn_in": {"throttled": True},
         "keep": {"throttled": True},
         "eta": {"throttled": True},
+        "at_log_t": {"throttled": True},
     }
 
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"eta": 0.8}
     bench_move = ("eta", [0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98])
-    invalidating = (("n_features", 4), ("coordinate", 4), ("n_features", 2))
+    invalidating = (("n_features", 4), ("coordinate", 4), ("n_features", 2),
+                    ("at_log_t", -0.95), ("log_t", (-1.5, -1.0)))
     quick = dict(resolution=100, burn_in=500, keep=32)
     plots = (
         Plot("orbit_annotations", cloud="orbit_cloud", zoom=True,
              title="Orbit diagram of wₖ against T (Fig 1.1)"),
         Plot("period_plot", title="Attractor period against T (Fig 1.1 left)",
-             ignores=("coordinate",)),
+             ignores=("coordinate", "at_log_t")),
         Plot("attractor_plot", title="Attractor sets (Fig 1.1 right)",
              ignores=("coordinate",)),
-        Plot("lyapunov_plot", title="Largest Lyapunov exponent", ignores=("coordinate",)),
+        Plot("lyapunov_plot", title="Largest Lyapunov exponent",
+             ignores=("coordinate", "at_log_t")),
         Plot("cascade_table", title="Doubling temperatures and Feigenbaum ratios",
-             ignores=("coordinate",)),
+             ignores=("coordinate", "at_log_t")),
+        Plot("iterates_plot", title="Iterates wₖ at the chosen T against t",
+             depends=("n_states", "n_features", "seed", "burn_in", "keep", "eta",
+                      "coordinate", "at_log_t")),
     )
+
+    timeline = Timeline(
+        "iterate_frames", unit="iteration",
+        caption=r"""**Time $t$ is the iteration of the tempered map** at the chosen temperature
+(the dashed line on the orbit diagram), from $w_0 = 0$. The ringed dot is the iterate $w_t$: on
+the orbit diagram its plotted weight, on the attractor sets $(w_1, w_2)$ with its last
+iterations, below against $t$ with the iterations to come veiled. Play from $t = 0$ to watch it
+fall onto the fixed point, a $2^n$-cycle or the chaotic set.""",
+        marks=(Mark("orbit_annotations", "point", x="logT", y="wk", dims=(LOG_T, W_DIM),
+                    options=RING),
+               Mark("attractor_plot", "trail", x="w1", y="w2", dims=("w1", "w2"), length=TRAIL,
+                    options=dict(color=T_COLOR, alpha=0.7, bokeh=dict(line_width=2),
+                                 mpl=dict(linewidth=1.2))),
+               Mark("attractor_plot", "point", x="w1", y="w2", dims=("w1", "w2"), options=RING),
+               Mark("iterates_plot", "future", x="t", offset=0.5, options=VEIL),
+               Mark("iterates_plot", "point", x="t", y="wk", dims=("t", W_DIM), options=RING)))
 
     text = r"""
 ### From maximum likelihood to herding: a period-doubling cascade
@@ -170,7 +229,9 @@ picture slides to higher temperatures.
 
     # --- knobs -------------------------------------------------------------------------------
     def knob_bounds(self) -> dict[str, tuple]:
-        return {"coordinate": (1, self.n_features, f"K = {self.n_features}")}
+        lo, hi = self.log_t
+        return {"coordinate": (1, self.n_features, f"K = {self.n_features}"),
+                "at_log_t": (lo, hi, f"the temperature range {lo:g} to {hi:g}")}
 
     # --- computation -------------------------------------------------------------------------
     def _args(self) -> tuple:
@@ -185,9 +246,18 @@ picture slides to higher temperatures.
 
     def _compute(self) -> Analysis:
         args = self._args()
-        res = analyse(*args)
+        res = iterated(*args, float(self.at_log_t), self.coordinate - 1)
         self._good = (args, self.coordinate - 1)
         return res
+
+    def iterate_frames(self) -> Frames:
+        """The timeline: the iterate w_t at the chosen temperature for t = 0 .. burn-in + kept
+        steps - 1: its plotted coordinate (wk, at log T on the orbit diagram) and (w1, w2)."""
+        res = self.result()
+        w = res.iterates
+        w2 = w[:, 1] if w.shape[1] > 1 else np.zeros(len(w))
+        return Frames(np.arange(len(w)), {"wk": w[:, res.coordinate], "w1": w[:, 0], "w2": w2,
+                                          "logT": np.full(len(w), np.log10(res.temperature))})
 
     def _valid(self) -> tuple[tuple, int]:
         """The last valid knob tuple and 0-based coordinate (the current ones when valid)."""
@@ -240,7 +310,10 @@ picture slides to higher temperatures.
         lo, hi = float(diagram.samples[:, :, k].min()), float(diagram.samples[:, :, k].max())
         pad = 0.05 * max(hi - lo, 1e-12)
         x = np.log10(diagram.temperatures)
-        return self._doubling_marks(res, lo - pad, hi + pad, x[0], x[-1], self._wdim())
+        # the temperature whose iterates the timeline plays
+        chosen = style(hv.VLine(np.log10(res.temperature)), color=T_COLOR, alpha=0.6,
+                       bokeh=dict(line_width=1, **DASHED), mpl=dict(linewidth=0.8, **MPL_DASHED))
+        return self._doubling_marks(res, lo - pad, hi + pad, x[0], x[-1], self._wdim()) * chosen
 
     def period_plot(self):
         res = self.result()
@@ -305,6 +378,17 @@ picture slides to higher temperatures.
         x = np.log10(lyap.temperatures)
         marks = self._doubling_marks(res, lo, max(hi, 0.0), x[0], x[-1], lam)
         return curve * marks * style(hv.HLine(0.0), color="gray")
+
+    def iterates_plot(self):
+        res = self.result()
+        k = res.coordinate
+        w = res.iterates[:, k].astype(np.float32)  # half the bytes, far below a pixel
+        dims = [hv.Dimension("t", label=f"iteration t at T = {res.temperature:.4g}"),
+                hv.Dimension("w", label=f"weight w{str(k + 1).translate(SUBSCRIPTS)}")]
+        # dots, not a line: a 2ⁿ-cycle shows as 2ⁿ rows, as in the orbit diagram's column
+        dots = style(hv.Scatter((np.arange(len(w)), w), *dims), color="#1f77b4",
+                     bokeh=dict(size=2.5), mpl=dict(s=1.5))
+        return style(dots, xlim=(-0.5, len(w) - 0.5), framewise=True)
 
     def cascade_table(self):
         res = self.result()

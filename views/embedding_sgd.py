@@ -18,6 +18,7 @@ from dynamics import embedding_sgd as es
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
 from views.framework.jobs import progress_part
+from views.framework.timeline import Frames, Mark, Timeline
 
 ESGD_COLOR, BASE_COLOR, TRUTH_COLOR, SMOOTH_COLOR = "#d62728", "#1f77b4", "#222222", "#7f7f7f"
 #: The knobs of the model and its steps (the live run and the seeds run share them).
@@ -26,6 +27,15 @@ MODEL = ("gamma", "bandwidth_f", "bandwidth_u", "dual_y_scale", "features")
 PAPER_DATA, PAPER_MSE = 100_000, 0.0029
 #: Data points drawn in the data panel.
 SHOWN = 1500
+T_COLOR = "#111111"
+MSE_DIMS = ("seen", "mse")
+
+
+def _ring(color: str) -> dict:
+    """A ringed dot in ``color`` at the current time, on the page and in exports."""
+    return dict(bokeh=dict(size=12, color="white", fill_alpha=0.6, line_color=color,
+                           line_width=3),
+                mpl=dict(s=70, color="white", edgecolors=color, linewidth=2))
 
 
 @dataclass(frozen=True)
@@ -90,11 +100,25 @@ class EmbeddingSGDExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("gamma", [9.0, 9.5, 10.5, 11.0, 9.0, 9.5, 10.5, 11.0])
+    # the test error first: beside the timeline's control, which moves its marks
     plots = (
-        Plot("data_plot", title="The data: noisy inputs", depends=("seed",)),
-        Plot("fit_plot", title="Fits on noiseless inputs"),
         Plot("mse_plot", title="Test error against data visited"),
+        Plot("fit_plot", title="Fits on noiseless inputs"),
+        Plot("data_plot", title="The data: noisy inputs", depends=("seed",)),
     )
+    timeline = Timeline(
+        "seen_frames", unit="data seen",
+        caption=r"""**Time $t$ is the number of data visited** by the live run (50 a step). On the
+test error the vertical line marks $t$ and the rings the test MSE of Embedding-SGD (red) and of
+plain regression (blue) after $t$ data. The run records its error at about 25 log-spaced points,
+not its fits, so the fits shown are the final ones.""",
+        marks=(Mark("mse_plot", "vline", x="t", options=dict(
+                   color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5),
+                   mpl=dict(linewidth=1))),
+               Mark("mse_plot", "point", x="t", y="baseline", dims=MSE_DIMS,
+                    options=_ring(BASE_COLOR)),
+               Mark("mse_plot", "point", x="t", y="mse", dims=MSE_DIMS,
+                    options=_ring(ESGD_COLOR))))
     runs = (
         Run("seeds", quick=(("runs_n", 1), ("runs_data", 20_000), ("features", 20)),
             title="Fig 5.2 (a): several runs at the paper's size",
@@ -128,12 +152,12 @@ $u \leftarrow u + \gamma_i\,[f(z_i) - y_i - u(x_i,y_i)]\,k((x_i,y_i),\cdot)$ (sq
 $\ell^*_y(u) = uy + u^2/2$), and outputs the averages. Here both live on random Fourier
 features, 50 data a step, $\gamma_i = \gamma/\sqrt i$.
 
-**What you see.** *Top left:* the data of Sec 5.5, $y = (\sin 3.5\pi\tilde x + \cos
+**What you see.** *First:* the test MSE against the data visited, both methods. The paper
+reports 0.0029 after 0.1M data. *Next:* the learned functions on noiseless inputs: Embedding-SGD
+(red) against plain regression on the noisy inputs (blue, the same features and steps), which
+can only reach the dashes. *Last:* the data of Sec 5.5, $y = (\sin 3.5\pi\tilde x + \cos
 7.7\pi\tilde x)\,e^{-1.67|\tilde x|} + 3\tilde x^2 + 0.01e$, drawn at the noisy $x$ (grey
-points), the truth (black) and $\mathbb{E}[y|x]$ (grey dashes). *Top right:* the learned
-functions on noiseless inputs: Embedding-SGD (red) against plain regression on the noisy inputs
-(blue, the same features and steps), which can only reach the dashes. *Below:* the test MSE
-against the data visited, both methods. The paper reports 0.0029 after 0.1M data.
+points), the truth (black) and $\mathbb{E}[y|x]$ (grey dashes).
 
 **Try.** Raise the data visited; set the dual's y scale to 1 (one bandwidth for x and y) and
 watch the dual stall; at γ = 20 with narrow or wide
@@ -144,6 +168,12 @@ bandwidths the saddle point can diverge (the page then says so and keeps the las
         return live_run(int(self.data), float(self.gamma), float(self.bandwidth_f),
                         float(self.bandwidth_u), float(self.dual_y_scale), int(self.features),
                         int(self.seed))
+
+    def seen_frames(self) -> Frames:
+        """The timeline: the test MSE of both methods where the run measured it, t the data
+        visited by then."""
+        h = self.result().run.history
+        return Frames(h["seen"], {"mse": h["mse"], "baseline": h["baseline_mse"]})
 
     def data_plot(self):
         _, x, y = es.noisy_measurement(SHOWN, seed=int(self.seed))

@@ -19,6 +19,7 @@ from holoviews import dim
 from dynamics import herding, torus
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
+from views.framework.timeline import Frames, Mark, Timeline
 
 #: Most weight vectors drawn in the w-plane (the first ones).
 WEIGHT_POINTS = 20_000
@@ -29,6 +30,16 @@ ARROW_COLOR, LATTICE_COLOR, GENERATOR_COLOR = "#ff7f0e", "#d62728", "#1f77b4"
 TORUS_DIMS = [hv.Dimension("c1", label="lattice coordinate c₁ (mod 1)"),
               hv.Dimension("c2", label="lattice coordinate c₂ (mod 1)")]
 WEIGHT_DIMS = [hv.Dimension("w1", label="w₁"), hv.Dimension("w2", label="w₂")]
+T_COLOR = "#111111"
+#: The trail's colour: it crosses the black cloud of weights.
+TRAIL_COLOR = "#9467bd"
+#: Frames of the timeline's trail behind the current weight w_t (in the w-plane, where a step
+#: is a segment; on the torus a step leaving one side comes back on the other).
+TRAIL = 8
+#: The ringed dot at the current time, on the page and in exports.
+RING = dict(bokeh=dict(size=14, color="white", fill_alpha=0.6, line_color=T_COLOR,
+                       line_width=3),
+            mpl=dict(s=90, color="white", edgecolors=T_COLOR, linewidth=2))
 
 
 def _torus_dims(rho1: str, rho2: str) -> list[hv.Dimension]:
@@ -131,6 +142,24 @@ class TorusExplorer(Explorer):
              ignores=("arrows",)),
     )
 
+    timeline = Timeline(
+        "orbit_frames", unit="step",
+        caption=r"""**Time $t$ is the herding step.** The ringed dot is the state at step $t$: on
+the torus its lattice coordinates $c_t \bmod 1$ (each step adds the same rotation $\rho$), on
+the rational torus the point the period-$q$ orbit visits at $t$, in the $w$-plane the weight
+$w_t$ with its last steps in purple (which differ from step to step). On the discrepancy the
+vertical line marks the $N = t + 1$ points $c_0 \dots c_t$. Play to watch the orbit sweep the
+torus.""",
+        marks=(Mark("torus_plot", "point", x="c1", y="c2", dims=TORUS_DIMS, options=RING),
+               Mark("rational_plot", "point", x="r1", y="r2", dims=TORUS_DIMS, options=RING),
+               Mark("weights_plot", "trail", x="w1", y="w2", dims=WEIGHT_DIMS, length=TRAIL,
+                    options=dict(color=TRAIL_COLOR, alpha=0.9, bokeh=dict(line_width=2.5),
+                                 mpl=dict(linewidth=1.5))),
+               Mark("weights_plot", "point", x="w1", y="w2", dims=WEIGHT_DIMS, options=RING),
+               Mark("discrepancy_plot", "vline", x="N",
+                    options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
+                                 mpl=dict(linewidth=1)))))
+
     text = r"""
 ### Herding on a torus
 
@@ -164,6 +193,15 @@ the seed for other triangles and rotations, and refine the cells (bins).
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> TorusRun:
         return run_torus(self.seed, self.steps, self.q, self.bins)
+
+    def orbit_frames(self) -> Frames:
+        """The timeline: for t = 0..T the torus point c_t mod 1, the rational orbit's point at
+        t and the weight w_t; N = t + 1 places the discrepancy's line (points so far)."""
+        res = self.result()
+        t = np.arange(len(res.weights))
+        return Frames(t, {"c1": res.coords[:, 0], "c2": res.coords[:, 1],
+                          "r1": res.rational_coords[:, 0], "r2": res.rational_coords[:, 1],
+                          "w1": res.weights[:, 0], "w2": res.weights[:, 1], "N": t + 1})
 
     # --- plots -------------------------------------------------------------------------------
     def _arrows(self, points: np.ndarray, steps: np.ndarray, dims, width: float):

@@ -1,7 +1,8 @@
 """The timeline in Chromium: scrubbing redraws the plots in the browser, with no websocket
 message from the client but the throttled time for the URL; what is drawn at t is the engine's
 state at t; play runs to the end and stops (loop off), or wraps around (loop on); the handle and
-the picture agree. Waits are on events in the page, not fixed sleeps."""
+the picture agree (herding scrubbed, with a knob move; the neuron played; the other pages in
+``test_timeline_pages.py``). Waits are on events in the page, not fixed sleeps."""
 
 from __future__ import annotations
 
@@ -86,6 +87,21 @@ def _client_events(sent) -> list[dict]:
     return events
 
 
+def _only_the_time_was_sent(page, sent, models, t, t0) -> None:
+    """The server heard the time only through the throttled widget (at most one message per
+    ``SYNC_MS`` since ``t0``, in the page's clock), and wrote the address with ``t``."""
+    page.wait_for_function("t => window.location.search.includes('t=' + t)", arg=t)
+    elapsed = page.evaluate("performance.now()") - t0
+    events = _client_events(sent)
+    times = [e for e in events if e.get("model", {}).get("id") == models["sync"]]
+    others = [e for e in events if e not in times
+              and not (e.get("model", {}).get("id") in models["locations"]
+                       and e.get("attr") in ("href", "search", "hash"))]
+    assert others == []
+    assert all(e["attr"] == "value" for e in times)
+    assert 1 <= len(times) <= 2 + elapsed / SYNC_MS
+
+
 def _scrub(page, values, *, pause_ms=40):
     slider = page.locator(".ldx-timeline-player input[type=range]")
     for v in values:  # a drag: input events as the handle moves, then change on release
@@ -95,19 +111,26 @@ def _scrub(page, values, *, pause_ms=40):
     slider.evaluate("el => el.dispatchEvent(new Event('change'))")
 
 
-def test_scrubbing_redraws_in_the_browser_and_sends_only_the_throttled_time(server, page):
-    steps = 2000
-    sent, models = _open(page, f"{server}?page=herding&steps={steps}")
-    assert models["end"] == steps
+def _scrubbed(page, sent, values) -> tuple[int, float]:
+    """Scrub through ``values`` and wait until the player is at the last and at least three
+    canvases changed; the count of websocket messages and the page's clock before."""
     before = page.evaluate(PRINTS)
     start = len(sent)
-    values = list(range(100, 1100, 100))
     t0 = page.evaluate("performance.now()")
     _scrub(page, values)
     page.wait_for_function("v => window.ldxTimeline && window.ldxTimeline.value === v",
                            arg=values[-1])
-    # the picture follows the handle: the weight-space canvases and the moment error change
     page.wait_for_function(CHANGED, arg=[before, 3])
+    return start, t0
+
+
+def test_scrubbing_redraws_in_the_browser_and_sends_only_the_throttled_time(server, page):
+    steps = 2000
+    sent, models = _open(page, f"{server}?page=herding&steps={steps}")
+    assert models["end"] == steps
+    values = list(range(100, 1100, 100))
+    # the picture follows the handle: the weight-space canvases and the moment error change
+    start, t0 = _scrubbed(page, sent, values)
     # and draws the engine's state at t
     model = herding.random_model(6, 2, seed=1)
     w = herding.herd(model.features, model.moments, steps, w0=np.zeros(2), eta=1.0).weights
@@ -118,17 +141,7 @@ def test_scrubbing_redraws_in_the_browser_and_sends_only_the_throttled_time(serv
     assert trail["w1"] == list(w[t - 8:t + 1, 0]) and trail["w2"] == list(w[t - 8:t + 1, 1])
     handle = page.locator(".ldx-timeline-player input[type=range]").evaluate("el => el.value")
     assert int(handle) == t
-    # the server hears the time only through the throttled widget, and writes the address
-    page.wait_for_function("t => window.location.search.includes('t=' + t)", arg=t)
-    elapsed = page.evaluate("performance.now()") - t0
-    events = _client_events(sent[start:])
-    times = [e for e in events if e.get("model", {}).get("id") == models["sync"]]
-    others = [e for e in events if e not in times
-              and not (e.get("model", {}).get("id") in models["locations"]
-                       and e.get("attr") in ("href", "search", "hash"))]
-    assert others == []
-    assert all(e["attr"] == "value" for e in times)
-    assert 1 <= len(times) <= 2 + elapsed / SYNC_MS
+    _only_the_time_was_sent(page, sent[start:], models, t, t0)
     # a knob move sends the new run's frames once: the marks show its state at the same t
     box = page.locator("input[type=text]").first  # the model seed
     box.fill("7")
@@ -185,3 +198,4 @@ def test_play_reaches_the_end_and_stops_or_loops(server, page):
     page.locator(".ldx-timeline-player button.pause").click()
     page.wait_for_function("() => __ldxPlayer.direction === 0")
     assert page.errors == []
+

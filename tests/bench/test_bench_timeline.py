@@ -27,7 +27,8 @@ TARGET = 30
 #: Each page at its default sizes but for herding's and the neuron's long runs.
 PAGES = {"herding": "steps=20000", "neuron": "stripes=200", "ising": "steps=1000",
          "bayes": "examples=200", "doeblin": "chain=three-state", "pmd": "particles=1500",
-         "sbeed": "iterations=5000"}
+         "sbeed": "iterations=5000", "torus": "steps=20000", "bifurcation": "burn_in=2000",
+         "pct": "steps=2000", "esgd": "data=20000"}
 
 #: Count the paints of every Bokeh plot (its view's ``_actual_paint``) and the animation frames
 #: over ``seconds``: per second, the paints of the plot that painted least among those that

@@ -32,7 +32,8 @@ def test_zoom_recomputes_window_at_full_resolution(explorer):
 def test_export_follows_zoom_and_reset(explorer):
     stream = explorer._view["orbit_annotations"]
     stream.event(x_range=(-1.0, -0.9), y_range=(-2.0, 2.0))
-    overlay = explorer.element(explorer.plots[0])
+    # the exported panel (at the default time: no timeline marks, only the window's data)
+    overlay = explorer.figure(only=(explorer.plots[0].method,)).values()[0]
     xs = np.concatenate([el.dimension_values(0) for el in overlay.values()
                          if isinstance(el, (hv.Points, hv.Image))])
     assert xs.min() >= -1.0 - 1e-9 and xs.max() <= -0.9 + 1e-9

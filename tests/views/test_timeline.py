@@ -1,8 +1,8 @@
-"""The timeline (``views.framework.timeline``) on the herding and neuron pages: the frame the
-browser draws at time t is the engine's state at t, read from the data the browser gets (the
-frames source the control sends, and the marks' sources of the first render); long runs are
-strided and say so; ``t=`` in a URL is validated like a knob and round-trips; exports draw the
-marks at the current time."""
+"""The timeline (``views.framework.timeline``) on the herding, neuron, torus, bifurcation, PCT and
+Embedding-SGD pages: the frame the browser draws at time t is the engine's state at t, read from
+the data the browser gets (the frames source the control sends, and the marks' sources of the
+first render); long runs are strided and say so; ``t=`` in a URL is validated like a knob and
+round-trips; exports draw the marks at the current time."""
 
 from __future__ import annotations
 
@@ -12,10 +12,17 @@ import pytest
 from bokeh.models import BoxAnnotation, ColumnDataSource, Span
 from panel.links import Callback
 
-from dynamics import herding, neuron
+from dynamics import bifurcation as bf
+from dynamics import embedding_sgd as es
+from dynamics import generalized_herding as gh
+from dynamics import herding, neuron, torus
+from views.bifurcation import BifurcationExplorer
+from views.embedding_sgd import EmbeddingSGDExplorer
 from views.framework.timeline import Frames, _LocalPlayer, strided
 from views.herding import HerdingExplorer
 from views.neuron import NeuronExplorer
+from views.pct import PCTExplorer
+from views.torus import TorusExplorer
 
 
 def _control_models(explorer):
@@ -244,3 +251,115 @@ def test_the_largest_ising_run_is_strided_to_the_budget():
     frames = strided(Frames(np.arange(1, 5001), {}, arrays={"sw": spins, "herd": spins},
                             fixed={"lattice": (0.0, 0.0, 128.0, 128.0)}), 5000)
     assert frames_bytes(frames) <= MAX_BYTES and frames.stride == 21 and frames.t[-1] == 5000
+# --- the torus, bifurcation, PCT and Embedding-SGD pages ---------------------------------------
+def _point(marks, name):
+    """The (x, y) of a point mark's data (its two columns, in order)."""
+    (x, y) = (list(v) for v in marks[name].values())
+    assert len(x) == len(y) == 1
+    return x[0], y[0]
+
+
+@pytest.mark.parametrize("t", [0, 13, 1999])
+def test_torus_frame_at_t_is_the_engines_state(t):
+    e = TorusExplorer(steps=2000)
+    e.t = t
+    features, moments = torus.irrational_rotation_model(seed=e.seed)
+    _, rational = torus.rational_rotation_model(e.q, seed=e.seed)
+    w = herding.herd(features, moments, e.steps).weights
+    c = torus.lattice_coordinates(features, w)
+    r = torus.lattice_coordinates(features, herding.herd(features, rational, e.steps).weights)
+    source, player = _control_models(e)
+    assert player.value == t and player.end == 2000
+    data = source.data
+    assert (data["t"][t], data["c1"][t], data["c2"][t]) == (t, c[t, 0], c[t, 1])
+    assert (data["r1"][t], data["r2"][t], data["w1"][t], data["w2"][t]) == (*r[t], *w[t])
+    uid = e._timeline_uid()
+    assert _point(_mark_data(e, "torus_plot"), f"{uid}-torus_plot-0") == tuple(c[t])
+    assert _point(_mark_data(e, "rational_plot"), f"{uid}-rational_plot-0") == tuple(r[t])
+    marks = _mark_data(e, "weights_plot")
+    assert _point(marks, f"{uid}-weights_plot-1") == tuple(w[t])
+    trail = marks[f"{uid}-weights_plot-0"]
+    assert list(trail["w1"]) == list(w[max(0, t - 8):t + 1, 0])
+    # the points c_0 .. c_t on the discrepancy's axis of points N
+    assert _mark_data(e, "discrepancy_plot")[f"{uid}-discrepancy_plot-0"] == t + 1
+
+
+@pytest.mark.parametrize("t", [0, 7, 531])
+def test_bifurcation_frame_at_t_is_the_tempered_maps_iterate(t):
+    e = BifurcationExplorer(**BifurcationExplorer.quick)
+    e.t = t
+    model = herding.random_model(e.n_states, e.n_features, seed=e.seed)
+    w = bf.tempered_trajectory(model.features, model.moments, 10 ** e.at_log_t,
+                               e.burn_in + e.keep - 1, eta=e.eta).weights
+    source, player = _control_models(e)
+    assert player.value == t and player.end == e.burn_in + e.keep - 1 == 531
+    data = source.data
+    assert (data["wk"][t], data["w1"][t], data["w2"][t]) == (w[t, 0], w[t, 0], w[t, 1])
+    uid = e._timeline_uid()
+    assert _point(_mark_data(e, "orbit_annotations"), f"{uid}-orbit_annotations-0") == (
+        e.at_log_t, w[t, 0])
+    assert _point(_mark_data(e, "attractor_plot"), f"{uid}-attractor_plot-1") == tuple(w[t])
+    marks = _mark_data(e, "iterates_plot")
+    assert _point(marks, f"{uid}-iterates_plot-1") == (t, w[t, 0])
+    assert marks[f"{uid}-iterates_plot-0"] == (t + 0.5, 531.5)  # the iterations to come veiled
+    # the plotted weight follows the coordinate knob, and its frames with it
+    e.coordinate = 2
+    assert e.frames().columns["wk"][t] == w[t, 1]
+
+
+@pytest.mark.parametrize("t", [1, 40, 300])
+def test_pct_frame_at_t_is_each_variants_state_at_step_t(t):
+    e = PCTExplorer(steps=300)
+    e.t = t
+    data = gh.boltzmann_data(e.n_units, e.cases, seed=e.seed)
+    runs = {"full": gh.pct_herding(data, 300, seed=e.seed),
+            "with": gh.pct_herding(data, 300, batch_size=e.batch, replacement=True,
+                                   seed=e.seed)}
+    source, player = _control_models(e)
+    assert player.value == t - 1 and list(source.data["t"][[0, -1]]) == [1, 300]
+    uid = e._timeline_uid()
+    norms = _mark_data(e, "norm_plot")
+    assert norms[f"{uid}-norm_plot-0"] == t
+    for plot in ("scaled_plot", "error_plot"):  # a line alone
+        assert _mark_data(e, plot) == {f"{uid}-{plot}-0": t}
+    # rings 1..4: the variants in their legend's order (full, local, without, with)
+    for k, key in ((1, "full"), (4, "with")):
+        assert _point(norms, f"{uid}-norm_plot-{k}") == (t, runs[key].weight_norm[t - 1])
+
+
+def test_embedding_sgd_frames_are_the_runs_checkpoints():
+    e = EmbeddingSGDExplorer(data=2000)
+    _, x, y = es.noisy_measurement(2000, seed=e.seed)
+    run = es.embedding_sgd(x, y, gamma=e.gamma, bandwidth_f=e.bandwidth_f,
+                           bandwidth_u=e.bandwidth_u, dual_y_scale=e.dual_y_scale,
+                           features_f=e.features, features_u=e.features, seed=e.seed + 1)
+    seen = run.history["seen"]
+    t = int(seen[len(seen) // 2])
+    e.t = t + 10  # between two checkpoints: the last one at or before it is drawn
+    source, player = _control_models(e)
+    np.testing.assert_array_equal(source.data["t"], seen)
+    assert player.value == len(seen) // 2
+    uid = e._timeline_uid()
+    marks = _mark_data(e, "mse_plot")
+    assert marks[f"{uid}-mse_plot-0"] == t
+    assert _point(marks, f"{uid}-mse_plot-2") == (t, run.history["mse"][len(seen) // 2])
+    assert _point(marks, f"{uid}-mse_plot-1") == (t, run.history["baseline_mse"][len(seen) // 2])
+    assert e._frames_note().startswith(f"{len(seen)} frames, at the run's checkpoints")
+
+
+@pytest.mark.parametrize("cls, knobs, first, last", [
+    (TorusExplorer, {"steps": "2000"}, 0, 2000),
+    (BifurcationExplorer, {"burn_in": "500", "keep": "32", "resolution": "100"}, 0, 531),
+    (PCTExplorer, {"steps": "300"}, 1, 300),
+    (EmbeddingSGDExplorer, {"data": "2000"}, 50, 2000),
+], ids=["torus", "bifurcation", "pct", "esgd"])
+def test_time_in_the_url_round_trips_and_is_validated_on_every_timeline(cls, knobs, first, last):
+    query = {k: [v] for k, v in knobs.items()}
+    e, messages = cls.from_query({**query, "t": [str(first)]})
+    assert messages == [] and e.query()["t"] == str(first)
+    again, messages = cls.from_query({k: [v] for k, v in e.query().items()})
+    assert messages == [] and again.t == first
+    for bad in ("<b>1</b>", str(first - 1), str(last + 1), "2.5"):
+        e, messages = cls.from_query({**query, "t": [bad]})
+        assert e.t is None and len(messages) == 1
+        assert messages[0].startswith(f"Time t must be a whole number from {first:,} to {last:,}")
