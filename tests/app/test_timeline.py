@@ -197,5 +197,18 @@ def test_play_reaches_the_end_and_stops_or_loops(server, page):
                            timeout=20_000)
     page.locator(".ldx-timeline-player button.pause").click()
     page.wait_for_function("() => __ldxPlayer.direction === 0")
+    # the keyboard: the arrows step (by the step size), space plays and pauses; not while a
+    # control has the key
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    at = page.evaluate("() => __ldxPlayer.value")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("at => window.ldxTimeline.value === at - 2", arg=at)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("at => window.ldxTimeline.value === at - 1", arg=at)
+    page.keyboard.press(" ")
+    page.wait_for_function("() => __ldxPlayer.direction === 1")
+    page.keyboard.press(" ")
+    page.wait_for_function("() => __ldxPlayer.direction === 0")
     assert page.errors == []
 

@@ -173,6 +173,36 @@ setTimeout(handle, 50); setTimeout(handle, 500);
 """
 
 
+# The keyboard plays the page's timeline (not a run's): space plays and pauses, the arrow keys
+# step back and forward by the step size, unless a control has the key (a text field, a menu,
+# a slider's handle: the arrows move a slider).
+_KEYS = """
+window.ldxTimelinePlayer = player;
+if (!window.ldxTimelineKeys) {
+  window.ldxTimelineKeys = true;
+  document.addEventListener('keydown', (event) => {
+    const p = window.ldxTimelinePlayer;
+    if (p == null || event.ctrlKey || event.metaKey || event.altKey) return;
+    const el = event.composedPath()[0];
+    const tag = el && el.tagName;
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'BUTTON'
+        || (el && (el.isContentEditable || (el.classList && el.classList.contains('noUi-handle')))))
+      return;
+    if (event.key === ' ') {
+      p.direction = p.direction === 0 ? 1 : 0;
+    } else if (event.key === 'ArrowRight') {
+      p.direction = 0; p.value = Math.min(p.end, p.value + p.step);
+    } else if (event.key === 'ArrowLeft') {
+      p.direction = 0; p.value = Math.max(p.start, p.value - p.step);
+    } else {
+      return;
+    }
+    event.preventDefault();
+  });
+}
+"""
+
+
 def _after_render(callback) -> None:
     """``callback()`` once the browser has the page (served; at once when it has it already),
     never outside a server."""
@@ -395,7 +425,8 @@ class TimelineMixin:
         # a new run's frames arrive with a new count of runs: redraw at the player's frame once
         # the whole update is applied (the frames, the player's end and value come with it)
         runs = pn.widgets.IntInput(value=0, visible=False)
-        runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);\n" + _HANDLE)
+        runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);\n" + _HANDLE
+                        + (_KEYS if run is None else ""))
         _after_render(lambda: runs.param.update(value=runs.value + 1))
         player.label = self._label_text(frames, i, timeline)
 
