@@ -53,7 +53,10 @@ _INJECTED = """() => {
             if (/^\\s*javascript:/i.test(a.value))
                 found.push(el.tagName + ' ' + a.name + '=' + a.value);
         }
-        if (['IFRAME', 'OBJECT', 'EMBED', 'DETAILS'].includes(el.tagName)) found.push(el.tagName);
+        // the page menu is the app's own <details> (app/main.py, navigation)
+        if (['IFRAME', 'OBJECT', 'EMBED', 'DETAILS'].includes(el.tagName)
+            && !(el.tagName === 'DETAILS' && el.classList.contains('ldx-menu')))
+            found.push(el.tagName);
         if (el.tagName === 'IMG' && !/^(data:|https?:)/.test(el.getAttribute('src') || ''))
             found.push('IMG src=' + el.getAttribute('src'));
         if (el.shadowRoot) walk(el.shadowRoot);
