@@ -170,14 +170,15 @@ def reset_link(slug: str, presentation: Presentation) -> pn.pane.HTML:
         stylesheets=[".ldx-reset{display:inline-block;padding:5px 14px;border:1px solid #6c757d;"
                      "border-radius:6px;color:#495057;text-decoration:none;font-size:14px}"
                      ".ldx-reset:hover{background:rgba(0,0,0,0.06)}"],
-        width=90, margin=(5, 5))
+        width=70, margin=(5, 5))
 
 
 def code_view(explorer) -> tuple[pn.widgets.Toggle, pn.pane.HTML]:
     """A "Code" toggle and the view it opens: a short Python script, using only the headless
     API, that recomputes the page's numbers and writes its figure at the settings drawn
     (``views.framework.stamp.script``), shown as text."""
-    toggle = pn.widgets.Toggle(name="Code", button_type="light", width=80)
+    toggle = pn.widgets.Toggle(name="Code", button_type="primary", button_style="outline",
+                               width=70)
     view = pn.pane.HTML(
         pn.bind(lambda _: "<p><b>This page, without a server</b> (copy into a file and run it "
                           "with the project installed):</p><pre class='ldx-code'>"
@@ -206,7 +207,7 @@ if (navigator.clipboard && window.isSecureContext) {
 def copy_link() -> pn.widgets.Button:
     """A button that copies the page's link (its exact state) to the clipboard."""
     button = pn.widgets.Button(label="Copy link", button_type="primary", button_style="outline",
-                               width=120, css_classes=["ldx-copy-link"])
+                               width=100, css_classes=["ldx-copy-link"])
     # the button is the callback's source: in args, Panel's callback registry would keep it alive
     button.js_on_click(code=COPY_LINK_JS)
     return button
