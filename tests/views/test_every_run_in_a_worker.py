@@ -16,6 +16,8 @@ from views import EXPLORERS
 from views.framework import worker as _worker
 from views.framework.jobs import JobSection
 
+from ._legends import assert_models_valid_and_legends_outside
+
 RUNS = [(slug, run.name) for slug, cls in EXPLORERS.items() for run in cls.runs]
 
 
@@ -49,7 +51,8 @@ def test_a_run_computes_in_a_worker_process_and_its_panels_draw(slug, name):
     assert not [m for m in messages if _worker.UNSENT in m]
     # the run's panels draw the result that came back (and its summary and extra text)
     section = JobSection(explorer, job)
-    section.__panel__().get_root(Document())
+    # and their legends sit under the plots, the models valid (issue 27)
+    assert_models_valid_and_legends_outside([section.__panel__().get_root(Document())])
     figure = explorer.figure(only=tuple(p.method for p in run.plots))
     assert len(figure) == len(run.plots)
     print(f"{slug}.{name}: {seconds:.1f} s in a worker")

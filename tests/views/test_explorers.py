@@ -16,6 +16,9 @@ from pypdf import PdfReader
 from views import EXPLORERS
 from views.framework import EXPORT_FORMATS, parse_vector
 
+from ._legends import matplotlib_legend_problems
+
+
 def test_every_explorer_has_a_change_to_test():
     assert [slug for slug, cls in EXPLORERS.items() if not cls.example_change] == []
 
@@ -67,7 +70,15 @@ def test_every_knob_has_label_doc_and_bounds(slug):
 
 @pytest.mark.parametrize("slug", sorted(EXPLORERS))
 @pytest.mark.parametrize("suffix", EXPORT_FORMATS)
-def test_export_writes_valid_file(slug, suffix, tmp_path):
+def test_export_writes_valid_file(slug, suffix, tmp_path, monkeypatch):
+    """Each format's file is valid; in the PNG, no legend lies over the data of its plot or
+    of another (issue 27: the figure saved is checked, so no render is added)."""
+    from matplotlib.figure import Figure
+
+    saved = []
+    savefig = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: saved.append(fig) or savefig(
+        fig, *a, **k))
     explorer = EXPLORERS[slug]()
     path = explorer.export(tmp_path / f"figure{suffix}")
     assert path.exists() and path.stat().st_size > 1000
@@ -75,6 +86,7 @@ def test_export_writes_valid_file(slug, suffix, tmp_path):
         image = np.asarray(Image.open(path).convert("L"), dtype=float)
         assert image.shape[0] > 400 and image.shape[1] > 400
         assert image.std() > 10  # not a blank canvas
+        assert len(saved) == 1 and matplotlib_legend_problems(saved[0]) == []
     elif suffix == ".svg":
         root = ET.parse(path).getroot()
         assert root.tag.endswith("svg")

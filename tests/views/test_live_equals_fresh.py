@@ -7,6 +7,9 @@ with the browser). The walks are seeded random sequences of moves, and include m
 invalidate another knob (lowering K below the plotted weight w_k, shrinking a chain below the
 tracked state), which the page resolves by clamping. A new explorer gets this test by
 registering in ``views.EXPLORERS``.
+
+The first render of every page is also checked for what issue 27 asks of every panel: no legend
+inside a plot's data area, and no error from Bokeh's validation of its models.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import pytest
 
 from views import EXPLORERS
 
+from ._legends import assert_models_valid_and_legends_outside
 from ._pages import differences, random_value, render
 
 #: Walks per explorer and moves per walk; every move is compared with a fresh page.
@@ -38,6 +42,8 @@ def test_live_page_equals_a_fresh_page_after_random_knob_moves(slug):
         rng = np.random.default_rng([walk, len(slug)])
         live = cls()
         models = render(live)
+        if walk == 0:  # the first render of the page, reused (issue 27)
+            assert_models_valid_and_legends_outside(models)
         # moves that invalidate another knob (declared on the page) first
         moves = list(cls.invalidating) if walk == 0 else []
         while len(moves) < MOVES + (len(cls.invalidating) if walk == 0 else 0):

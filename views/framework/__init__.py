@@ -2,6 +2,7 @@
 
 - ``explorer``: the ``Explorer`` base class (knobs, URL query, computation, live moves);
 - ``figure``: styling, dense clouds, ``Plot``, ``figure()`` and export;
+- ``legends``: where legends go (under their plot, on the page and in exports);
 - ``page``: the page layout (``Section``, panels, controls, alerts, downloads);
 - ``knobs``: parsing and writing knob values, typed fields;
 - ``text``: plain text from users never rendered as markup, page text with LaTeX;

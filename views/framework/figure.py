@@ -19,6 +19,7 @@ import numpy as np
 
 from views.framework import stamp
 from views.framework.files import atomic_path
+from views.framework.legends import bokeh_legend, place_legends
 from views.framework.workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
                                          bokeh_backend, matplotlib_backend, render_matplotlib,
                                          standalone_resources)
@@ -300,6 +301,7 @@ def export_figure(figure, path, *, title: str | None = None,
     import matplotlib.pyplot as plt
 
     fig = render_matplotlib(figure)
+    place_legends(fig)
     try:
         if title:
             fig.suptitle(title, fontsize=13, y=1.0, va="bottom")
@@ -337,7 +339,7 @@ class FigureMixin:
         # figure is the paper's, with only the marks that are the picture itself
         element = self._with_marks(plot, element)
         return style(element, title=plot.title,
-                     bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT))
+                     bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT, **bokeh_legend(element)))
 
     def _windowed(self, plot: Plot, x_range=None, y_range=None, *, threshold: int = 0):
         """A panel for the visible window: a zoomable plot is recomputed for x_range at full

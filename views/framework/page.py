@@ -19,6 +19,7 @@ from views.framework import stamp
 from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plot, _extent,
                                     _same_window, style, table_html)
 from views.framework.jobs import JobSection
+from views.framework.legends import bokeh_legend
 from views.framework.present import Presentation
 from views.framework.text import math_markdown, plain
 from views.framework.workarounds import no_pipeline, prompt_widget, snap_from_browser
@@ -143,25 +144,28 @@ class PageMixin:
         a second one that re-applies the options to every frame.
 
         ``framewise`` is a normalization option that HoloViews reads from each element: set on an
-        Overlay alone it is ignored and the axes stay where the first frame put them."""
+        Overlay alone it is ignored and the axes stay where the first frame put them.
+
+        A legend goes under the plot (``views.framework.legends``)."""
+        legend = bokeh_legend(element, scale=PRESENT_FONTSCALE if present else 1.0)
         if isinstance(element, hv.Overlay):
             # Each layer's group names its place in the overlay: HoloViews matches a new
             # frame's layers to the drawn ones by (type, group, label), and a label that
             # changes with the data ("gap of P: 0.49") could otherwise be matched to another
             # layer's glyph, swapping styles and legend order against a fresh page.
             layers = [style(layer, bokeh=dict(framewise=True)) for layer in element]
-            legend = {f"Layer{i}": layer.label for i, layer in enumerate(layers) if layer.label}
+            labels = {f"Layer{i}": layer.label for i, layer in enumerate(layers) if layer.label}
             element = element.clone([
                 layer if isinstance(layer, hv.element.Annotation) else
                 layer.relabel(group=f"Layer{i}", label=f"Layer{i}" if layer.label else "")
                 for i, layer in enumerate(layers)])
-            element = style(element, bokeh=dict(legend_labels=legend))
+            element = style(element, bokeh=dict(legend_labels=labels))
         size = live_size(present)
         large = dict(fontscale=PRESENT_FONTSCALE) if present else {}
         return style(element, title=plot.title,
                      bokeh=dict(responsive=True, height=size["height"],
                                 min_width=size["min_width"], max_width=size["max_width"],
-                                framewise=True, backend_opts=TOOLBAR_HIDDEN, **large))
+                                framewise=True, backend_opts=TOOLBAR_HIDDEN, **large, **legend))
 
     def reset_zoom(self) -> None:
         """Back to the full range of every zoomable plot (recomputed at the knobs' range).

@@ -1,0 +1,189 @@
+"""Where legends go: under their plot's x axis, never over its data, on the page and in exports.
+
+A legend inside the axes covers the data whenever they reach its corner, and which corner is
+empty changes with the knobs: SBEED's runs levelled off under a legend at one γ and not at
+another, the Ising magnetisation filled every corner. So no panel places its legend: every
+legend sits below its plot, its entries in rows of as many columns as fit the plot's width.
+
+- On the page and in HTML exports (Bokeh): ``bokeh_legend`` gives the options of a panel
+  (``legend_position="bottom"``: Bokeh's panel under the axis, outside the data area, its
+  columns from an estimate of the labels' widths against the narrowest data area a page draws).
+- In PNG, SVG and PDF exports (matplotlib): ``place_legends`` moves each axes' legend under
+  its tick labels and axis label once the figure is rendered (its columns from the measured
+  widths), then moves the rows of panels apart where a legend reaches the panel below.
+"""
+
+from __future__ import annotations
+
+import holoviews as hv
+import numpy as np
+
+__all__ = ["legend_entries", "legend_columns", "bokeh_legend", "place_legends"]
+
+#: Bokeh's legend label size (px) and a label character's mean width in em (5.8-6.4 px a
+#: character at 13 px, measured in Chromium for the pages' labels; rounded up).
+LABEL_PX, CHAR_EM = 13, 0.5
+#: An entry's glyph and the gap to its label, the gap between entries and rows, the height of
+#: a row and the legend's padding (px: Bokeh's ``glyph_width``, ``label_standoff``,
+#: ``spacing``, ``glyph_height`` and ``label_height``, ``padding``).
+GLYPH_PX, STANDOFF_PX, SPACING_PX, ROW_HEIGHT_PX, PADDING_PX = 20, 5, 8, 16, 4
+#: The width a legend's row may take (px): the data area of the narrowest plot a page draws
+#: at 1024 px and wider (two 420-px plots to a row, less the y axis).
+ROW_PX = 340
+
+
+def legend_entries(element) -> list[str]:
+    """The labels of the legend HoloViews draws for ``element``, in order: one per distinct
+    label of an overlay's data layers (annotations have no entry), none when the element
+    hides its legend or is not an overlay."""
+    if not isinstance(element, hv.Overlay):
+        return []
+    if hv.Store.lookup_options("bokeh", element, "plot").kwargs.get("show_legend") is False:
+        return []
+    labels = [layer.label for layer in element
+              if layer.label and not isinstance(layer, hv.element.Annotation)]
+    return list(dict.fromkeys(labels))
+
+
+def legend_columns(widths: list[float], room: float, *, gap: float, pad: float) -> int:
+    """The most columns a legend of entries ``widths`` wide (filled row by row) can have and
+    stay within ``room``: each column as wide as its widest entry, ``gap`` between columns and
+    ``pad`` on both sides (one column when even that is wider)."""
+    for ncols in range(len(widths), 1, -1):
+        columns = [max(widths[c::ncols]) for c in range(ncols)]
+        if sum(columns) + gap * (ncols - 1) + 2 * pad <= room:
+            return ncols
+    return 1
+
+
+def bokeh_legend(element, *, scale: float = 1.0) -> dict:
+    """Bokeh options that put ``element``'s legend under its x axis, its entries in rows of as
+    many columns as fit ``ROW_PX`` (``scale``: the page's font scale, and the plots' width
+    with it); {} when it has no legend."""
+    labels = legend_entries(element)
+    if not labels:
+        return {}
+    font = LABEL_PX * scale
+    widths = [GLYPH_PX + STANDOFF_PX + CHAR_EM * font * len(label) for label in labels]
+    ncols = legend_columns(widths, ROW_PX * scale, gap=SPACING_PX, pad=PADDING_PX)
+    return dict(legend_position="bottom", legend_opts=dict(
+        orientation="horizontal", ncols=ncols, location="center", padding=PADDING_PX,
+        spacing=SPACING_PX, glyph_height=ROW_HEIGHT_PX, label_height=ROW_HEIGHT_PX, margin=2,
+        border_line_alpha=0, background_fill_alpha=0))
+
+
+# --- matplotlib ----------------------------------------------------------------------------
+
+#: The gap between a panel's axis label and its legend, and between a panel's lowest artist
+#: and the next row's title (points).
+GAP_PT = 8
+
+
+def place_legends(fig) -> None:
+    """Move every legend of a rendered matplotlib figure under its axes (below the tick
+    labels and the axis label, centred, in as many columns as fit the axes' width), then move
+    the rows of axes apart wherever a legend would reach into the row below."""
+    renderer = _renderer(fig)
+    bottoms = {}  # display y of the lowest artist of each axes with a legend: its legend's
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        if legend is None or not legend.get_visible() or not legend.texts:
+            continue
+        bottoms[ax] = _below(ax, legend, renderer)
+    if bottoms:
+        _open_rows(fig, renderer, bottoms)
+
+
+def _renderer(fig):
+    """A renderer to measure ``fig``'s artists with: its canvas's, or an Agg canvas's (HoloViews
+    draws on a bare ``FigureCanvasBase``; ``savefig`` picks each format's canvas anyway)."""
+    if not hasattr(fig.canvas, "get_renderer"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    return fig.canvas.get_renderer()
+
+
+def _below(ax, legend, renderer) -> float:
+    """Replace ``legend`` by the same entries under ``ax``'s tick labels and axis label; the
+    display y of the new legend's bottom."""
+    handles = list(legend.legend_handles)
+    labels = [text.get_text() for text in legend.texts]
+    fontsize = legend.texts[0].get_fontsize()
+    title = legend.get_title().get_text()
+    legend.remove()
+    ax.apply_aspect()
+    box = ax.get_window_extent(renderer)
+    gap = GAP_PT * ax.figure.dpi / 72
+    top = (_lowest(ax, renderer) - gap - box.y0) / box.height  # axes fraction, < 0
+    ncols = len(labels)
+    while True:
+        new = ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, top),
+                        ncols=ncols, fontsize=fontsize, title=title or None, frameon=False,
+                        borderaxespad=0.0, borderpad=0.2, columnspacing=1.2,
+                        handlelength=1.8, handletextpad=0.5)
+        extent = new.get_window_extent(renderer)
+        if ncols == 1 or extent.width <= box.width:
+            return extent.y0
+        new.remove()
+        ncols -= 1
+
+
+def _lowest(ax, renderer) -> float:
+    """The display y of the bottom of ``ax``'s x axis: tick labels and axis label."""
+    ax.apply_aspect()
+    axis = ax.xaxis.get_tightbbox(renderer) if ax.xaxis.get_visible() else None
+    return min(ax.get_window_extent(renderer).y0, axis.y0 if axis is not None else np.inf)
+
+
+def _highest(ax, renderer) -> float:
+    """The display y of the top of ``ax``'s title (its box's top without one)."""
+    ax.apply_aspect()
+    top = ax.get_window_extent(renderer).y1
+    if ax.get_title():
+        top = max(top, ax.title.get_window_extent(renderer).y1)
+    return top
+
+
+def _rows(fig) -> list[list]:
+    """The figure's visible axes grouped into rows of panels, top row first (axes whose
+    vertical extents overlap share a row: a plot and its colour bar)."""
+    rows: list[list] = []
+    for ax in sorted(fig.axes, key=lambda a: -a.get_position(original=True).y1):
+        if not ax.get_visible():
+            continue
+        pos = ax.get_position(original=True)
+        if rows and pos.y1 > min(a.get_position(original=True).y0 for a in rows[-1]):
+            rows[-1].append(ax)
+        else:
+            rows.append([ax])
+    return rows
+
+
+def _open_rows(fig, renderer, bottoms: dict) -> None:
+    """Move rows of axes down (the figure grows) until each row's lowest artist (a legend's
+    ``bottoms``, else the x axis) ends above the next row's titles."""
+    rows = _rows(fig)
+    gap = GAP_PT * fig.dpi / 72
+    shifts = [0.0]  # px each row moves down
+    for upper, lower in zip(rows, rows[1:]):
+        if not any(ax in bottoms for ax in upper):
+            shifts.append(shifts[-1])  # the layout's own spacing holds
+            continue
+        bottom = min(bottoms[ax] if ax in bottoms else _lowest(ax, renderer) for ax in upper)
+        top = max(_highest(ax, renderer) for ax in lower)
+        shifts.append(shifts[-1] + max(0.0, top + gap - bottom))
+    if shifts[-1] <= 0:
+        return
+    width, height = fig.get_size_inches()
+    grown = height + shifts[-1] / fig.dpi
+    placed = {}
+    for row, shift in zip(rows, shifts):
+        for ax in row:
+            pos = ax.get_position(original=True)
+            # the same distance from the figure's top, plus the row's shift (inches)
+            y0 = grown - (height - pos.y0 * height) - shift / fig.dpi
+            placed[ax] = (pos.x0, y0 / grown, pos.width, pos.height * height / grown)
+    fig.set_size_inches(width, grown)
+    for ax, (x0, y0, w, h) in placed.items():
+        ax.set_position((x0, y0, w, h), which="both")
