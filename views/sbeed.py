@@ -20,7 +20,7 @@ from dynamics._common import report
 from dynamics.sbeed import pendulum as pend
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
-                             Plot, Timeline, axis, style)
+                             Plot, Timeline, axis, integer_ticks, style)
 from views.framework.jobs import Run, progress_part
 from views.framework.marks import legend_layer
 
@@ -444,8 +444,8 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                                 + [page.V_star])
         values = values[np.isfinite(values)]
         pad = 0.05 * max(float(np.ptp(values)), 1e-9)
-        return style(hv.Overlay(layers), framewise=True, legend_position="top_left",
-                     xlim=(-0.5, len(order) - 0.5),
+        return style(hv.Overlay(layers), framewise=True,
+                     xlim=(-0.5, len(order) - 0.5), xticks=integer_ticks(0, len(order) - 1),
                      ylim=(float(values.min()) - pad, float(values.max()) + pad))
 
     def policy_plot(self):
@@ -489,9 +489,8 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         # enough to read (the risky choice's 4 x 2); a Garnet's 60 x 4 gets a tick every 10th
         # state instead of 60 overprinted ones (the live page's hover gives every value)
         mpl = dict(show_values=shown * mdp.n_actions <= 32, hooks=[_readable_cell_values])
-        if shown > 20:
-            mpl["xticks"] = [(s, str(s)) for s in range(0, shown, 10)]
         return style(heat, cmap="magma", colorbar=True, clim=(0.0, 1.0), framewise=True,
+                     xticks=integer_ticks(0, shown - 1),
                      bokeh=dict(tools=["hover"]), mpl=mpl)
 
     def prepare(self) -> None:
@@ -554,7 +553,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
             * style(hv.Curve((result.branching.astype(float), result.variance), *dims,
                              label="γ² E Var[V*(s′)]"), color="gray", bokeh=DASHED,
                     mpl=MPL_DASHED),
-            framewise=True, legend_position="right")
+            framewise=True, xticks=integer_ticks(1, int(result.branching.max())))
 
     # --- the k run ---------------------------------------------------------------------------
     def run_k(self, settings: dict, progress=None) -> KSweep:

@@ -195,3 +195,16 @@ def test_cloud_panels_send_the_cloud_at_its_share_of_the_window():
     finally:
         _EXPORTING.reset(token)
     assert exported.dimension_values(2, flat=False).shape == (340, 400)
+
+
+def test_integer_ticks_tick_a_discrete_axis_at_whole_numbers():
+    """A discrete axis (states, levels) is ticked at whole numbers, at most ``most`` of them at
+    a stride of 1, 2 or 5 times a power of ten: SBEED's four states were ticked at -0.5, 0,
+    0.5, ..., 3.5."""
+    from views.framework import integer_ticks
+
+    assert integer_ticks(-0.5, 3.5) == [0, 1, 2, 3]
+    assert integer_ticks(0, 59) == [0, 10, 20, 30, 40, 50]
+    assert integer_ticks(1, 12) == [2, 4, 6, 8, 10, 12]
+    assert integer_ticks(0, 1000, most=5) == [0, 500, 1000]  # 200 would make six
+    assert integer_ticks(3, 3) == [3] and integer_ticks(0.2, 0.8) == []

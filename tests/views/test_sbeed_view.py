@@ -82,6 +82,17 @@ def test_status_reads_the_runs():
     assert sbeed.risky_choice().name in text
 
 
+def test_the_state_axes_are_ticked_at_whole_states():
+    """V per state and the policy are drawn against states 0..n-1: ticks at whole states,
+    not halfway between two (the risky choice's axes read -0.5, 0, 0.5, ..., 3.5)."""
+    import holoviews as hv
+
+    page = SBEEDExplorer()
+    for method in ("states_plot", "policy_plot"):
+        ticks = hv.Store.lookup_options("bokeh", getattr(page, method)(), "plot").kwargs["xticks"]
+        assert list(ticks) == [0, 1, 2, 3], method
+
+
 def test_exported_policy_cells_are_readable():
     """The exported policy heat map: on the risky choice each cell's probability in two
     decimals, white on the dark cells and black on the light ones (matplotlib wrote five

@@ -20,8 +20,9 @@ from __future__ import annotations
 from views.framework.explorer import Explorer
 from views.framework.figure import (DASHED, DENSE_POINTS, DOTTED, EXPORT_FORMATS, MPL_DASHED,
                                     MPL_DOTTED, PLOT_HEIGHT, PLOT_WIDTH, Plot, axis,
-                                    count_points, dense, export_figure, exporting, log_spaced,
-                                    shade_levels, style, warmup_rasters)
+                                    count_points, dense, export_figure, exporting,
+                                    integer_ticks, log_spaced, shade_levels, style,
+                                    warmup_rasters)
 from views.framework.jobs import Run
 from views.framework.knobs import parse_vector
 from views.framework.page import Section
@@ -35,5 +36,6 @@ __all__ = [
     "PLOT_WIDTH", "PLOT_HEIGHT", "DASHED", "DOTTED", "MPL_DASHED", "MPL_DOTTED",
     "export_figure", "exporting", "style", "dense", "count_points", "shade_levels",
     "warmup_rasters", "parse_vector", "math_markdown", "plain", "quote", "matplotlib_backend",
-    "prompt_widget", "render_matplotlib", "axis", "log_spaced", "Timeline", "Mark", "Frames",
+    "prompt_widget", "render_matplotlib", "axis", "log_spaced", "integer_ticks", "Timeline",
+    "Mark", "Frames",
 ]

@@ -28,7 +28,7 @@ __all__ = [
     "EXPORT_FORMATS", "DENSE_POINTS", "PLOT_WIDTH", "PLOT_HEIGHT", "FIG_INCHES", "DASHED",
     "DOTTED", "MPL_DASHED", "MPL_DOTTED", "Plot", "FigureMixin", "exporting", "style", "dense",
     "shade_levels", "count_points", "warmup_rasters", "table_html", "axis", "log_spaced",
-    "export_figure",
+    "integer_ticks", "export_figure",
 ]
 
 #: Formats ``export`` writes, by file suffix.
@@ -267,6 +267,22 @@ def log_spaced(n: int, count: int) -> np.ndarray:
     """About ``count`` unique indices in [0, n) spaced evenly on a log scale (for log-log
     curves: send what the eye can see)."""
     return np.unique(np.geomspace(1, n, num=min(count, n)).astype(int) - 1)
+
+
+def integer_ticks(lo: float, hi: float, most: int = 10) -> list[int]:
+    """Whole-number ticks from ``lo`` to ``hi`` for a discrete axis (states, levels, counts):
+    at most ``most``, a stride of 1, 2 or 5 times a power of ten, never a half step between
+    two states (Bokeh and matplotlib tick such an axis at -0.5, 0, 0.5, ...)."""
+    first, last = math.ceil(lo), math.floor(hi)
+    if last < first:
+        return []
+    stride = 1
+    while (last - first) // stride + 1 > most:
+        digits = len(str(stride)) - 1
+        lead = stride // 10 ** digits
+        stride = {1: 2, 2: 5}.get(lead, 10) * 10 ** digits
+    start = -(-first // stride) * stride
+    return list(range(start, last + 1, stride))
 
 
 def export_figure(figure, path, *, title: str | None = None,
