@@ -330,7 +330,7 @@ picture slides to higher temperatures.
         if c.t_thresh_extrapolated is not None:
             overlay = overlay * style(hv.VLine(np.log10(c.t_thresh_extrapolated)),
                                       color=THRESH_COLOR, bokeh=DASHED, mpl=MPL_DASHED)
-        return style(overlay, logy=True, legend_position="top_right",
+        return style(overlay, logy=True,
                      ylim=(0.7, 3 * MAX_PERIOD))
 
     def _attractor_dims(self) -> list[hv.Dimension]:
@@ -365,7 +365,7 @@ picture slides to higher temperatures.
             window = ((float(x.min()), float(x.max())), (float(y.min()), float(y.max())))
             herd_pts = style(dense(herd_pts, threshold=0, frame=window, width=200, height=170),
                              alpha=0.35)
-        return style(herd_pts * sets, legend_position="bottom_right", show_legend=False)
+        return style(herd_pts * sets, show_legend=False)
 
     def lyapunov_plot(self):
         res = self.result()

@@ -46,9 +46,10 @@ _DICT = ["dictionary"]
 Curve, Scatter, Rectangles, Segments, Points, Spread, ErrorBars = (
     functools.partial(cls, datatype=_DICT) for cls in (
         hv.Curve, hv.Scatter, hv.Rectangles, hv.Segments, hv.Points, hv.Spread, hv.ErrorBars))
-#: Width over height of a live plot's frame (the page's plots are PLOT_WIDTH x PLOT_HEIGHT
-#: pixels including axes, title and toolbar), to keep circles round without data_aspect.
-LIVE_FRAME_RATIO = 1.1
+#: Width over height of a live plot's frame, to keep circles round without data_aspect: the
+#: frame of two plots to a row at 1440 x 900 with a row of legend below (432 x 296 px; a
+#: plot alone on its row at 1024 x 768 is wider, 565 px, and draws them flatter).
+LIVE_FRAME_RATIO = 1.45
 EPS = hv.Dimension("eps", label="restart probability ε")
 STATE = hv.Dimension("state", label="state y")
 PROB = hv.Dimension("p", label="probability")
@@ -514,7 +515,7 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
             * style(boundary, color="gray", bokeh=dict(line_width=1, **DOTTED),
                     mpl=dict(linewidth=1, **MPL_DOTTED))
             * style(now, color="black", bokeh=dict(size=9), mpl=dict(s=40)),
-            logx=True, framewise=True, legend_position="bottom_left",
+            logx=True, framewise=True,
             xlim=(float(sw.eps[0]), 1.0),
             mpl=dict(hooks=[_square_axes]),
         )
@@ -527,7 +528,7 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         kl_a, kl_b = _positive(sw.kl_restart_pi, 1e-14), _positive(sw.kl_pi_restart, 1e-14)
         kl1 = Curve((sw.eps, kl_a), EPS, y, label="KL(π̃ ‖ π)")
         kl2 = Curve((sw.eps, kl_b), EPS, y, label="KL(π ‖ π̃)")
-        maha = Curve((sw.eps, _positive(sw.mahalanobis)), EPS, y, label="Mahalanobis distance of π̃ from π")
+        maha = Curve((sw.eps, _positive(sw.mahalanobis)), EPS, y, label="Mahalanobis distance")
         thick = dict(bokeh=dict(line_width=2.5), mpl=dict(linewidth=2))
         overlay = (style(kl1, color=RESTART_COLOR, **thick) * style(kl2, color=CHAIN_COLOR, **thick)
                    * style(maha, color=DIVERGENCE_COLOR, bokeh=dict(line_width=2),
@@ -538,10 +539,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         finite = np.concatenate([kl_a, kl_b, _positive(sw.mahalanobis)])
         finite = finite[np.isfinite(finite)]
         top = 10 * float(finite.max()) if finite.size else 1.0
-        # the decades below the curves hold the legend
-        low = max(float(finite.min()) if finite.size else 1e-12, top * 1e-14) / 1e4
-        return style(overlay, logx=True, logy=True, framewise=True, ylim=(low, top),
-                     legend_position="bottom_right")
+        low = max(float(finite.min()) if finite.size else 1e-12, top * 1e-14) / 3
+        return style(overlay, logx=True, logy=True, framewise=True, ylim=(low, top))
 
     def gap_plot(self):
         res = self.result()
@@ -554,8 +553,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
             style(gap, color=RESTART_COLOR, bokeh=dict(line_width=3), mpl=dict(linewidth=2))
             * style(bound, color="black", bokeh=dict(line_width=1.5, **DASHED),
                     mpl=dict(linewidth=1.2, **MPL_DASHED)),
-            logx=True, logy=True, framewise=True, legend_position="bottom_right",
-            ylim=(min(float(sw.eps[0]), res.setup.gap if res.setup.gap > 0 else 1.0) / 100, 3.0),
+            logx=True, logy=True, framewise=True,
+            ylim=(min(float(sw.eps[0]), res.setup.gap if res.setup.gap > 0 else 1.0) / 3, 3.0),
         )
 
     def eigen_plot(self):
@@ -574,13 +573,13 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         restart = Points((sp.restart.real, sp.restart.imag), kdims=dims,
                          label=f"of P̃, ε = {sp.eps:.3g}")
         restart = style(restart, color=RESTART_COLOR, bokeh=dict(size=6), mpl=dict(s=16))
-        # The strip below the unit circle holds the legend. Ranges instead of data_aspect=1
-        # (which costs ~13 ms per redraw): a 1:1 square in export, and the live frame's
-        # width/height ratio on the page, so that circles stay round.
-        return style(circles * chain * restart, legend_position="bottom_right",
-                     bokeh=dict(xlim=(-1.45 * LIVE_FRAME_RATIO, 1.45 * LIVE_FRAME_RATIO),
-                                ylim=(-1.75, 1.15)),
-                     mpl=dict(xlim=(-1.45, 1.45), ylim=(-1.75, 1.15)))
+        # Ranges instead of data_aspect=1 (which costs ~13 ms per redraw): a 1:1 square in
+        # export, and the live frame's width/height ratio on the page, so that circles stay
+        # round.
+        return style(circles * chain * restart,
+                     bokeh=dict(xlim=(-1.2 * LIVE_FRAME_RATIO, 1.2 * LIVE_FRAME_RATIO),
+                                ylim=(-1.2, 1.2)),
+                     mpl=dict(xlim=(-1.2, 1.2), ylim=(-1.2, 1.2)))
 
     def race_frames(self) -> Frames:
         """The timeline: the race's checkpoints (steps spent by each sampler), both samplers'
@@ -606,8 +605,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         return style(
             hv.Overlay([*legend, style(targets, color="black", bokeh=dict(line_width=2.5),
                                        mpl=dict(linewidth=2))]),
-            xlim=(0.4, n + 0.6), ylim=(0, 1.7 * race.top),  # room for the legend above the bars
-            framewise=True, legend_position="top_right",
+            xlim=(0.4, n + 0.6), ylim=(0, 1.1 * race.top),
+            framewise=True,
             xticks=list(range(1, n + 1, max(1, n // 10))), show_legend=True)
 
     def race_tv_plot(self):
@@ -624,9 +623,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
             * style(draws_pi, color=RESTART_COLOR, bokeh=dict(line_width=1.5, **DASHED),
                     mpl=dict(linewidth=1.2, **MPL_DASHED))
             * style(plain, color=CHAIN_COLOR, bokeh=dict(line_width=2.5), mpl=dict(linewidth=2)),
-            logx=True, logy=True, framewise=True, legend_position="top_right",
-            # TV <= 1: the decade above it holds the legend
-            xlim=(float(cp[0]), float(cp[-1])), ylim=(1e-3, 10.0),
+            logx=True, logy=True, framewise=True,
+            xlim=(float(cp[0]), float(cp[-1])), ylim=(1e-3, 1.5),  # TV <= 1
         )
 
     def staged_plot(self):
@@ -638,6 +636,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
         two = Curve((st.eps2, st.doeblin_gaps), x, y, label="2 stages (eq 2)")
         thm = Curve((bd.eps2, bd.theorem), x, y, label="Thm 3.6")
         cor = Curve((bd.eps2, bd.corollary), x, y, label="Cor 3.7 (ε₂/78)")
+        values = np.concatenate([st.gaps, st.doeblin_gaps, bd.theorem, bd.corollary])
+        top = float(np.nanmax(values[np.isfinite(values)], initial=1e-3))
         return style(
             style(three, color=STAGED_COLOR, bokeh=dict(line_width=3), mpl=dict(linewidth=2))
             * style(two, color=RESTART_COLOR, bokeh=dict(line_width=1.5), mpl=dict(linewidth=1.2))
@@ -645,9 +645,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
                     mpl=dict(linewidth=1.2, **MPL_DASHED))
             * style(cor, color="black", bokeh=dict(line_width=1.5, **DOTTED),
                     mpl=dict(linewidth=1.2, **MPL_DOTTED)),
-            logx=True, logy=True, framewise=True, legend_position="top_left",
-            # the gaps stay below 1 and start low on the left: the top left holds the legend
-            ylim=(float(np.nanmin(bd.corollary, initial=1e-4)) / 3, 300.0),
+            logx=True, logy=True, framewise=True,
+            ylim=(float(np.nanmin(bd.corollary, initial=1e-4)) / 3, 3 * top),
         )
 
     # --- experiment plots (drawn once computed) -------------------------------------------------
@@ -686,15 +685,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
             layers.append(style(guides, color="gray", bokeh=dict(line_width=1, **DOTTED),
                                 mpl=dict(linewidth=1, **MPL_DOTTED)))
             top = max(top, float(oracle.mean()))
-        # curves that end low (word accuracy under uniform noise) leave room for the legend
-        # above them; curves that end high (key-beside noise, characters) put it below
-        last = mean[np.isfinite(mean).any(axis=1)][-1] if np.isfinite(mean).any() else [0.0]
-        high = which != "word" or float(np.nanmax(last)) > 0.4
-        room = 1.2 if high else 1.7
-        return style(hv.Overlay(layers), ylim=(0, min(1.0, room * max(top, 0.05))),
-                     xlim=(0, max(ep[-1], 1.0)),
-                     legend_position="bottom_right" if high else "top_right",
-                     framewise=True)
+        return style(hv.Overlay(layers), ylim=(0, min(1.0, 1.1 * max(top, 0.05))),
+                     xlim=(0, max(ep[-1], 1.0)), framewise=True)
 
     def word_plot(self, result):
         return self._accuracy_plot(result, "word")
@@ -718,8 +710,8 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
             layers.append(style(Scatter((xs, mean), x, y), color=color,
                                 bokeh=dict(size=7), mpl=dict(s=25)))
         ticks = list(zip(levels, res.levels))
-        return style(hv.Overlay(layers), logy=True, xticks=ticks, xlim=(-0.4, len(levels) - 0.6),
-                     legend_position="top_left", framewise=True)
+        return style(hv.Overlay(layers), logy=True, xticks=ticks,
+                     xlim=(-0.4, len(levels) - 0.6), framewise=True)
 
     # --- the experiments, run as jobs (views.framework.jobs) --------------------------------------------
     def run_word_task(self, settings: dict, progress=None):

@@ -248,7 +248,7 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                     color=NORMA_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
             * style(hv.Curve((x[:, 0], exact), *dims, label="RBF kernel"),
                     color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED),
-            legend_position="top_right", ylim=(-0.6, 1.4), framewise=True)
+            ylim=(-0.6, 1.4), framewise=True)
 
     def status(self) -> str:
         task = self.result()
@@ -366,7 +366,7 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                                          result.norma["error"]), *dims, label="NORMA"),
                                color=NORMA_COLOR, bokeh=dict(line_width=2),
                                mpl=dict(linewidth=1.5)))
-        return style(hv.Overlay(parts), logx=True, logy=True, legend_position="bottom_left",
+        return style(hv.Overlay(parts), logx=True, logy=True,
                      framewise=True)
 
     def memory_plot(self, result: CurveRun):
@@ -384,7 +384,7 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                                            result.norma["memory"]), *dims,
                                           label="NORMA, counted in the run"),
                                color=NORMA_COLOR, bokeh=dict(size=5), mpl=dict(s=12)))
-        return style(hv.Overlay(parts), logx=True, logy=True, legend_position="top_left",
+        return style(hv.Overlay(parts), logx=True, logy=True,
                      framewise=True)
 
     # --- run: Fig 3.5 ------------------------------------------------------------------------
@@ -441,7 +441,7 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
             parts.append(style(hv.Curve((ends, h["mean_error"][mid] * seen[mid] / ends), *dims,
                                         label="∝ 1/t"),
                                color="gray", bokeh=DOTTED, mpl=MPL_DOTTED))
-        return style(hv.Overlay(parts), logx=True, logy=True, legend_position="bottom_left",
+        return style(hv.Overlay(parts), logx=True, logy=True,
                      framewise=True)
 
     def _against(self, ours: np.ndarray, exact: np.ndarray, what: str, color: str):
@@ -455,7 +455,7 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                               label="equal"),
                      color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED)
         return style(pts * line, xlim=(lo - pad, hi + pad), ylim=(lo - pad, hi + pad),
-                     legend_position="top_left", framewise=True)
+                     framewise=True)
 
     def gp_mean_plot(self, result: GPResult):
         return self._against(result.run.mean, result.run.exact_mean, "mean", MEAN_COLOR)

@@ -186,7 +186,7 @@ bandwidths the saddle point can diverge (the page then says so and keeps the las
                     color=TRUTH_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
             * style(hv.Curve((grid, es.conditional_mean(grid)), *dims, label="E[y | x]"),
                     color=SMOOTH_COLOR, bokeh=DASHED, mpl=MPL_DASHED),
-            legend_position="bottom_left", framewise=True)
+            framewise=True)
 
     def fit_plot(self):
         live = self.result()
@@ -201,7 +201,7 @@ bandwidths the saddle point can diverge (the page then says so and keeps the las
                     color=BASE_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
             * style(hv.Curve((r.grid, r.fit), *dims, label="Embedding-SGD"),
                     color=ESGD_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
-            legend_position="bottom_left", framewise=True)
+            framewise=True)
 
     @staticmethod
     def _mse_overlay(seen: np.ndarray, esgd: np.ndarray, base: np.ndarray, suffix: str = "",
@@ -226,7 +226,7 @@ bandwidths the saddle point can diverge (the page then says so and keeps the las
                   mpl=dict(s=60, marker="X")),
         ]
         # the paper's mark inside the frame
-        return style(hv.Overlay(layers), logx=True, logy=True, legend_position="bottom_left",
+        return style(hv.Overlay(layers), logx=True, logy=True,
                      framewise=True, xlim=(float(seen[0]), 2.0 * max(PAPER_DATA, seen[-1])))
 
     def mse_plot(self):
@@ -288,4 +288,4 @@ bandwidths the saddle point can diverge (the page then says so and keeps the las
                                         label="Embedding-SGD runs" if k == 0 else ""),
                                color=ESGD_COLOR, alpha=0.6, bokeh=dict(line_width=1),
                                mpl=dict(linewidth=0.8)))
-        return style(hv.Overlay(parts), legend_position="top_left", framewise=True)
+        return style(hv.Overlay(parts), framewise=True)

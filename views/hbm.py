@@ -189,7 +189,7 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
             style(hv.Curve((rank, page.p_star[order]), *dims, label="P*"), color=PSTAR_COLOR,
                   bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
         ]
-        return style(hv.Overlay(lines), legend_position="top_right", framewise=True)
+        return style(hv.Overlay(lines), framewise=True)
 
     def theta_plot(self):
         page = self.result()
@@ -330,7 +330,7 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
     def total_plot(self, result: hbm.Sweep):
         dims = [axis("N", "sample size N"), axis("total", "E KL(P*, P̂) (nats)")]
         return style(self._by_model(result, result.total, dims, result.Ns.astype(float)),
-                     logx=True, logy=True, legend_position="right", framewise=True)
+                     logx=True, logy=True, framewise=True)
 
     def bias_n_plot(self, result: hbm.Sweep):
         """Figs 5-6's bias panels: flat in N (P*(B) does not depend on the data)."""
@@ -361,7 +361,7 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
                                             label=label), color=color, **opts))
                 parts.append(style(hv.Scatter((params[rows], result.bias[rows, 0]), *dims),
                                    color=color, bokeh=dict(size=6), mpl=dict(s=15)))
-        return style(hv.Overlay(parts), logx=True, legend_position="bottom_left", framewise=True)
+        return style(hv.Overlay(parts), logx=True, framewise=True)
 
     def params_plot(self, result: hbm.Sweep):
         dims = [axis("params", "number of parameters"), axis("total", "E KL(P*, P̂) (nats)")]
@@ -382,5 +382,5 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
                                                 *dims, label=label), color=colors[j], **opts))
         if not parts:
             parts = [hv.Curve(([], []), *dims)]
-        return style(hv.Overlay(parts), logx=True, logy=True, legend_position="right",
+        return style(hv.Overlay(parts), logx=True, logy=True,
                      framewise=True)

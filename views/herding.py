@@ -320,7 +320,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         overlay = (style(herd_curve, color=HERDING_COLOR) * style(iid_curve, color=IID_COLOR)
                    * style(g1, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
                    * style(g2, color="gray", bokeh=DOTTED, mpl=MPL_DOTTED))
-        return style(overlay, logx=True, logy=True, legend_position="bottom_left")
+        return style(overlay, logx=True, logy=True)
 
     def autocorrelation_plot(self):
         res = self.result()
@@ -330,7 +330,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
                            color=HERDING_COLOR)
         iid_curve = style(hv.Curve((lags, res.iid_autocorrelation), *dims, label="i.i.d."),
                           color=IID_COLOR)
-        return style(iid_curve * herd_curve, legend_position="top_right")
+        return style(iid_curve * herd_curve)
 
     def words_plot(self):
         res = self.result()
@@ -345,7 +345,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         sturm = hv.Curve((T, T + 1), *dims, label="T + 1 (Sturmian)")
         overlay = (words * style(guide, color="gray", bokeh=DASHED, mpl=MPL_DASHED)
                    * style(sturm, color=STURMIAN_COLOR))
-        return style(overlay, logx=True, logy=True, legend_position="top_left")
+        return style(overlay, logx=True, logy=True)
 
     def weight_frames(self) -> Frames:
         """The timeline: w_t (its first two coordinates) for t = 0..T; T1 = max(t, 1) places
@@ -395,7 +395,7 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         fit = hv.Curve((x, counts[k] * (x / inv[k]) ** result.dimension), *dims,
                        label=f"slope {result.dimension:.3f}")
         return style(every * used * style(fit, color="black", bokeh=DASHED, mpl=MPL_DASHED),
-                     logx=True, logy=True, legend_position="top_left", framewise=True)
+                     logx=True, logy=True, framewise=True)
 
     def status(self) -> str:
         """The perceptron-cycling check of eq 1.40 over the run, and the two measured rates."""

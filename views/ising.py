@@ -17,6 +17,7 @@ import param
 
 from dynamics import ising
 from views.framework.cache import results_cache
+from views.framework.marks import legend_layer
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Section, Timeline, axis, style)
 
@@ -191,8 +192,7 @@ seeds.
                 xs = fit.centers[used][[0, -1]]
                 layers.append(style(hv.Curve((xs, np.exp(np.polyval(coef, np.log(xs)))), *dims),
                                     color=color, bokeh=dict(line_width=1.5), mpl=dict(linewidth=1)))
-        return style(hv.Overlay(layers), logx=True, logy=True, framewise=True,
-                     legend_position="bottom_left")
+        return style(hv.Overlay(layers), logx=True, logy=True, framewise=True)
 
     def _per_step(self, field: str, label: str):
         page = self.result()
@@ -202,7 +202,7 @@ seeds.
                         color=SW_COLOR, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8)),
                   style(hv.Curve((t, getattr(page.herd, field)), *dims, label="herding"),
                         color=HERD_COLOR, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))]
-        return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
+        return style(hv.Overlay(layers), framewise=True)
 
     def correlation_plot(self):
         page = self.result()
@@ -211,7 +211,7 @@ seeds.
         dims = [STEP_DIM, axis("correlation", "mean neighbour product")]
         line = style(hv.Curve((t[[0, -1]], [page.c, page.c]), *dims, label="target c"),
                      color="black", bokeh=DASHED, mpl=MPL_DASHED)
-        return style(plot * line, framewise=True, legend_position="bottom_right")
+        return style(plot * line, framewise=True)
 
     def magnetisation_plot(self):
         return self._per_step("magnetisation", "mean spin m")
@@ -220,17 +220,24 @@ seeds.
         page = self.result()
         dims = [axis("step", "step t"), axis("scaled", "t × |running mean − target|")]
         t = np.arange(1, len(page.sw.samples) + 1, dtype=float)
+        solid = dict(bokeh=dict(line_width=1.5), mpl=dict(linewidth=1))
+        dotted = dict(bokeh=dict(line_width=1.5, line_dash="dotted"),
+                      mpl=dict(linewidth=1, linestyle=":"))
         layers = []
-        for run, color, name in ((page.sw, SW_COLOR, "Swendsen-Wang"), (page.herd, HERD_COLOR, "herding")):
+        for run, color in ((page.sw, SW_COLOR), (page.herd, HERD_COLOR)):
             # floored at 1e-3 for the log axis (a running mean can hit the target exactly)
             scaled = np.maximum(np.abs(np.cumsum(run.correlation - page.c)), 1e-3)
-            layers.append(style(hv.Curve((t, scaled), *dims, label=f"{name}, correlation"),
-                                color=color, bokeh=dict(line_width=1.5), mpl=dict(linewidth=1)))
+            layers.append(style(hv.Curve((t, scaled), *dims), color=color, **solid))
             scaled_m = np.maximum(np.abs(np.cumsum(run.magnetisation)), 1e-3)
-            layers.append(style(hv.Curve((t, scaled_m), *dims, label=f"{name}, mean spin"),
-                                color=color, bokeh=dict(line_width=1.5, line_dash="dotted"),
-                                mpl=dict(linewidth=1, linestyle=":")))
-        return style(hv.Overlay(layers), logy=True, framewise=True, legend_position="right")
+            layers.append(style(hv.Curve((t, scaled_m), *dims), color=color, **dotted))
+        # the legend names the colours (chains) and the dashes (moments) apart: two short rows
+        # instead of four long ones under the plot
+        layers += [legend_layer("curve", dims, label, color=color, **dash)
+                   for label, color, dash in (("Swendsen-Wang", SW_COLOR, solid),
+                                              ("herding", HERD_COLOR, solid),
+                                              ("correlation", "black", solid),
+                                              ("mean spin", "black", dotted))]
+        return style(hv.Overlay(layers), logy=True, framewise=True)
 
     def sweeps_plot(self):
         page = self.result()
@@ -243,4 +250,4 @@ seeds.
         fails = style(hv.Scatter((t[bad], herd.sweeps[bad].astype(float)), *dims,
                                  label=f"PCT failed ({bad.sum()})"),
                       color="black", bokeh=dict(size=6, marker="x"), mpl=dict(s=24, marker="X"))
-        return style(curve * fails, logy=True, framewise=True, legend_position="top_right")
+        return style(curve * fails, logy=True, framewise=True)

@@ -287,10 +287,8 @@ $w_0 = 5$: the weights walk down into the interval and the bound grows according
         bounds = style(bounds, color=BOUND_COLOR, framewise=True,
                        bokeh=dict(line_width=1.5, **DASHED),
                        mpl=dict(linewidth=1.2, **MPL_DASHED))
-        # Room below -B for the legend: D(T) never goes there.
-        return style(curve * bounds, framewise=True, logx=True, ylim=(-1.9 * B, 1.3 * B),
-                     mpl=dict(aspect="auto"),
-                     legend_position="bottom_right")
+        return style(curve * bounds, framewise=True, logx=True, ylim=(-1.3 * B, 1.3 * B),
+                     mpl=dict(aspect="auto"))
 
     def words_plot(self):
         res = self.result()
@@ -305,9 +303,7 @@ $w_0 = 5$: the weights walk down into the interval and the bound grows according
         words = style(hv.Scatter((T, res.words), *dims, label=label), color=HERDING_COLOR,
                       framewise=True,
                       bokeh=dict(size=6), mpl=dict(s=14))
-        # Headroom above T + 1 for the legend.
-        return style(sturm * words, framewise=True, legend_position="top_left",
-                     ylim=(0, 1.45 * (T[-1] + 1)))
+        return style(sturm * words, framewise=True, ylim=(0, 1.1 * (T[-1] + 1)))
 
 
 def _envelope(y: np.ndarray, blocks: int) -> tuple[np.ndarray, np.ndarray]:

@@ -278,7 +278,7 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
                       color="black", bokeh=dict(line_width=3), mpl=dict(linewidth=2))
         lim = 1.1 * max(3.0, float(np.abs(th).max()) * 1.2)
         return style(hv.Overlay([*_plane_legend(), arrow]), xlim=(-lim, lim), ylim=(-lim, lim),
-                     legend_position="bottom_left", framewise=True)
+                     framewise=True)
 
     def plane_error_plot(self):
         page = self.result()
@@ -292,16 +292,16 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         page = self.result()
         values = np.linalg.eigvalsh(page.path.covs)  # (t + 1, 2), ascending
         t = np.arange(1, len(values), dtype=float)
-        dims = [axis("t", "examples seen t"), axis("var", "variance of the posterior")]
+        dims = [axis("t", "examples seen t"), axis("var", "eigenvalue of the covariance C")]
         lines = [style(hv.Curve((t, values[1:, k]), *dims, label=label), color=color,
                        bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-                 for k, label, color in ((1, "largest eigenvalue of C", SPHERICAL_COLOR),
-                                         (0, "smallest eigenvalue of C", FULL_COLOR))]
+                 for k, label, color in ((1, "largest eigenvalue", SPHERICAL_COLOR),
+                                         (0, "smallest eigenvalue", FULL_COLOR))]
         mid = len(t) // 2
         guide = hv.Curve((t[[0, -1]], values[mid + 1, 0] * t[mid] / t[[0, -1]]), *dims,
                          label="∝ 1/t")
         return style(hv.Overlay(lines) * style(guide, color="gray", bokeh=DASHED, mpl=MPL_DASHED),
-                     logx=True, logy=True, legend_position="bottom_left", framewise=True)
+                     logx=True, logy=True, framewise=True)
 
     def status(self) -> str:
         page = self.result()
@@ -349,8 +349,7 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
                      mpl=dict(facecolor=FULL_COLOR, edgecolor="none"))
         bound = style(hv.Curve((r.t, r.limit / r.t), *dims, label="Cramér-Rao 1/(tJ)"),
                       color=THEORY_COLOR, bokeh=DASHED, mpl=MPL_DASHED)
-        return style(band * curve * bound, logx=True, logy=True, legend_position="bottom_left",
-                     framewise=True)
+        return style(band * curve * bound, logx=True, logy=True, framewise=True)
 
     def sandwich_plot(self, result: ToyResult):
         r, w = result.right, result.wrong
@@ -368,7 +367,7 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
                            label="J(θ_p)⁻¹ (not the limit)"),
                   color=MIS_COLOR, bokeh=DOTTED, mpl=MPL_DOTTED),
         ]
-        return style(hv.Overlay(lines), logx=True, legend_position="top_right",
+        return style(hv.Overlay(lines), logx=True,
                      ylim=(0, 2.2 * max(r.limit, w.limit)), framewise=True)
 
     # --- run: Fig 2 --------------------------------------------------------------------------
@@ -424,9 +423,7 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
             parts.append(style(hv.Curve((f.alpha, result.replica), *dims,
                                         label="batch Bayes, N → ∞ (replica)"),
                                color=THEORY_COLOR, bokeh=DASHED, mpl=MPL_DASHED))
-        return style(hv.Overlay(parts), logx=True, ylim=(0, 0.55), framewise=True,
-                     bokeh=dict(legend_position="bottom_left"),
-                     mpl=dict(legend_position="top_right"))
+        return style(hv.Overlay(parts), logx=True, ylim=(0, 0.55), framewise=True)
 
     def entropic_plot(self, result: CurveResult):
         f = result.full
@@ -438,6 +435,5 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         one = style(hv.Curve((f.alpha[[0, -1]], [1.0, 1.0]), *dims,
                              label="N / (2t), eq 8.12"),
                     color=THEORY_COLOR, bokeh=DASHED, mpl=MPL_DASHED)
-        return style(curve * one, logx=True, legend_position="top_left", ylim=(0, 1.45),
-                     framewise=True)
+        return style(curve * one, logx=True, ylim=(0, 1.45), framewise=True)
 

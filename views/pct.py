@@ -31,6 +31,9 @@ VARIANTS = {
     "without": ("minibatches without replacement", "#2ca02c"),
     "with": ("minibatches with replacement", "#ff7f0e"),
 }
+#: The variants as the legend names them: short enough for two entries a row under a plot.
+LEGEND = {"full": "exact argmax", "local": "local search", "without": "minibatches, shuffled",
+          "with": "minibatches, i.i.d."}
 #: Points drawn per curve (log-spaced over the steps).
 CURVE_POINTS = 400
 #: Side of the grid of inputs on which the decision runs' votes are drawn.
@@ -239,11 +242,11 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
         idx = log_spaced(int(self.steps), CURVE_POINTS)
         tau = (idx + 1).astype(float)
         curves = []
-        for key, (label, color) in VARIANTS.items():
+        for key, (_, color) in VARIANTS.items():
             y = getattr(page.runs[key], values)[idx]
             if scale is not None:
                 y = y * scale(tau)
-            curves.append(style(hv.Curve((tau, y), *dims, label=label), color=color,
+            curves.append(style(hv.Curve((tau, y), *dims, label=LEGEND[key]), color=color,
                                 bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
         return hv.Overlay(curves), tau
 
@@ -255,7 +258,7 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
     def scaled_plot(self):
         dims = [axis("tau", "step τ"), axis("scaled", "τ × ‖mean φ(s) − φ̄‖")]
         overlay, _ = self._curves("error_full", dims, scale=lambda t: t)
-        return style(overlay, logx=True, logy=True, legend_position="top_left", framewise=True)
+        return style(overlay, logx=True, logy=True, framewise=True)
 
     def error_plot(self):
         dims = [axis("tau", "step τ"), axis("error", "‖mean φ(s) − φ̄‖₂")]
@@ -345,7 +348,7 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
                                 color=CLASS_COLORS[label],
                                 bokeh=dict(size=5, line_color="white", line_width=0.5),
                                 mpl=dict(s=10, edgecolors="white", linewidth=0.3)))
-        return style(image * boundary * points[0] * points[1], legend_position="bottom_right",
+        return style(image * boundary * points[0] * points[1],
                      framewise=True)
 
     def vp_plot(self, result: Boundaries):

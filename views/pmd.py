@@ -331,8 +331,7 @@ Then run Fig 4.1 below.
                          mpl=dict(linewidth=0.8))
         x0, x1 = page.grid.x[[0, -1]]
         y0, y1 = page.grid.y[[0, -1]]
-        return style(hv.Overlay([contours]), xlim=(x0, x1), ylim=(y0, y1), framewise=True,
-                     legend_position="bottom_right")
+        return style(hv.Overlay([contours]), xlim=(x0, x1), ylim=(y0, y1), framewise=True)
 
     def kde_plot(self):
         page, k, cloud, weights = self._at()
@@ -400,7 +399,7 @@ Then run Fig 4.1 below.
                 f"Gibbs in {result.pmd_beats_local.sum()} of {runs}. {particles}The paper "
                 f"reports PMD lowest, with Gibbs and SGLD stuck in one mode.")
 
-    def _curves_plot(self, result, metric: str, label: str, legend: str):
+    def _curves_plot(self, result, metric: str, label: str):
         layers = []
         top = max(float(np.max(result.seen[name])) for name in result.seen)
         dims = [hv.Dimension("seen", label="data visited"), hv.Dimension(metric, label=label)]
@@ -421,14 +420,14 @@ Then run Fig 4.1 below.
         layers.append(style(hv.Curve(([1.0, top], [floor, floor]), *dims,
                                      label="exact samples (floor)"),
                             color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED))
-        return style(hv.Overlay(layers), logx=True, framewise=True, legend_position=legend,
+        return style(hv.Overlay(layers), logx=True, framewise=True,
                      xticks=[t for t in log_ticks(1, top) if t == 10 ** round(math.log10(t))])
 
     def tv_plot(self, result):
-        return self._curves_plot(result, "tv", "total variation to the posterior", "bottom_left")
+        return self._curves_plot(result, "tv", "total variation to the posterior")
 
     def ce_plot(self, result):
-        plot = self._curves_plot(result, "ce", "cross entropy (nats)", "bottom_right")
+        plot = self._curves_plot(result, "ce", "cross entropy (nats)")
         return style(plot, logy=True)
 
     def _density_image(self, grid, dens, label="posterior density"):

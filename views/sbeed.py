@@ -392,7 +392,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                                 mpl=dict(linewidth=1.5)))
         # bottom left: every run starts at its largest distance (V0 = 0) and falls, so that
         # corner stays empty; at the top right the legend covered the runs that level off
-        return style(hv.Overlay(layers), logy=True, framewise=True, legend_position="bottom_left")
+        return style(hv.Overlay(layers), logy=True, framewise=True)
 
     def error_plot(self):
         return self._per_eta_log_curves("v_error", "‖Vₜ − V*‖∞", 1e-12)
@@ -412,7 +412,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                             mpl=MPL_DASHED))
         # outside the axes: the runs level off anywhere from the bottom to the top (the risky
         # choice at γ = 0.99 put η = 0.5 under a legend at the bottom right)
-        return style(hv.Overlay(layers), framewise=True, legend_position="right")
+        return style(hv.Overlay(layers), framewise=True)
 
     def objective_plot(self):
         return self._per_eta_log_curves(
@@ -509,7 +509,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         mark = style(hv.Scatter(([float(self.lam)], [here]), *dims, label="this λ"),
                      color="black", bokeh=dict(size=9), mpl=dict(s=40))
         return style(curve * ceiling * mark, logx=True, framewise=True,
-                     ylim=(0, top * 1.1), legend_position="right")
+                     ylim=(0, top * 1.1))
 
     # --- the bias run ----------------------------------------------------------------------------
     def run_bias(self, settings: dict, progress=None) -> BiasSweep:
@@ -603,7 +603,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                           bokeh=dict(size=7), mpl=dict(s=20))
                   for e, v in result.error.items()]
         return style(hv.Overlay(layers), logx=True, logy=True, framewise=True,
-                     xticks=[float(k) for k in K_VALUES], legend_position="top_left")
+                     xticks=[float(k) for k in K_VALUES])
 
     # --- Pendulum ----------------------------------------------------------------------------
     def run_pendulum(self, settings: dict, progress=None) -> PendulumRuns:
@@ -653,7 +653,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         layers.append(style(hv.Curve((steps, curves.mean(0)), *dims,
                                      label="mean" if len(runs) > 1 else "seed 0"),
                             color="#1f77b4", bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
-        return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
+        return style(hv.Overlay(layers), framewise=True)
 
     def v_image(self, result: PendulumRuns):
         run = result.runs[0]
@@ -679,7 +679,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                       color="#1f77b4", bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
         up = style(hv.Curve((t[[0, -1]], [1.0, 1.0]), *dims, label="upright"), color="gray",
                    bokeh=DASHED, mpl=MPL_DASHED)
-        return style(curve * up, framewise=True, ylim=(-1.1, 1.25), legend_position="bottom_right")
+        return style(curve * up, framewise=True, ylim=(-1.1, 1.25))
 
     def pendulum_frame(self, result: PendulumRuns):
         """The pivot and the circle the bob moves on; the pendulum at step t (rod, bob, trail)
@@ -726,7 +726,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                                 mpl=dict(facecolor=color, linewidth=0)))
             layers.append(style(hv.Curve((result.steps, mid), *dims, label=f"{symbol} = {value}"),
                                 color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
-        return style(hv.Overlay(layers), framewise=True, legend_position="bottom_right")
+        return style(hv.Overlay(layers), framewise=True)
 
     def ablation_lam(self, result):
         return self._ablation_panel(result, "lam", "λ")

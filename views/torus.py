@@ -289,5 +289,4 @@ the seed for other triangles and rotations, and refine the cells (bins).
         guide = hv.Curve((N, res.discrepancy[-1] * N[-1] / N), *dims, label="∝ 1/N")
         guide = style(guide, color="gray", framewise=True, bokeh=DASHED, mpl=MPL_DASHED)
         return style(irr * rat * guide, framewise=True, logx=True, logy=True,
-                     legend_position="bottom_left",
                      ylim=(max(0.3 * float(res.discrepancy[-1]), 1e-7), 1.5))
