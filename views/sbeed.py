@@ -482,7 +482,11 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         names = ACTION_NAMES["risky"] if mdp.name.startswith("risky") else [
             f"a{a}" for a in range(mdp.n_actions)]
         shown = min(mdp.n_states, 60)
-        data = [(s, names[a], float(pol[s, a])) for s in range(shown) for a in range(mdp.n_actions)]
+        # actions in the order of their names: HoloViews' matplotlib heat map labels the rows
+        # in the data's order but places the cells in sorted order (the export showed the risky
+        # choice's safe probabilities in the row named risky)
+        actions = sorted(range(mdp.n_actions), key=lambda a: names[a])
+        data = [(s, names[a], float(pol[s, a])) for s in range(shown) for a in actions]
         heat = hv.HeatMap(data, kdims=[axis("state", "state"), axis("action", "action")],
                           vdims=[axis("p", f"π(a | s), η = {eta}")])
         # the exported figure writes each cell's probability in it only when the cells are few

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dynamics import sbeed
-from views.sbeed import K_RUN_COST, SBEEDExplorer
+from views.sbeed import ACTION_NAMES, K_RUN_COST, SBEEDExplorer
 
 
 def test_frozen_lake_panel_puts_each_value_on_its_cell(tmp_path):
@@ -118,6 +118,15 @@ def test_exported_policy_cells_are_readable():
         value = float(text.get_text())
         assert text.get_text() == f"{value:.2f}"
         assert text.get_color() == ("white" if value < 0.6 else "black")
+    # each cell in the row of its action (HoloViews' matplotlib heat map put the risky
+    # choice's safe probabilities in the row labelled risky)
+    page = SBEEDExplorer()
+    policy = page.result().runs[page.shown_eta].policy
+    rows = {round(t.get_position()[1]): t.get_text() for t in figure.axes[0].get_yticklabels()}
+    names = list(ACTION_NAMES["risky"])
+    for text in texts:
+        state, row = (round(v) for v in text.get_position())
+        assert text.get_text() == f"{policy[state, names.index(rows[row])]:.2f}"
     axes = hv.render(many, backend="matplotlib").axes[0]
     assert len(axes.texts) == 0
     assert [t.get_text() for t in axes.get_xticklabels()] == ["0", "10", "20", "30", "40", "50"]
