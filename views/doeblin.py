@@ -372,7 +372,7 @@ class DoeblinExplorer(Explorer):
     invalidating = (("chain", "random"), ("size", 20), ("state", 18), ("restart", "point"),
                     ("restart_state", 15), ("chain", "three-state"))
     plots = (
-        Plot("stationary_plot", title="π̃(y) against ε: two regimes (Fig 1 right)",
+        Plot("stationary_plot", title="π̃(y) against ε, two regimes (Fig 1)",
              depends=SWEEP_KNOBS + ("state", "log_eps")),
         Plot("divergence_plot", title="Distance to π (Props 3.4, 3.5)", depends=SWEEP_KNOBS),
         Plot("gap_plot", title="Spectral gap (Prop 3.1)", depends=SWEEP_KNOBS),
@@ -380,7 +380,7 @@ class DoeblinExplorer(Explorer):
              depends=CHAIN_KNOBS + ("log_eps",)),
         Plot("race_plot", title="Race: histograms at step t", depends=RACE_KNOBS),
         Plot("race_tv_plot", title="Race: total variation to the target", depends=RACE_KNOBS),
-        Plot("staged_plot", title="Staged chain of Fig 2(b) (Thm 3.6, Cor 3.7)",
+        Plot("staged_plot", title="Staged chain (Fig 2b, Thm 3.6, Cor 3.7)",
              depends=CHAIN_KNOBS + ("log_eps1",)),
     )
 

@@ -79,7 +79,7 @@ class HBMExplorer(Explorer):
     summary = ("Learning a distribution over n bits with more interactions or more hidden "
                "units: exact bias and variance of the KL error against N and model size.")
     paper = "Luo & Sugiyama, Bias-Variance Trade-off in Hierarchical Probabilistic Models"
-    figures = "eqs 4-8, the decomposition of L183-190, Figs 3-9"
+    figures = "eqs 4-8 and the bias-variance decomposition, Figs 3-9"
 
     n = param.Integer(8, bounds=(4, 12), label="Variables n",
                       doc="Binary variables; the states are the 2^n subsets (bitmasks).")
@@ -132,7 +132,7 @@ class HBMExplorer(Explorer):
             text=r"""
 For every model (HBM orders $1..n$, solid; RBMs with the chosen hidden units, dashed) and every
 sample size $N$ of the paper between the two bounds, datasets of $N$ samples are drawn from $P^*$
-and fitted. The error splits (L183-190) into the **bias** $\mathrm{KL}(P^*, P^*_B)$, the distance
+and fitted. The error splits into the **bias** $\mathrm{KL}(P^*, P^*_B)$, the distance
 from $P^*$ to the best model, and the **variance** $\mathbb{E}\,\mathrm{KL}(P^*_B, \hat P)$, how
 far a fit to $N$ samples lands from that best model. For the HBM the split is exact for every
 dataset (Pythagoras in the dually flat manifold); for the RBM, $P^*_B$ is itself a fit and the

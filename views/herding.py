@@ -169,10 +169,10 @@ line marks $T = t$. Play from $t = 0$ to watch $w$ fall onto the attractor and j
 
     runs = (
         Run("box", quick=(("box_steps", 10_000),),
-            title="Box-counting dimension of the attractor (L383)",
+            title="Box-counting dimension of the attractor",
             button="Measure the dimension", settings=("box_steps",), compute="run_box",
             uses=("n_states", "n_features", "seed", "w0", "eta"),
-            plots=(Plot("box_plot", title="Boxes holding a weight against the box size"),),
+            plots=(Plot("box_plot", title="Boxes holding a weight, by box size"),),
             text=r"""
 The weights $w_t$ of a long run (after the burn-in, all $K$ coordinates) are scaled into the unit
 cube of their bounding box and counted in boxes of side $\varepsilon = 2^{-k}$. The dimension is
@@ -180,7 +180,7 @@ the slope of $\log N(\varepsilon)$ against $\log(1/\varepsilon)$ over the filled
 where at least 4 boxes are used and the boxes do not yet outnumber a tenth of the points
 (beyond that most points sit alone in a box and the count saturates); more points extend the
 fit to finer scales. The paper says the attractor of its Fig 1.11 example has a Hausdorff
-dimension between 0 and 1 (L383; its features are not given). This page's random models measure
+dimension between 0 and 1 (its features are not given). This page's random models measure
 higher: 1.49, 1.70, 1.79 and 1.50 for $D = 6$, $K = 2$ and seeds 1, 2, 3 and 7 with
 $2\cdot10^5$ points, fractal patches that still have area at the scales a run resolves.""",
             estimate="box_estimate", summary="box_summary"),

@@ -98,7 +98,7 @@ class IsingExplorer(Explorer):
         Plot("correlation_plot", title="Neighbour correlation per sample"),
         Plot("magnetisation_plot", title="Magnetisation per sample"),
         Plot("error_plot", title="Moment error × t (bounded: O(1/t))"),
-        Plot("sweeps_plot", title="Local search: sweeps per step and the PCT"),
+        Plot("sweeps_plot", title="Local search: sweeps, PCT failures"),
     )
     timeline = Timeline(
         "sample_frames", unit="sample", aliases={"frame": 1},

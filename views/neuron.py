@@ -111,9 +111,9 @@ class NeuronExplorer(Explorer):
     bench_move = ("rate", [0.301, 0.302, 0.303, 0.304, 0.305, 0.306, 0.307, 0.308])
     quick = dict(steps=200)
     plots = (
-        Plot("weights_plot", title="Weights wₜ (eqs 1.25-1.26, Figs 1.8-1.9a)",
+        Plot("weights_plot", title="Weights wₜ (Figs 1.8-1.9a)",
              ignores=("max_word",)),
-        Plot("stripes_plot", title="States: herding vs rabbit sequence (Fig 1.9b)",
+        Plot("stripes_plot", title="Herding vs rabbit sequence (Fig 1.9b)",
              ignores=("max_word",)),
         Plot("discrepancy_plot", title="Discrepancy D(T) (Prop 1.5, Cor 1.6)",
              # the timeline's line at T = t lies within the steps shown as stripes

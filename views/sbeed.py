@@ -291,7 +291,7 @@ of the later steps, so $\eta = 1$ is biased too.""",
             compute="run_pendulum",
             plots=(Plot("return_plot", title="Episode return against environment steps"),
                    Plot("v_image", title="Learned V(angle, velocity), seed 0"),
-                   Plot("rollout_plot", title="Height of the bob under the policy's mean action"),
+                   Plot("rollout_plot", title="Bob height under the mean action"),
                    Plot("pendulum_frame", title="Rollout of the learned policy, seed 0")),
             timeline=EPISODE,
             text=r"""

@@ -80,3 +80,30 @@ def test_a_float_slider_shows_its_steps_precision(slug):
              and decimals(explorer.param[n].step) is not None
              and n not in explorer.fields and n not in explorer.widgets]
     assert checked >= len(plain)
+
+
+#: The longest panel title (characters): Bokeh draws a title on one line from the left of the
+#: data area and cuts it at the plot's edge; 40 characters of its bold 16 px sans are about
+#: 300 px, which fit beside the y axis of the narrowest plot a page draws from 1024 px up (the
+#: neuron page's 45-character title was cut to "(Fig 1." in a 400-px plot).
+TITLE_CHARACTERS = 40
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_panel_titles_fit_the_narrowest_plot(slug):
+    cls = EXPLORERS[slug]
+    plots = [*cls.plots, *(p for run in cls.runs for p in run.plots)]
+    long = [p.title for p in plots if len(p.title) > TITLE_CHARACTERS]
+    assert long == []
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_no_source_line_tags_where_a_reader_sees_them(slug):
+    """"L383", "L183-190": line numbers of the papers' extracted text, for developers; the
+    page's titles, headings and text do not show them (docstrings may)."""
+    cls = EXPLORERS[slug]
+    shown = [cls.title, cls.summary, cls.figures, cls.text,
+             *(p.title for p in cls.plots),
+             *(text for run in cls.runs for text in (run.title, run.text,
+                                                     *(p.title for p in run.plots)))]
+    assert [t for t in shown if re.search(r"\bL\d{2,}", t)] == []

@@ -16,7 +16,33 @@ def test_status_gives_rates_and_how_often_the_pct_held():
     assert page.rates["full"] < -0.85
     assert -0.7 < page.rates["with"] < -0.35
     status = explorer.status()
-    assert "full batch, exact argmax: rate τ^**" in status and "100.0 %" in status
+    # typeset as every page's status is (it printed a raw τ^-0.94)
+    assert f"full batch, exact argmax: rate $\\tau^{{{page.rates['full']:.2f}}}$" in status
+    assert "100.0 %" in status and "^**" not in status
+
+
+def test_the_page_text_quotes_the_default_run():
+    """The About text's numbers are those of the settings it names (the defaults, and five
+    sweeps): it quoted a 20,000-step run while the page opens at 2,000 steps."""
+    cls = EXPLORERS["pct"]
+    text = " ".join(cls.text.split())
+    assert f"{cls.param.steps.default:,} steps" in text
+    one = cls().result()
+    five = cls(sweeps=5).result()
+
+    def quoted(page, key):
+        run = page.runs[key]
+        return (f"{100 * run.pct_held.mean():.0f} %", f"$\\tau^{{{page.rates[key]:.2f}}}$",
+                f"{run.weight_norm.max():.0f}")
+
+    held, rate, norm = quoted(one, "local")
+    assert f"one sweep held (1.40) at {held} of steps (rate {rate}, $\\|w\\|$ up to {norm})" in text
+    held, rate, norm = quoted(five, "local")
+    assert f"five sweeps at {held} ({rate}, {norm})" in text
+    _, rate, norm = quoted(one, "full")
+    assert f"the exact argmax always ({rate}, {norm})" in text
+    assert (f"without replacement {quoted(one, 'without')[1]}, with replacement "
+            f"{quoted(one, 'with')[1]}") in text
 
 
 def test_the_minibatch_cannot_exceed_the_data():
