@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
+import panel as pn
 import param
 
 from dynamics import hbm
@@ -109,6 +110,9 @@ class HBMExplorer(Explorer):
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in ("n", "order", "sample", "datasets",
                                                       "n_min", "n_max")}
+    # boxes to tick (a MultiSelect needed Ctrl-click for a second choice, and cut a row)
+    widgets.update({name: {"type": pn.widgets.CheckBoxGroup, "inline": True}
+                    for name in ("orders", "hidden")})
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("sample", [510, 520, 530, 540, 550, 560, 570, 580])

@@ -46,3 +46,19 @@ def test_a_sweep_without_sample_sizes_is_refused():
     explorer = EXPLORERS["hbm"](n_min=20, n_max=25)
     with pytest.raises(ValueError, match="no paper sample size"):
         explorer.run_sweep(explorer.jobs["sweep"].current_settings())
+
+
+def test_the_sweeps_models_are_ticked_boxes_and_come_back_in_order():
+    """The sweep's orders and hidden units are boxes to tick (a MultiSelect needed Ctrl-click
+    for a second choice), under the knob's label; ticked in any order, the choices are kept in
+    the options' order, as a link writes them (the same run, the same cache entry)."""
+    import panel as pn
+
+    explorer = EXPLORERS["hbm"]()
+    for name in ("orders", "hidden"):
+        control = explorer.control(name)
+        boxes = [w for w in control.objects if isinstance(w, pn.widgets.CheckBoxGroup)]
+        assert len(boxes) == 1 and explorer.param[name].label in control.objects[0].object
+    explorer.orders = [3, 1, 12, 2]
+    assert explorer.orders == [1, 2, 3, 12] and explorer.query()["orders"] == "1,2,3,12"
+    assert explorer.notice == ""

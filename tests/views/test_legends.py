@@ -1,20 +1,52 @@
 """Legends off the data (issue 27): every page draws its legends under its plots (Bokeh's side
-panel, never inside the data area; in exports under the axes).
+panel, never inside the data area; in exports under the axes), and Bokeh's own validation finds
+no error in a page's models (E-1021: a slider whose start equals its end).
 
-The rule is checked where the pages are rendered anyway, so that no page is rendered twice: the
-live panels at their first render in ``test_live_equals_fresh.py`` (with Bokeh's validation of
-their models), the exported figure in ``test_explorers.py``'s PNG export, the run panels in
-``test_every_run_in_a_worker.py``. Here: the rule itself."""
+The rules are checked where the pages are rendered anyway, so that no page is rendered twice:
+the live panels at their first render in ``test_live_equals_fresh.py``, the exported figure in
+``test_explorers.py``'s PNG export, the run panels in ``test_every_run_in_a_worker.py``. Here:
+the widgets of every page (its sidebar and its runs' settings), and the rules themselves."""
 
 from __future__ import annotations
 
 import holoviews as hv
 import numpy as np
+import panel as pn
+import pytest
+from bokeh.document import Document
 
+from views import EXPLORERS
 from views.framework import style
+from views.framework.jobs import JobSection
 from views.framework.legends import bokeh_legend, legend_columns, legend_entries, place_legends
 
-from ._legends import bokeh_legends_inside, matplotlib_legend_problems
+from ._legends import (assert_models_valid_and_legends_outside, bokeh_legends_inside,
+                       matplotlib_legend_problems)
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_a_pages_controls_pass_bokehs_validation(slug):
+    """The sidebar and every run's settings as the page builds them (SBEED's k slider in exact
+    mode was sent with start == end)."""
+    explorer = EXPLORERS[slug]()
+    parts = [explorer.controls()] + [JobSection(explorer, explorer.jobs[run.name])
+                                     for run in explorer.runs]
+    root = pn.Column(*parts).get_root(Document())
+    assert_models_valid_and_legends_outside([root])
+
+
+def test_a_one_value_range_is_drawn_as_a_disabled_slider():
+    """SBEED's k has the bounds 1 to 1 with exact gradients: the slider is disabled over one
+    step instead (Bokeh refuses start == end), and follows the bounds again when they widen."""
+    explorer = EXPLORERS["sbeed"](mode="exact")
+    slider = explorer.control("k")
+    assert explorer.param.k.bounds == (1, 1)
+    assert (slider.start, slider.end, slider.disabled) == (1, 2, True)
+    explorer.mode = "sampled"
+    assert (slider.start, slider.end, slider.disabled) == (1, 20, False)
+    explorer.k = 5
+    explorer.mode = "exact"
+    assert (slider.start, slider.end, slider.value, slider.disabled) == (1, 2, 1, True)
 
 
 def test_the_legend_check_sees_a_legend_inside_a_plot():

@@ -231,7 +231,8 @@ class Explorer(TimelineMixin, PageMixin, FigureMixin, param.Parameterized):
     def _constrain(self) -> list[str]:
         """Make the knobs consistent, returning a note for each value changed on the way:
         slider floats snapped to their step, ranges kept wider than one step, dependent knobs
-        clamped to ``knob_bounds`` (whose bounds the widgets then show)."""
+        clamped to ``knob_bounds`` (whose bounds the widgets then show), a list of choices in
+        the options' order."""
         notes = []
         for name in self.knob_names():
             p = self.param[name]
@@ -241,6 +242,13 @@ class Explorer(TimelineMixin, PageMixin, FigureMixin, param.Parameterized):
                 if snapped != value:
                     self._put(name, snapped)
                     value = snapped
+            if isinstance(p, param.ListSelector) and value is not None:
+                # a box group reports its ticked boxes in the order they were ticked: the
+                # choices in the options' order, as a link writes and reads them
+                ordered = [o for o in p.objects if o in value]
+                if ordered != list(value):
+                    self._put(name, ordered)
+                    value = ordered
             if isinstance(p, param.Range) and value is not None:
                 lo, hi = value
                 blo, bhi = p.bounds

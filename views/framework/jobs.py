@@ -470,8 +470,10 @@ class JobSection(pn.viewable.Viewer):
     def __init__(self, explorer, job: Job):
         super().__init__()
         self.explorer, self.job, run = explorer, job, job.run
+        # labels on one line: a slider's title sat above the other widgets' labels
         self.settings = pn.FlexBox(*[pn.Column(explorer.control(n), width=180)
-                                     for n in run.settings if explorer.shows(n)], gap="8px")
+                                     for n in run.settings if explorer.shows(n)], gap="8px",
+                                   align_items="baseline")
         self.button = pn.widgets.Button(label=run.button, color="primary", width=200)
         self.stop = pn.widgets.Button(label="Cancel", color="light", width=90, disabled=True)
         self.progress = pn.indicators.Progress(value=0, max=1000, active=False,

@@ -6,6 +6,7 @@ across updates), controls, text, status line, alerts, download buttons and layou
 from __future__ import annotations
 
 import functools
+import html
 import weakref
 from dataclasses import dataclass
 
@@ -37,6 +38,11 @@ PLOT_BASIS = 420
 PLOT_MIN_WIDTH = 300
 #: The widest a live plot gets (px): a plot alone on its row does not stretch across the page.
 PLOT_MAX_WIDTH = 720
+#: Widgets that Panel draws without their name: ``control`` puts the knob's label above them.
+UNTITLED = (pn.widgets.CheckBoxGroup, pn.widgets.CheckButtonGroup, pn.widgets.RadioBoxGroup,
+            pn.widgets.RadioButtonGroup)
+#: Their boxes in a row wrap at the widget's width (HBM's 12 orders ran over the next control).
+WRAPPING_GROUP = ".bk-input-group.bk-inline { flex-wrap: wrap; row-gap: 2px; }"
 #: A plot's tools appear when the pointer is over it: a projected page of 13 panels carried
 #: 30-50 icons.
 TOOLBAR_HIDDEN = {"plot.toolbar.autohide": True}
@@ -58,6 +64,32 @@ def live_size(present: bool = False) -> dict:
 def live_pane(dmap, present: bool = False) -> pn.pane.HoloViews:
     """The pane of one live plot (``live_size``)."""
     return pn.pane.HoloViews(dmap, backend="bokeh", linked_axes=False, **live_size(present))
+
+
+def _one_value_range(slider, explorer, name: str) -> None:
+    """Draw the slider of knob ``name`` disabled over one step while the knob's bounds are a
+    single value (``knob_bounds`` of SBEED's k in exact mode: 1 to 1): Bokeh refuses a slider
+    whose start equals its end (validation error E-1021 EQUAL_SLIDER_START_END in the
+    server's log). The knob keeps its bounds; the slider follows them again when they widen."""
+    p = explorer.param[name]
+    fixed = []  # whether this function disabled the slider
+
+    def fit(*_):
+        lo, hi = p.bounds
+        if lo is None or hi is None:
+            return
+        if hi <= lo:
+            fixed[:] = [True]
+            slider.param.update(start=lo, end=lo + (slider.step or 1), disabled=True)
+        elif fixed:
+            fixed.clear()
+            slider.param.update(start=lo, end=hi, disabled=False)
+
+    # Panel sets the slider's range from the knob's bounds in a watcher of its own, before or
+    # after this one: both events end in the same state
+    explorer.param.watch(fit, [name], what="bounds")
+    slider.param.watch(fit, ["start", "end"])
+    fit()
 
 
 @dataclass(frozen=True)
@@ -199,7 +231,16 @@ class PageMixin:
             # the title shows the step's precision, always the same number of decimals: a
             # 0.001 step showed "0.44" for three key presses, and 10 -> 10.50 -> 16 jumped
             widget.format = PrintfTickFormatter(format=f"%.{places}f")
-        return snap_from_browser(widget, lambda value: _knobs.snap(p, value))
+        if "start" in widget.param and isinstance(getattr(p, "bounds", None), tuple):
+            _one_value_range(widget, self, name)
+        widget = snap_from_browser(widget, lambda value: _knobs.snap(p, value))
+        if isinstance(widget, UNTITLED):  # Panel draws no name above these: the knob's label
+            title = pn.pane.HTML(f"<div class='ldx-group-title'>{html.escape(p.label)}</div>",
+                                 margin=(5, 10, 0, 10), styles={"font-size": "14px"})
+            widget.param.update(sizing_mode="stretch_width",
+                                stylesheets=[*widget.stylesheets, WRAPPING_GROUP])
+            return pn.Column(title, widget, margin=0, sizing_mode="stretch_width")
+        return widget
 
     def controls(self) -> pn.viewable.Viewable:
         """The sidebar: every knob's widget, in declaration order, grouped under the headings
