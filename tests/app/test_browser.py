@@ -91,6 +91,49 @@ def _assert_a_plot_on_the_first_screen(page, slug: str, screen: dict) -> None:
         f" px, less than {FIRST_SCREEN_PLOT} px of it on the first screen")
 
 
+#: The narrowest data area a plot may have (px) on either first screen: a legend beside the
+#: plot left the Ising moment error and the SBEED entropy 115-180 px, their ticks overprinted.
+MIN_DATA_WIDTH = 250
+
+#: For each drawn Bokeh plot: its title, data area (frame) and canvas, and the boxes of its
+#: legends with entries (canvas pixels), from BokehJS's views.
+_PLOT_GEOMETRY = """() => {
+    const out = [];
+    for (const view of Bokeh.index.all_views()) {
+        if (!view.frame || !view.model.renderers || !view.el.isConnected) continue;
+        const box = view.el.getBoundingClientRect();
+        if (box.width === 0) continue;
+        const f = view.frame.bbox;
+        const legends = [];
+        for (const [model, child] of view.renderer_views) {
+            if (model.type === "Legend" && model.items.length > 0 && child.bbox)
+                legends.push([child.bbox.x0, child.bbox.y0, child.bbox.x1, child.bbox.y1]);
+        }
+        out.push({title: view.model.title ? view.model.title.text : "",
+                  frame: [f.x0, f.y0, f.x1, f.y1], canvas: [box.width, box.height], legends});
+    }
+    return out;
+}"""
+
+
+def _assert_plots_readable(page, slug: str, screen: dict) -> None:
+    """Every plot keeps a data area at least ``MIN_DATA_WIDTH`` wide, and its legends lie
+    outside the data area and inside the plot (not cut at its edge)."""
+    where = f"{slug} at {screen['width']}x{screen['height']}"
+    plots = page.evaluate(_PLOT_GEOMETRY)
+    assert plots, f"{where}: no plot found"
+    for plot in plots:
+        x0, y0, x1, y1 = plot["frame"]
+        assert x1 - x0 >= MIN_DATA_WIDTH, (
+            f"{where}: {plot['title']!r} has a data area {x1 - x0:.0f} px wide")
+        width, height = plot["canvas"]
+        for lx0, ly0, lx1, ly1 in plot["legends"]:
+            assert lx1 <= x0 or lx0 >= x1 or ly1 <= y0 or ly0 >= y1, (
+                f"{where}: a legend of {plot['title']!r} lies over its data area")
+            assert lx0 >= -1 and ly0 >= -1 and lx1 <= width + 1 and ly1 <= height + 1, (
+                f"{where}: a legend of {plot['title']!r} is cut at the plot's edge")
+
+
 def _assert_no_sideways_scroll(page, slug: str) -> None:
     width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width <= inner, f"{slug}: the page scrolls sideways ({width} > {inner} px)"
@@ -165,7 +208,8 @@ def test_home_page_lists_every_explorer(server, page):
 def test_page_loads_and_a_slider_move_changes_plot_and_url(server, page, slug):
     """Every page, on a 1024 x 768 screen, draws all its plots under its title with no console
     error and does not scroll sideways (a screenshot is saved), a plot shows on the first screen
-    at 1024 x 768 and at 1440 x 900, and two key presses on its
+    at 1024 x 768 and at 1440 x 900, every plot keeps a data area 250 px wide with its legends
+    off it on both screens, and two key presses on its
     first slider change the first plot and the address. One load a page serves all these
     checks (they were three tests, each loading the page)."""
     cls = EXPLORERS[slug]
@@ -176,10 +220,12 @@ def test_page_loads_and_a_slider_move_changes_plot_and_url(server, page, slug):
     page.screenshot(path=str(SCREENSHOTS / f"{slug}-1024.png"), full_page=True)
     _assert_no_sideways_scroll(page, slug)
     _assert_a_plot_on_the_first_screen(page, slug, SMALL_SCREEN)
+    _assert_plots_readable(page, slug, SMALL_SCREEN)
     page.set_viewport_size(WIDE_SCREEN)
     page.wait_for_timeout(300)  # the plots' new widths laid out
     page.screenshot(path=str(SCREENSHOTS / f"{slug}-1440.png"))
     _assert_a_plot_on_the_first_screen(page, slug, WIDE_SCREEN)
+    _assert_plots_readable(page, slug, WIDE_SCREEN)
     page.set_viewport_size(SMALL_SCREEN)
     assert page.errors == []
     canvas = page.locator(".bk-Canvas").first
