@@ -5,9 +5,10 @@ empty changes with the knobs: SBEED's runs levelled off under a legend at one γ
 another, the Ising magnetisation filled every corner. So no panel places its legend: every
 legend sits below its plot, its entries in rows of as many columns as fit the plot's width.
 
-- On the page and in HTML exports (Bokeh): ``bokeh_legend`` gives the options of a panel
-  (``legend_position="bottom"``: Bokeh's panel under the axis, outside the data area, its
-  columns from an estimate of the labels' widths against the narrowest data area a page draws).
+- On the page and in HTML exports (Bokeh): ``bokeh_legend`` gives the options of a panel: the
+  ``LEGEND_BELOW`` hook moves its legend into Bokeh's panel under the axis, outside the data
+  area, its columns from an estimate of the labels' widths against the narrowest data area a
+  page draws.
 - In PNG, SVG and PDF exports (matplotlib): ``place_legends`` moves each axes' legend under
   its tick labels and axis label once the figure is rendered (its columns from the measured
   widths), then moves the rows of panels apart where a legend reaches the panel below.
@@ -59,17 +60,43 @@ def legend_columns(widths: list[float], room: float, *, gap: float, pad: float) 
 def bokeh_legend(element, *, scale: float = 1.0) -> dict:
     """Bokeh options that put ``element``'s legend under its x axis, its entries in rows of as
     many columns as fit ``ROW_PX`` (``scale``: the page's font scale, and the plots' width
-    with it); {} when it has no legend."""
+    with it); {} when it has no legend. The element's own Bokeh hooks are kept."""
     labels = legend_entries(element)
     if not labels:
         return {}
     font = LABEL_PX * scale
     widths = [GLYPH_PX + STANDOFF_PX + CHAR_EM * font * len(label) for label in labels]
     ncols = legend_columns(widths, ROW_PX * scale, gap=SPACING_PX, pad=PADDING_PX)
-    return dict(legend_position="bottom", legend_opts=dict(
-        orientation="horizontal", ncols=ncols, location="center", padding=PADDING_PX,
-        spacing=SPACING_PX, glyph_height=ROW_HEIGHT_PX, label_height=ROW_HEIGHT_PX, margin=2,
+    hooks = hv.Store.lookup_options("bokeh", element, "plot").kwargs.get("hooks") or []
+    # "center": where LEGEND_BELOW finds the legend, and where it stays centred under the axis
+    return dict(legend_position="center", hooks=[*hooks, LEGEND_BELOW], legend_opts=dict(
+        orientation="horizontal", ncols=ncols, padding=PADDING_PX, spacing=SPACING_PX,
+        glyph_height=ROW_HEIGHT_PX, label_height=ROW_HEIGHT_PX, margin=2,
         border_line_alpha=0, background_fill_alpha=0))
+
+
+class _LegendBelow:
+    """Bokeh hook that moves a plot's legend from the data area into the panel under its x
+    axis, once: HoloViews' own outside positions (``legend_position="bottom"``) take the
+    legend out of the plot and put it back on every frame, and setting a plot's layout lists
+    makes Bokeh walk the session's whole model graph after each knob move (a herding move:
+    one walk, about 15 % of its server time; ``one_graph_walk``). A named class, so that its
+    repr is stable and ``apply_options`` can memoize the options that hold it."""
+
+    def __call__(self, plot, element) -> None:
+        from bokeh.models import Legend
+
+        figure = plot.state
+        moving = [item for item in figure.center if isinstance(item, Legend) and item.items]
+        if moving:
+            figure.center = [item for item in figure.center if item not in moving]
+            figure.below = [*figure.below, *moving]
+
+    def __repr__(self) -> str:
+        return "views.framework.legends.LEGEND_BELOW"
+
+
+LEGEND_BELOW = _LegendBelow()
 
 
 # --- matplotlib ----------------------------------------------------------------------------
