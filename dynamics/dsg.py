@@ -193,6 +193,9 @@ class DSGModel:
     history: dict
     #: The averaged iterate at ``X_test`` after the last step (kept during training), or None.
     test_fit: np.ndarray | None = None
+    #: The averaged iterate at ``X_test`` at each step of ``history`` (rows, one per entry of
+    #: ``history["step"]``; the last row is ``test_fit``), or None without test data.
+    test_path: np.ndarray | None = None
 
     @property
     def memory(self) -> int:
@@ -362,6 +365,7 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
     cum = np.zeros(steps + 1)
     n, d = X.shape
     history = {"step": [], "seen": [], "error": []}
+    path = []  # the averaged iterate at the test points at each checkpoint
     limit = DIVERGED * (1.0 + float(np.max(np.abs(y))))
     peak = np.zeros(1)
     # Train to each checkpoint (log-spaced steps), recording the averaged iterate's error on
@@ -398,12 +402,14 @@ def doubly_sgd(X, y, *, loss: str = "squared", bandwidth: float, nu: float, step
             history["step"].append(done)
             history["seen"].append(done * m)
             history["error"].append(float(np.mean((avg_test - test[1]) ** 2)))
+            path.append(avg_test.copy())
         report(progress, done / steps, f"step {done:,} of {steps:,}",
                partial=Partial({k: np.asarray(v) for k, v in history.items()}, avg_test.copy())
                if test is not None else None)
     history = {k: np.asarray(v) for k, v in history.items()}
     return DSGModel(seed, bandwidth, B, m, d, steps, stored, scale, cum, history,
-                    avg_test if test is not None else None)
+                    avg_test if test is not None else None,
+                    np.array(path).reshape(len(path), len(X_eval)) if test is not None else None)
 
 
 @njit(cache=True, nogil=True)
