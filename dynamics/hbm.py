@@ -62,6 +62,7 @@ from ._common import (as_generator, check_array, check_budget, check_choice, che
                       check_progress, kl_divergence, report)
 from ._hbm_rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of,
                        fit_rbm_cd, fit_rbm_exact, rbm_log_p, rbm_parameters, visible_states)
+from .sweep import sweep as _sweep
 
 __all__ = [
     "MAX_N", "PAPER_N", "PAPER_HIDDEN", "RBM", "AISEstimate", "BiasVariance", "Model", "Sweep",
@@ -568,10 +569,9 @@ def _reference(model: Model, p_star, seed) -> _Reference:
     return _Reference(rbm.p, rbm)
 
 
-def _task(args):
+def _task(p_star, reference: _Reference, model: Model, N: int, index: int, seed: int):
     """One (model, N, dataset): KL(P*, P_hat) and KL(P*_B, P_hat). Pure: the seed is derived
     from (seed, N, dataset) only, so a result does not depend on where it ran."""
-    p_star, reference, model, N, index, seed = args
     rng = np.random.default_rng([seed, N, index])
     counts = rng.multinomial(N, p_star).astype(float)
     fitted = _fit(model, counts, rng, reference)
@@ -581,8 +581,8 @@ def _task(args):
 def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str = "converged",
                   model: Model | None = None, executor=None) -> BiasVariance:
     """The decomposition for the HBM of order ``order`` (or any ``model``) over ``datasets``
-    datasets of size N drawn from ``p_star``; ``executor`` (concurrent.futures-like, with
-    ``map``) runs the datasets in parallel."""
+    datasets of size N drawn from ``p_star``; ``executor`` (see ``dynamics.sweep.sweep``)
+    runs the datasets in parallel."""
     p_star, n = _check_p(p_star, "p_star")
     N = check_count("N", N, low=1, high=MAX_DATA)
     datasets = check_count("datasets", datasets, low=1, high=100_000)
@@ -595,8 +595,9 @@ def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str 
     _check_model(model, n)
     base = int(as_generator(seed).integers(0, 2**31 - 1))
     reference = _reference(model, p_star, base)
-    tasks = [(p_star, reference, model, N, i, base) for i in range(datasets)]
-    results = list(executor.map(_task, tasks)) if executor is not None else list(map(_task, tasks))
+    tasks = [dict(p_star=p_star, reference=reference, model=model, N=N, index=i, seed=base)
+             for i in range(datasets)]
+    results = _sweep(_task, tasks, executor=executor)
     totals = np.array([r[0] for r in results])
     variances = np.array([r[1] for r in results])
     bias = kl(p_star, reference.p)
@@ -624,8 +625,8 @@ class Sweep:
 def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
           progress=None) -> Sweep:
     """``bias_variance`` over every (model, N): the sweep of Figs 5-9. One task per (model,
-    N, dataset), seeds derived from (seed, N, dataset); ``executor.map`` runs them (any
-    concurrent.futures-style executor); ``progress(fraction, message, partial=Sweep)`` after
+    N, dataset), seeds derived from (seed, N, dataset); ``dynamics.sweep.sweep`` runs them on
+    ``executor`` (None: in this process); ``progress(fraction, message, partial=Sweep)`` after
     each (model, N), every model at the first N, then at the next; from the second N on, the
     fraction weighs each model by the time its fits took at the first."""
     p_star, n = _check_p(p_star, "p_star")
@@ -653,9 +654,9 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
     for b, N in enumerate(Ns):
         for a, model in enumerate(models):
             started = time.perf_counter()
-            tasks = [(p_star, references[a], model, int(N), i, base) for i in range(datasets)]
-            results = list(executor.map(_task, tasks)) if executor is not None else \
-                [_task(t) for t in tasks]
+            tasks = [dict(p_star=p_star, reference=references[a], model=model, N=int(N),
+                          index=i, seed=base) for i in range(datasets)]
+            results = _sweep(_task, tasks, executor=executor)
             total = float(np.mean([r[0] for r in results]))
             variance = float(np.mean([r[1] for r in results]))
             out["variance"][a, b] = variance

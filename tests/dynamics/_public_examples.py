@@ -286,4 +286,5 @@ FUNCTIONS = {
     "dynamics.online_bayes.adf_path": _online_bayes_many,
     "dynamics.warmup": lambda: dict(engines=("neuron",)),
     "dynamics.sbeed.pendulum.ablation": lambda: dict(progress=stop_at_once),
+    "dynamics.embedding_sgd.seed_runs": lambda: dict(runs=1, data=100, features=8),
 }
