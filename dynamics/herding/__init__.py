@@ -11,13 +11,13 @@ phi_bar (K,); states are the row indices 0..D-1 of ``features``; ties in an argm
 lowest index.
 
 A package by subject, every public name imported here: ``samples`` (the map, its samples and
-their statistics) and ``attractor`` (the cones, the Tipi function and the box-counting dimension
-of the attractor).
+their statistics), ``attractor`` (the cones, the Tipi function and the box-counting dimension of
+the attractor) and ``claims`` (the paper's claims, judged on runs of both).
 """
 
 from __future__ import annotations
 
-from dynamics.herding import attractor, samples
+from dynamics.herding import attractor, claims, samples
 from dynamics.herding.samples import (  # noqa: F401
     MAX_STEPS,
     SCORE_REFRESH,
@@ -43,8 +43,14 @@ from dynamics.herding.attractor import (  # noqa: F401
     BoxDimension,
     box_dimension,
 )
+from dynamics.herding.claims import (  # noqa: F401
+    HERDING_RATE,
+    IID_RATE,
+    moment_rates_claim,
+    attractor_claim,
+)
 
-__all__ = [*samples.__all__, *attractor.__all__]
+__all__ = [*samples.__all__, *attractor.__all__, *claims.__all__]
 
 
 def _warmup() -> None:
