@@ -17,6 +17,7 @@ import param
 from dynamics import embedding_sgd as es
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
+from views.framework.text import verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 ESGD_COLOR, BASE_COLOR, TRUTH_COLOR, SMOOTH_COLOR = "#d62728", "#1f77b4", "#222222", "#7f7f7f"
@@ -255,7 +256,8 @@ bandwidths the saddle point can diverge (the page then says so and keeps the las
                 f"**{mse.mean():.4f}** on average (runs {mse.min():.4f} to {mse.max():.4f}); "
                 f"plain regression on the noisy inputs {base.mean():.4f}. The paper: "
                 f"{PAPER_MSE} after 0.1M data, 10 runs, with step and bandwidth constants "
-                f"chosen from grids it does not resolve.")
+                f"chosen from grids it does not resolve. "
+                + verdict_markdown(es.mse_claim(result)))
 
     def seeds_plot(self, result: es.SeedRuns):
         seen = result.runs[0].history["seen"].astype(float)

@@ -18,6 +18,7 @@ import param
 from dynamics import hbm
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
+from views.framework.text import verdict_markdown
 
 PSTAR_COLOR, PROJ_COLOR, FIT_COLOR = "#222222", "#d62728", "#1f77b4"
 #: Sample sizes whose error is drawn against the number of parameters (Figs 7-9).
@@ -272,7 +273,8 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
                 f"{result.models[best_small].label} ({result.total[best_small, first]:.4f}); at "
                 f"N = {result.Ns[last]:,}: {result.models[best_large].label} "
                 f"({result.total[best_large, last]:.4f}). Largest |total − bias − variance|: "
-                f"HBM {hbm_res:.1e}, RBM {rbm_res:.1e}. {result.datasets} datasets per N.")
+                f"HBM {hbm_res:.1e}, RBM {rbm_res:.1e}. {result.datasets} datasets per N. "
+                + verdict_markdown(hbm.bias_variance_claim(result)))
 
     def _by_model(self, result: hbm.Sweep, values: np.ndarray, dims, x):
         n = result.n
