@@ -21,6 +21,7 @@ from views.framework.jobs import progress_part
 from views.framework.timeline import Frames, Mark, Timeline
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                            Run, axis, style)
+from views.framework.text import verdict_markdown
 
 DSG_COLOR, NORMA_COLOR, EXACT_COLOR, MEAN_COLOR, VAR_COLOR = (
     "#d62728", "#1f77b4", "#222222", "#d62728", "#9467bd")
@@ -376,9 +377,9 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
 
     def curve_summary(self, settings: dict, result: CurveRun) -> str:
         h = result.history
-        late = h["step"] >= min(100, h["step"][-1] // 4)
         if result.loss == "squared":
-            slope = dsg.loglog_slope(h["step"][late], h["error"][late])
+            verdict = dsg.rate_claim(h, steps=result.steps, batch=result.batch,
+                                     block=result.block, norma=result.norma)
             norma = ""
             if result.norma is not None and len(result.norma["error"]):
                 norma = (f" NORMA after its {int(result.norma['step'][-1]):,} steps: "
@@ -386,8 +387,10 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                          f"{int(result.norma['memory'][-1]):,} numbers.")
             return (f"**After {result.steps:,} steps** ({result.steps * result.batch:,} points "
                     f"seen): ‖f̄ₜ − f*‖² = **{h['error'][-1]:.2e}**, log-log slope "
-                    f"**{slope:.2f}** from step {int(h['step'][late][0])} (Thm 11: −1), keeping "
-                    f"{result.steps * result.block + 1:,} numbers.{norma}")
+                    f"**{verdict.numbers['slope']:.2f}** from step "
+                    f"{verdict.numbers['first_step']} (Thm 11: −1), keeping "
+                    f"{result.steps * result.block + 1:,} numbers.{norma} "
+                    + verdict_markdown(verdict))
         return (f"**After {result.steps:,} steps:** test error rate against the sign of the "
                 f"noiseless function **{h.get('rate', float('nan')):.3f}** ({result.loss} loss).")
 
@@ -478,7 +481,8 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                 f"the mean's squared error against eq 3.9 is **{h['mean_error'][-1]:.2e}** "
                 f"(from {h['mean_error'][0]:.2e}), the variance's **{h['variance_error'][-1]:.2e}**"
                 f" (from {h['variance_error'][0]:.2e}; posterior variances "
-                f"{result.run.exact_variance.min():.3f} to {result.run.exact_variance.max():.3f}).")
+                f"{result.run.exact_variance.min():.3f} to {result.run.exact_variance.max():.3f}). "
+                + verdict_markdown(dsg.posterior_claim(result.run)))
 
     def gp_error_plot(self, result: GPResult):
         h = result.run.history
