@@ -6,6 +6,7 @@ bad input is refused by name. Few frames, small runs: each test takes seconds.""
 from __future__ import annotations
 
 import numpy as np
+import panel as pn
 import pytest
 from PIL import Image
 
@@ -132,6 +133,14 @@ def test_bad_input_is_refused_by_name(neuron, tmp_path, kwargs, error, name):
     assert not path.exists() and not list(tmp_path.iterdir())
 
 
-def test_only_pages_with_a_timeline_animate(tmp_path):
+def test_only_pages_with_a_timeline_animate_and_show_the_buttons(neuron, tmp_path):
     with pytest.raises(ValueError, match="no timeline"):
         HBMExplorer().animate(tmp_path / "film.gif")
+    buttons = [w for w in neuron.downloads() if isinstance(w, pn.widgets.FileDownload)]
+    assert [b.label for b in buttons] == ["PNG", "SVG", "PDF", "HTML", "GIF", "MP4"]
+    # named like the static exports, without the time (an animation shows every time)
+    neuron.t = int(neuron.frames().t[3])
+    assert buttons[0].filename == f"{stamp.file_stem(neuron)}.png" and "t-" in buttons[0].filename
+    assert buttons[-1].filename == f"{stamp.file_stem(neuron, time=False)}.mp4"
+    neuron.t = None
+    assert "GIF" not in [getattr(w, "label", None) for w in HBMExplorer().downloads()]

@@ -264,7 +264,8 @@ async def _encode(explorer, suffix: str, button) -> io.BytesIO:
     """The page's animation for a download, its progress on the button meanwhile: in a worker
     process on a served page (the server goes on answering), else here."""
     label = button.label
-    button.param.update(loading=True, label=f"{label} …")
+    # the button says how far it is (Panel's loading spinner would hide the words)
+    button.param.update(disabled=True, label=f"{label} …")
     try:
         if not _worker.enabled():  # a script's or a notebook's page: here
             await asyncio.sleep(0)  # the button shows its sign before the work holds the loop
@@ -282,12 +283,12 @@ async def _encode(explorer, suffix: str, button) -> io.BytesIO:
                 if session is not None and not session.alive():
                     cancel.set()
                 if "fraction" in latest:
-                    button.label = f"{label} {100 * latest['fraction']:.0f} %"
+                    button.label = f"{label} {100 * latest['fraction']:.0f}%"
         finally:
             cancel.set()  # the worker ends with the animation, or now
         return io.BytesIO(future.result())
     finally:
-        button.param.update(loading=False, label=label)
+        button.param.update(disabled=False, label=label)
 
 
 def animation_buttons(explorer) -> list:
