@@ -10,6 +10,7 @@ import panel as pn
 import pytest
 from PIL import Image
 
+from views import export_cli
 from views.framework import stamp
 from views.framework.animation import ANIMATION_DPI, frame_indices, frame_title
 from views.framework.figure import export_figure
@@ -101,6 +102,17 @@ def test_the_mp4_reads_back_frame_by_frame(tmp_path):
     # the state rebuilds the page (without the time: an animation shows every time)
     query, version = stamp.read_state(path)
     assert version == stamp.VERSION and query["stripes"] == ["20"] and "t" not in query
+
+
+def test_ldx_export_writes_an_animation_that_carries_the_state(tmp_path, capsys):
+    target = tmp_path / "neuron.gif"
+    assert export_cli.main(["--query", "page=neuron&stripes=20", "-o", str(target),
+                            "--frames", "2", "--fps", "4"]) == 0
+    assert capsys.readouterr().out.split()[-1] == str(target)
+    with Image.open(target) as gif:
+        assert gif.n_frames == 2 and gif.info["duration"] == 250
+    query, _ = stamp.read_state(target)
+    assert query["page"] == ["neuron"] and query["stripes"] == ["20"] and "t" not in query
 
 
 @pytest.fixture(scope="module")
