@@ -20,19 +20,21 @@ from views.neuron import NeuronExplorer
 from views.pmd import PMDExplorer
 
 
-def _gif(path) -> tuple[list[np.ndarray], np.ndarray]:
-    """The GIF's frames as RGB pixels, and its palette (rows of RGB)."""
+def _gif(path) -> list[np.ndarray]:
+    """The GIF's frames as RGB pixels."""
     with Image.open(path) as gif:
-        palette = np.asarray(gif.getpalette(), dtype=int).reshape(-1, 3)
         frames = []
         for k in range(gif.n_frames):
             gif.seek(k)
             frames.append(np.asarray(gif.convert("RGB")))
-    return frames, palette
+    return frames
 
 
-def _in_palette(rgb: np.ndarray, palette: np.ndarray) -> np.ndarray:
-    """``rgb`` with each colour replaced by the nearest of ``palette``'s."""
+def _in_colors(rgb: np.ndarray, frame: np.ndarray) -> np.ndarray:
+    """``rgb`` with each colour replaced by the nearest of those in ``frame`` (a GIF's frame:
+    colours of its palette, each the nearest there to the colours drawn; of equally near ones
+    the first in sorted order, as the animation's palette chooses)."""
+    palette = np.unique(frame.reshape(-1, 3), axis=0).astype(int)
     colors, inverse = np.unique(rgb.reshape(-1, 3), axis=0, return_inverse=True)
     distance = ((colors[:, None, :].astype(int) - palette[None]) ** 2).sum(axis=2)
     return palette[np.argmin(distance, axis=1)][inverse.ravel()].reshape(rgb.shape)
@@ -66,11 +68,11 @@ def test_frame_k_of_the_gif_is_the_page_at_t_k(cls, settings, tmp_path):
     count = len(page.frames())
     times = [int(page.frames().t[i]) for i in (0, count // 3, count - 1)]
     path = page.animate(tmp_path / "film.gif", frames=times, fps=5)
-    frames, palette = _gif(path)
+    frames = _gif(path)
     assert len(frames) == 3
-    # the export at t_1 as the GIF holds it: in the GIF's one palette
+    # the export at t_1 as the GIF holds it: in the colours of its palette
     export = _export(cls, settings, int(frame_indices(page, times)[1]), tmp_path)
-    held = _in_palette(export, palette)
+    held = _in_colors(export, frames[1])
     # pixel for pixel (a line drawn over the moving one, a legend it passes under: all
     # as the export draws them)
     assert _differing(frames[1], held) == 0, f"frame 1 is not the page at t = {times[1]}"

@@ -115,9 +115,10 @@ def _spaced(count: int, n: int) -> np.ndarray:
 
 
 class _Palette:
-    """RGB colours to the index of the nearest of a palette's (Euclidean in RGB), remembered
-    for the next frames. Exactly the nearest: Pillow's own mapping goes through a coarse
-    cache, which put white paper on a grey (252) entry beside white."""
+    """RGB colours to the index of the nearest of a palette's (Euclidean in RGB; of equally
+    near ones the first: the darkest red, then green, then blue in ``gif_palette``'s order),
+    remembered for the next frames. Exactly the nearest: Pillow's own mapping goes through a
+    coarse cache, which put white paper on a grey (252) entry beside white."""
 
     def __init__(self, entries: np.ndarray):
         self.entries = np.asarray(entries, dtype=np.int32).reshape(-1, 3)
@@ -139,9 +140,9 @@ class _Palette:
 
 
 def gif_palette(frames: list[np.ndarray]) -> np.ndarray:
-    """The palette of a GIF (256 RGB rows) for these frames: their median cut, the colours
-    nearest white and black made exactly white and black (the paper and the ink; averaged
-    with their antialiased edges they came out grey)."""
+    """The palette of a GIF (at most 256 RGB rows, sorted) for these frames: their median cut,
+    the colours nearest white and black made exactly white and black (the paper and the ink;
+    averaged with their antialiased edges they came out grey)."""
     from PIL import Image
 
     cut = Image.fromarray(np.vstack(frames)).quantize(colors=256, dither=Image.Dither.NONE)
@@ -150,12 +151,14 @@ def gif_palette(frames: list[np.ndarray]) -> np.ndarray:
         k = int(np.argmin(np.abs(entries - pure).max(axis=1)))
         if np.abs(entries[k] - pure).max() <= PURE:
             entries[k] = pure
-    return entries.astype(np.uint8)
+    return np.unique(entries, axis=0).astype(np.uint8)
 
 
 def _write_gif(film: Film, indices, path, fps: float, state: str, progress) -> None:
     """A GIF of one palette (``gif_palette`` of the first, middle and last frames), each
-    frame held by Pillow as palette indices until the file is written."""
+    frame held by Pillow as palette indices until the file is written. Pillow stores a frame
+    as the rectangle that changed since the one before, in the colours it uses, what did not
+    change in it transparent."""
     from PIL import Image
 
     entries = gif_palette([film.draw(int(indices[k])) for k in
@@ -168,7 +171,7 @@ def _write_gif(film: Film, indices, path, fps: float, state: str, progress) -> N
         images.append(image)
         _report(progress, k + 1, len(indices))
     images[0].save(path, format="GIF", save_all=True, append_images=images[1:], loop=0,
-                   duration=round(1000 / fps), comment=state.encode(), optimize=False)
+                   duration=round(1000 / fps), comment=state.encode())
 
 
 def _write_mp4(film: Film, indices, path, fps: float, state: str, progress) -> None:
