@@ -181,7 +181,12 @@ class PMDExplorer(Explorer):
                     always=True,
                     options=dict(color="share", cmap="inferno_r", logz=True, clim=(1e-3, 1e3),
                                  colorbar=True, bokeh=dict(size=hv.dim("size"), line_alpha=0),
-                                 mpl=dict(s=2 * hv.dim("size"), linewidth=0))),
+                                 # both ends of the colour bar pointed at every time (shares
+                                 # beyond its range occur): HoloViews points them from the data
+                                 # drawn first, so an export at t and an animation's frame at t
+                                 # (whose bar is drawn once) would differ
+                                 mpl=dict(s=2 * hv.dim("size"), linewidth=0,
+                                          cbar_extend="both"))),
                Mark("ess_plot", "point", x="seen", y="ess", dims=SEEN_DIMS,
                     options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40)))))
     runs = (

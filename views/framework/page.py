@@ -16,6 +16,7 @@ from bokeh.models import PrintfTickFormatter
 
 from views.framework import knobs as _knobs
 from views.framework import stamp
+from views.framework.animation import ANIMATION_FORMATS, animation_buttons
 from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plot, _extent,
                                     _same_window, style, table_html)
 from views.framework.jobs import JobSection
@@ -232,7 +233,8 @@ class PageMixin:
 
     def downloads(self) -> pn.Row:
         """One download button per export format, its file named after the page and the
-        settings drawn (``views.framework.stamp.file_stem``)."""
+        settings drawn (``views.framework.stamp.file_stem``); on a page with a timeline, GIF
+        and MP4 too, the timeline animated (``views.framework.animation``)."""
         buttons = [
             pn.widgets.FileDownload(
                 callback=(lambda s=s: self.export_bytes(s)),
@@ -241,15 +243,21 @@ class PageMixin:
             )
             for s in EXPORT_FORMATS
         ]
+        animated = animation_buttons(self) if self.timeline is not None else []
 
         def rename(*_):  # the file is named after the settings drawn
             stem = stamp.file_stem(self)
             for button, suffix in zip(buttons, EXPORT_FORMATS):
                 button.filename = f"{stem}{suffix}"
+            stem = stamp.file_stem(self, time=False)
+            for button, suffix in zip(animated, ANIMATION_FORMATS):
+                button.filename = f"{stem}{suffix}"
 
         self.param.watch(rename, ["drawn", "t"] if "t" in self.param else ["drawn"])
+        count = len(buttons) + len(animated)
         return pn.Row(pn.pane.Markdown("**Export the figure**", margin=(8, 5), width=150),
-                      *buttons, sizing_mode="fixed", width=150 + 4 * 80, height=50)
+                      *buttons, *animated, sizing_mode="fixed", width=150 + count * 80,
+                      height=50)
 
     def alert(self) -> pn.viewable.Viewable:
         """Visible alerts: one while the last computation failed (the plots keep the last good
