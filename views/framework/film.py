@@ -154,6 +154,11 @@ def _union(a, b):
     return Bbox.union(boxes) if boxes else None
 
 
+def _meet(p, q) -> bool:
+    """Whether pixel rectangles ``p`` and ``q`` (x0, x1, y0, y1) share a pixel."""
+    return p[0] < q[1] and q[0] < p[1] and p[2] < q[3] and q[2] < p[3]
+
+
 class _Layer:
     """One timeline mark in the film: the HoloViews subplot that drew it and how it moves."""
 
@@ -201,11 +206,16 @@ class Film:
         renderer = fig.canvas.get_renderer()
         boxes = [fig.get_tightbbox(renderer)]
         inches = fig.dpi_scale_trans.inverted()
+        titles = [self.title.get_window_extent(renderer).transformed(inches)]
         for i in sorted({int(np.max(indices)), int(indices[-1])}):
             self.title.set_text(self._title(i))
-            boxes.append(self.title.get_window_extent(renderer).transformed(inches))
+            titles.append(self.title.get_window_extent(renderer).transformed(inches))
         pad = matplotlib.rcParams["savefig.pad_inches"]
-        tight_canvas(fig, Bbox.union(boxes).padded(pad))
+        box = Bbox.union(boxes + titles).padded(pad)
+        tight_canvas(fig, box)
+        # where the title paints, on that canvas (pixels, widened for antialiasing)
+        title = Bbox.union(titles).translated(-box.x0, -box.y0).transformed(fig.dpi_scale_trans)
+        self.title_rect = self._rect(title.padded(2))
         # the marks, the last layers of their panel's overlay (``TimelineMixin._with_marks``)
         overlays = {id(p.hmap.last): p for p in self.plot.traverse(lambda p: p, [OverlayPlot])}
         self.layers, self.axes = [], []
@@ -228,7 +238,9 @@ class Film:
     def _backgrounds(self) -> None:
         """Draw the figure without the marks and the title twice: with what is drawn over a
         mark (``back``), and without it (``bare``), whose pixels a frame takes back where a
-        mark reaches under it."""
+        mark reaches under it. (``bare`` with those artists drawn over it, instead of a second
+        whole drawing, differed from the export over much of the figure: an axes does part
+        of its layout, its titles' places among them, as it draws.)"""
         fig = self.figure
         marks = self._marks()
         ids = {id(a) for a in marks}
@@ -241,25 +253,23 @@ class Film:
             artist.set_visible(False)
         fig.canvas.draw()
         self.bare = fig.canvas.copy_from_bbox(fig.bbox)
+        bare = np.asarray(fig.canvas.buffer_rgba()).copy()
         for artist in self.above:
             artist.set_visible(True)
         fig.canvas.draw()
         self.back = fig.canvas.copy_from_bbox(fig.bbox)
-        # where each is drawn: the box it says (asked once drawn: an axis lays out its ticks
-        # in a draw) and the pixels it changes drawn alone (an axis's box leaves out its tick
-        # marks; a white box on white changes no pixel)
+        # where each is drawn: the pixels it changes drawn alone (an axis's box leaves out its
+        # tick marks) and the box it says (a white box on white changes no pixel; asked once
+        # drawn: an axis lays out its ticks in a draw)
         renderer = fig.canvas.get_renderer()
-        bare = self._pixels(self.bare)
-        self.above_boxes = [_union(_box(a, renderer, 2), self._painted(a, bare, renderer))
-                            for a in self.above]
+        boxes = [_union(_box(a, renderer, 2), self._painted(a, bare, renderer))
+                 for a in self.above]
+        everywhere = self._rect(fig.bbox)
+        self.above_rects = np.array([everywhere if b is None else self._rect(b) for b in boxes],
+                                    dtype=int).reshape(-1, 4)
         fig.canvas.restore_region(self.back)
         for artist in marks + [self.title]:
             artist.set_visible(True)
-
-    def _pixels(self, region) -> np.ndarray:
-        """The canvas's pixels as they are with ``region`` (a copy of the whole canvas)."""
-        self.figure.canvas.restore_region(region)
-        return np.asarray(self.figure.canvas.buffer_rgba()).copy()
 
     def _painted(self, artist, bare: np.ndarray, renderer):
         """The display box of the pixels ``artist`` changes drawn alone on ``bare``, padded
@@ -277,10 +287,19 @@ class Film:
         return Bbox([[cols.min() - 2, height - rows.max() - 3],
                      [cols.max() + 3, height - rows.min() + 2]])
 
+    def _rect(self, box) -> tuple[int, int, int, int]:
+        """The pixels of display box ``box`` on the canvas: columns x0:x1, rows y0:y1 (from
+        the top), outward to whole pixels."""
+        width, rows = self.figure.canvas.get_width_height()
+        height = self.figure.canvas.get_renderer().height  # display y = height - row
+        return (max(0, math.floor(box.x0)), min(width, math.ceil(box.x1)),
+                max(0, math.floor(height - box.y1)), min(rows, math.ceil(height - box.y0)))
+
     def _reach(self, artist, renderer):
-        """The display box a mark may paint in now (its clip box when unknown), or None when
-        it paints nothing (points all masked)."""
+        """The pixels a mark may paint now (``_rect``; within its clip box), or None when
+        it paints nothing."""
         from matplotlib.collections import PathCollection
+        from matplotlib.lines import Line2D
         from matplotlib.transforms import Bbox
 
         widths = np.atleast_1d(artist.get_linewidth()) if hasattr(artist, "get_linewidth") \
@@ -293,42 +312,49 @@ class Film:
             offsets = np.ma.masked_invalid(np.ma.asarray(artist.get_offsets(), float))
             xy = artist.get_offset_transform().transform(np.ma.compress_rows(offsets))
             sizes = artist.get_sizes()
-            if len(xy) == 0:
-                return None
             pad += (float(np.sqrt(sizes.max())) if len(sizes) else 0.0) * scale
-            box = Bbox([xy.min(axis=0), xy.max(axis=0)]).padded(pad)
+        elif type(artist) is Line2D:  # its points, and its markers
+            xy = artist.get_transform().transform(artist.get_xydata())
+            xy = xy[np.isfinite(xy).all(axis=1)]
+            if artist.get_marker() not in (None, "None", "none", ""):
+                pad += artist.get_markersize() * scale
         else:
             box = _box(artist, renderer, pad)
+            xy = None
+        if xy is not None:
+            if len(xy) == 0:
+                return None
+            box = Bbox([xy.min(axis=0), xy.max(axis=0)]).padded(pad)
         if box is None:
-            return clip if clip is not None else self.figure.bbox
-        return box
+            box = clip.padded(1.5) if clip is not None else self.figure.bbox
+        elif clip is not None:
+            # Agg clips to the clip box's edges rounded to whole pixels, the last included
+            box = Bbox.intersection(box, clip.padded(1.5))
+            if box is None:
+                return None
+        return self._rect(box)
 
     def _overlaps(self, marks, renderer) -> list[tuple[int, int, int, int]]:
         """Where a mark and something drawn after it (``above``) may both paint: pixel
-        rectangles (x0, x1, y0, y1, rows from the top), disjoint."""
-        from matplotlib.transforms import Bbox
-
-        width, rows = self.figure.canvas.get_width_height()
-        height = renderer.height  # display y is height - row (a float: the tight box's)
+        rectangles (``_rect``), disjoint."""
+        above = self.above_rects
         rects = []
         for mark in marks:
             reach = self._reach(mark, renderer)
-            if reach is None:
+            if reach is None or not len(above):
                 continue
-            for box in self.above_boxes:
-                box = reach if box is None else Bbox.intersection(box, reach)
-                if box is not None:
-                    rects.append((max(0, math.floor(box.x0)), min(width, math.ceil(box.x1)),
-                                  max(0, math.floor(height - box.y1)),
-                                  min(rows, math.ceil(height - box.y0))))
-        rects = [r for r in rects if r[1] > r[0] and r[3] > r[2]]
+            x0, x1 = np.maximum(above[:, 0], reach[0]), np.minimum(above[:, 1], reach[1])
+            y0, y1 = np.maximum(above[:, 2], reach[2]), np.minimum(above[:, 3], reach[3])
+            hit = (x1 > x0) & (y1 > y0)
+            rects.extend(zip(x0[hit].tolist(), x1[hit].tolist(), y0[hit].tolist(),
+                             y1[hit].tolist()))
         merged = True
         while merged:  # overlapping rectangles into one
             merged = False
             for a in range(len(rects)):
                 for b in range(a + 1, len(rects)):
                     p, q = rects[a], rects[b]
-                    if p[0] < q[1] and q[0] < p[1] and p[2] < q[3] and q[2] < p[3]:
+                    if _meet(p, q):
                         rects[a] = (min(p[0], q[0]), max(p[1], q[1]), min(p[2], q[2]),
                                     max(p[3], q[3]))
                         del rects[b]
@@ -352,8 +378,6 @@ class Film:
         (``above``: a legend, the axes' frame) may both paint (``_overlaps``), the pixels come
         from a second drawing: ``bare`` there, then the marks and what of ``above`` reaches
         there, in the figure's order."""
-        from matplotlib.transforms import Bbox
-
         for layer in self.layers:
             layer.show(self.frames, i, self.key)
         self.title.set_text(self._title(i))
@@ -367,13 +391,11 @@ class Film:
             canvas.restore_region(self.back)
             for x0, x1, y0, y1 in rects:
                 canvas.restore_region(self.bare, bbox=(x0, y0, x1, y1), xy=(0, 0))
-            height = renderer.height
-            over = {id(a) for a, box in zip(self.above, self.above_boxes)
-                    if box is None or any(box.overlaps(Bbox([[x0, height - y1],
-                                                             [x1, height - y0]]))
-                                          for x0, x1, y0, y1 in rects)}
+            over = {id(a) for a, rect in zip(self.above, self.above_rects)
+                    if any(_meet(rect, r) for r in rects)}
             self._draw(ids | over, renderer)
-            self.title.draw(renderer)
+            if any(_meet(self.title_rect, r) for r in rects):
+                self.title.draw(renderer)
             pixels = np.asarray(canvas.buffer_rgba())
             patches = [(r, pixels[r[2]:r[3], r[0]:r[1], :3].copy()) for r in rects]
         canvas.restore_region(self.back)
