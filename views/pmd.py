@@ -20,6 +20,7 @@ from dynamics import pmd
 from views.framework.cache import results_cache
 from views.framework import (DASHED, MPL_DASHED, Explorer, Frames, Mark, Plot, Section, Timeline,
                              style)
+from views.framework.text import verdict_markdown
 from views.framework.jobs import Run
 
 #: Model presets: name -> the model knobs' values (standard deviations on the sliders' steps:
@@ -403,7 +404,8 @@ Then run Fig 4.1 below.
                 f"{pmd.experiment.MODE_FLOOR:.0%} of its weight on each) in "
                 f"{result.pmd_both_modes.sum()} of {runs} repeats and ended below both SGLD and "
                 f"Gibbs in {result.pmd_beats_local.sum()} of {runs}. {particles}The paper "
-                f"reports PMD lowest, with Gibbs and SGLD stuck in one mode.")
+                f"reports PMD lowest, with Gibbs and SGLD stuck in one mode. "
+                + verdict_markdown(pmd.best_method_claim(result)))
 
     def _curves_plot(self, result, metric: str, label: str, legend: str):
         layers = []
