@@ -34,10 +34,17 @@ def _in_colors(rgb: np.ndarray, frame: np.ndarray) -> np.ndarray:
     """``rgb`` with each colour replaced by the nearest of those in ``frame`` (a GIF's frame:
     colours of its palette, each the nearest there to the colours drawn; of equally near ones
     the first in sorted order, as the animation's palette chooses)."""
-    palette = np.unique(frame.reshape(-1, 3), axis=0).astype(int)
-    colors, inverse = np.unique(rgb.reshape(-1, 3), axis=0, return_inverse=True)
-    distance = ((colors[:, None, :].astype(int) - palette[None]) ** 2).sum(axis=2)
-    return palette[np.argmin(distance, axis=1)][inverse.ravel()].reshape(rgb.shape)
+    def packed(image):  # one number per colour, sorted as the colours are
+        image = image.reshape(-1, 3).astype(np.int64)
+        return (image[:, 0] << 16) | (image[:, 1] << 8) | image[:, 2]
+
+    def unpacked(values):
+        return np.stack([values >> 16, (values >> 8) & 255, values & 255], axis=1)
+
+    palette = unpacked(np.unique(packed(frame)))
+    colors, inverse = np.unique(packed(rgb), return_inverse=True)
+    distance = ((unpacked(colors)[:, None, :] - palette[None]) ** 2).sum(axis=2)
+    return palette[np.argmin(distance, axis=1)][inverse].reshape(rgb.shape)
 
 
 def _export(cls, settings: dict, i: int, tmp_path) -> np.ndarray:

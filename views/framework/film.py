@@ -19,9 +19,10 @@ Drawn once, so not following the time: the axes (no page's do: a page draws its 
 time on the axes of the whole run) and a mark's colour bar (a mark coloured by its data fixes
 its ``clim`` and ``cbar_extend``: HoloViews would point the bar's ends from the first frame's
 data). ``tests/views/test_animate.py`` compares frames with the PNG export at their time, pixel
-for pixel. (Two exports of a page at different times can place a tick label a pixel apart:
-matplotlib lays out a text's vertical centre from cached metrics. Seen on the Doeblin and
-Bayes pages; a frame draws such a label as the first frame's export does.)
+for pixel. (Two exports of a page at different times can place one tick label up to two pixels
+apart: matplotlib's layout of the label's centred text came out different, its cause not
+found. Seen on the Doeblin and Bayes pages; a frame draws such a label as the export at the
+first frame's time does.)
 """
 
 from __future__ import annotations
