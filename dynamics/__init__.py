@@ -2,7 +2,8 @@
 
 Each system lives in one module (``dynamics.herding``, ``dynamics.neuron``, ...). Public functions
 take arrays first and options keyword-only, validate their inputs, and return frozen dataclasses
-of NumPy arrays whose first axis is time.
+of NumPy arrays whose first axis is time. The paper claims that the pages and the gallery judge
+are functions beside their engines too (``*_claim``, returning a ``dynamics.claims.Verdict``).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ ENGINES = ("herding", "neuron", "torus", "bifurcation", "doeblin", "pmd", "sbeed
            "dsg", "embedding_sgd")
 
 #: Modules of this package that are tools rather than engines (no system, no kernels to warm):
-#: ``sweep`` maps a pure function over a parameter grid on any executor.
-HELPERS = ("sweep",)
+#: ``sweep`` maps a pure function over a parameter grid on any executor; ``claims`` holds the
+#: ``Verdict`` that every paper claim's function (beside its engine) returns.
+HELPERS = ("sweep", "claims")
 
 __all__ = ["ENGINES", "HELPERS", "warmup"]
 

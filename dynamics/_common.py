@@ -204,11 +204,12 @@ def check_budget(names: str, amount: float, limit: float, unit: str) -> None:
 
 
 def check_executor(executor):
-    """``executor`` validated: None (run in this process) or an object with a callable ``map``
-    (a ``concurrent.futures`` executor, a dask client's wrapper, ...)."""
-    if executor is not None and not callable(getattr(executor, "map", None)):
-        raise TypeError(f"executor must be None or have a map method (a concurrent.futures "
-                        f"executor), got {describe(executor)}")
+    """``executor`` validated for ``dynamics.sweep.sweep``: None (run in this process) or an
+    object with a callable ``submit`` returning futures (a ``concurrent.futures`` executor, a
+    ``dask.distributed.Client``)."""
+    if executor is not None and not callable(getattr(executor, "submit", None)):
+        raise TypeError(f"executor must be None or have a submit method (a concurrent.futures "
+                        f"executor or a dask.distributed Client), got {describe(executor)}")
     return executor
 
 

@@ -33,10 +33,12 @@ import numpy as np
 
 from ._common import (MAX_ABS, as_generator, check_array, check_budget, check_count,
                       check_in_range, check_positive, check_progress, check_real, report)
+from .claims import Verdict
 
 
 __all__ = [
     "Votes", "banana", "lithuanian", "best_label", "conditional_herding", "voted_perceptron",
+    "boundary_claim",
 ]
 
 
@@ -183,6 +185,30 @@ def voted_perceptron(X, y, X_test, *, epochs: int = 1000, batch_size: int = 100,
     return conditional_herding(X, y, X_test, hidden=0, epochs=epochs, batch_size=batch_size,
                                burn_in=burn_in, init=0.0, seed=seed,
                                progress=progress)
+
+
+def boundary_claim(vp_error: float, ch_error: float, *, hidden: int) -> Verdict:
+    """Chen & Welling, Sec 1.4.3 and Fig 1.16: "The results on the banana data set illustrate
+    the representational advantages of hidden units", where the voted perceptron's weight
+    vector "tends to oscillate back and forth".
+
+    Rule: conditional herding with ``hidden`` hidden units ends with a lower test error
+    (``ch_error``, a fraction) than the voted perceptron (``vp_error``) on the same data."""
+    vp_error = check_in_range("vp_error", vp_error, 0.0, 1.0)
+    ch_error = check_in_range("ch_error", ch_error, 0.0, 1.0)
+    hidden = check_count("hidden", hidden, high=10_000)
+    ok = ch_error < vp_error
+    return Verdict(
+        claim="Chen & Welling, Fig 1.16",
+        statement="On the banana data the hidden units of conditional herding give it a better "
+                  "boundary than the voted perceptron, whose weights oscillate.",
+        agrees=ok,
+        measured=(f"test error voted perceptron {100 * vp_error:.1f} %, conditional herding "
+                  f"with {hidden} hidden units {100 * ch_error:.1f} %"),
+        why=(f"conditional herding's test error {100 * ch_error:.1f} % is "
+             + ("below" if ok else "not below")
+             + f" the voted perceptron's {100 * vp_error:.1f} %"),
+        numbers=dict(voted_perceptron=vp_error, conditional_herding=ch_error, hidden=hidden))
 
 
 def _warmup() -> None:

@@ -62,13 +62,15 @@ from ._common import (as_generator, check_array, check_budget, check_choice, che
                       check_progress, kl_divergence, report)
 from ._hbm_rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of,
                        fit_rbm_cd, fit_rbm_exact, rbm_log_p, rbm_parameters, visible_states)
+from .claims import Verdict
+from .sweep import sweep as _sweep
 
 __all__ = [
     "MAX_N", "PAPER_N", "PAPER_HIDDEN", "RBM", "AISEstimate", "BiasVariance", "Model", "Sweep",
     "eta_of", "p_of_eta", "theta_of", "p_of_theta", "popcount", "order_mask", "n_parameters",
     "kl", "random_distribution", "project", "empirical", "fit_hbm", "visible_states",
     "rbm_log_p", "fit_rbm_cd", "fit_rbm_exact", "rbm_parameters", "gibbs_eta", "ais_log_z",
-    "exact_log_z", "bias_variance", "sweep",
+    "exact_log_z", "bias_variance", "sweep", "bias_variance_claim",
 ]
 
 
@@ -568,10 +570,9 @@ def _reference(model: Model, p_star, seed) -> _Reference:
     return _Reference(rbm.p, rbm)
 
 
-def _task(args):
+def _task(p_star, reference: _Reference, model: Model, N: int, index: int, seed: int):
     """One (model, N, dataset): KL(P*, P_hat) and KL(P*_B, P_hat). Pure: the seed is derived
     from (seed, N, dataset) only, so a result does not depend on where it ran."""
-    p_star, reference, model, N, index, seed = args
     rng = np.random.default_rng([seed, N, index])
     counts = rng.multinomial(N, p_star).astype(float)
     fitted = _fit(model, counts, rng, reference)
@@ -581,8 +582,8 @@ def _task(args):
 def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str = "converged",
                   model: Model | None = None, executor=None) -> BiasVariance:
     """The decomposition for the HBM of order ``order`` (or any ``model``) over ``datasets``
-    datasets of size N drawn from ``p_star``; ``executor`` (concurrent.futures-like, with
-    ``map``) runs the datasets in parallel."""
+    datasets of size N drawn from ``p_star``; ``executor`` (see ``dynamics.sweep.sweep``)
+    runs the datasets in parallel."""
     p_star, n = _check_p(p_star, "p_star")
     N = check_count("N", N, low=1, high=MAX_DATA)
     datasets = check_count("datasets", datasets, low=1, high=100_000)
@@ -595,8 +596,9 @@ def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str 
     _check_model(model, n)
     base = int(as_generator(seed).integers(0, 2**31 - 1))
     reference = _reference(model, p_star, base)
-    tasks = [(p_star, reference, model, N, i, base) for i in range(datasets)]
-    results = list(executor.map(_task, tasks)) if executor is not None else list(map(_task, tasks))
+    tasks = [dict(p_star=p_star, reference=reference, model=model, N=N, index=i, seed=base)
+             for i in range(datasets)]
+    results = _sweep(_task, tasks, executor=executor)
     totals = np.array([r[0] for r in results])
     variances = np.array([r[1] for r in results])
     bias = kl(p_star, reference.p)
@@ -624,8 +626,8 @@ class Sweep:
 def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
           progress=None) -> Sweep:
     """``bias_variance`` over every (model, N): the sweep of Figs 5-9. One task per (model,
-    N, dataset), seeds derived from (seed, N, dataset); ``executor.map`` runs them (any
-    concurrent.futures-style executor); ``progress(fraction, message, partial=Sweep)`` after
+    N, dataset), seeds derived from (seed, N, dataset); ``dynamics.sweep.sweep`` runs them on
+    ``executor`` (None: in this process); ``progress(fraction, message, partial=Sweep)`` after
     each (model, N), every model at the first N, then at the next; from the second N on, the
     fraction weighs each model by the time its fits took at the first."""
     p_star, n = _check_p(p_star, "p_star")
@@ -653,9 +655,9 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
     for b, N in enumerate(Ns):
         for a, model in enumerate(models):
             started = time.perf_counter()
-            tasks = [(p_star, references[a], model, int(N), i, base) for i in range(datasets)]
-            results = list(executor.map(_task, tasks)) if executor is not None else \
-                [_task(t) for t in tasks]
+            tasks = [dict(p_star=p_star, reference=references[a], model=model, N=int(N),
+                          index=i, seed=base) for i in range(datasets)]
+            results = _sweep(_task, tasks, executor=executor)
             total = float(np.mean([r[0] for r in results]))
             variance = float(np.mean([r[1] for r in results]))
             out["variance"][a, b] = variance
@@ -675,6 +677,54 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
                    partial=partial)
     return Sweep(models, Ns, out["bias"], out["variance"], out["total"], out["residual"],
                  n=n, datasets=datasets, done=done)
+
+
+def bias_variance_claim(result: Sweep) -> Verdict:
+    """Luo & Sugiyama, Sec 4 and Figs 3-9: "a positive correlation between the number of model
+    parameters and variance and an inverse relationship between the sample size and variance";
+    with the bias falling as the order grows (exact here: the HBMs are nested, so each
+    projection is closer to P*; the paper's estimates showed no clear trend in the bias), the
+    best model grows with the sample size.
+
+    Rule, on the HBM rows of ``result`` (a finished `sweep` with at least two orders and two
+    sample sizes): the bias does not rise with the order, at the largest N the variance of the
+    highest order is above that of the lowest, and the highest order's variance falls from the
+    smallest N to the largest."""
+    check_instance("result", result, Sweep)
+    statement = ("More parameters lower the bias and raise the variance; the variance falls "
+                 "with N, so the best model grows with the sample size.")
+    rows = [i for i, m in enumerate(result.models) if m.kind == "hbm"]
+    if result.done < len(result.models) * len(result.Ns) or len(rows) < 2 or len(result.Ns) < 2:
+        return Verdict(claim="Luo & Sugiyama, Figs 3-9", statement=statement, agrees=None,
+                       measured=f"{result.done} of {len(result.models) * len(result.Ns)} "
+                                f"(model, N) cells, {len(rows)} HBM orders",
+                       why="the sweep needs to finish, with two HBM orders and two sample sizes")
+    bias = result.bias[rows, 0]
+    var_large_n = result.variance[rows, -1]
+    full = rows[-1]
+    falls_with_n = bool(result.variance[full, -1] < result.variance[full, 0])
+    bias_falls = bool(np.all(np.diff(bias) <= 1e-12))
+    var_grows = bool(var_large_n[-1] > var_large_n[0])
+    best_small = result.models[rows[int(np.argmin(result.total[rows, 0]))]].size
+    best_large = result.models[rows[int(np.argmin(result.total[rows, -1]))]].size
+    low, high = result.models[rows[0]].size, result.models[full].size
+    return Verdict.from_checks(
+        "Luo & Sugiyama, Figs 3-9", statement,
+        ((bias_falls, f"the bias does not fall from order {low} to {high}"),
+         (var_grows, f"at N = {int(result.Ns[-1]):,} the variance of order {high} is not above "
+                     f"order {low}'s"),
+         (falls_with_n, f"the variance of order {high} does not fall with N")),
+        measured=(f"n = {result.n}, {result.datasets} datasets per N: HBM bias {bias[0]:.3f} "
+                  f"(order {low}) to {bias[-1]:.2g} (order {high}); at N = "
+                  f"{int(result.Ns[-1]):,} variance {var_large_n[0]:.2g} (order {low}) to "
+                  f"{var_large_n[-1]:.2g}; lowest total error at N = {int(result.Ns[0])}: order "
+                  f"{best_small}, at N = {int(result.Ns[-1]):,}: order {best_large}"),
+        why=(f"the bias falls and the variance rises with the order, and the variance falls "
+             f"with N (best order {best_small} at N = {int(result.Ns[0])}, {best_large} at "
+             f"N = {int(result.Ns[-1]):,})"),
+        numbers=dict(bias=[float(b) for b in bias], variance_at_largest_n=[
+            float(v) for v in var_large_n], best_order_smallest_n=int(best_small),
+            best_order_largest_n=int(best_large)))
 
 
 def _warmup() -> None:

@@ -37,17 +37,20 @@ from ._common import (
     check_budget,
     check_count,
     check_in_range,
+    check_instance,
     check_positive,
     check_progress,
     describe,
     report,
 )
+from .claims import Verdict
 
 __all__ = [
     "BETA_C", "CRITICAL_CORRELATION", "MIN_L", "MAX_L", "MAX_EXACT_L", "MAX_SPINS",
     "MAX_SPIN_UPDATES", "IsingSamples",
     "IsingHerding", "PowerLaw", "nn_correlation", "swendsen_wang", "herd_ising", "exact_argmax",
-    "score", "local_search", "cluster_sizes", "cluster_histogram",
+    "score", "local_search", "cluster_sizes", "cluster_histogram", "EXPONENT_TOLERANCE",
+    "cluster_exponent_claim",
 ]
 
 
@@ -428,6 +431,44 @@ def cluster_histogram(samples, *, fit_min: float = 4.0, fit_max: float | None = 
         slope = float(np.polyfit(np.log(centers[use]), np.log(density[use]), 1)[0])
     return PowerLaw(centers=centers, density=density, slope=slope, fit_min=float(fit_min),
                     fit_max=fit_max)
+
+
+#: How far apart the two fitted cluster-size exponents may be and still count as "almost
+#: identical".
+EXPONENT_TOLERANCE = 0.15
+
+
+def cluster_exponent_claim(sw: IsingSamples, herd: IsingSamples, sw_fit: PowerLaw,
+                           herd_fit: PowerLaw) -> Verdict:
+    """Chen & Welling, Sec 1.2.5 and Fig 1.7: at the critical temperature "samples from both
+    methods [Swendsen-Wang and herding] exhibit the power law distribution with an almost
+    identical exponent".
+
+    Rule: the slopes of the two `cluster_histogram` fits (``sw_fit`` of the Swendsen-Wang
+    samples ``sw``, ``herd_fit`` of the herding samples ``herd``) differ by less than
+    ``EXPONENT_TOLERANCE``."""
+    check_instance("sw", sw, IsingSamples)
+    check_instance("herd", herd, IsingSamples)
+    check_instance("sw_fit", sw_fit, PowerLaw)
+    check_instance("herd_fit", herd_fit, PowerLaw)
+    a, b = float(sw_fit.slope), float(herd_fit.slope)
+    gap = abs(a - b)
+    ok = gap < EXPONENT_TOLERANCE
+    L, steps = sw.samples.shape[1], sw.samples.shape[0]
+    return Verdict(
+        claim="Chen & Welling, Figs 1.6-1.7",
+        statement="Herding's samples look like the Ising model's, and their connected-component "
+                  "sizes follow a power law with an almost identical exponent.",
+        agrees=ok,
+        measured=(f"L = {L}, {steps} samples: cluster-size exponents Swendsen-Wang {a:.2f}, "
+                  f"herding {b:.2f} (fitted over sizes {sw_fit.fit_min:.0f}-"
+                  f"{sw_fit.fit_max:.0f}); neighbour correlation "
+                  f"{float(sw.correlation.mean()):.4f} (SW) against "
+                  f"{float(herd.correlation.mean()):.4f} (herding)"),
+        why=(f"the exponents differ by {gap:.2f}, " + ("less" if ok else "not less")
+             + f" than {EXPONENT_TOLERANCE:g}"),
+        numbers=dict(swendsen_wang=a, herding=b, difference=gap,
+                     tolerance=EXPONENT_TOLERANCE))
 
 
 def _warmup() -> None:

@@ -29,8 +29,9 @@ from fractions import Fraction
 import numpy as np
 from numba import njit
 
-from dynamics._common import (MAX_STEPS, check_count, check_flag, check_in_range, check_real,
-                              describe)
+from dynamics._common import (MAX_STEPS, check_array, check_count, check_flag, check_in_range,
+                              check_instance, check_positive, check_real, describe)
+from dynamics.claims import Verdict
 from dynamics.herding import word_counts
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "special_starts",
     "rational_period",
     "complexity",
+    "sturmian_claim",
 ]
 
 #: The golden mean phi = (sqrt(5) - 1) / 2 = 0.618..., the firing rate of the "Fibonacci neuron".
@@ -379,6 +381,42 @@ def complexity(states, max_len: int) -> np.ndarray:
     reaches T + 1 only once the run is long enough to contain every word of length T.
     """
     return word_counts(states, max_len)
+
+
+def sturmian_claim(run: NeuronResult, words, *, bound: float) -> Verdict:
+    """Chen & Welling, Sec 1.2.6 and "Weak Chaos": for irrational pi the neuron's states form a
+    Sturmian sequence, "M(T) = T + 1" (Figs 1.8-1.9), and the discrepancy |D_T| stays below the
+    bound of Prop 1.5 and Cor 1.6.
+
+    Rule: ``words`` (M(T) for T = 1, 2, ..., of ``run.states``, `complexity`) equals T + 1 at
+    every T counted, and max |D_T| <= ``bound`` (`discrepancy_bound` of the run's start). A
+    rational rate (`rational_period`: periodic states) is outside the claim: not judged."""
+    check_instance("run", run, NeuronResult)
+    words = check_array("words", words, ndim=1, dtype=np.int64)
+    bound = check_positive("bound", bound)
+    statement = ("With an irrational rate the herded neuron's states form a Sturmian sequence "
+                 "(the rabbit sequence for the golden rate): M(T) = T + 1 distinct words of "
+                 "length T and a discrepancy bounded by 1 (Prop 1.5, Cor 1.6).")
+    period = rational_period(run.rate)
+    if period is not None:
+        return Verdict(claim="Chen & Welling, Figs 1.8-1.9", statement=statement, agrees=None,
+                       measured=f"rate {run.rate:.6f}: periodic with period {period}",
+                       why=f"the rate is rational (period {period}); the claim is about "
+                           "irrational rates")
+    T = np.arange(1, words.size + 1)
+    wrong = np.flatnonzero(words != T + 1)
+    sturmian = bool(words.size) and not wrong.size
+    largest = float(np.abs(run.discrepancy).max())
+    return Verdict.from_checks(
+        "Chen & Welling, Figs 1.8-1.9", statement,
+        ((sturmian, f"M(T) ≠ T + 1 first at T = {int(T[wrong[0]])}" if wrong.size
+          else "no word counts"),
+         (largest <= bound, f"the discrepancy {largest:.3f} exceeds the bound {bound:g}")),
+        measured=(f"rate {run.rate:.6f}: M(T) = T + 1 for T = 1..{words.size}: {sturmian}; "
+                  f"largest discrepancy {largest:.3f} (bound {bound:g})"),
+        why=f"M(T) = T + 1 for T = 1..{words.size} and |D_T| ≤ {largest:.3f} ≤ {bound:g}",
+        numbers=dict(rate=float(run.rate), word_lengths=int(words.size), sturmian=sturmian,
+                     largest_discrepancy=largest, bound=bound))
 
 
 def _warmup() -> None:

@@ -33,6 +33,7 @@ from dynamics._common import (
     check_moments,
     describe,
 )
+from dynamics.claims import Verdict
 
 __all__ = [
     "MAX_CONDITION",
@@ -46,6 +47,8 @@ __all__ = [
     "torus_discrepancy_curve",
     "rational_rotation_model",
     "irrational_rotation_model",
+    "EVEN_DISCREPANCY",
+    "uniform_filling_claim",
 ]
 
 #: Largest condition number (ratio of extreme singular values) of the lattice basis accepted as
@@ -376,6 +379,43 @@ def irrational_rotation_model(*, seed=None) -> tuple[np.ndarray, np.ndarray]:
         if p.min() >= 0.05:
             break
     return phi, p @ phi
+
+
+#: The final discrepancy below which an orbit counts as filling the torus evenly.
+EVEN_DISCREPANCY = 0.01
+
+
+def uniform_filling_claim(discrepancy, rational_discrepancy) -> Verdict:
+    """Chen & Welling, Prop 1.11 and Fig 1.17: herding with D = K + 1 states is a rotation of
+    the torus; an irrational rotation fills it uniformly, a rational one visits q points.
+
+    Rule: at the end of the run the irrational orbit's discrepancy (``discrepancy``, a
+    `torus_discrepancy_curve`) is below ``EVEN_DISCREPANCY`` and the rational orbit's
+    (``rational_discrepancy``) above it."""
+    curves = []
+    for name, value in (("discrepancy", discrepancy),
+                        ("rational_discrepancy", rational_discrepancy)):
+        curve = check_array(name, value, ndim=1)
+        if curve.size == 0 or np.any(curve < 0) or np.any(curve > 1):
+            raise ValueError(f"{name} must be a non-empty curve of discrepancies in [0, 1], "
+                             f"got {describe(value)}")
+        curves.append(curve)
+    irrational, rational = curves
+    ok = bool(irrational[-1] < EVEN_DISCREPANCY < rational[-1])
+    return Verdict(
+        claim="Chen & Welling, Fig 1.17",
+        statement="An irrational rotation fills the torus uniformly (Prop 1.11); a rational one "
+                  "visits q points.",
+        agrees=ok,
+        measured=(f"discrepancy of the irrational rotation {irrational[0]:.3f} -> "
+                  f"{irrational[-1]:.5f}; of the rational one {rational[-1]:.3f} at the end"),
+        why=(f"the irrational orbit ends at discrepancy {irrational[-1]:.5f}, below "
+             f"{EVEN_DISCREPANCY:g}, the rational one at {rational[-1]:.3f}" if ok else
+             f"the discrepancies end at {irrational[-1]:.5f} (irrational) and "
+             f"{rational[-1]:.3f} (rational), not on either side of {EVEN_DISCREPANCY:g}: the "
+             "irrational rotation does not fill the torus evenly, or the rational one does"),
+        numbers=dict(irrational=float(irrational[-1]), rational=float(rational[-1]),
+                     threshold=EVEN_DISCREPANCY))
 
 
 def _warmup() -> None:

@@ -20,6 +20,7 @@ from dynamics import bifurcation as bf
 from dynamics import herding
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, dense, exporting, style
+from views.framework.text import verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 #: Temperatures of the Lyapunov sweep and of the attractor-set panel (subsampled from the grid).
@@ -249,6 +250,9 @@ picture slides to higher temperatures.
         res = iterated(*args, float(self.at_log_t), self.coordinate - 1)
         self._good = (args, self.coordinate - 1)
         return res
+
+    def status(self) -> str:
+        return verdict_markdown(bf.feigenbaum_claim(self.result().cascade))
 
     def iterate_frames(self) -> Frames:
         """The timeline: the iterate w_t at the chosen temperature for t = 0 .. burn-in + kept

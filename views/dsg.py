@@ -18,8 +18,10 @@ import param
 from dynamics import dsg
 from views.framework.cache import results_cache
 from views.framework.jobs import progress_part
+from views.framework.timeline import Frames, Mark, Timeline
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                            Run, axis, style)
+from views.framework.text import verdict_markdown
 
 DSG_COLOR, NORMA_COLOR, EXACT_COLOR, MEAN_COLOR, VAR_COLOR = (
     "#d62728", "#1f77b4", "#222222", "#d62728", "#9467bd")
@@ -31,6 +33,26 @@ GRID = 40
 NORMA_STEPS = 1024
 XY_DIMS = [axis("x1", "x₁"), axis("x2", "x₂")]
 SURFACE = dict(cmap="RdBu_r", colorbar=True)
+ERROR_DIMS = (axis("t", "steps t"), axis("err", "error"))
+#: The run's timeline: the averaged iterate at step t over the final one (its colours scaled
+#: as the panel's: a frame holds f̄ₜ / limit, drawn on [-1, 1]), a line at t and a ring on the
+#: error curve.
+CURVE_TIMELINE = Timeline(
+    "curve_frames", unit="step",
+    caption="**Time t is the step of the run** (log-spaced: the run records its averaged "
+            "iterate at about 30 steps). Left: f̄ₜ at step t, in the colours of the final "
+            "one; right: the line at t and the ring on the error after t steps.",
+    marks=(Mark("fit_plot", "image", x="fit", bounds="grid",
+                dims=(*XY_DIMS, hv.Dimension("f", label="f̄ₜ(x) / its colour scale")),
+                options=dict(cmap=SURFACE["cmap"], clim=(-1.0, 1.0),
+                             bokeh=dict(colorbar=False), mpl=dict(colorbar=False))),
+           Mark("error_plot", "vline", x="t", options=dict(
+               color="gray", bokeh=dict(line_width=1.5, **DOTTED),
+               mpl=dict(linewidth=1, **MPL_DOTTED))),
+           Mark("error_plot", "point", x="t", y="error", dims=ERROR_DIMS, options=dict(
+               bokeh=dict(size=12, color="white", fill_alpha=0.6, line_color=DSG_COLOR,
+                          line_width=3),
+               mpl=dict(s=70, color="white", edgecolors=DSG_COLOR, linewidth=2)))))
 
 
 def _grid() -> np.ndarray:
@@ -67,6 +89,8 @@ class CurveRun:
     block: int
     batch: int
     steps: int
+    #: f̄ₜ on the grid at each step of ``history`` (rows), or None (a run still going)
+    path: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -145,6 +169,7 @@ class DSGExplorer(Explorer):
             plots=(Plot("fit_plot", title="Averaged iterate f̄ₜ"),
                    Plot("error_plot", title="Fig 3.4 (2): ‖f̄ₜ − f*‖² against t"),
                    Plot("memory_plot", title="Memory: doubly SGD and NORMA")),
+            timeline=CURVE_TIMELINE,
             text=r"""
 Doubly SGD with the knobs above: at step $t$ a minibatch of $m$ points and a block of $B$
 features drawn from seed $t$, $\gamma_t = \theta/(t + t_0)$ with $t_0 = \theta$. Left: the
@@ -298,7 +323,32 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                                 steps=min(steps, NORMA_STEPS), X_test=grid, y_test=y_test,
                                 progress=progress_part(progress, share, 1.0, "NORMA"))
             norma = n_model.history
-        return CurveRun(loss, target, model.test_fit, history, norma, B, m, steps)
+        return CurveRun(loss, target, model.test_fit, history, norma, B, m, steps,
+                        model.test_path)
+
+    @staticmethod
+    def _colour_scale(result: CurveRun) -> float:
+        """The half-range of the fit panel's colours: max |f*| (squared loss), else 1."""
+        return float(np.abs(result.target).max()) if result.loss == "squared" else 1.0
+
+    def curve_frames(self, result: CurveRun) -> Frames:
+        """The Fig 3.4 run's timeline: the steps where the run recorded f̄ₜ on the grid, the
+        error there, and f̄ₜ as an image (over the panel's colour scale, clipped to it as the
+        panel is; rows in image order, x₂ falling); one frame, the fit shown, for a run still
+        going."""
+        h = result.history
+        limit = self._colour_scale(result)
+        d = 10.0 / (GRID - 1)  # the cells are centred on the grid points, -5 .. 5
+        bounds = np.array([-5 - d / 2, -5 - d / 2, 5 + d / 2, 5 + d / 2])
+        if result.path is None or not len(h["step"]):
+            steps = np.array([h["step"][-1] if len(h["step"]) else 0])
+            errors = np.array([h["error"][-1] if len(h["error"]) else np.nan])
+            path = result.fit[None, :]
+        else:
+            steps, errors, path = h["step"], h["error"], result.path
+        images = np.clip(path / limit, -1.0, 1.0).reshape(len(path), GRID, GRID)[:, ::-1]
+        return Frames(np.asarray(steps, np.int64), {"error": np.asarray(errors, float)},
+                      arrays={"fit": images.astype(np.float32)}, fixed={"grid": bounds})
 
     @staticmethod
     def _scored(loss: str, history: dict, y_test: np.ndarray, fit) -> dict:
@@ -327,9 +377,9 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
 
     def curve_summary(self, settings: dict, result: CurveRun) -> str:
         h = result.history
-        late = h["step"] >= min(100, h["step"][-1] // 4)
         if result.loss == "squared":
-            slope = dsg.loglog_slope(h["step"][late], h["error"][late])
+            verdict = dsg.rate_claim(h, steps=result.steps, batch=result.batch,
+                                     block=result.block, norma=result.norma)
             norma = ""
             if result.norma is not None and len(result.norma["error"]):
                 norma = (f" NORMA after its {int(result.norma['step'][-1]):,} steps: "
@@ -337,15 +387,21 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                          f"{int(result.norma['memory'][-1]):,} numbers.")
             return (f"**After {result.steps:,} steps** ({result.steps * result.batch:,} points "
                     f"seen): ‖f̄ₜ − f*‖² = **{h['error'][-1]:.2e}**, log-log slope "
-                    f"**{slope:.2f}** from step {int(h['step'][late][0])} (Thm 11: −1), keeping "
-                    f"{result.steps * result.block + 1:,} numbers.{norma}")
+                    f"**{verdict.numbers['slope']:.2f}** from step "
+                    f"{verdict.numbers['first_step']} (Thm 11: −1), keeping "
+                    f"{result.steps * result.block + 1:,} numbers.{norma} "
+                    + verdict_markdown(verdict))
         return (f"**After {result.steps:,} steps:** test error rate against the sign of the "
                 f"noiseless function **{h.get('rate', float('nan')):.3f}** ({result.loss} loss).")
 
     def fit_plot(self, result: CurveRun):
-        if result.loss == "squared":  # the colours of f* above, to compare
-            return self._surface(result.fit, "f̄ₜ(x)", float(np.abs(result.target).max()))
-        return self._surface(np.clip(result.fit, -1, 1), "f̄ₜ(x) (clipped to ±1)", 1.0)
+        # the colours of f* above, to compare; no hover: the timeline draws f̄ₜ at step t over
+        # it, and a hover would read the final one
+        if result.loss == "squared":
+            return style(self._surface(result.fit, "f̄ₜ(x)", self._colour_scale(result)),
+                         bokeh=dict(tools=[]))
+        return style(self._surface(np.clip(result.fit, -1, 1), "f̄ₜ(x) (clipped to ±1)", 1.0),
+                     bokeh=dict(tools=[]))
 
     def error_plot(self, result: CurveRun):
         h = result.history
@@ -425,7 +481,8 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                 f"the mean's squared error against eq 3.9 is **{h['mean_error'][-1]:.2e}** "
                 f"(from {h['mean_error'][0]:.2e}), the variance's **{h['variance_error'][-1]:.2e}**"
                 f" (from {h['variance_error'][0]:.2e}; posterior variances "
-                f"{result.run.exact_variance.min():.3f} to {result.run.exact_variance.max():.3f}).")
+                f"{result.run.exact_variance.min():.3f} to {result.run.exact_variance.max():.3f}). "
+                + verdict_markdown(dsg.posterior_claim(result.run)))
 
     def gp_error_plot(self, result: GPResult):
         h = result.run.history

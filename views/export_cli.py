@@ -1,8 +1,10 @@
 """``ldx-export``: rebuild an exported figure from the page state it carries, or export a page
-from a link's query.
+from a link's query; a ``.gif`` or ``.mp4`` output animates the page's timeline
+(``Explorer.animate``).
 
     ldx-export --from herding_seed-7.png -o herding_seed-7.pdf
     ldx-export --query "page=herding&seed=7" -o herding.svg
+    ldx-export --query "page=herding" -o herding.mp4 --frames 200 --fps 20
 
 The state is read with ``views.framework.stamp.read_state``; the page is built with
 ``Explorer.from_query``, exactly as the served app builds it from a link, and what the state
@@ -19,6 +21,7 @@ import urllib.parse
 
 from views import EXPLORERS
 from views.framework import stamp
+from views.framework.animation import ANIMATION_FORMATS, DEFAULT_FPS, DEFAULT_FRAMES
 
 __all__ = ["main", "explorer_from_query"]
 
@@ -36,9 +39,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="ldx-export", description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--from", dest="source", metavar="FIGURE",
-                        help="an exported figure (.png, .svg, .pdf, .html) to rebuild")
+                        help="an exported figure (.png, .svg, .pdf, .html) or animation (.gif, "
+                             ".mp4) to rebuild")
     source.add_argument("--query", help="a link's query, e.g. 'page=herding&seed=7'")
-    parser.add_argument("-o", "--output", help="the file to write (.png .svg .pdf .html)")
+    parser.add_argument("-o", "--output",
+                        help="the file to write (.png .svg .pdf .html, or .gif .mp4: the "
+                             "timeline animated)")
+    parser.add_argument("--frames", type=int, default=None,
+                        help=f"frames of an animation (default {DEFAULT_FRAMES}, or all of a "
+                             "shorter timeline)")
+    parser.add_argument("--fps", type=float, default=DEFAULT_FPS,
+                        help=f"frames per second of an animation (default {DEFAULT_FPS})")
     args = parser.parse_args(argv)
     try:
         if args.source is not None:
@@ -58,12 +69,16 @@ def main(argv=None) -> int:
     else:
         base = pathlib.Path(args.source).parent if args.source else pathlib.Path(".")
         suffix = pathlib.Path(args.source).suffix if args.source else ".png"
-        output = base / f"{stamp.file_stem(explorer)}{suffix}"
+        animated = suffix.lower() in ANIMATION_FORMATS
+        output = base / f"{stamp.file_stem(explorer, time=not animated)}{suffix}"
         if args.source and output.resolve() == pathlib.Path(args.source).resolve():
             output = output.with_name(f"{output.stem}-rebuilt{suffix}")  # never overwrite it
     try:
-        explorer.export(output)
-    except ValueError as exc:
+        if output.suffix.lower() in ANIMATION_FORMATS:
+            explorer.animate(output, frames=args.frames, fps=args.fps)
+        else:
+            explorer.export(output)
+    except (ValueError, TypeError) as exc:
         parser.error(str(exc))
     print(output)
     return 0

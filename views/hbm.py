@@ -3,15 +3,12 @@
 
 Live: a random P* over the 2^n states, its projection P*_B onto the HBM of a chosen order, and
 one fit to a dataset of N samples; theta and eta on the poset. A run sweeps models, sample sizes
-and datasets (in two worker processes) and draws total error, bias and variance against N and
+and datasets (``dynamics.hbm.sweep``) and draws total error, bias and variance against N and
 against the number of parameters.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -22,6 +19,7 @@ import param
 from dynamics import hbm
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
+from views.framework.text import verdict_markdown
 
 PSTAR_COLOR, PROJ_COLOR, FIT_COLOR = "#222222", "#d62728", "#1f77b4"
 #: Sample sizes whose error is drawn against the number of parameters (Figs 7-9).
@@ -46,30 +44,6 @@ def run_live(n: int, seed: int, order: int, sample: int, mode: str) -> LivePage:
     fitted = hbm.fit_hbm(counts, order, mode=mode,
                          start=projection if mode == "converged" else None)
     return LivePage(p_star, projection, counts, fitted)
-
-
-#: Set in the sweep's worker processes: one BLAS thread each. Two processes whose BLAS each
-#: spin two threads on this 2-core machine ran the sweep 6 times slower than one process.
-_WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-
-
-def _pool() -> ProcessPoolExecutor:
-    """Two worker processes (this machine's cores), started fresh (spawn: the server's threads
-    are not copied into them) with one BLAS thread each. The processes start on the first
-    submission, which is made here under ``_WORKER_ENV`` (the server's own environment is put
-    back at once)."""
-    pool = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"))
-    saved = {k: os.environ.get(k) for k in _WORKER_ENV}
-    os.environ.update(_WORKER_ENV)
-    try:
-        list(pool.map(abs, range(2)))
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-    return pool
 
 
 class HBMExplorer(Explorer):
@@ -271,29 +245,20 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
         Ns = self._sweep_ns(settings)
         if not Ns:
             raise ValueError("no paper sample size lies between the smallest and largest N")
-        if multiprocessing.current_process().daemon:
-            # the served app computes a run in a daemon worker process (views.framework.worker),
-            # which may not start processes of its own: there the sweep runs in that process
-            # (one core; before, it failed with "daemonic processes are not allowed to have
-            # children")
-            return hbm.sweep(p_star, self._sweep_models(settings), Ns,
-                             int(settings["datasets"]), seed=int(settings["seed"]),
-                             progress=progress)
-        with _pool() as pool:
-            return hbm.sweep(p_star, self._sweep_models(settings), Ns,
-                             int(settings["datasets"]), seed=int(settings["seed"]),
-                             executor=pool, progress=progress)
+        return hbm.sweep(p_star, self._sweep_models(settings), Ns, int(settings["datasets"]),
+                         seed=int(settings["seed"]), progress=progress)
 
     def sweep_estimate(self, settings: dict) -> float:
         # measured at n = 8 on two processes: about 36 converged fits a second, 0.15 s per
-        # model for its reference, 3 s to start the processes; the cost doubles with n
-        # (converged); CD-1 for 100 epochs takes about N / 25,000 s a fit
+        # model for its reference; the sweep now runs in one process (dynamics.sweep, no
+        # executor): half that rate, 18 fits a second. The cost doubles with n (converged);
+        # CD-1 for 100 epochs takes about N / 25,000 s a fit
         scale = 2.0 ** (int(settings["n"]) - 8)
         models = self._sweep_models(settings)
         Ns = self._sweep_ns(settings)
         fits = len(models) * len(Ns) * int(settings["datasets"])
         cd = sum(m.mode == "cd" for m in models) * sum(Ns) / 25_000 * int(settings["datasets"])
-        return 3 + scale * (0.15 * len(models) + fits / 36) + cd / 2
+        return scale * (0.15 * len(models) + fits / 18) + cd
 
     def sweep_summary(self, settings: dict, result: hbm.Sweep) -> str:
         if result.done < len(result.models) * len(result.Ns):
@@ -312,7 +277,8 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
                 f"{result.models[best_small].label} ({result.total[best_small, first]:.4f}); at "
                 f"N = {result.Ns[last]:,}: {result.models[best_large].label} "
                 f"({result.total[best_large, last]:.4f}). Largest |total − bias − variance|: "
-                f"HBM {hbm_res:.1e}, RBM {rbm_res:.1e}. {result.datasets} datasets per N.")
+                f"HBM {hbm_res:.1e}, RBM {rbm_res:.1e}. {result.datasets} datasets per N. "
+                + verdict_markdown(hbm.bias_variance_claim(result)))
 
     def _by_model(self, result: hbm.Sweep, values: np.ndarray, dims, x):
         n = result.n

@@ -18,6 +18,7 @@ from views.framework.cache import results_cache
 from views.framework.jobs import progress_part
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                             Run, axis, exporting, log_spaced, parse_vector, style)
+from views.framework.text import verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 #: Resolution (cells per side) of the live page's cone raster and of the Tipi image.
@@ -378,7 +379,8 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         used = result.sizes[result.used]
         return (f"**Box-counting dimension {result.dimension:.3f}** (fit over box sides "
                 f"{used.max():.3g} to {used.min():.3g} of the bounding box, {result.used.sum()} "
-                f"scales, {settings['box_steps']:,} steps).")
+                f"scales, {settings['box_steps']:,} steps). "
+                + verdict_markdown(herding.attractor_claim(result, self.result().run)))
 
     def box_plot(self, result: herding.BoxDimension):
         dims = [axis("inv", "1 / box side ε (bounding box = 1)"),
@@ -406,7 +408,9 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
                 f"= \\ell_0(w_{{t-1}}) \\le 0$ {verdict} the {len(run.cycling):,} steps "
                 f"(largest value {run.cycling_max:.3g}), so $\\|w_t\\|$ stays bounded "
                 f"(largest {run.weight_radius:.3g}). **Fitted rates:** herding "
-                f"$T^{{{err.herding_slope:.2f}}}$, i.i.d. $T^{{{err.iid_slope:.2f}}}$.")
+                f"$T^{{{err.herding_slope:.2f}}}$, i.i.d. $T^{{{err.iid_slope:.2f}}}$. "
+                + verdict_markdown(herding.moment_rates_claim(err, res.autocorrelation,
+                                                              res.iid_autocorrelation)))
 
 
 def _wedge(half: float, start: float, stop: float) -> np.ndarray:

@@ -20,6 +20,7 @@ from views.framework.cache import results_cache
 from views.framework.marks import legend_layer
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Section, Timeline, axis, style)
+from views.framework.text import verdict_markdown
 
 SW_COLOR = "#1f77b4"
 HERD_COLOR = "#d62728"
@@ -154,7 +155,9 @@ seeds.
                 f"= **{np.abs(herd.magnetisation).mean():.2f}**, slope "
                 f"**{page.herd_fit.slope:.2f}**; PCT held in "
                 f"**{herd.pct_held.mean():.1%}** of the steps. Slopes fitted over sizes "
-                f"{page.sw_fit.fit_min:.0f}-{page.sw_fit.fit_max:.0f}.")
+                f"{page.sw_fit.fit_min:.0f}-{page.sw_fit.fit_max:.0f}. "
+                + verdict_markdown(ising.cluster_exponent_claim(sw, herd, page.sw_fit,
+                                                                page.herd_fit)))
 
     def sample_frames(self) -> Frames:
         """The timeline: t = 1..steps, the samples of both chains (spin up: True)."""

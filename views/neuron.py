@@ -16,6 +16,7 @@ import param
 from dynamics import neuron
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
+from views.framework.text import verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 #: Above this many steps the discrepancy curve is drawn as a min/max envelope of this many blocks.
@@ -206,6 +207,10 @@ $w_0 = 5$: the weights walk down into the interval and the bound grows according
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> NeuronRun:
         return run_neuron(float(self.rate), float(self.w0), self.steps, self.stripes, self.max_word)
+
+    def status(self) -> str:
+        res = self.result()
+        return verdict_markdown(neuron.sturmian_claim(res.run, res.words, bound=res.bound))
 
     def step_frames(self) -> Frames:
         """The timeline: the weight w_t for t = 0..n, n the steps shown as stripes; T1 =

@@ -21,6 +21,7 @@ from dynamics import online_bayes as ob
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark, Plot,
                              Run, Section, Timeline, axis, style)
+from views.framework.text import verdict_markdown
 from views.framework.jobs import progress_part
 from views.framework.marks import legend_layer
 
@@ -337,7 +338,8 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
                 f"{result.tau:g}): ADF converges to the pseudo-true θ_p = {w.target:.4f} (θ* = "
                 f"0.1), and t E(θ_t − θ_p)² = **{w.t[-1] * w.mse[-1]:.4f}** ± "
                 f"{w.t[-1] * w.stderr[-1]:.4f} against the sandwich A⁻¹BA⁻¹ = **{w.limit:.4f}**;"
-                f" the model's own J(θ_p)⁻¹ = {1 / result.fisher_at_pseudo:.4f} would be wrong.")
+                f" the model's own J(θ_p)⁻¹ = {1 / result.fisher_at_pseudo:.4f} would be wrong. "
+                + verdict_markdown(ob.efficiency_claim(r, w)))
 
     def toy_plot(self, result: ToyResult):
         r = result.right
@@ -404,7 +406,8 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
                  + "\n".join(rows)) if rows else ""
         note = ("" if result.replica is not None else
                 " The replica curve assumes the paper's noise model (no flips): not drawn.")
-        return (f"**{f.runs} runs, N = {f.N}, σ₀/√N = {result.sigma:.3f}.**{note}\n\n{table}")
+        return (f"**{f.runs} runs, N = {f.N}, σ₀/√N = {result.sigma:.3f}.**{note} "
+                f"{verdict_markdown(ob.batch_bayes_claim(f, result.replica))}\n\n{table}")
 
     def curve_plot(self, result: CurveResult):
         f, s = result.full, result.spherical

@@ -21,6 +21,7 @@ from dynamics import generalized_herding as gh
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, axis,
                            log_spaced, style)
+from views.framework.text import verdict_markdown
 from views.framework.jobs import progress_part
 from views.framework.timeline import Frames, Mark, Timeline
 
@@ -330,7 +331,9 @@ minibatch to 1. Below, train both classifiers on the banana and the Lithuanian d
         return (f"**Test error** on {TEST_CASES} fresh cases: voted perceptron "
                 f"**{100 * result.vp_error:.1f} %** (training {100 * result.vp_train:.1f} %), "
                 f"conditional herding with {result.hidden} hidden units "
-                f"**{100 * result.ch_error:.1f} %** (training {100 * result.ch_train:.1f} %).")
+                f"**{100 * result.ch_error:.1f} %** (training {100 * result.ch_train:.1f} %). "
+                + verdict_markdown(ch.boundary_claim(result.vp_error, result.ch_error,
+                                                     hidden=result.hidden)))
 
     def _votes(self, result: Boundaries, grid: np.ndarray):
         dims = [axis("x1", "input x₁"), axis("x2", "input x₂")]

@@ -21,6 +21,7 @@ from dynamics import pmd
 from views.framework.cache import results_cache
 from views.framework import (DASHED, MPL_DASHED, Explorer, Frames, Mark, Plot, Section, Timeline,
                              style)
+from views.framework.text import verdict_markdown
 from views.framework.jobs import Run
 
 #: Model presets: name -> the model knobs' values (standard deviations on the sliders' steps:
@@ -184,7 +185,12 @@ class PMDExplorer(Explorer):
                     always=True,
                     options=dict(color="share", cmap=PARTICLE_CMAP, logz=True, clim=(1e-3, 1e3),
                                  colorbar=True, bokeh=dict(size=hv.dim("size"), line_alpha=0),
-                                 mpl=dict(s=2 * hv.dim("size"), linewidth=0))),
+                                 # both ends of the colour bar pointed at every time (shares
+                                 # beyond its range occur): HoloViews points them from the data
+                                 # drawn first, so an export at t and an animation's frame at t
+                                 # (whose bar is drawn once) would differ
+                                 mpl=dict(s=2 * hv.dim("size"), linewidth=0,
+                                          cbar_extend="both"))),
                Mark("ess_plot", "point", x="seen", y="ess", dims=SEEN_DIMS,
                     options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40)))))
     runs = (
@@ -399,7 +405,8 @@ Then run Fig 4.1 below.
                 f"{pmd.experiment.MODE_FLOOR:.0%} of its weight on each) in "
                 f"{result.pmd_both_modes.sum()} of {runs} repeats and ended below both SGLD and "
                 f"Gibbs in {result.pmd_beats_local.sum()} of {runs}. {particles}The paper "
-                f"reports PMD lowest, with Gibbs and SGLD stuck in one mode.")
+                f"reports PMD lowest, with Gibbs and SGLD stuck in one mode. "
+                + verdict_markdown(pmd.best_method_claim(result)))
 
     def _curves_plot(self, result, metric: str, label: str):
         layers = []

@@ -21,6 +21,7 @@ from dynamics.sbeed import pendulum as pend
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Timeline, axis, integer_ticks, style)
+from views.framework.text import verdict_markdown
 from views.framework.jobs import Run, progress_part
 from views.framework.marks import legend_layer
 
@@ -709,14 +710,15 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
                 * sum(pend.run_cost(k) for _, _, k in cells))
 
     def ablation_summary(self, settings: dict, result: pend.Ablation) -> str:
+        verdict = sbeed.intermediate_best_claim(result)
         parts = []
-        for name, values in result.panels.items():
-            finals = {v: float(np.median(r[:, -10:].mean(axis=1))) for v, r in values.items()}
-            best = max(finals, key=finals.get)
+        for name, panel in verdict.numbers.items():
+            best, finals = panel["best"], panel["finals"]
             parts.append(f"{name}: best {best} ({finals[best]:.0f}; others "
                          + ", ".join(f"{v} {x:.0f}" for v, x in finals.items() if v != best) + ")")
-        return (f"**This run** (median final return over {result.seeds} seeds, last 10 episodes): "
-                + "; ".join(parts) + f". {result.seconds:.0f} s of compute.")
+        return (f"**This run** (median final return over {result.seeds} seeds, last "
+                f"{sbeed.claims.FINAL_EPISODES} episodes): " + "; ".join(parts)
+                + f". {result.seconds:.0f} s of compute. " + verdict_markdown(verdict))
 
     def _ablation_panel(self, result: pend.Ablation, name: str, symbol: str):
         dims = [axis("steps", "environment steps"), axis("return", "episode return")]

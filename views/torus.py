@@ -19,6 +19,7 @@ from holoviews import dim
 from dynamics import herding, torus
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
+from views.framework.text import verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 #: Most weight vectors drawn in the w-plane (the first ones).
@@ -193,6 +194,11 @@ the seed for other triangles and rotations, and refine the cells (bins).
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> TorusRun:
         return run_torus(self.seed, self.steps, self.q, self.bins)
+
+    def status(self) -> str:
+        res = self.result()
+        return verdict_markdown(torus.uniform_filling_claim(res.discrepancy,
+                                                            res.rational_discrepancy))
 
     def orbit_frames(self) -> Frames:
         """The timeline: for t = 0..T the torus point c_t mod 1, the rational orbit's point at

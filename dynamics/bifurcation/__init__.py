@@ -37,12 +37,13 @@ of the bifurcation diagram agree bit for bit. Kernels allow only the ``contract`
 
 A package by subject, every public name imported here: ``tempered_map`` (trajectories, the
 diagram, the maximum-likelihood fixed point), ``cascade`` (periods, doubling temperatures and
-Feigenbaum ratios), ``lyapunov`` (exponents); the kernels and shared checks are in ``_kernels``.
+Feigenbaum ratios), ``lyapunov`` (exponents), ``claims`` (Fig 1.1's claim, judged on a cascade);
+the kernels and shared checks are in ``_kernels``.
 """
 
 from __future__ import annotations
 
-from dynamics.bifurcation import _kernels, cascade, lyapunov, tempered_map
+from dynamics.bifurcation import _kernels, cascade, claims, lyapunov, tempered_map
 from dynamics.bifurcation._kernels import (  # noqa: F401
     FEIGENBAUM_DELTA,
     MAX_SAMPLE_VALUES,
@@ -79,4 +80,7 @@ from dynamics.bifurcation.lyapunov import (  # noqa: F401
     lyapunov_sweep,
 )
 
-__all__ = [*_kernels.__all__, *tempered_map.__all__, *cascade.__all__, *lyapunov.__all__]
+from dynamics.bifurcation.claims import feigenbaum_claim  # noqa: F401
+
+__all__ = [*_kernels.__all__, *tempered_map.__all__, *cascade.__all__, *lyapunov.__all__,
+           *claims.__all__]

@@ -12,7 +12,9 @@ experiments of Sec 5. A package by subject, every public name imported here:
 - ``staged``: staged chains and the bounds of Thm 3.6 and Cor 3.7;
 - ``learning``: the sequence model and Algorithm 1's gradient estimates;
 - ``word_task``: the word task of Sec 5 / Fig 4;
-- ``dnf``: the DNF formula search of Sec 5 / Table 1.
+- ``dnf``: the DNF formula search of Sec 5 / Table 1;
+- ``claims``: the paper's claims, judged on the runs above;
+- ``studies``: the word task and the DNF search over the settings the paper leaves open.
 
 Conventions: row-stochastic matrices
 ------------------------------------
@@ -42,6 +44,10 @@ What is here
   `sample_gradient` (Algorithm 1), `gradient_convergence`, `gibbs_path`; the word task of
   Sec 5 / Fig 4: `make_word_task`, `train_word_task`.
 - DNF search (Sec 5, Table 1): `make_dnf_problem`, `dnf_search`, `dnf_experiment`.
+- The paper's claims, judged on these runs (``claims``): `restart_gap_claim` (Props 3.1, 3.4),
+  `staged_gap_claim` (Thm 3.6, Cor 3.7), `word_order_claim` (Fig 4), `staged_restarts_claim`
+  (Table 1); and where our experiments differ from the paper's (``studies``): `word_study`,
+  `dnf_study`.
 """
 
 from __future__ import annotations
@@ -111,6 +117,7 @@ from dynamics.doeblin.word_task import (  # noqa: F401
     WORD_LETTERS,
     WORD_LIST,
     WORD_LIST_6,
+    WORD_LISTS,
     WORD_CHANNELS,
     WORD_METHODS,
     MAX_STEP_SIZE,
@@ -136,8 +143,23 @@ from dynamics.doeblin.dnf import (  # noqa: F401
     dnf_experiment,
 )
 
+from dynamics.doeblin import claims
+from dynamics.doeblin.claims import (  # noqa: F401
+    restart_gap_claim,
+    staged_gap_claim,
+    word_order_claim,
+    staged_restarts_claim,
+)
+from dynamics.doeblin import studies
+from dynamics.doeblin.studies import (  # noqa: F401
+    WordStudy,
+    word_study,
+    DNFStudy,
+    dnf_study,
+)
+
 __all__ = [*chains.__all__, *sampling.__all__, *staged.__all__, *learning.__all__,
-           *word_task.__all__, *dnf.__all__]
+           *word_task.__all__, *dnf.__all__, *claims.__all__, *studies.__all__]
 
 
 def _warmup() -> None:

@@ -20,6 +20,7 @@ __all__ = [
     "WORD_LETTERS",
     "WORD_LIST",
     "WORD_LIST_6",
+    "WORD_LISTS",
     "WORD_CHANNELS",
     "WORD_METHODS",
     "MAX_STEP_SIZE",
@@ -60,6 +61,8 @@ WORD_LIST_6 = (
 
 #: Training methods of `train_word_task`: Algorithm 1 ("doeblin"), its Sec 5 edit-distance
 #: variant ("doeblin-edit"), and the two Gibbs baselines of Sec 5.
+#: The word lists by word length.
+WORD_LISTS = {4: WORD_LIST, 6: WORD_LIST_6}
 WORD_METHODS = ("doeblin", "doeblin-edit", "u-gibbs", "basic-gibbs")
 _EVAL_MODE = {"doeblin": 0, "doeblin-edit": 0, "u-gibbs": 1, "basic-gibbs": 2}
 

@@ -48,7 +48,8 @@ A package by subject, every public name imported here:
   size, and the results ``Particles`` and ``GaussianFit``;
 - ``mirror``: ``particle_mirror_descent``;
 - ``baselines``: ``sgld``, ``one_pass_smc``, ``gibbs``, ``svi`` (SGD NPV is not implemented);
-- ``experiment``: Fig 4.1, ``compare_methods`` and ``compare_repeats``.
+- ``experiment``: Fig 4.1, ``compare_methods`` and ``compare_repeats``;
+- ``claims``: ``best_method_claim``, Fig 4.1's claim judged on ``compare_repeats``.
 """
 
 from __future__ import annotations
@@ -76,8 +77,11 @@ from dynamics.pmd.experiment import (  # noqa: F401
     exact_samples, mode_shares, posterior_grid,
 )
 
+from dynamics.pmd import claims
+from dynamics.pmd.claims import best_method_claim  # noqa: F401
+
 __all__ = [*model.__all__, *kde.__all__, *mirror.__all__, *baselines.__all__,
-           *experiment.__all__]
+           *experiment.__all__, *claims.__all__]
 
 
 def _warmup() -> None:

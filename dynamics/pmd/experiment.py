@@ -15,6 +15,7 @@ from dynamics.pmd.kde import GaussianFit, Particles, median_bandwidth
 from dynamics.pmd.mirror import check_run, particle_mirror_descent
 from dynamics.pmd.model import (Grid, MixtureModel, check_data, cross_entropy, grid_posterior,
                                 total_variation)
+from dynamics.sweep import sweep
 
 __all__ = ["METHODS", "GRID_SHARE", "Comparison", "posterior_grid", "estimate_on", "exact_samples",
            "compare_methods",
@@ -252,10 +253,19 @@ class RepeatSummary:
 MODE_FLOOR = 0.1
 
 
+def _repeat(r: int, model: MixtureModel, theta: np.ndarray, n: int, seed: int, methods: tuple,
+            options: dict, progress=None) -> Comparison:
+    """Repeat ``r`` of ``compare_repeats``: its data (seed ``seed + r``) and methods."""
+    data = model.sample(n, theta, seed=seed + r)
+    return compare_methods(model, data, methods=methods, seed=seed + r, progress=progress,
+                           **options)
+
+
 def compare_repeats(model: MixtureModel, theta, n: int, *, repeats: int = 10, seed: int = 0,
                     methods=METHODS, progress=None, **options) -> RepeatSummary:
     """``compare_methods`` on ``repeats`` data sets of ``n`` points drawn with ``theta`` (data
-    seed ``seed + r``, method seeds from it)."""
+    seed ``seed + r``, method seeds from it), through ``dynamics.sweep``; ``progress`` hears
+    each repeat as it goes and, after each, the summary so far (``partial``)."""
     model = check_instance("model", model, MixtureModel)
     theta = check_array("theta", theta, shape=(2,), max_abs=1e100)
     n = check_count("n", n, high=10_000_000)
@@ -264,17 +274,16 @@ def compare_repeats(model: MixtureModel, theta, n: int, *, repeats: int = 10, se
     seed = 0 if seed is None else seed
     methods = _check_methods(methods)
     progress = check_progress(progress)
-    comparisons = []
-    for r in range(repeats):
-        data = model.sample(n, theta, seed=seed + r)
+    finished: dict = {}
 
-        def inner(fraction, message, r=r):
-            report(progress, (r + fraction) / repeats, f"repeat {r + 1} of {repeats}: {message}")
-        comparisons.append(compare_methods(model, data, methods=methods, seed=seed + r,
-                                           progress=inner if progress else None, **options))
-        report(progress, (r + 1) / repeats, f"repeat {r + 1} of {repeats} done",
-               partial=_summary(comparisons, methods))
-    return _summary(comparisons, methods)
+    def done(r: int, comparison: Comparison) -> RepeatSummary:
+        finished[r] = comparison
+        return _summary([finished[k] for k in sorted(finished)], methods)
+
+    tasks = [dict(r=r, model=model, theta=theta, n=n, seed=seed, methods=methods,
+                  options=options) for r in range(repeats)]
+    return _summary(sweep(_repeat, tasks, progress=progress, done=done, task_progress=True),
+                    methods)
 
 
 def _summary(comparisons: list, methods) -> RepeatSummary:

@@ -33,7 +33,6 @@ Learner (Algorithm 5 with the multi-step objective D.3 and behaviour policy = cu
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from dataclasses import dataclass
@@ -44,11 +43,13 @@ from .._common import (
     as_generator,
     check_array,
     check_count,
+    check_executor,
     check_in_range,
     check_positive,
     check_progress,
     report,
 )
+from ..sweep import sweep
 from .mdp import check_gamma, check_lam
 
 __all__ = ["EPISODE", "MAX_TORQUE", "MAX_SPEED", "DT", "G", "REWARD_SCALE", "angle_normalize",
@@ -349,11 +350,12 @@ def _rollout(phi_pi, w_pi):
     return path, float(total)
 
 
-def _ablation_job(job: tuple, *, steps: int) -> np.ndarray:
-    """One ablation run, job = ((lam, eta, k), seed): the episode returns. A pure, picklable
-    function of its arguments, so any executor (threads, processes, Dask) gives the same."""
-    (lam, eta, k), seed = job
-    return sbeed_pendulum(steps=steps, lam=lam, eta=eta, k=k, noise=NOISE_ABLATION, seed=seed).returns
+def _ablation_run(lam: float, eta: float, k: int, seed: int, steps: int,
+                  progress=None) -> np.ndarray:
+    """One ablation run: its episode returns. A pure, picklable function of its arguments, so
+    any executor (threads, processes, Dask) gives the same."""
+    return sbeed_pendulum(steps=steps, lam=lam, eta=eta, k=k, noise=NOISE_ABLATION, seed=seed,
+                          progress=progress).returns
 
 
 #: The transition noise of the ablation (rad/s per step): stochastic transitions as in Sec 6.7.2.
@@ -396,15 +398,14 @@ class Ablation:
 
 def ablation(*, steps: int = 100_000, seeds: int = 5, executor=None, progress=None) -> Ablation:
     """Run the one-factor-at-a-time ablation of Fig 6.1 (``ABLATION`` around
-    ``ABLATION_DEFAULTS``, each over ``seeds`` seeds 0..seeds-1) with ``executor.map`` (any
-    ``concurrent.futures``-style executor; in-process when None). Results do not depend on the
-    executor: each run's seed is its seed index."""
+    ``ABLATION_DEFAULTS``, each over ``seeds`` seeds 0..seeds-1) through ``dynamics.sweep`` on
+    ``executor`` (None: in this process, where each run reports its progress, so that a cancel
+    stops it within a second). Results do not depend on the executor: each run's seed is its
+    seed index."""
     steps = check_count("steps", steps, low=EPISODE, high=10_000_000)
     seeds = check_count("seeds", seeds, low=1, high=100)
     progress = check_progress(progress)
-    if executor is not None and not callable(getattr(executor, "map", None)):
-        raise TypeError(f"executor must be None or have a map method (a concurrent.futures "
-                        f"executor), got {type(executor).__name__}")
+    executor = check_executor(executor)
     cells = []
     for name, values in ABLATION.items():
         for value in values:
@@ -412,26 +413,13 @@ def ablation(*, steps: int = 100_000, seeds: int = 5, executor=None, progress=No
             cells.append((name, value, (cfg["lam"], cfg["eta"], cfg["k"])))
     unique = sorted({c for _, _, c in cells})
     jobs = [(c, s) for c in unique for s in range(seeds)]
-    # the progress fraction weighs each run by its cost (k = 100 takes 5.5x k = 10)
-    cost = np.array([run_cost(c[2]) for c, _ in jobs])
-    before = np.concatenate([[0.0], np.cumsum(cost)]) / cost.sum()
     start = time.perf_counter()
-    results = {}
-    if executor is None:  # in-process: each run reports, so a cancel stops within a second
-        for i, ((lam, eta, k), seed) in enumerate(jobs):
-            def inner(fraction, message, i=i):
-                report(progress, before[i] + (before[i + 1] - before[i]) * fraction,
-                       f"ablation: run {i + 1} of {len(jobs)} (lam {lam}, eta {eta}, k {k}, "
-                       f"seed {seed}): {message}")
-
-            results[jobs[i]] = sbeed_pendulum(steps=steps, lam=lam, eta=eta, k=k,
-                                              noise=NOISE_ABLATION, seed=seed,
-                                              progress=inner if progress else None).returns
-    else:
-        work = functools.partial(_ablation_job, steps=steps)
-        for i, (job, returns) in enumerate(zip(jobs, executor.map(work, jobs))):
-            results[job] = returns
-            report(progress, before[i + 1], f"ablation: run {i + 1} of {len(jobs)}")
+    # the progress fraction weighs each run by its cost (k = 100 takes 5.5x k = 10)
+    returns = sweep(_ablation_run, [dict(lam=lam, eta=eta, k=k, seed=s, steps=steps)
+                                    for (lam, eta, k), s in jobs],
+                    executor=executor, progress=progress, task_progress=True,
+                    weights=[run_cost(c[2]) for c, _ in jobs])
+    results = dict(zip(jobs, returns))
     panels = {}
     for name, value, cfg in cells:
         panels.setdefault(name, {})[value] = np.stack([results[(cfg, s)] for s in range(seeds)])

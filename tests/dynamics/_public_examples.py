@@ -12,6 +12,8 @@ register a factory for it below (a function returning a dict of keyword argument
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -219,6 +221,111 @@ def stop_at_once(fraction, message):
     raise Cancelled
 
 
+# --- the paper claims (``*_claim``) and the studies: small runs of their engines, built once a
+# worker (each factory serves several functions; the claims read their arguments, never write)
+
+
+@functools.lru_cache(maxsize=None)
+def _neuron_claim():
+    from dynamics import neuron
+
+    run = neuron.herd_neuron(neuron.GOLDEN_MEAN, 50)
+    return dict(run=run, words=neuron.complexity(run.states, 5), bound=1.0)
+
+
+@functools.lru_cache(maxsize=None)
+def _herding_claims():
+    from dynamics import herding
+
+    model = herding.random_model(4, 2, seed=0)
+    run = herding.herd(model.features, model.moments, 200)
+    points = np.random.default_rng(0).random((2000, 2))
+    return dict(error=herding.moment_error(model.features, run.states, model.moments, seed=0),
+                autocorrelation=np.array([1.0, -0.4, 0.1]),
+                iid_autocorrelation=np.array([1.0, 0.01, 0.0]),
+                box=herding.box_dimension(points), run=run)
+
+
+@functools.lru_cache(maxsize=None)
+def _ising_claim():
+    from dynamics import ising
+
+    sw = ising.swendsen_wang(16, ising.BETA_C, 4, burn_in=4, seed=0)
+    herd = ising.herd_ising(16, (0.0, float(sw.correlation.mean())), 4, seed=0)
+    return dict(sw=sw, herd=herd, sw_fit=ising.cluster_histogram(sw.samples, fit_min=1.0),
+                herd_fit=ising.cluster_histogram(herd.samples, fit_min=1.0))
+
+
+@functools.lru_cache(maxsize=None)
+def _online_bayes_claims():
+    from dynamics import online_bayes as ob
+
+    curve = ob.learning_curve(3, 2.0, 2, seed=0)
+    return dict(right=ob.toy_runs(20, 4, seed=0), wrong=ob.toy_runs(20, 4, logistic_tau=0.5,
+                                                                    seed=1),
+                curve=curve, replica=ob.replica_bayes_curve(curve.alpha))
+
+
+@functools.lru_cache(maxsize=None)
+def _hbm_claim():
+    from dynamics import hbm
+
+    p = hbm.random_distribution(3, seed=0)
+    return dict(result=hbm.sweep(p, (hbm.Model("hbm", 1), hbm.Model("hbm", 2)), (10, 40), 2,
+                                 seed=0))
+
+
+@functools.lru_cache(maxsize=None)
+def _dsg_claims():
+    from dynamics import dsg
+
+    X, y = dsg.synthetic_2d(40, seed=0)
+    run = dsg.gp_regression(X[:30], y[:30], X[30:], bandwidth=1.0, steps=4, batch_size=4,
+                            block_size=4, checkpoints=2, seed=0)
+    return dict(history={"step": np.array([1, 2, 4, 8]), "error": np.array([1.0, 0.5, 0.3, 0.1])},
+                steps=8, batch=4, block=4, run=run)
+
+
+@functools.lru_cache(maxsize=None)
+def _esgd_claims():
+    from dynamics import embedding_sgd as es
+
+    return dict(runs=1, data=100, features=8, result=es.seed_runs(1, 100, features=8))
+
+
+@functools.lru_cache(maxsize=None)
+def _pmd_claim():
+    from dynamics import pmd
+
+    model = pmd.MixtureModel(1.0, 1.0, 2.5, 0.5)
+    return dict(summary=pmd.compare_repeats(model, (1.0, -2.0), 20, repeats=1,
+                                            methods=("PMD", "SGLD"), particles=20,
+                                            batch_size=5))
+
+
+def _sbeed_claim():
+    from dynamics.sbeed.pendulum import Ablation
+
+    runs = {v: np.full((1, 3), r) for v, r in ((0.001, -900.0), (0.01, -400.0), (0.1, -700.0))}
+    return dict(result=Ablation(panels={"lam": runs}, steps=np.array([200.0, 400.0, 600.0]),
+                                seeds=1, seconds=0.0))
+
+
+@functools.lru_cache(maxsize=None)
+def _doeblin_claims():
+    from dynamics import doeblin
+
+    P = np.array([[0.5, 0.5, 0.0], [0.25, 0.5, 0.25], [0.0, 0.5, 0.5]])
+    u = np.full(3, 1 / 3)
+    grid = np.array([0.05, 0.1])
+    return dict(sweep=doeblin.restart_sweep(P, u, np.array([0.1, 0.2])), state=1,
+                staged=doeblin.staged_sweep(P, P, u, 0.2, grid),
+                bounds=doeblin.staged_cycle_bounds(0.2, grid),
+                result=doeblin.train_word_task(n_train=10, n_test=10, transitions=2, epochs=1,
+                                               seeds=1, chains=2, u_epochs=1, seed=0),
+                table=doeblin.dnf_experiment(("easy",), trials=2, max_steps=50, seed=0))
+
+
 MODULES = {
     "dynamics.herding": _herding,
     "dynamics.neuron": _neuron,
@@ -286,4 +393,28 @@ FUNCTIONS = {
     "dynamics.online_bayes.adf_path": _online_bayes_many,
     "dynamics.warmup": lambda: dict(engines=("neuron",)),
     "dynamics.sbeed.pendulum.ablation": lambda: dict(progress=stop_at_once),
+    "dynamics.bifurcation.feigenbaum_claim": lambda: dict(cascade=_bifurcation()["doublings"]),
+    "dynamics.neuron.sturmian_claim": _neuron_claim,
+    "dynamics.torus.uniform_filling_claim": lambda: dict(
+        discrepancy=np.array([0.5, 0.005]), rational_discrepancy=np.array([0.5, 0.2])),
+    "dynamics.herding.moment_rates_claim": _herding_claims,
+    "dynamics.herding.attractor_claim": _herding_claims,
+    "dynamics.ising.cluster_exponent_claim": _ising_claim,
+    "dynamics.conditional_herding.boundary_claim": lambda: dict(vp_error=0.2, ch_error=0.1,
+                                                                hidden=3),
+    "dynamics.online_bayes.efficiency_claim": _online_bayes_claims,
+    "dynamics.online_bayes.batch_bayes_claim": _online_bayes_claims,
+    "dynamics.hbm.bias_variance_claim": _hbm_claim,
+    "dynamics.dsg.rate_claim": _dsg_claims,
+    "dynamics.dsg.posterior_claim": _dsg_claims,
+    "dynamics.embedding_sgd.seed_runs": _esgd_claims,
+    "dynamics.embedding_sgd.mse_claim": _esgd_claims,
+    "dynamics.pmd.best_method_claim": _pmd_claim,
+    "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,
+    "dynamics.doeblin.restart_gap_claim": _doeblin_claims,
+    "dynamics.doeblin.staged_gap_claim": _doeblin_claims,
+    "dynamics.doeblin.word_order_claim": _doeblin_claims,
+    "dynamics.doeblin.staged_restarts_claim": _doeblin_claims,
+    "dynamics.doeblin.word_study": lambda: dict(quick=True, progress=stop_at_once),
+    "dynamics.doeblin.dnf_study": lambda: dict(quick=True, progress=stop_at_once),
 }

@@ -126,6 +126,28 @@ def test_error_falls_like_one_over_t():
     assert h["error"][-1] < 0.1 * h["error"][0]
 
 
+def test_test_path_is_the_averaged_iterate_at_each_checkpoint():
+    """``test_path`` row k is f_bar at the test points after step ``history["step"][k]``:
+    the same numbers as regenerating the features from their seeds (``predict(upto=)``), its
+    error the history's, its last row ``test_fit`` (the DSG page's timeline draws these)."""
+    X, y, bw = _task(200, seed=3)
+    Xt = X[:30]
+    target = dsg.kernel_ridge(X, y, bandwidth=bw, nu=0.01)(Xt)
+    model = dsg.doubly_sgd(X, y, bandwidth=bw, nu=0.01, steps=120, batch_size=4,
+                           block_size=8, theta=100.0, t0=100.0, seed=5, X_test=Xt,
+                           y_test=target, checkpoints=6)
+    steps = model.history["step"]
+    assert model.test_path.shape == (len(steps), len(Xt))
+    for row, step in zip(model.test_path, steps):
+        np.testing.assert_allclose(row, model.predict(Xt, upto=int(step)), rtol=1e-9,
+                                   atol=1e-12)
+    np.testing.assert_allclose(np.mean((model.test_path - target) ** 2, axis=1),
+                               model.history["error"], rtol=1e-12)
+    np.testing.assert_array_equal(model.test_path[-1], model.test_fit)
+    assert dsg.doubly_sgd(X, y, bandwidth=bw, nu=0.01, steps=10, batch_size=4, block_size=8,
+                          theta=100.0, t0=100.0, seed=5).test_path is None
+
+
 def test_norma_matches_the_same_target_with_growing_memory():
     X, y, bw = _task(300, seed=4)
     target = dsg.kernel_ridge(X, y, bandwidth=bw, nu=0.01)

@@ -303,7 +303,7 @@ def test_pendulum_run_shapes_progress_and_executor_invariance():
     # end of run i it is the cost of runs 1..i over the cost of all
     ends = {}
     for f, m in said:
-        ends[int(m.split()[2])] = f
+        ends[int(m.split()[1])] = f  # "task i of n ..."
     ks = sorted({tuple(dict(pend.ABLATION_DEFAULTS, **{n: v}).values())
                  for n, vs in pend.ABLATION.items() for v in vs})
     cost = np.cumsum([pend.run_cost(k) for _, _, k in ks])

@@ -63,7 +63,7 @@ def test_serial_process_pool_and_dask_give_identical_arrays():
 def test_a_failing_task_raises_here():
     with pytest.raises(RuntimeError, match="task 2"):
         sweep.sweep(failing, grid(x=[1, 2, 3]))
-    with pytest.raises(ValueError, match="submit"):
+    with pytest.raises(TypeError, match="executor must be None or have a submit method"):
         sweep.sweep(failing, grid(x=[1]), executor=object())
 
 
@@ -93,3 +93,40 @@ def test_arguments_are_type_checked_by_name():
         sweep.sweep(abs, "x")
     with pytest.raises(TypeError, match="params"):
         task_seed(0, None)
+
+
+def counting(n: int, progress=None) -> int:
+    """A task that reports its own progress (n steps)."""
+    for k in range(n):
+        if progress is not None:
+            progress((k + 1) / n, f"step {k + 1}")
+    return n
+
+
+def test_weights_task_progress_and_partial_results():
+    """Each task counts for its weight in the fraction; in this process a task that takes
+    ``progress`` reports within its share, as it goes; what ``done`` returns is the report's
+    ``partial``. On an executor tasks get no progress of their own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    heard = []
+    out = sweep.sweep(counting, [{"n": 2}, {"n": 4}], weights=[1, 3], task_progress=True,
+                      done=lambda i, r: f"{i} done",
+                      progress=lambda f, m, partial=None: heard.append((f, m, partial)))
+    assert out == [2, 4]
+    assert [f for f, _, _ in heard] == pytest.approx(
+        [0.125, 0.25, 0.25, 0.25 + 0.1875, 0.625, 0.8125, 1.0, 1.0])
+    assert heard[0][1] == "task 1 of 2 (n 2): step 1" and heard[2] == (0.25, "task 1 of 2",
+                                                                        "0 done")
+    assert heard[-1][2] == "1 done"
+    heard.clear()
+    with ThreadPoolExecutor(2) as pool:
+        assert sweep.sweep(counting, [{"n": 2}, {"n": 4}], weights=[1, 3], task_progress=True,
+                           executor=pool, progress=lambda f, m: heard.append(f)) == [2, 4]
+    assert sorted(heard) in ([0.25, 1.0], [0.75, 1.0])  # finished tasks only, by weight
+    with pytest.raises(ValueError, match="weights"):
+        sweep.sweep(counting, [{"n": 1}], weights=[-1.0])
+    with pytest.raises(ValueError, match="weights"):
+        sweep.sweep(counting, [{"n": 1}], weights=[1.0, 2.0])
+    with pytest.raises(TypeError, match="task_progress"):
+        sweep.sweep(counting, [{"n": 1}], task_progress="yes")

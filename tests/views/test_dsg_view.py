@@ -61,3 +61,34 @@ def test_esgd_page_beats_its_baseline_and_seeds_run_averages():
     assert len(result.runs) == 2 and result.runs[0].mse != result.runs[1].mse
     text = explorer.seeds_summary(explorer.jobs["seeds"].settings, result)
     assert "2 runs of 20,000 data" in text
+
+
+def test_curve_run_timeline_draws_the_averaged_iterate_at_step_t():
+    """The Fig 3.4 run unfolds in time (issue 26 item 2): its frames are the steps where the
+    run recorded f̄ₜ on the grid; at each, the image drawn over the fit panel is the engine's
+    f̄ₜ regenerated from the features' seeds (``predict(upto=t)``), in the panel's colour scale,
+    and the ring on the error panel is the error after t steps; the time picks the frame."""
+    import holoviews as hv
+
+    explorer = EXPLORERS["dsg"](points=300, block=8, batch=8, steps=256)
+    job = explorer.jobs["curve"]
+    result = job.compute()
+    job.param.update(result=result, shown=result)
+    frames = explorer.frames("curve")
+    np.testing.assert_array_equal(frames.t, result.history["step"])
+    limit = float(np.abs(result.target).max())
+    task = explorer.result()
+    model = dsg.doubly_sgd(task.X, task.y, bandwidth=task.bandwidth, nu=explorer.nu,
+                           theta=explorer.theta, t0=explorer.theta, batch_size=8, block_size=8,
+                           steps=256, seed=explorer.seed)
+    grid = np.array([(a, b) for b in np.linspace(-5, 5, 40) for a in np.linspace(-5, 5, 40)])
+    plot = next(p for p in job.run.plots if p.method == "fit_plot")
+    for k in (2, len(frames) // 2, len(frames) - 1):
+        t = int(frames.t[k])
+        explorer.set_time("curve", t)
+        mark = [el for el in explorer._call(plot, plot.method) if isinstance(el, hv.Image)][-1]
+        drawn = mark.dimension_values(2, flat=False)  # HoloViews' rows: x₂ rising
+        engine = np.clip(model.predict(grid, upto=t) / limit, -1, 1).reshape(40, 40)
+        np.testing.assert_allclose(drawn, engine, rtol=1e-5, atol=1e-6)
+        error = explorer.figure(only=("error_plot",)).traverse(lambda x: x, [hv.Points])
+        assert error[-1].dimension_values(1)[0] == pytest.approx(result.history["error"][k])

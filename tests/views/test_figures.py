@@ -1,4 +1,5 @@
-"""``python -m views.figures``: every paper figure from one command (issue 17)."""
+"""``python -m views.figures``: every paper figure from one command (issue 17), a package of
+one module per paper whose cache key covers every source file (issue 28 item 2)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import time
 import pytest
 
 from views import figures
-from views.figures import ENTRIES
+from views.figures import ENTRIES, command
 
 
 def test_quick_gallery_on_a_local_dask_cluster_produces_every_entry(tmp_path):
@@ -34,7 +35,8 @@ def test_quick_gallery_on_a_local_dask_cluster_produces_every_entry(tmp_path):
         assert list((out / entry_id).glob("*.csv")) + list((out / entry_id).glob("*.nc")), \
             entry_id
         assert f"({entry_id}.png)" in report and f'id="{entry_id}"' in gallery
-    assert report.count("| **reproduced** |") + report.count("| **differs: ") == len(ENTRIES)
+    assert (report.count("| **reproduced** |") + report.count("| **differs: ")
+            + report.count("| **not judged: ")) == len(ENTRIES)
     # issue 17 item 3: the Doeblin experiments list their differences from the paper and a study
     for entry_id, rows in (("steinhardt.fig4", 6), ("steinhardt.table1", 9)):
         differences = (out / entry_id / "DIFFERENCES.md").read_text()
@@ -56,7 +58,7 @@ def test_cache_is_reused_and_invalidated_by_a_parameter_change(tmp_path, monkeyp
     def rebuilt(*args, **kwargs):
         raise AssertionError("rebuilt")
 
-    monkeypatch.setattr(figures, "build", rebuilt)
+    monkeypatch.setattr(command, "build", rebuilt)
     second = figures.run(["herding.fig1_17"], out=tmp_path, quick=True, seed=None,
                          progress=False)
     assert second[0]["png"] == first[0]["png"]  # from the cache, not rebuilt
@@ -64,6 +66,37 @@ def test_cache_is_reused_and_invalidated_by_a_parameter_change(tmp_path, monkeyp
         figures.run(["herding.fig1_17"], out=tmp_path, quick=True, seed=5, progress=False)
     with pytest.raises(AssertionError, match="rebuilt"):
         figures.run(["herding.fig1_17"], out=tmp_path, quick=False, seed=None, progress=False)
+
+
+def test_the_cache_is_rebuilt_when_a_file_of_a_subpackage_changes(tmp_path, monkeypatch):
+    """The cache key hashes every Python file under dynamics/ and views/, subpackages included
+    (before, only dynamics/*.py and views/*.py: an edit in dynamics/doeblin/ kept old figures).
+    On a copy of the tree, so that the real files are not touched, with a stand-in build."""
+    import shutil
+
+    tree = tmp_path / "tree"
+    for folder in ("dynamics", "views"):
+        shutil.copytree(figures.ROOT / folder, tree / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(command, "code_version", lambda: figures.code_version(tree))
+    builds = []
+
+    def build(entry_id, quick=False, seed=None, progress=None):
+        builds.append(entry_id)
+        return dict(id=entry_id, png=b"png", pdf=b"pdf", tables={}, claim="c", statement="s",
+                    ours="o", verdict="reproduced", details="", settings={}, seconds=0.0)
+
+    monkeypatch.setattr(command, "build", build)
+    out = tmp_path / "out"
+    for edited in (None, None, "dynamics/doeblin/dnf.py", "views/framework/figure.py",
+                   "views/figures/steinhardt.py"):
+        if edited is not None:
+            before = figures.code_version(tree)
+            with open(tree / edited, "a") as f:
+                f.write("# an edit\n")
+            assert figures.code_version(tree) != before, edited
+        figures.run(["herding.fig1_17"], out=out, quick=True, seed=None, progress=False)
+    assert builds == ["herding.fig1_17"] * 4  # built, reused, then rebuilt after each edit
 
 
 def test_command_line_refuses_unknown_entries(capsys):

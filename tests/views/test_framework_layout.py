@@ -12,8 +12,7 @@ PACKAGES = ("app", "views", "dynamics")
 #: Files over the limit today, each with the issue that splits it; the test fails once one of
 #: them is short enough, so that the list stays true.
 KNOWN_LONG = {
-    "views/figures.py": "issue 28 item 2 makes the gallery a package",
-    "views/doeblin.py": "850 lines: the Doeblin page's word-task and DNF tables to move out",
+    "views/doeblin.py": "834 lines: the Doeblin page's word-task and DNF tables to move out",
 }
 
 

@@ -27,7 +27,7 @@ def test_order_follows_n_and_the_hasse_diagram_for_small_n():
 
 
 def test_sweep_run_gives_exact_hbm_decompositions():
-    """A small sweep through the page's run (two worker processes): the HBM residuals vanish,
+    """A small sweep through the page's run (in this process): the HBM residuals vanish,
     the bias falls with the order, the variance falls with N, and the summary says which model
     wins at each end."""
     explorer = EXPLORERS["hbm"](n=4, datasets=2, n_max=300, hidden=[0, 2])

@@ -22,7 +22,10 @@ from views import EXPLORERS
 from ._legends import assert_models_valid_and_legends_outside
 from ._pages import differences, random_value, render
 
-#: Walks per explorer and moves per walk; every move is compared with a fresh page.
+#: Walks per explorer and moves per walk. Every move of the first walk (which starts with the
+#: invalidating moves) is compared with a fresh page; the second walk, from another seed, is
+#: compared at its end (a fresh page's render is half the test's time: 13 pages x 10
+#: comparisons took 12 minutes of one test worker on a loaded machine).
 WALKS, MOVES = 2, 5
 
 
@@ -56,8 +59,10 @@ def test_live_page_equals_a_fresh_page_after_random_knob_moves(slug):
             setattr(live, name, value)
             done.append((name, value))
             assert live.error == "", f"{slug}: {name}={value!r} failed: {live.error}"
+            if walk > 0 and len(done) < len(moves):
+                continue
             found = differences(models, render(_fresh(cls, live)))
             tried += 1
             assert found == [], (f"{slug}: after the moves {done} the live page differs from "
                                  "a fresh one:\n" + "\n".join(found[:20]))
-    assert tried >= WALKS * MOVES
+    assert tried >= MOVES + WALKS - 1

@@ -26,7 +26,7 @@ from views.framework.figure import (DASHED, DENSE_POINTS, DOTTED, EXPORT_FORMATS
 from views.framework.jobs import Run
 from views.framework.knobs import parse_vector
 from views.framework.page import Section
-from views.framework.text import math_markdown, plain, quote
+from views.framework.text import math_markdown, plain, quote, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 from views.framework.workarounds import (RasterImage, matplotlib_backend, prompt_widget,
                                          render_matplotlib)
@@ -35,7 +35,7 @@ __all__ = [
     "Explorer", "Plot", "Section", "Run", "RasterImage", "EXPORT_FORMATS", "DENSE_POINTS",
     "PLOT_WIDTH", "PLOT_HEIGHT", "DASHED", "DOTTED", "MPL_DASHED", "MPL_DOTTED",
     "export_figure", "exporting", "style", "dense", "count_points", "shade_levels",
-    "warmup_rasters", "parse_vector", "math_markdown", "plain", "quote", "matplotlib_backend",
-    "prompt_widget", "render_matplotlib", "axis", "log_spaced", "integer_ticks", "Timeline",
-    "Mark", "Frames",
+    "warmup_rasters", "parse_vector", "math_markdown", "plain", "quote", "verdict_markdown",
+    "matplotlib_backend", "prompt_widget", "render_matplotlib", "axis", "log_spaced",
+    "integer_ticks", "Timeline", "Mark", "Frames",
 ]

@@ -19,6 +19,7 @@ import holoviews as hv
 import param
 
 from views.framework import knobs as _knobs
+from views.framework.animation import AnimationMixin
 from views.framework.figure import FigureMixin, Plot, table_html
 from views.framework.jobs import Job, Run, SessionWatch
 from views.framework.live import LatestWins, session_post
@@ -34,7 +35,8 @@ __all__ = ["Explorer", "UNKNOWN_NAMED"]
 UNKNOWN_NAMED = 5
 
 
-class Explorer(TimelineMixin, PageMixin, FigureMixin, param.Parameterized):
+class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
+               param.Parameterized):
     """Base class of every explorer page. Subclasses set the class attributes and implement
     ``_compute`` and the plot methods named in ``plots``."""
 

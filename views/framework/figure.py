@@ -6,6 +6,7 @@ matplotlib backend, standalone HTML (inline resources) through Bokeh.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import html
 import io
@@ -28,7 +29,7 @@ __all__ = [
     "EXPORT_FORMATS", "DENSE_POINTS", "PLOT_WIDTH", "PLOT_HEIGHT", "FIG_INCHES", "DASHED",
     "DOTTED", "MPL_DASHED", "MPL_DOTTED", "Plot", "FigureMixin", "exporting", "style", "dense",
     "shade_levels", "count_points", "warmup_rasters", "table_html", "axis", "log_spaced",
-    "integer_ticks", "export_figure",
+    "integer_ticks", "export_figure", "export_styles", "put_title", "PNG_DPI",
 ]
 
 #: Formats ``export`` writes, by file suffix.
@@ -37,6 +38,8 @@ EXPORT_FORMATS = (".png", ".svg", ".pdf", ".html")
 #: PDF with 10^5 markers is slow to write and to open); on the live page clouds always are.
 DENSE_POINTS = 5_000
 
+#: Resolution of an exported PNG (dots per inch).
+PNG_DPI = 200
 #: Size of one plot panel on the page (pixels) and in exported figures (inches).
 PLOT_WIDTH, PLOT_HEIGHT = 460, 400
 FIG_INCHES = 4.2
@@ -54,6 +57,16 @@ def exporting() -> bool:
     """Whether elements are being built for an exported figure (``figure()``, ``export``)
     rather than for the live page."""
     return _EXPORTING.get()
+
+
+@contextlib.contextmanager
+def export_styles():
+    """Build elements for an exported figure in this block (``exporting()`` is True)."""
+    token = _EXPORTING.set(True)
+    try:
+        yield
+    finally:
+        _EXPORTING.reset(token)
 
 
 def style(element, *, bokeh: dict | None = None, mpl: dict | None = None, **common):
@@ -285,14 +298,19 @@ def integer_ticks(lo: float, hi: float, most: int = 10) -> list[int]:
     return list(range(start, last + 1, stride))
 
 
+def put_title(fig, title: str):
+    """The title of an exported figure, above its panels (``export_figure``, animations)."""
+    return fig.suptitle(title, fontsize=13, y=1.0, va="bottom")
+
+
 def export_figure(figure, path, *, title: str | None = None,
-                  state: str | None = None) -> pathlib.Path:
+                  state: str | None = None, dpi: int | None = None) -> pathlib.Path:
     """Write a HoloViews object to ``path``; the format follows the suffix.
 
-    ``.png``, ``.svg`` and ``.pdf`` render through matplotlib (publication figures; PNG at 200 dpi);
-    ``.html`` is a standalone interactive Bokeh file with inline resources (works offline).
-    ``state`` (``views.framework.stamp.state_text``) goes into the file's metadata.
-    The file appears complete or not at all (``atomic_path``).
+    ``.png``, ``.svg`` and ``.pdf`` render through matplotlib (publication figures; PNG at
+    ``dpi``, default 200); ``.html`` is a standalone interactive Bokeh file with inline
+    resources (works offline). ``state`` (``views.framework.stamp.state_text``) goes into the
+    file's metadata. The file appears complete or not at all (``atomic_path``).
     """
     path = pathlib.Path(path)
     suffix = path.suffix.lower()
@@ -320,10 +338,11 @@ def export_figure(figure, path, *, title: str | None = None,
     place_legends(fig)
     try:
         if title:
-            fig.suptitle(title, fontsize=13, y=1.0, va="bottom")
+            put_title(fig, title)
+        if dpi is None and suffix == ".png":
+            dpi = PNG_DPI
         with atomic_path(path) as partial:
-            fig.savefig(partial, format=suffix[1:], bbox_inches="tight",
-                        dpi=200 if suffix == ".png" else None,
+            fig.savefig(partial, format=suffix[1:], bbox_inches="tight", dpi=dpi,
                         metadata=_metadata(suffix, state))
     finally:
         plt.close(fig)
@@ -405,11 +424,8 @@ class FigureMixin:
                                  f"(a run's panels exist once it has a result)")
             panels = tuple(by_method[m] for m in only)
         columns = min(self.columns, len(panels))
-        token = _EXPORTING.set(True)
-        try:
+        with export_styles():
             layout = hv.Layout([self.element(p) for p in panels]).cols(columns)
-        finally:
-            _EXPORTING.reset(token)
         rows = -(-len(panels) // columns)
         return layout.opts(sublabel_format="", fig_inches=(FIG_INCHES * columns, 3.6 * rows),
                            hspace=0.35, vspace=0.45, backend="matplotlib")

@@ -123,17 +123,16 @@ class Mark:
         """The data the mark reads, in the order of its dimensions."""
         return tuple(n for n in (self.x, self.y, *self.more) if n is not None)
 
-    def element(self, frames: Frames, i: int):
-        """The mark at frame ``i`` as a HoloViews element (styled)."""
-        options = dict(self.options)
-        bokeh, mpl = options.pop("bokeh", {}), options.pop("mpl", {})
-        kdims = list(self.dims)
+    def data(self, frames: Frames, i: int):
+        """What the mark draws at frame ``i``: x of a ``vline``; the ends (x0, x1) of a
+        ``future`` veil; the image and its bounds; else the arrays of its dimensions in order
+        (xs, ys, then ``more``)."""
         if self.kind == "vline":
-            element = hv.VLine(float(frames.value(self.x)[i]))
-        elif self.kind == "future":
+            return float(frames.value(self.x)[i])
+        if self.kind == "future":
             x = frames.value(self.x)
-            element = hv.VSpan(float(x[i]) + self.offset, float(x[-1]) + self.offset)
-        elif self.kind in COLUMN_KINDS:
+            return float(x[i]) + self.offset, float(x[-1]) + self.offset
+        if self.kind in COLUMN_KINDS:
             x, y = frames.value(self.x), frames.value(self.y)
             if self.kind == "point":
                 xs, ys = x[i:i + 1], y[i:i + 1]
@@ -145,23 +144,34 @@ class Mark:
             else:  # trail, history
                 lo = 0 if self.length is None or self.kind == "history" else max(0, i - self.length)
                 xs, ys = x[lo:i + 1], y[lo:i + 1]
-            data = (np.asarray(xs, float), np.asarray(ys, float))
-            if self.kind in ("point", "history", "prefix"):
-                element = hv.Points(data, kdims=kdims[:2])
-            else:
-                element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:2])
+            return np.asarray(xs, float), np.asarray(ys, float)
+        if self.kind == "image":
+            return (np.asarray(frames.value(self.x, i), np.float32),
+                    tuple(frames.fixed[self.bounds]))
+        return tuple(np.asarray(frames.value(n, i)) for n in self.names())
+
+    def element(self, frames: Frames, i: int):
+        """The mark at frame ``i`` as a HoloViews element (styled)."""
+        options = dict(self.options)
+        bokeh, mpl = options.pop("bokeh", {}), options.pop("mpl", {})
+        kdims = list(self.dims)
+        data = self.data(frames, i)
+        if self.kind == "vline":
+            element = hv.VLine(data)
+        elif self.kind == "future":
+            element = hv.VSpan(*data)
+        elif self.kind in ("point", "history", "prefix"):
+            element = hv.Points(data, kdims=kdims[:2])
+        elif self.kind in COLUMN_KINDS:  # trail, ray
+            element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:2])
         elif self.kind == "image":
-            element = RasterImage(np.asarray(frames.value(self.x, i), np.float32),
-                                  bounds=tuple(frames.fixed[self.bounds]), kdims=kdims[:2],
-                                  vdims=kdims[2:])
+            element = RasterImage(data[0], bounds=data[1], kdims=kdims[:2], vdims=kdims[2:])
+        elif self.kind == "points":
+            element = hv.Points(data, kdims=kdims[:2], vdims=kdims[2:])
+        elif self.kind == "curve":
+            element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:])
         else:
-            data = tuple(np.asarray(frames.value(n, i)) for n in self.names())
-            if self.kind == "points":
-                element = hv.Points(data, kdims=kdims[:2], vdims=kdims[2:])
-            elif self.kind == "curve":
-                element = hv.Curve(data, kdims=kdims[:1], vdims=kdims[1:])
-            else:
-                element = hv.Rectangles(data, kdims=kdims[:4])
+            element = hv.Rectangles(data, kdims=kdims[:4])
         return style(element, **options, bokeh=bokeh, mpl=mpl)
 
 

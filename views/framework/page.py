@@ -17,6 +17,7 @@ from bokeh.models import PrintfTickFormatter
 
 from views.framework import knobs as _knobs
 from views.framework import stamp
+from views.framework.animation import ANIMATION_FORMATS, animation_buttons
 from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plot, _extent,
                                     _same_window, style, table_html)
 from views.framework.jobs import JobSection
@@ -90,6 +91,22 @@ def _one_value_range(slider, explorer, name: str) -> None:
     explorer.param.watch(fit, [name], what="bounds")
     slider.param.watch(fit, ["start", "end"])
     fit()
+
+
+def _placed(layer, place: str, labelled: bool):
+    """``layer`` with group ``place`` and label ``place`` (or none): ``layer.relabel`` without
+    its cost. A relabel clones the element, which re-validates its data and rebuilds its
+    parameters (1-24 ms a layer, about a fifth of a herding move's server time for its 21
+    layers); the layers of a live frame are built anew for each frame (by the explorer's
+    panel method and ``_with_marks``) and shown nowhere else, so they are renamed in place. A
+    layer seen before (one an explorer kept and returned again) is cloned, as before, so that
+    nothing else it is drawn in is renamed twice."""
+    if getattr(layer, "_ldx_placed", None) is not None:
+        return layer.relabel(group=place, label=place if labelled else "")
+    with param.edit_constant(layer):
+        layer.group, layer.label = place, (place if labelled else "")
+    layer._ldx_placed = place
+    return layer
 
 
 @dataclass(frozen=True)
@@ -189,7 +206,7 @@ class PageMixin:
             labels = {f"Layer{i}": layer.label for i, layer in enumerate(layers) if layer.label}
             element = element.clone([
                 layer if isinstance(layer, hv.element.Annotation) else
-                layer.relabel(group=f"Layer{i}", label=f"Layer{i}" if layer.label else "")
+                _placed(layer, f"Layer{i}", bool(layer.label))
                 for i, layer in enumerate(layers)])
             element = style(element, bokeh=dict(legend_labels=labels))
         size = live_size(present)
@@ -261,7 +278,8 @@ class PageMixin:
 
     def downloads(self) -> pn.Row:
         """One download button per export format, its file named after the page and the
-        settings drawn (``views.framework.stamp.file_stem``)."""
+        settings drawn (``views.framework.stamp.file_stem``); on a page with a timeline, GIF
+        and MP4 too, the timeline animated (``views.framework.animation``)."""
         buttons = [
             pn.widgets.FileDownload(
                 callback=(lambda s=s: self.export_bytes(s)),
@@ -270,15 +288,21 @@ class PageMixin:
             )
             for s in EXPORT_FORMATS
         ]
+        animated = animation_buttons(self) if self.timeline is not None else []
 
         def rename(*_):  # the file is named after the settings drawn
             stem = stamp.file_stem(self)
             for button, suffix in zip(buttons, EXPORT_FORMATS):
                 button.filename = f"{stem}{suffix}"
+            stem = stamp.file_stem(self, time=False)
+            for button, suffix in zip(animated, ANIMATION_FORMATS):
+                button.filename = f"{stem}{suffix}"
 
         self.param.watch(rename, ["drawn", "t"] if "t" in self.param else ["drawn"])
+        count = len(buttons) + len(animated)
         return pn.Row(pn.pane.Markdown("**Export the figure**", margin=(8, 5), width=150),
-                      *buttons, sizing_mode="fixed", width=150 + 4 * 80, height=50)
+                      *buttons, *animated, sizing_mode="fixed", width=150 + count * 80,
+                      height=50)
 
     def alert(self) -> pn.viewable.Viewable:
         """Visible alerts: one while the last computation failed (the plots keep the last good

@@ -4,7 +4,8 @@ the figure can be rebuilt from the file alone (``ldx-export --from figure.png``,
 ``views.export_cli``).
 
 Where the state goes in each format: PNG a text chunk (``ldx-state``), SVG the Dublin Core
-description matplotlib writes, PDF the document's keywords, HTML a ``<meta name="ldx-state">``.
+description matplotlib writes, PDF the document's keywords, HTML a ``<meta name="ldx-state">``;
+an animation (``views.framework.animation``): a GIF's comment, an MP4's ``comment`` metadata.
 The state is ``page=herding&seed=7&...;version=0.1.0``: a URL query (percent-encoded, so no
 brackets, quotes or backslashes that a format would have to escape) and the version.
 """
@@ -18,10 +19,12 @@ import urllib.parse
 from importlib import metadata
 
 __all__ = ["state_text", "parse_state", "read_state", "settings_words", "file_stem", "script",
-           "VERSION", "KEY"]
+           "VERSION", "KEY", "READABLE"]
 
 #: The PNG text chunk's key and the HTML meta's name.
 KEY = "ldx-state"
+#: Files whose state ``read_state`` reads.
+READABLE = (".png", ".svg", ".pdf", ".html", ".gif", ".mp4")
 
 
 def _version() -> str:
@@ -34,9 +37,13 @@ def _version() -> str:
 VERSION = _version()
 
 
-def state_text(explorer) -> str:
-    """The page state an export carries: its URL query and the package version."""
-    query = urllib.parse.urlencode({"page": explorer.slug, **explorer.query()})
+def state_text(explorer, *, time: bool = True) -> str:
+    """The page state an export carries: its URL query and the package version; without the
+    time on the timeline (``t``) when ``time`` is False (an animation shows every time)."""
+    query = {"page": explorer.slug, **explorer.query()}
+    if not time:
+        query.pop("t", None)
+    query = urllib.parse.urlencode(query)
     return f"{query};version={VERSION}"
 
 
@@ -50,21 +57,23 @@ def parse_state(text: str) -> tuple[dict, str]:
 
 
 def read_state(path) -> tuple[dict, str]:
-    """The state an exported figure carries (``parse_state``); ``ValueError`` naming ``path``
-    if the file has none (or is not a PNG, SVG, PDF or HTML file)."""
+    """The state an exported figure or animation carries (``parse_state``); ``ValueError``
+    naming ``path`` if the file has none (or is not a PNG, SVG, PDF, HTML, GIF or MP4 file)."""
     path = pathlib.Path(path)
     suffix = path.suffix.lower()
     raw = None
-    if suffix in (".png", ".svg", ".pdf", ".html") and not path.is_file():
+    if suffix in READABLE and not path.is_file():
         raise ValueError(f"path {str(path)!r} is not a file")
-    if suffix == ".png":
+    if suffix in (".png", ".gif"):
         from PIL import Image, UnidentifiedImageError
 
         try:
             with Image.open(path) as image:
-                raw = image.info.get(KEY)
+                raw = image.info.get(KEY if suffix == ".png" else "comment")
         except UnidentifiedImageError:
-            raise ValueError(f"path {str(path)!r} is not a PNG image") from None
+            raise ValueError(f"path {str(path)!r} is not a {suffix[1:].upper()} image") from None
+        if isinstance(raw, bytes):
+            raw = raw.decode("utf-8", errors="replace")
     elif suffix in (".svg", ".pdf", ".html"):
         data = path.read_bytes().decode("latin-1")
         pattern = {".svg": r"<dc:description>([^<]*)</dc:description>",
@@ -72,11 +81,26 @@ def read_state(path) -> tuple[dict, str]:
                    ".html": rf'<meta name="{KEY}" content="([^"]*)"'}[suffix]
         found = re.search(pattern, data)
         raw = html.unescape(found.group(1)) if found else None
+    elif suffix == ".mp4":
+        raw = _mp4_comment(path)
     else:
-        raise ValueError(f"path must be a .png, .svg, .pdf or .html figure, got {str(path)!r}")
+        raise ValueError(f"path must be a .png, .svg, .pdf or .html figure or a .gif or .mp4 "
+                         f"animation, got {str(path)!r}")
     if raw is None:
         raise ValueError(f"path {str(path)!r} carries no Learning Dynamics Explorer state")
     return parse_state(raw)
+
+
+def _mp4_comment(path: pathlib.Path) -> str | None:
+    """The ``comment`` metadata of a video, as ffmpeg (the imageio-ffmpeg wheel's) lists it."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    listed = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i", str(path)],
+                            capture_output=True, text=True, errors="replace", timeout=30)
+    found = re.search(r"^\s*comment\s*:\s?(.*)$", listed.stderr, flags=re.MULTILINE)
+    return found.group(1).strip() if found else None
 
 
 def _changed(explorer) -> list[str]:
@@ -92,23 +116,29 @@ def _default_text(explorer, name: str) -> str:
     return knobs.text(p, p.default)
 
 
-def settings_words(explorer) -> str:
+def _time_text(explorer, time: bool) -> str | None:
+    return explorer.time_text() if time and hasattr(explorer, "time_text") else None
+
+
+def settings_words(explorer, *, time: bool = True) -> str:
     """The settings in words for a figure's title: the knobs not at their default, by label
-    ("States D = 5, Model seed = 7"), and the time on the timeline; "default settings" if none."""
+    ("States D = 5, Model seed = 7"), and the time on the timeline (unless ``time`` is False);
+    "default settings" if none."""
     words = [f"{explorer.param[n].label} = {explorer.knob_text(n)}" for n in _changed(explorer)]
-    time = explorer.time_text() if hasattr(explorer, "time_text") else None
+    time = _time_text(explorer, time)
     if time is not None:
         words.append(f"t = {time}")
     return ", ".join(words) if words else "default settings"
 
 
-def file_stem(explorer, limit: int = 120) -> str:
+def file_stem(explorer, limit: int = 120, *, time: bool = True) -> str:
     """A file name (without suffix) for the figure: the page and its settings not at their
-    default (``herding_n_states-5_seed-7``), only letters, digits, ``.``, ``_`` and ``-``."""
+    default (``herding_n_states-5_seed-7``), and the time on the timeline unless ``time`` is
+    False (an animation's); only letters, digits, ``.``, ``_`` and ``-``."""
     parts = [explorer.slug]
     for name in _changed(explorer):
         parts.append(f"{name}-{explorer.knob_text(name)}")
-    time = explorer.time_text() if hasattr(explorer, "time_text") else None
+    time = _time_text(explorer, time)
     if time is not None:
         parts.append(f"t-{time}")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "", "_".join(p.replace(",", "_") for p in parts))

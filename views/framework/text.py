@@ -28,7 +28,7 @@ import re
 import string
 import unicodedata
 
-__all__ = ["plain", "clip", "quote", "CLIP", "math_markdown"]
+__all__ = ["plain", "clip", "quote", "CLIP", "math_markdown", "verdict_markdown"]
 
 #: Characters of a user's text quoted in a message (beyond: an ellipsis).
 CLIP = 80
@@ -95,3 +95,14 @@ def math_markdown(text: str) -> str:
         return "\\\\(" + _protect(m.group(2)) + "\\\\)"
 
     return _MATH.sub(convert, text)
+
+
+_VERDICT_HEADS = {True: "Agrees with the paper", False: "Differs from the paper",
+                  None: "Not judged against the paper"}
+
+
+def verdict_markdown(verdict) -> str:
+    """A paper claim's verdict on this run (a ``dynamics.claims.Verdict``, from the claim
+    function the gallery calls too) as one sentence of page text: whether it agrees, the claim,
+    and why."""
+    return f"**{_VERDICT_HEADS[verdict.agrees]}** ({verdict.claim}): {verdict.why}."

@@ -7,7 +7,8 @@ computed by a process of its own, forked from a fork server that imported ``view
 (``multiprocessing``'s ``forkserver`` context: no thread or event loop of the server is
 copied, and a fork is ready in milliseconds). The child rebuilds the page's explorer from its
 class and knobs (``Explorer(**knobs)``: both pickle by value and by reference), calls the
-run's ``compute`` with its settings, and sends its progress and partial results back through a
+run's ``compute`` with its settings (or another task of the page, ``call``: an animation for
+its download button), and sends its progress and partial results back through a
 pipe (at most every ``SEND_EVERY`` seconds); a thread of the server (``run``) reads them into
 the job's ``latest`` dict, which the session's event loop draws. Cancelling kills the child at
 once. At most ``MAX_WORKERS`` runs compute at the same time (``LDX_JOB_WORKERS``, default 1:
@@ -28,7 +29,7 @@ import time
 
 from dynamics._common import Cancelled
 
-__all__ = ["MAX_WORKERS", "SEND_EVERY", "enable", "enabled", "run", "kill_all"]
+__all__ = ["MAX_WORKERS", "SEND_EVERY", "enable", "enabled", "run", "call", "kill_all"]
 
 MAX_WORKERS = max(1, int(os.environ.get("LDX_JOB_WORKERS", "1")))
 #: Seconds between the progress messages a child sends (the page refreshes every 0.25 s).
@@ -89,9 +90,16 @@ def _die_with_parent() -> None:
         pass
 
 
-def _child(cls, knobs: dict, run_name: str, settings: dict, conn) -> None:
-    """In the worker process: compute the run, sending progress, partial results and the
-    result (or the error) through ``conn``."""
+def _compute_run(explorer, args, progress):
+    """A page's run (``args``: its name and settings), as ``call``'s task."""
+    run_name, settings = args
+    run = next(r for r in type(explorer).runs if r.name == run_name)
+    return getattr(explorer, run.compute)(dict(settings), progress)
+
+
+def _child(cls, knobs: dict, task, args, conn) -> None:
+    """In the worker process: ``task(explorer, args, progress)``, sending progress, partial
+    results and the result (or the error) through ``conn``."""
     _die_with_parent()
     last = [0.0]
 
@@ -102,9 +110,7 @@ def _child(cls, knobs: dict, run_name: str, settings: dict, conn) -> None:
             _send(conn, ("progress", (float(fraction), str(message), partial)))
 
     try:
-        explorer = cls(**knobs)
-        run = next(r for r in cls.runs if r.name == run_name)
-        result = getattr(explorer, run.compute)(dict(settings), progress)
+        result = task(cls(**knobs), args, progress)
     except BaseException as exc:  # noqa: BLE001 - handed to the server, which shows it
         try:
             pickle.dumps(exc)
@@ -123,6 +129,16 @@ def run(cls, knobs: dict, run_name: str, settings: dict, cancel: threading.Event
     worker process (blocking: call it from a thread), putting its progress into ``latest``
     (``fraction``, ``message``, ``partial``) as it comes; ``Cancelled`` once ``cancel`` is set
     (the child is killed), and the child's error when it fails."""
+    return call(cls, knobs, _compute_run, (run_name, settings), cancel, latest,
+                name=f"ldx-run-{run_name}")
+
+
+def call(cls, knobs: dict, task, args, cancel: threading.Event, latest: dict, *,
+         name: str = "ldx-task"):
+    """``task(explorer, args, progress)`` in a worker process, ``explorer`` the page of class
+    ``cls`` with ``knobs`` (``task`` a module-level function, ``args`` picklable), as ``run``
+    computes a run (blocking; progress into ``latest``; ``Cancelled`` once ``cancel`` is set):
+    a page's animation (``views.framework.animation``)."""
     context = _context()
     while not _SLOTS.acquire(timeout=0.1):
         if cancel.is_set():
@@ -133,8 +149,8 @@ def run(cls, knobs: dict, run_name: str, settings: dict, cancel: threading.Event
         if cancel.is_set():
             raise Cancelled()
         reader, writer = context.Pipe(duplex=False)
-        child = context.Process(target=_child, args=(cls, knobs, run_name, settings, writer),
-                                name=f"ldx-run-{run_name}", daemon=True)
+        child = context.Process(target=_child, args=(cls, knobs, task, args, writer),
+                                name=name, daemon=True)
         child.start()
         _LIVE.add(child)
         writer.close()

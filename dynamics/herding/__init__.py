@@ -1,0 +1,58 @@
+"""Herding: a deterministic dynamical system that generates samples matching given moments.
+
+Implements Chen & Welling, *Herding as a Learning System with Edge-of-Chaos Dynamics*
+(seed paper ``000``): the herding map of eqs 1.7-1.8 for D discrete states x_0, ..., x_{D-1} with
+K features, the Tipi function (eq 1.10), the perceptron-cycling quantity (eq 1.40), the moment
+error of Prop 1.2, the autocorrelation of eq 1.13 and the word counts M(T) behind the topological
+entropy of eqs 1.36-1.37, plus the cones of weight space (Fig 1.10).
+
+Conventions: ``features`` is the (D, K) table whose row d is phi(x_d); ``moments`` is the target
+phi_bar (K,); states are the row indices 0..D-1 of ``features``; ties in an argmax go to the
+lowest index.
+
+A package by subject, every public name imported here: ``samples`` (the map, its samples and
+their statistics), ``attractor`` (the cones, the Tipi function and the box-counting dimension of
+the attractor) and ``claims`` (the paper's claims, judged on runs of both).
+"""
+
+from __future__ import annotations
+
+from dynamics.herding import attractor, claims, samples
+from dynamics.herding.samples import (  # noqa: F401
+    MAX_STEPS,
+    SCORE_REFRESH,
+    MAX_WEIGHT_ENTRIES,
+    CYCLING_RTOL,
+    MIN_ERROR_LENGTH,
+    SLOPE_BINS,
+    RandomModel,
+    HerdingResult,
+    MomentError,
+    random_model,
+    herd,
+    moment_error,
+    autocorrelation,
+    word_counts,
+    _herd_kernel,  # the kernel, tested against its NumPy reference
+)
+from dynamics.herding.attractor import (  # noqa: F401
+    ConeSectors,
+    cone_labels,
+    cone_sectors,
+    tipi,
+    BoxDimension,
+    box_dimension,
+)
+from dynamics.herding.claims import (  # noqa: F401
+    HERDING_RATE,
+    IID_RATE,
+    moment_rates_claim,
+    attractor_claim,
+)
+
+__all__ = [*samples.__all__, *attractor.__all__, *claims.__all__]
+
+
+def _warmup() -> None:
+    """Compile (or load from cache) the herding kernel with the production dtypes."""
+    samples._warmup()

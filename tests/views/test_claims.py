@@ -1,0 +1,75 @@
+"""One verdict per paper claim (issue 28 item 1): every claim the gallery judges is one function
+in ``dynamics`` (``*_claim``), and its page and the gallery both call it. For each gallery entry
+the gallery's caller (the entry's ``judge``, which ``views.figures.build`` reports) and the
+page's caller (its status line, or the summary under the entry's run) are given the same page
+and results, and the page shows the very verdict the gallery reports.
+
+Small sizes: the runs' ``quick`` settings; two runs that still take many seconds there compute
+a smaller engine call instead (the verdict, not the run, is under test)."""
+
+from __future__ import annotations
+
+import numba
+import pytest
+
+from dynamics import doeblin as db
+from dynamics.claims import Verdict
+from dynamics.sbeed import pendulum as pend
+from views import EXPLORERS
+from views.figures import ENTRIES
+from views.framework import jobs as _jobs
+from views.framework.text import verdict_markdown
+
+#: (page, run) -> a stand-in for the page's compute method: the engine below the knobs' bounds.
+SMALLER = {
+    ("sbeed", "ablation"): lambda settings, progress=None: pend.ablation(steps=200, seeds=1),
+    ("doeblin", "dnf"): lambda settings, progress=None: db.dnf_experiment(
+        ("easy", "medium"), trials=3, max_steps=20_000, seed=0),
+}
+
+
+@pytest.fixture()
+def own_results():
+    """Runs cached by this test stay in it (a stand-in result must not reach another test)."""
+    saved = dict(_jobs._CACHE)
+    _jobs._CACHE.clear()
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)  # many small computations: a thread pool costs more than it saves
+    yield
+    numba.set_num_threads(threads)
+    _jobs._CACHE.clear()
+    _jobs._CACHE.update(saved)
+
+
+def _page_text(explorer, entry) -> str:
+    """What the page shows about the entry's results: its runs' summaries, else its status."""
+    if not entry.runs:
+        return explorer.status()
+    texts = []
+    for name in entry.runs:
+        run = next(r for r in type(explorer).runs if r.name == name)
+        job = explorer.jobs[name]
+        texts.append(getattr(explorer, run.summary)(job.settings, job.result))
+    return " ".join(texts)
+
+
+@pytest.mark.parametrize("entry_id", list(ENTRIES))
+def test_the_page_and_the_gallery_give_one_verdict(entry_id, own_results, monkeypatch):
+    entry = ENTRIES[entry_id]
+    cls = EXPLORERS[entry.slug]
+    knobs = dict(cls.quick)
+    runs = [r for r in cls.runs if r.name in entry.runs]
+    for run in runs:
+        knobs.update(dict(run.quick))
+    explorer = cls(**knobs)
+    for run in runs:
+        if (entry.slug, run.name) in SMALLER:
+            monkeypatch.setattr(explorer, run.compute, SMALLER[entry.slug, run.name])
+        explorer.jobs[run.name].compute()
+    verdict = entry.judge(explorer)  # the gallery's caller
+    assert isinstance(verdict, Verdict)
+    assert verdict.claim and verdict.statement and verdict.measured and verdict.why
+    assert verdict.outcome.startswith({True: "reproduced", False: "differs: ",
+                                       None: "not judged: "}[verdict.agrees])
+    page = _page_text(explorer, entry)  # the page's caller
+    assert verdict_markdown(verdict) in page, page

@@ -1,0 +1,146 @@
+"""``python -m views.figures`` (or ``ldx-figures``): build the gallery's entries, on a local
+dask.distributed cluster, a running one, or in this process, and write the gallery."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import pickle
+import sys
+import time
+
+from views.figures.builder import PROGRESS_TOPIC, build, cache_key, code_version
+from views.figures.files import remove_partials, store, write_entry
+from views.figures.gallery import ENTRIES
+from views.figures.report import write_report
+
+#: Where the gallery goes unless ``--out`` says otherwise.
+DEFAULT_OUT = pathlib.Path("figures")
+
+
+def _cluster(scheduler: str | None):
+    """A dask.distributed Client: to ``scheduler``, or to a local cluster of one worker
+    process per core (workers may start processes of their own: the HBM sweep does)."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    if scheduler:
+        return Client(scheduler), None
+    dask.config.set({"distributed.worker.daemon": False})
+    cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
+                           processes=True, dashboard_address=None)
+    return Client(cluster), cluster
+
+
+def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
+        executor=None, progress: bool = True) -> list[dict]:
+    """Build the entries ``ids`` (cached ones are reused) on ``executor`` and write the
+    gallery into ``out``; returns the results in the order of ``ids``."""
+    from tqdm import tqdm
+
+    from dynamics.sweep import sweep
+
+    out.mkdir(parents=True, exist_ok=True)
+    cache = out / ".cache"
+    cache.mkdir(exist_ok=True)
+    remove_partials(out)  # what a killed run was writing; its finished entries have records
+    version = code_version()
+    keys = {i: cache_key(ENTRIES[i], quick, seed, version) for i in ids}
+    results = {}
+    for i in ids:
+        path = cache / f"{i}-{keys[i]}.pickle"
+        if path.exists():
+            results[i] = pickle.loads(path.read_bytes())
+    todo = [i for i in ids if i not in results]
+    if progress and len(todo) < len(ids):
+        print(f"figures: reused from {cache}: {', '.join(i for i in ids if i in results)}",
+              file=sys.stderr)
+    bar = tqdm(total=len(ids), initial=len(ids) - len(todo), desc="figures", unit="figure",
+               disable=not progress, file=sys.stderr)
+    done_before = [0]
+
+    running: dict[str, str] = {}
+
+    def tick(fraction, message):
+        done = int(round(fraction * len(todo)))
+        bar.update(done - done_before[0])
+        done_before[0] = done
+
+    def within(entry_id, fraction, message):
+        """Progress inside the entries being built, shown after the bar."""
+        if fraction >= 1.0:
+            running.pop(entry_id, None)
+        else:
+            running[entry_id] = f"{entry_id} {100 * fraction:.0f}% ({message})"
+        bar.set_postfix_str("; ".join(running.values())[:150])
+
+    tasks = [dict(entry_id=i, quick=quick, seed=seed) for i in todo]
+    subscribed = progress and hasattr(executor, "subscribe_topic")
+    if subscribed:  # entries on dask workers report through the event log
+        executor.subscribe_topic(PROGRESS_TOPIC, lambda event: within(*event[1]))
+    elif executor is None and progress:
+        for t in tasks:
+            t["progress"] = lambda f, m, i=t["entry_id"]: within(i, f, m)
+    def finished(k, result):  # as each entry arrives: its files, then its record
+        write_entry(out, result)
+        store(cache, todo[k], keys[todo[k]], result)
+        results[todo[k]] = result
+
+    try:
+        sweep(build, tasks, executor=executor, progress=tick, done=finished)
+    finally:
+        if subscribed:
+            executor.unsubscribe_topic(PROGRESS_TOPIC)
+        bar.close()
+    ordered = [results[i] for i in ids]
+    for r in ordered:
+        write_entry(out, r)  # reused entries: only files missing or changed are written
+    write_report(out, ordered, ENTRIES, quick=quick)
+    return ordered
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="ldx-figures", description="Regenerate the paper figures the project reproduces, "
+        "with the paper's numbers beside ours (REPORT.md, index.html).")
+    parser.add_argument("--only", action="append", metavar="ID",
+                        help=f"entries to build (repeatable; a prefix such as 'dai.' selects "
+                             f"several): {', '.join(ENTRIES)}")
+    parser.add_argument("--quick", action="store_true",
+                        help="small sizes (tests and CI) instead of the paper's")
+    parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_OUT,
+                        help="output folder (default: ./figures)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed for every entry that has one (default: the pages' seeds)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running dask.distributed scheduler to send the work to")
+    where.add_argument("--serial", action="store_true", help="run in this process")
+    args = parser.parse_args(argv)
+    ids = list(ENTRIES)
+    if args.only:
+        ids = [i for i in ENTRIES if any(i == o or (o.endswith(".") and i.startswith(o))
+                                         for o in args.only)]
+        unknown = [o for o in args.only if not any(
+            i == o or (o.endswith(".") and i.startswith(o)) for i in ENTRIES)]
+        if unknown:
+            parser.error(f"unknown entries {unknown}; known: {', '.join(ENTRIES)}")
+    if args.seed is not None and args.seed < 0:
+        parser.error("--seed must be >= 0")
+    started = time.perf_counter()
+    client = cluster = None
+    try:
+        if not args.serial:
+            client, cluster = _cluster(args.scheduler)
+        results = run(ids, out=args.out, quick=args.quick, seed=args.seed, executor=client)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    differs = [r["id"] for r in results if r["verdict"] != "reproduced"]
+    print(f"{len(results)} entries in {args.out} ({time.perf_counter() - started:.0f} s); "
+          f"reproduced {len(results) - len(differs)}, differs {len(differs)}"
+          + (f": {', '.join(differs)}" if differs else ""))
+    return 0

@@ -1,0 +1,25 @@
+"""Luo & Sugiyama, *Bias-Variance Trade-Off in Hierarchical Probabilistic Models Using
+Higher-Order Feature Interactions*: the gallery's entry (on the HBM page), judged by the claim
+function the page calls."""
+
+from __future__ import annotations
+
+from dynamics import hbm
+from views.figures.entry import Entry
+
+# --- the HBM page ----------------------------------------------------------------------------
+
+
+def _sweep(e):
+    return hbm.bias_variance_claim(e.jobs["sweep"].result)
+
+
+ENTRIES = (
+    Entry("luo.figs3_9", "hbm",
+          "Luo & Sugiyama, Figs 3-9: total error, bias and variance of the RBM and the HBM "
+          "against N and against the number of parameters",
+          _sweep,
+          panels=("total_plot", "bias_n_plot", "variance_plot", "bias_plot", "params_plot"),
+          runs=("sweep",), knobs=dict(datasets=24),
+          quick=dict(n=4, datasets=2, n_max=300, hidden=[0, 2])),
+)

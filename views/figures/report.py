@@ -1,0 +1,55 @@
+"""The paper gallery's report: ``REPORT.md`` (the paper's statement beside ours, with the
+verdict of the entry's claim) and ``index.html`` (the gallery), written whole or not at all."""
+
+from __future__ import annotations
+
+import html
+import pathlib
+
+from views.figures.files import put
+
+__all__ = ["write_report"]
+
+
+def write_report(out: pathlib.Path, results: list[dict], entries: dict, *, quick: bool) -> None:
+    """``REPORT.md`` (the paper's statement beside ours, with verdicts) and ``index.html`` (the
+    gallery) for ``results`` (``views.figures.builder.build``'s); ``entries`` maps an id to its
+    ``views.figures.entry.Entry``."""
+    size = ("**Quick sizes** (tests and CI): smaller than the paper's, so a verdict here is "
+            "about this size." if quick else "The paper's sizes where the entry gives them.")
+    lines = ["# Paper figures: the paper's statement beside ours", "", size, "",
+             "| figure | the paper | ours | verdict |", "| --- | --- | --- | --- |"]
+    for r in results:
+        e = entries[r["id"]]
+        lines.append(f"| [{e.title}]({r['id']}.png) | {r['statement']} | {r['ours']} | "
+                     f"**{r['verdict']}** |")
+    for r in results:
+        if r.get("details"):
+            lines += ["", f"## {entries[r['id']].title}: where we differ from the paper", "",
+                      r["details"]]
+    lines += ["", "Times (seconds, on the worker that built each entry): "
+              + ", ".join(f"{r['id']} {r['seconds']:.1f}" for r in results) + "."]
+    put(out / "REPORT.md", "\n".join(lines) + "\n")
+    cards = []
+    for r in results:
+        e = entries[r["id"]]
+        csvs = " ".join(f'<a href="{r["id"]}/{name}">{name}</a>'
+                        for name in sorted(r["tables"]))
+        cards.append(
+            f'<section id="{r["id"]}"><h2>{html.escape(e.title)}</h2>'
+            f'<a href="{r["id"]}.pdf"><img src="{r["id"]}.png" alt="{html.escape(e.title)}"></a>'
+            f'<p><b>The paper:</b> {html.escape(r["statement"])}</p>'
+            f'<p><b>Ours:</b> {html.escape(r["ours"])}</p>'
+            f'<p><b>Verdict:</b> {html.escape(r["verdict"])}</p>'
+            + (f'<p><b>Where we differ from the paper, and what was tried:</b> '
+               f'<a href="{r["id"]}/DIFFERENCES.md">{r["id"]}/DIFFERENCES.md</a> (also in '
+               'REPORT.md)</p>' if r.get("details") else "")
+            + f'<p class="files">PDF: <a href="{r["id"]}.pdf">{r["id"]}.pdf</a>; numbers: {csvs}'
+            f'</p></section>')
+    put(out / "index.html",
+        "<!doctype html><html><head><meta charset='utf-8'><title>Learning Dynamics Explorer: "
+        "paper figures</title><style>body{font-family:sans-serif;max-width:1100px;margin:auto;"
+        "padding:1em}section{border-top:1px solid #ccc;padding:1em 0}img{max-width:100%}"
+        ".files{font-size:small}</style></head><body><h1>Paper figures</h1>"
+        f"<p>{html.escape(size.replace('**', ''))} See REPORT.md for the table.</p>"
+        + "".join(cards) + "</body></html>\n")
