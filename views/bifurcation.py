@@ -190,11 +190,10 @@ class BifurcationExplorer(Explorer):
 
     timeline = Timeline(
         "iterate_frames", unit="iteration",
-        caption=r"""**Time $t$ is the iteration of the tempered map** at the chosen temperature
-(the dashed line on the orbit diagram), from $w_0 = 0$. The ringed dot is the iterate $w_t$: on
-the orbit diagram its plotted weight, on the attractor sets $(w_1, w_2)$ with its last
-iterations, below against $t$ with the iterations to come veiled. Play from $t = 0$ to watch it
-fall onto the fixed point, a $2^n$-cycle or the chaotic set.""",
+        caption=r"""**Time $t$ is the iteration of the tempered map** at the dashed
+temperature, from $w_0 = 0$: the ringed iterate $w_t$ on the orbit diagram, on the attractor
+sets with its last iterations, and against $t$. Play from $t = 0$ to watch it fall onto a
+cycle or the chaotic set.""",
         marks=(Mark("orbit_annotations", "point", x="logT", y="wk", dims=(LOG_T, W_DIM),
                     options=RING),
                Mark("attractor_plot", "trail", x="w1", y="w2", dims=("w1", "w2"), length=TRAIL,
