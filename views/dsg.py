@@ -235,12 +235,14 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                          int(self.seed))
 
     @staticmethod
-    def _surface(values: np.ndarray, label: str, limit: float):
-        """A function on the grid, coloured symmetrically in [-limit, limit]."""
+    def _surface(values: np.ndarray, label: str, limit: float, *, hover: bool = True):
+        """A function on the grid, coloured symmetrically in [-limit, limit]; with ``hover``,
+        its values read under the pointer."""
         g = np.linspace(-5, 5, GRID)
         image = RasterImage((g, g, values.reshape(GRID, GRID).astype(np.float32)),
                             kdims=XY_DIMS, vdims=[hv.Dimension("f", label=label)])
-        return style(image, **SURFACE, clim=(-limit, limit), bokeh=dict(tools=["hover"]))
+        return style(image, **SURFACE, clim=(-limit, limit),
+                     bokeh=dict(tools=["hover"] if hover else []))
 
     def truth_plot(self):
         task = self.result()
@@ -398,10 +400,9 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
         # the colours of f* above, to compare; no hover: the timeline draws f̄ₜ at step t over
         # it, and a hover would read the final one
         if result.loss == "squared":
-            return style(self._surface(result.fit, "f̄ₜ(x)", self._colour_scale(result)),
-                         bokeh=dict(tools=[]))
-        return style(self._surface(np.clip(result.fit, -1, 1), "f̄ₜ(x) (clipped to ±1)", 1.0),
-                     bokeh=dict(tools=[]))
+            return self._surface(result.fit, "f̄ₜ(x)", self._colour_scale(result), hover=False)
+        return self._surface(np.clip(result.fit, -1, 1), "f̄ₜ(x) (clipped to ±1)", 1.0,
+                             hover=False)
 
     def error_plot(self, result: CurveRun):
         h = result.history

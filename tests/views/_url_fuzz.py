@@ -14,6 +14,7 @@ so that ``pytest -n 2 --dist loadfile`` spreads them over both workers whatever 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import urllib.parse
@@ -64,6 +65,7 @@ def _good_text(explorer, name, rng) -> str:
     return str(value)
 
 
+@functools.cache
 def size_knobs(cls) -> dict[str, str]:
     """The size knobs (``_is_size``) at small values, each a quarter of the way (log scale)
     from its lower bound to its default; plus the knobs whose range follows them
