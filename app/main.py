@@ -19,7 +19,7 @@ from views.framework import math_markdown
 from views.framework import stamp
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
-from views.framework.workarounds import served_stylesheets
+from views.framework.workarounds import served_stylesheets, steady_text
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TITLE = "Learning Dynamics Explorer"
@@ -179,13 +179,19 @@ def code_view(explorer) -> tuple[pn.widgets.Toggle, pn.pane.HTML]:
     (``views.framework.stamp.script``), shown as text."""
     toggle = pn.widgets.Toggle(name="Code", button_type="primary", button_style="outline",
                                width=70)
-    view = pn.pane.HTML(
-        pn.bind(lambda _: "<p><b>This page, without a server</b> (copy into a file and run it "
-                          "with the project installed):</p><pre class='ldx-code'>"
-                          f"{html.escape(stamp.script(explorer))}</pre>", explorer.param.drawn),
-        visible=False, sizing_mode="stretch_width", css_classes=["ldx-code-view"],
+
+    def text() -> str:
+        return ("<p><b>This page, without a server</b> (copy into a file and run it with the "
+                "project installed):</p><pre class='ldx-code'>"
+                f"{html.escape(stamp.script(explorer))}</pre>")
+
+    view = steady_text(pn.pane.HTML(
+        text(), visible=False, sizing_mode="stretch_width", css_classes=["ldx-code-view"],
         stylesheets=[".ldx-code{background:#f6f8fa;padding:10px;border-radius:6px;"
-                     "font-size:13px;overflow-x:auto}"])
+                     "font-size:13px;overflow-x:auto}"]))
+    # a watcher, not pn.bind: a bound text shows Panel's loading spinner at each redraw, whose
+    # class and stylesheets the browser re-applies after the text (see ``steady_text``)
+    explorer.param.watch(lambda _: setattr(view, "object", text()), "drawn")
     toggle.param.watch(lambda event: setattr(view, "visible", event.new), "value")
     return toggle, view
 

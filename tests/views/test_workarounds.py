@@ -250,3 +250,25 @@ def test_a_noisy_float_from_the_browser_is_not_sent_back(snapped):
         widget._process_events({"value": noisy, "value_throttled": noisy})
     assert explorer.gamma == 0.91  # the explorer always holds the snapped value
     assert sent == ([] if snapped else [0.91])
+
+
+@pytest.mark.parametrize("steady", [False, True])
+def test_a_text_update_sends_no_stylesheet(steady):
+    """``steady_text``: Panel answers a pane's new text by setting its model's stylesheets to
+    new models (the browser then re-applies them after the content, and Bootstrap's paragraph
+    margin wins over Panel's); a steady pane's model keeps its stylesheet models and gets the
+    new text. Without it (``steady=False``) the models are replaced: when a Panel release stops
+    doing that, this case fails and the workaround can go."""
+    import panel as pn
+    from bokeh.document import Document
+
+    pane = pn.pane.Markdown("**one** $x$", stylesheets=[".a{color:red}"])
+    if steady:
+        pane = _workarounds.steady_text(pane)
+    model = pane.get_root(Document())
+    before = [id(sheet) for sheet in model.stylesheets]
+    assert len(before) >= 2  # Panel's Markdown CSS and ours
+    pane.object = "**two** $y$"
+    assert "two" in model.text
+    kept = [id(sheet) for sheet in model.stylesheets] == before
+    assert kept is steady

@@ -44,6 +44,7 @@ from dynamics._common import Cancelled
 from views.framework import worker as _worker
 from views.framework.cache import LOCK, STORE
 from views.framework.text import plain
+from views.framework.workarounds import steady_text
 
 __all__ = ["Run", "Job", "JobSection", "SessionWatch", "Remaining", "cached_result",
            "measured_estimate", "machine_speed", "progress_part", "cancel_all"]
@@ -479,9 +480,9 @@ class JobSection(pn.viewable.Viewer):
         self.progress = pn.indicators.Progress(value=0, max=1000, active=False,
                                                sizing_mode="stretch_width", max_width=400,
                                                bar_color="primary", margin=(14, 10))
-        self.status = pn.pane.Markdown("", sizing_mode="stretch_width")
-        self.alert = pn.pane.Alert("", alert_type="danger", visible=False,
-                                   sizing_mode="stretch_width")
+        self.status = steady_text(pn.pane.Markdown("", sizing_mode="stretch_width"))
+        self.alert = steady_text(pn.pane.Alert("", alert_type="danger", visible=False,
+                                               sizing_mode="stretch_width"))
         self.results = pn.Column(sizing_mode="stretch_width")
         self.button.on_click(self._on_click)
         self.stop.on_click(lambda _: job.cancel())
@@ -531,8 +532,8 @@ class JobSection(pn.viewable.Viewer):
         every move of a burst (seconds on the SBEED page, whose runs depend on gamma)."""
         text = self.placeholder_text()
         if self._placeholder is None:
-            self._placeholder = pn.pane.Alert(text, alert_type="info",
-                                              sizing_mode="stretch_width")
+            self._placeholder = steady_text(pn.pane.Alert(text, alert_type="info",
+                                                          sizing_mode="stretch_width"))
         elif self._placeholder.object != text:
             self._placeholder.object = text
         if list(self.results.objects) != [self._placeholder]:

@@ -24,7 +24,7 @@ import panel as pn
 import param
 
 from views.framework.text import plain, quote
-from views.framework.workarounds import prompt_widget
+from views.framework.workarounds import prompt_widget, steady_text
 
 __all__ = ["parse", "text", "snap", "decimals", "describe", "Field", "parse_vector"]
 
@@ -175,9 +175,9 @@ class Field(pn.viewable.Viewer):
         self.input = prompt_widget(pn.widgets.TextInput(
             label=p.label, value=explorer.knob_text(name), description=p.doc,
             sizing_mode="stretch_width", **params))
-        self.message = pn.pane.Markdown("", visible=False, sizing_mode="stretch_width",
-                                        margin=(0, 10), css_classes=["ldx-field-message"],
-                                        styles={"color": "#b00020", "font-size": "13px"})
+        self.message = steady_text(pn.pane.Markdown(
+            "", visible=False, sizing_mode="stretch_width", margin=(0, 10),
+            css_classes=["ldx-field-message"], styles={"color": "#b00020", "font-size": "13px"}))
         self.input.param.watch(self._typed, "value")
         explorer.param.watch(self._changed, name)
 

@@ -24,7 +24,8 @@ from views.framework.jobs import JobSection
 from views.framework.legends import bokeh_legend
 from views.framework.present import Presentation
 from views.framework.text import math_markdown, plain
-from views.framework.workarounds import no_pipeline, prompt_widget, snap_from_browser
+from views.framework.workarounds import (no_pipeline, prompt_widget, snap_from_browser,
+                                         steady_text)
 
 __all__ = ["PageMixin", "Section", "NOTICE_LIMIT"]
 
@@ -389,11 +390,15 @@ class PageMixin:
             # none below the open text); one click opens it
             collapsible=True, collapsed=True, sizing_mode="stretch_width", margin=(5, 10),
         )
-        status = pn.pane.Markdown(pn.bind(lambda _: math_markdown(self.status()),
-                                          self.param.drawn),
-                                  sizing_mode="stretch_width", margin=(0, 10),
-                                  styles={"font-size": "1.3em"} if self.presentation.present
-                                  else {})
+        status = steady_text(pn.pane.Markdown(
+            math_markdown(self.status()), sizing_mode="stretch_width", margin=(0, 10),
+            styles={"font-size": "1.3em"} if self.presentation.present else {}))
+        # a watcher, not pn.bind: a bound text shows Panel's loading spinner at each redraw,
+        # whose class and stylesheets the browser re-applies after the text: Bootstrap's
+        # paragraph margin then won over Panel's and the moved page's status line sat 12 px
+        # higher than a fresh load's
+        self.param.watch(lambda _: setattr(status, "object", math_markdown(self.status())),
+                         "drawn")
         if self.timeline is not None:
             grid = pn.Column(self.timeline_control(), grid, sizing_mode="stretch_width")
         runs = [JobSection(self, self.jobs[run.name]) for run in self.runs]
@@ -427,8 +432,9 @@ class PageMixin:
         ``hv.Table``."""
         table = self._call(plot, plot.method)
         if isinstance(table, hv.Table):
-            pane = pn.pane.HTML(table_html(table, plot.title), css_classes=["ldx-table"],
-                                **live_size(self.presentation.present))
+            pane = steady_text(pn.pane.HTML(table_html(table, plot.title),
+                                            css_classes=["ldx-table"],
+                                            **live_size(self.presentation.present)))
             # redrawn by _draw when one of its knobs moved
             self._tables.append((weakref.ref(pane), plot, frozenset(self.redraw_knobs(plot))))
             return pane

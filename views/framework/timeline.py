@@ -42,7 +42,7 @@ from views.framework.figure import exporting, style
 from views.framework.marks import (MAX_BYTES, Frames, Mark, arrays_data, browser_spec,
                                    frames_bytes, strided)
 from views.framework.text import math_markdown
-from views.framework.workarounds import dictionary_columns
+from views.framework.workarounds import dictionary_columns, steady_text
 
 __all__ = ["Frames", "Mark", "Timeline", "TimelineMixin", "SYNC_MS", "strided", "MAX_BYTES",
            "alias_time"]
@@ -407,8 +407,8 @@ class TimelineMixin:
         # the menu's value is text in the browser; the player's step a whole number
         step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
         sync = pn.widgets.IntInput(value=i, visible=False)
-        note = pn.pane.Markdown(self._frames_note(run), margin=(0, 10),
-                                css_classes=["ldx-timeline-note"])
+        note = steady_text(pn.pane.Markdown(self._frames_note(run), margin=(0, 10),
+                                            css_classes=["ldx-timeline-note"]))
         code = (f"const marks = {json.dumps(self._mark_specs(run))}; "
                 f"const unit = {json.dumps(timeline.unit.capitalize())};\n"
                 + _DRAW.replace("SYNC_MS", str(SYNC_MS)))

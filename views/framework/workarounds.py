@@ -17,6 +17,7 @@ scoped to the page's own element building (``dictionary_columns``).
 | ``no_pipeline`` | live panels' callbacks build elements without HoloViews' data pipeline: each clone, relabel or ``.opts`` otherwise records an operation object (``chain``, ``method``, ``factory``: some 200 param objects of a herding move's 318, each deep-copying its parameters), which only linked selections read | a panel's frame carries no recorded pipeline |
 | ``snap_from_browser`` | a slider's float arrives from the browser already snapped to its step (0.9 + 0.01 comes as 0.9100000000000001): the server no longer sends the snapped value back, which during a burst of key presses arrived after newer presses and set the slider's title (and value) back to a stale one (SBEED γ: title 0.93 with the handle at 0.99) | no value goes back to the browser after a noisy float |
 | ``prompt_widget`` | a slider's key press or drag reaches the explorer at once instead of after Panel's 50 ms debounce of every browser event: about 45 ms of each move as the user feels it (neuron stripes in Chromium: median 220 -> 160 ms) | Panel still debounces through ``Syncable._debounce`` |
+| ``steady_text`` | a Markdown or HTML pane whose text changes sends only the text, not its stylesheets as new models: the browser no longer re-applies them after the content (a moved page's status line sat 12 px higher than a fresh load's: Bootstrap's paragraph margin won over Panel's), and such an update no longer makes the server walk the document's model graph | a text update sends no stylesheet, and the burst test's live == fresh screenshots |
 | ``served_stylesheets`` | a session Bokeh builds anew when the browser connects (it discards a session whose page was sent but whose browser had not connected within 15 s: a loaded server, a class opening pages at once) loads Panel's stylesheets from the server, as the first one did, instead of from cdn.holoviz.org: offline such a page drew unstyled, with 13 failed requests | the rebuilt-session browser test in ``tests/app/test_server_lifecycle.py`` |
 | ``standalone_resources`` | an HTML export that works offline: Bokeh's inline resources without the external files that every imported extension's models (Panel's katex, MathJax) add | the offline export test in Chromium |
 | ``SQUARE_BOX`` (bug) | exported panels with one log axis are square like the others (HoloViews sized them from mixed log and linear spans: a third as wide) | a log-x, linear-y export's axes box is square |
@@ -33,7 +34,7 @@ import holoviews as hv
 
 __all__ = ["RasterImage", "bokeh_backend", "matplotlib_backend", "apply_options",
            "dictionary_columns", "no_pipeline", "one_graph_walk", "prompt_widget",
-           "snap_from_browser",
+           "snap_from_browser", "steady_text",
            "render_matplotlib", "matplotlib_plot", "tight_canvas",
            "served_stylesheets", "standalone_resources", "COLORBAR_TITLE", "SQUARE_BOX"]
 
@@ -299,6 +300,33 @@ def snap_from_browser(widget, snap):
 
     widget._process_property_change = process
     return widget
+
+
+
+def steady_text(pane):
+    """``pane`` (a Markdown or HTML pane whose text changes while the page is open) sending only
+    its new text when the text changes; returns it.
+
+    Panel answers a new ``object`` by setting every property of the pane's Bokeh model again
+    (``PaneBase._update``: ``model.update(**self._get_properties(doc))``). In a served page its
+    stylesheets then came back as new models and with three more than the page was built with
+    (the Bootstrap design's ``bootstrap.min.css``, ``default.css`` and
+    ``bootstrap_default.css``), which the browser applied after the pane's content: Bootstrap's
+    ``p {margin-top: 0}`` took the 12 px above a herding page's status line away once a knob
+    moved, so the moved page differed from the same address freshly opened (the burst test's
+    live != fresh screenshots), and every text update made the server walk the document's model
+    graph (``one_graph_walk``). A change of the pane's own ``stylesheets`` parameter still
+    reaches the browser: Panel sends it from its parameter watcher, not from ``_update``."""
+    if getattr(pane, "enable_streaming", False):
+        return pane
+
+    def update(ref, model):
+        props = pane._get_properties(model.document)
+        props.pop("stylesheets", None)
+        model.update(**props)
+
+    pane._update = update
+    return pane
 
 
 # --- a HoloViews bug ------------------------------------------------------------------------
