@@ -73,3 +73,16 @@ def test_the_page_and_the_gallery_give_one_verdict(entry_id, own_results, monkey
                                        None: "not judged: "}[verdict.agrees])
     page = _page_text(explorer, entry)  # the page's caller
     assert verdict_markdown(verdict) in page, page
+
+
+def test_a_verdicts_powers_are_typeset_on_the_page():
+    """The engines write powers as plain text ("T^-1.00"), which the gallery prints; the page
+    typesets them as it does the rest of its math (a raw ``T^-0.64`` sat in the herding page's
+    typeset status line)."""
+    from views.framework.text import math_markdown
+
+    verdict = Verdict(claim="Prop 1.2", statement="", agrees=True, measured="",
+                      why="error falls as T^-1.00, not T^-1/2 at 2^-k")
+    text = verdict_markdown(verdict)
+    assert "$T^{-1.00}$" in text and "$T^{-1/2}$" in text and "$2^{-k}$" in text
+    assert "^-" not in math_markdown(text)

@@ -101,8 +101,14 @@ _VERDICT_HEADS = {True: "Agrees with the paper", False: "Differs from the paper"
                   None: "Not judged against the paper"}
 
 
+#: A power written as plain text by the engines' verdicts ("T^-1.00", "T^-1/2", "2^-k").
+_POWER = re.compile(r"\b([A-Za-z0-9])\^(-?(?:\d+(?:\.\d+)?(?:/\d+)?|[A-Za-z]))")
+
+
 def verdict_markdown(verdict) -> str:
     """A paper claim's verdict on this run (a ``dynamics.claims.Verdict``, from the claim
     function the gallery calls too) as one sentence of page text: whether it agrees, the claim,
-    and why."""
-    return f"**{_VERDICT_HEADS[verdict.agrees]}** ({verdict.claim}): {verdict.why}."
+    and why; its powers ("T^-1.00") typeset as the rest of the page's math is."""
+    text = _POWER.sub(lambda m: f"${m.group(1)}^{{{m.group(2)}}}$",
+                      f"({verdict.claim}): {verdict.why}.")
+    return f"**{_VERDICT_HEADS[verdict.agrees]}** {text}"
