@@ -55,7 +55,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
-from scipy import optimize
 
 from ._common import (as_generator, check_array, check_budget, check_choice, check_count,
                       check_executor, check_in_range, check_instance, check_positive,

@@ -13,12 +13,13 @@ from dynamics._common import (
     check_array,
     check_count,
     check_features,
+    check_in_range,
     check_moments,
     check_progress,
     report,
 )
 
-__all__ = ["ConeSectors", "cone_labels", "cone_sectors", "tipi"]
+__all__ = ["BoxDimension", "ConeSectors", "box_dimension", "cone_labels", "cone_sectors", "tipi"]
 
 #: Points per chunk in `cone_labels` / `tipi` score tables (bounds their temporary memory).
 _CHUNK_ENTRIES = 1 << 22
@@ -195,6 +196,8 @@ def box_dimension(points, *, min_boxes: int = 4, max_fill: float = 0.1,
     if n < 10:
         raise ValueError(f"points must hold at least 10 points, got {n}")
     levels = check_count("levels", levels, low=3, high=40)
+    min_boxes = check_count("min_boxes", min_boxes, low=1, high=n)
+    max_fill = check_in_range("max_fill", max_fill, 0.0, 1.0, low_open=True)
     check_progress(progress)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     span = float(np.max(hi - lo))

@@ -381,6 +381,9 @@ FUNCTIONS = {
     "dynamics.hbm.popcount": lambda: dict(n=3),
     "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
     "dynamics.doeblin.restart_law": lambda: dict(kind="uniform", n=3),
+    # a point set to count boxes over (the module's two points serve the cone functions)
+    "dynamics.herding.box_dimension": lambda: dict(
+        points=np.random.default_rng(0).random((200, 2))),
     "dynamics.doeblin.random_chain": lambda: dict(n=4),
     "dynamics.doeblin.make_word_task": lambda: dict(n_train=10, n_test=10),
     "dynamics.doeblin.sequence_model": lambda: dict(dictionary=np.array([[0, 1, 2]])),
