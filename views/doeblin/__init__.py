@@ -22,9 +22,12 @@ import param
 from dynamics import doeblin as db
 from views.framework.cache import results_cache
 from views.framework.marks import legend_layer
+from views.framework.text import verdict_markdown
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Run, Section, Timeline, style)
-from views.framework.text import verdict_markdown
+from views.doeblin.experiments import (DNF_KEYS, DNF_SECONDS_PER_TRIAL, DNF_TEXT, WORD_KEYS,
+                                       WORD_SECONDS_PER_UNIT, WORD_TEXT, dnf_table_markdown,
+                                       experiment_summary, word_task_settings)
 
 #: Budgets at which the sampling race records both histograms (the timeline's frames).
 N_CHECKPOINTS = 60
@@ -177,15 +180,7 @@ class DoeblinRun:
     eps: float
 
 
-# --- the experiments: ~30-40 s each, run as jobs (views.framework.jobs) -----------------------------
-
-WORD_KEYS = ("word_channel", "word_noise", "word_length", "transitions", "epochs", "seeds")
-DNF_KEYS = ("trials",)
-#: Seconds of one unit of work measured on the development machine (2 shared cores), used for
-#: the estimate shown before a run: word task per transition x epoch x seed, DNF per trial.
-WORD_SECONDS_PER_UNIT = 35.0 / (20 * 22 * 4)
-DNF_SECONDS_PER_TRIAL = 26.0 / 80
-
+# --- the experiments (views.doeblin.experiments): ~30-40 s each, run as jobs --------------------
 
 STAGED_TEXT = r"""
 **Staged chains (Sec 3.1, Fig 2(b)).** A stage variable $z$ cycles: restart ($y \sim u$), then a
@@ -196,36 +191,6 @@ the first restart after time $a$ happens by time $b$; **Cor 3.7** gives $\vareps
 $\varepsilon_2 \le \varepsilon_1 / 2$. Both depend only on the stage cycle, not on $P$: the green
 curve stays above them for every chain. The red curve is the plain two-stage chain of eq 2.
 """
-
-WORD_TEXT = r"""
-**Learning (Sec 4-5, Fig 4).** Noisy words (4 or 6 letters over *aeinorst*) are decoded by a
-model whose $u_\theta$ sees one position at a time and whose Gibbs chain $A_\theta$ adds bigrams
-and an in-dictionary feature. Four trainings with the same budget of $T$ transitions: Algorithm 1
-("doeblin", $\varepsilon = 1/T$), its edit-distance-weighted variant of Sec 5 ("doeblin-edit"),
-and MCMC gradients from Gibbs chains started at $u_\theta$ ("u-gibbs") or at the input
-("basic-gibbs"). Bands: ± one standard error over seeds; dotted lines: $u_\theta$ alone and the
-Bayes decoder that knows the channel. This is a synthetic stand-in for the paper's
-keyboard-gesture data (the New York Times words and the gesture model are not available).
-**The paper reports** that Doeblin training ends best, u-Gibbs next, basic Gibbs last, and that
-u-Gibbs levels off early and then slightly declines. With a noisy letter being the **key beside**
-the intended one (the default, noise 0.7), the input is a poor start, as the paper's
-key sequence is, and our runs show that ordering; with **uniformly random** letters the input is
-the best letter-by-letter guess and basic Gibbs, started there, ends best. The line under the
-plots reads the ordering off your run and judges the paper's, in word and character accuracy
-both. The curves grow while the run goes.
-"""
-
-DNF_TEXT = r"""
-**DNF search (Sec 5, Table 1).** Find a formula $f(x) = \bigvee_i \bigwedge_j [a_{ij}^\top x \le
-b_{ij}]$ with zero errors on labelled examples by Metropolis-Hastings: no restarts (0-stage),
-uniform restarts with probability 0.0002 per step (1-stage), or restart, Geometric(0.04) steps
-on a simplified per-disjunct cost, then the full cost (2-stage, Fig 2(b)). Time to success, mean
-± s.e. over trials, on generated problems of four sizes ("≥": some runs hit the step cap). **The
-paper reports** the staged search fastest, 30 % faster than uniform restarts and 50x faster than
-none (seconds to verify programs); the line under the table judges that order on the hardest
-level of your run, in steps (seconds move with the machine's load), and says whether it agrees.
-"""
-
 
 # ============================================================== the explorer
 
@@ -745,68 +710,6 @@ From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Pre
 
     def dnf_table(self, settings: dict, result) -> str:
         return dnf_table_markdown(result)
-
-
-def word_task_settings(settings: dict) -> dict:
-    """The page's word-task knobs as ``db.train_word_task`` arguments."""
-    return dict(transitions=int(settings["transitions"]), epochs=int(settings["epochs"]),
-                seeds=int(settings["seeds"]), channel=settings["word_channel"],
-                noise=float(settings["word_noise"]),
-                words=db.WORD_LISTS[int(settings["word_length"])])
-
-
-def experiment_summary(kind: str, settings: dict, result) -> str:
-    """One line read off a result: which method wins (no hard-coded numbers)."""
-    if kind == "word":
-        names = list(result.methods)
-        w, ws = result.word_mean[-1], result.word_se[-1]
-        c, cs = result.char_mean[-1], result.char_se[-1]
-        bw, bc = int(np.argmax(w)), int(np.argmax(c))
-        finals = ", ".join(f"{m} {w[k]:.3f} / {c[k]:.3f}" for k, m in enumerate(names))
-        channel = ("keys beside" if settings["word_channel"] == "neighbour"
-                   else "uniform letters")
-        return (f"**This run** ({settings['word_length']}-letter words, noise "
-                f"{settings['word_noise']:g} ({channel}), T = {settings['transitions']}, "
-                f"{settings['epochs']} epochs, "
-                f"{settings['seeds']} seeds, {result.seconds:.0f} s): best final word accuracy "
-                f"**{names[bw]}** ({w[bw]:.3f} ± {ws[bw]:.3f}), best character accuracy "
-                f"**{names[bc]}** ({c[bc]:.3f} ± {cs[bc]:.3f}). Final word / character accuracy: "
-                f"{finals}; u alone {result.u_word_accuracy.mean():.3f} / "
-                f"{result.u_char_accuracy.mean():.3f}, Bayes decoder "
-                f"{result.oracle_word_accuracy.mean():.3f} / "
-                f"{result.oracle_char_accuracy.mean():.3f}. "
-                + verdict_markdown(db.word_order_claim(result)))
-    names = list(result.methods)
-    hard = len(result.levels) - 1
-    t = result.mean_seconds[hard]
-    fastest = int(np.argmin(t))
-    steps = result.mean_steps[hard]
-    ratios = []
-    for a, b in (("0-stage", "1-stage"), ("1-stage", "2-stage"), ("0-stage", "2-stage")):
-        if a in names and b in names:
-            i, j = names.index(a), names.index(b)
-            ratios.append(f"{a} / {b} {t[i] / t[j]:.2f}x (steps {steps[i] / steps[j]:.2f}x)")
-    return (f"**This run** ({settings['trials']} trials per level, {result.total_seconds:.0f} s): "
-            f"fastest on the hardest level ({result.levels[hard]}) is **{names[fastest]}**; time "
-            f"ratios there (above 1: the second method is faster) {', '.join(ratios)}. Times are "
-            "wall-clock and vary with the machine's load; step counts do not. "
-            + verdict_markdown(db.staged_restarts_claim(result)))
-
-
-def dnf_table_markdown(result) -> str:
-    """Table 1 as Markdown: mean ± s.e. time (ms) and mean steps, methods x levels."""
-    head = "| method | " + " | ".join(result.levels) + " |"
-    rule = "|---|" + "---|" * len(result.levels)
-    rows = [head, rule]
-    for k, method in enumerate(result.methods):
-        cells = []
-        for a in range(len(result.levels)):
-            ge = "≥ " if result.solved_fraction[a, k] < 1 else ""
-            cells.append(f"{ge}{1e3 * result.mean_seconds[a, k]:.3g} ± "
-                         f"{1e3 * result.se_seconds[a, k]:.2g} ms "
-                         f"({result.mean_steps[a, k]:,.0f} steps)")
-        rows.append(f"| {method} | " + " | ".join(cells) + " |")
-    return "\n".join(rows)
 
 
 def _square_axes(plot, element) -> None:
