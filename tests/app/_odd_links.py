@@ -19,11 +19,13 @@ PAGES = list(EXPLORERS)
 HALF = (len(PAGES) + 1) // 2
 
 #: Generated links per page opened in the browser (the in-process test tries 200 per page).
-#: A link costs about 4-7 s here (the server builds the whole page): the default run opens one
-#: batch of 4 a page to keep the suite near its 15-minute budget (8 a page took some 480 s of a
-#: worker's time on 2026-11-25, the longest part of the run); LDX_BROWSER_LINKS=20 runs issue 9's
-#: 20 a page. The in-process fuzz (``tests/views/test_url_fuzz*.py``) opens 200 a page.
-LINKS = int(os.environ.get("LDX_BROWSER_LINKS", "4"))
+#: A link costs about 4-13 s here, whatever its sizes (a warm server takes some 3 s to build a
+#: page and Chromium 2-3 s to draw it; the links' size knobs at small values changed nothing:
+#: 61.7 s -> 66.0 s for three pages): the default run opens 2 a page, in two tabs at once, to
+#: keep the suite near its 15-minute budget (4 a page took 436 s of the workers' time in an
+#: idle full run on 2026-11-26, 8 a page some 480 s on a loaded one); LDX_BROWSER_LINKS=20 runs
+#: issue 9's 20 a page. The in-process fuzz (``tests/views/test_url_fuzz*.py``) opens 200 a page.
+LINKS = int(os.environ.get("LDX_BROWSER_LINKS", "2"))
 
 COUNT_CANVASES = """() => {
     const found = [];
@@ -43,7 +45,7 @@ AT_ONCE = 4
 
 def check_odd_links(server, browser, slug: str) -> None:
     context = browser.new_context(viewport={"width": 1200, "height": 900})
-    tabs = [context.new_page() for _ in range(AT_ONCE)]
+    tabs = [context.new_page() for _ in range(min(AT_ONCE, LINKS))]
     errors: dict = {}
     for i, tab in enumerate(tabs):
         tab.on("console", lambda m, i=i: errors.setdefault(i, []).append(m.text)

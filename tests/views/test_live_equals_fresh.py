@@ -21,12 +21,15 @@ from views import EXPLORERS
 
 from ._legends import assert_models_valid_and_legends_outside
 from ._pages import differences, random_value, render
+from ._url_fuzz import size_knobs
 
-#: Walks per explorer and moves per walk. Every move of the first walk (which starts with the
-#: invalidating moves) is compared with a fresh page; the second walk, from another seed, is
-#: compared at its end (a fresh page's render is half the test's time: 13 pages x 10
-#: comparisons took 12 minutes of one test worker on a loaded machine).
-WALKS, MOVES = 2, 5
+#: Walks per explorer and random moves per walk. Every move of the first walk (which starts with
+#: the invalidating moves) is compared with a fresh page; the second walk, from another seed, is
+#: compared at its end. A fresh page's render (HoloViews building every plot) is most of the
+#: test's time, whatever the sizes: 13 pages x 10 comparisons took 12 minutes of one test
+#: worker on a loaded machine, 13 x 8 some 250 s of an idle full run (2026-11-26); 3 moves a
+#: walk and small sizes at the start make it 6-7.
+WALKS, MOVES = 2, 3
 
 
 
@@ -43,7 +46,10 @@ def test_live_page_equals_a_fresh_page_after_random_knob_moves(slug):
     tried = 0
     for walk in range(WALKS):
         rng = np.random.default_rng([walk, len(slug)])
-        live = cls()
+        # the size knobs start small (what is compared does not depend on a run's length; the
+        # default sizes made Ising's and Doeblin's walks 35-39 s each); moves may draw them up
+        # to twice their default
+        live = cls(**{k: int(v) for k, v in size_knobs(cls).items()})
         models = render(live)
         if walk == 0:  # the first render of the page, reused (issue 27)
             assert_models_valid_and_legends_outside(models)
