@@ -3,6 +3,7 @@ one module per paper whose cache key covers every source file (issue 28 item 2).
 
 from __future__ import annotations
 
+import html
 import os
 import subprocess
 import sys
@@ -128,3 +129,26 @@ def test_progress_within_an_entry_in_process_and_from_a_dask_worker():
         while not any(e[1][1] == 1.0 for e in events) and time.monotonic() < deadline:
             time.sleep(0.05)
     assert any(e[1][0] == "steinhardt.table1" and e[1][1] == 1.0 for e in events)
+
+
+def test_the_gallery_opens_with_contents_linking_every_entry_and_the_report(tmp_path):
+    """Issue 30 item 4: ``index.html`` starts with a table of contents (entry, paper, verdict)
+    whose links reach each entry's section, and links REPORT.md."""
+    from views import EXPLORERS
+    from views.figures.report import write_report
+
+    ids = list(ENTRIES)[:3]
+    results = [dict(id=i, statement=f"statement <{k}>", ours=f"ours {k}",
+                    verdict=("reproduced", "differs: slope 1.58", "not judged: one seed")[k],
+                    tables={"a.csv": "x\n1\n"}, seconds=1.0) for k, i in enumerate(ids)]
+    write_report(tmp_path, results, ENTRIES, quick=True)
+    page = (tmp_path / "index.html").read_text()
+    head = page[:page.index("<section")]
+    assert '<a href="REPORT.md">REPORT.md</a>' in head
+    for r in results:
+        entry = ENTRIES[r["id"]]
+        row = f'<a href="#{r["id"]}">'
+        assert row in head and f'<section id="{r["id"]}">' in page
+        assert html.escape(EXPLORERS[entry.slug].paper) in head
+        assert r["verdict"] in head
+    assert "statement &lt;0&gt;" in page  # text escaped

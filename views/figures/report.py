@@ -50,6 +50,22 @@ def write_report(out: pathlib.Path, results: list[dict], entries: dict, *, quick
         "<!doctype html><html><head><meta charset='utf-8'><title>Learning Dynamics Explorer: "
         "paper figures</title><style>body{font-family:sans-serif;max-width:1100px;margin:auto;"
         "padding:1em}section{border-top:1px solid #ccc;padding:1em 0}img{max-width:100%}"
-        ".files{font-size:small}</style></head><body><h1>Paper figures</h1>"
-        f"<p>{html.escape(size.replace('**', ''))} See REPORT.md for the table.</p>"
-        + "".join(cards) + "</body></html>\n")
+        ".files{font-size:small}table.contents{border-collapse:collapse;font-size:small}"
+        ".contents td,.contents th{border-bottom:1px solid #ddd;padding:3px 8px;"
+        "text-align:left;vertical-align:top}</style></head><body><h1>Paper figures</h1>"
+        f"<p>{html.escape(size.replace('**', ''))} The same as a table, with what differs from "
+        "the papers: <a href=\"REPORT.md\">REPORT.md</a>.</p>"
+        + contents(results, entries) + "".join(cards) + "</body></html>\n")
+
+
+def contents(results: list[dict], entries: dict) -> str:
+    """The gallery's table of contents: each entry (a link to its section), its paper and its
+    verdict."""
+    from views import EXPLORERS
+
+    rows = "".join(
+        f'<tr><td><a href="#{r["id"]}">{html.escape(entries[r["id"]].title)}</a></td>'
+        f'<td>{html.escape(EXPLORERS[entries[r["id"]].slug].paper)}</td>'
+        f'<td>{html.escape(r["verdict"])}</td></tr>' for r in results)
+    return ('<h2 id="contents">Contents</h2><table class="contents"><tr><th>figure</th>'
+            f"<th>paper</th><th>verdict</th></tr>{rows}</table>")
