@@ -250,7 +250,10 @@ seeds.
         curve = style(hv.Curve((t, herd.sweeps.astype(float)), *dims, label="sweeps a step"),
                       color=HERD_COLOR, bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))
         bad = ~herd.pct_held
-        fails = style(hv.Scatter((t[bad], herd.sweeps[bad].astype(float)), *dims,
+        # a point at NaN (not drawn) keeps the legend's symbol when no step failed: an empty
+        # layer gets none in Bokeh's legend, which then read "PCT failed (0)" beside nothing
+        fails = style(hv.Scatter((np.append(t[bad], np.nan),
+                                  np.append(herd.sweeps[bad].astype(float), np.nan)), *dims,
                                  label=f"PCT failed ({bad.sum()})"),
                       color="black", bokeh=dict(size=6, marker="x"), mpl=dict(s=24, marker="X"))
         return style(curve * fails, logy=True, framewise=True)
