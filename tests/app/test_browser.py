@@ -315,3 +315,31 @@ def test_bifurcation_zoom_recomputes_and_resets(server, page):
     reset = canvas.screenshot()
     assert _mean_abs_difference(before, reset) < _mean_abs_difference(before, zoomed)
     assert page.errors == []
+
+
+_BUTTON_WITH = """label => { let found = false;
+    const walk = root => root.querySelectorAll('*').forEach(el => {
+        if (el.tagName === 'BUTTON' && el.textContent.trim() === label) found = true;
+        if (el.shadowRoot) walk(el.shadowRoot);
+    });
+    walk(document); return found; }"""
+
+
+def test_an_export_button_shows_a_sign_while_it_draws(server, browser):
+    """Issue 27 item 4: a static export that takes seconds (the bifurcation diagram as PDF:
+    4.7 s here, 9 s on a loaded machine) says so on its button ("PDF …", disabled) from the
+    click until the file arrives, and the button is itself again afterwards."""
+    context = browser.new_context(accept_downloads=True, viewport=WIDE_SCREEN)
+    page = context.new_page()
+    try:
+        _open(page, f"{server}?page=bifurcation&resolution=200")
+        _wait_for_plots(page, _canvas_count(EXPLORERS["bifurcation"]))
+        with page.expect_download(timeout=REDRAW_TIMEOUT) as download:
+            page.get_by_role("button", name="PDF", exact=True).click()
+            page.wait_for_function(_BUTTON_WITH, arg="PDF …", timeout=5_000, polling=20)
+        with open(download.value.path(), "rb") as f:
+            assert f.read(5) == b"%PDF-"
+        page.wait_for_function(_BUTTON_WITH, arg="PDF", timeout=10_000)
+        assert page.get_by_role("button", name="PDF", exact=True).is_enabled()
+    finally:
+        context.close()

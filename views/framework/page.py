@@ -5,6 +5,7 @@ across updates), controls, text, status line, alerts, download buttons and layou
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import html
 import weakref
@@ -31,6 +32,10 @@ __all__ = ["PageMixin", "Section", "NOTICE_LIMIT"]
 
 #: The longest notice or error shown (characters): a long crafted link must not fill the page.
 NOTICE_LIMIT = 2_000
+
+#: Seconds an export button waits, its sign shown, before the drawing holds the server's loop
+#: (long enough for the label's change to be written to the browser's websocket).
+EXPORT_SIGN_S = 0.05
 
 
 #: A live plot's width before it shares out the row (px): two plots share a row where both fit
@@ -283,12 +288,13 @@ class PageMixin:
         and MP4 too, the timeline animated (``views.framework.animation``)."""
         buttons = [
             pn.widgets.FileDownload(
-                callback=(lambda s=s: self.export_bytes(s)),
                 filename=f"{stamp.file_stem(self)}{s}",
                 label=s[1:].upper(), color="light", width=70, embed=False,
             )
             for s in EXPORT_FORMATS
         ]
+        for button, suffix in zip(buttons, EXPORT_FORMATS):
+            button.callback = functools.partial(self._export_with_sign, suffix, button)
         animated = animation_buttons(self) if self.timeline is not None else []
 
         def rename(*_):  # the file is named after the settings drawn
@@ -304,6 +310,18 @@ class PageMixin:
         return pn.Row(pn.pane.Markdown("**Export the figure**", margin=(8, 5), width=150),
                       *buttons, *animated, sizing_mode="fixed", width=150 + count * 80,
                       height=50)
+
+    async def _export_with_sign(self, suffix: str, button) -> bytes:
+        """The figure as ``suffix`` for a download button, the button saying "…" and disabled
+        while it is drawn (a bifurcation PDF takes some 9 s, and the button gave no sign)."""
+        label = button.label
+        button.param.update(disabled=True, label=f"{label} …")
+        try:
+            # the sign reaches the browser before the drawing holds the server's loop
+            await asyncio.sleep(EXPORT_SIGN_S)
+            return self.export_bytes(suffix)
+        finally:
+            button.param.update(disabled=False, label=label)
 
     def alert(self) -> pn.viewable.Viewable:
         """Visible alerts: one while the last computation failed (the plots keep the last good
