@@ -45,6 +45,18 @@ def _cpu(proc: psutil.Process, seconds: float) -> float:
     return 100 * (total() - start) / (time.monotonic() - t0)
 
 
+def _busy(proc: psutil.Process) -> float:
+    """The CPU of a server whose long run is going (percent of one core): the highest of up to
+    three 2-s windows, stopping at the first above 20 % (beside the other test worker's browser
+    tests a window of the run's start measured 11 % once, 2026-11-26)."""
+    busy = 0.0
+    for _ in range(3):
+        busy = max(busy, _cpu(proc, 2.0))
+        if busy > 20:
+            break
+    return busy
+
+
 def _wait_idle(proc: psutil.Process, timeout: float = 240) -> None:
     """Wait until the server's start-up warming is over (a second under 15 % CPU)."""
     deadline = time.monotonic() + timeout
@@ -82,7 +94,7 @@ def test_closing_the_tab_of_a_running_job_stops_its_computation(served, browser)
     proc, url = served
     server = psutil.Process(proc.pid)
     page = _start_long_run(browser, url)
-    busy = _cpu(server, 2.0)
+    busy = _busy(server)
     assert busy > 20, f"the run does not keep the server busy ({busy:.0f} % CPU)"
     page.close()
     closed = time.monotonic()

@@ -412,9 +412,10 @@ def test_the_progress_fraction_weighs_each_pass_by_its_cost_and_leaves_the_resul
     monkeypatch.setattr(wk, "_unit_costs", lambda task, methods, *args: dict(costs))
     calls = []
     res = db.train_word_task(**kwargs, progress=lambda f, m: calls.append(f))
-    # per seed: doeblin epochs 0, 1, 2 (cost 1, 7, 7), its long evaluation (10), then u-gibbs
-    # (1, 2, 2, 10); the total is two seeds of 25 + 15
-    steps = [1, 7, 7, 10, 1, 2, 2, 10] * 2
+    # per seed: doeblin epoch 0's evaluation (1), epochs 1 and 2 each reported after training
+    # (6) and after evaluation (1), its long evaluation (10), then u-gibbs (1; 1, 1; 1, 1; 10);
+    # the total is two seeds of 25 + 15
+    steps = [1, 6, 1, 6, 1, 10, 1, 1, 1, 1, 1, 10] * 2
     expected = np.cumsum(steps) / 80.0
     np.testing.assert_allclose(calls, expected)
     plain = db.train_word_task(**kwargs)
