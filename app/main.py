@@ -189,10 +189,15 @@ def code_view(explorer) -> tuple[pn.widgets.Toggle, pn.pane.HTML]:
         text(), visible=False, sizing_mode="stretch_width", css_classes=["ldx-code-view"],
         stylesheets=[".ldx-code{background:#f6f8fa;padding:10px;border-radius:6px;"
                      "font-size:13px;overflow-x:auto}"]))
-    # a watcher, not pn.bind: a bound text shows Panel's loading spinner at each redraw, whose
-    # class and stylesheets the browser re-applies after the text (see ``steady_text``)
-    explorer.param.watch(lambda _: setattr(view, "object", text()), "drawn")
-    toggle.param.watch(lambda event: setattr(view, "visible", event.new), "value")
+    def refresh(*_):
+        # written while shown, and when shown: a hidden view costs a knob move nothing. A
+        # watcher, not pn.bind: a bound text shows Panel's loading spinner at each redraw,
+        # whose class and stylesheets the browser re-applies after the text (``steady_text``)
+        if toggle.value:
+            view.object = text()
+
+    explorer.param.watch(refresh, "drawn")
+    toggle.param.watch(lambda event: (refresh(), setattr(view, "visible", event.new)), "value")
     return toggle, view
 
 
