@@ -24,3 +24,66 @@ settings.register_profile(
 # at a reproducible example; developers' runs keep exploring new ones.
 settings.register_profile("ci", parent=settings.get_profile("ldx"), derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "ldx")
+
+
+# --- one compilation of the engines before the test workers start ------------------------------
+#: Seconds each engine's kernels took to compile from an empty Numba cache (a fresh clone, this
+#: 2-core VM, idle, 2026-11-26): the weights that share them out over ``PRECOMPILERS`` processes.
+COLD_COMPILE_S = {"doeblin": 28.9, "bifurcation": 19.9, "pmd": 14.5, "sbeed": 5.4,
+                  "online_bayes": 4.9, "hbm": 4.0, "herding": 3.7, "dsg": 3.4, "ising": 3.3}
+PRECOMPILERS = 2
+
+
+def _precompile_engines() -> None:
+    """Fill Numba's on-disk cache for every engine, in ``PRECOMPILERS`` processes at once,
+    before the test workers start.
+
+    On a fresh clone nothing is cached, and every process of the run compiled what it needed
+    at the moment it needed it: both test workers, each served app at its start (and its child
+    compiler), the gallery's dask workers, the fuzz's worker processes. They did it side by side,
+    the same kernels many times over (89 s of CPU for all the engines once, in one process). Done
+    once here, every later process loads the kernels in about 2 s. With a warm cache this costs
+    about 3 s. A failure only means the processes compile for themselves, as before."""
+    import pathlib
+    import subprocess
+    import sys
+    import time
+
+    import dynamics
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    groups: list[list[str]] = [[] for _ in range(PRECOMPILERS)]
+    loads = [0.0] * PRECOMPILERS
+    for name in sorted(dynamics.ENGINES, key=lambda n: -COLD_COMPILE_S.get(n, 0.5)):
+        i = loads.index(min(loads))
+        groups[i].append(name)
+        loads[i] += COLD_COMPILE_S.get(name, 0.5)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c",
+                               f"import dynamics; dynamics.warmup(engines={group!r})"],
+                              cwd=root, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True) for group in groups]
+    failed = []
+    for proc in procs:
+        try:
+            _, err = proc.communicate(timeout=600)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            err = "timed out after 600 s"
+        if proc.returncode:
+            failed.append(err.strip().splitlines()[-1] if err.strip() else str(proc.returncode))
+    print(f"engines compiled or loaded from Numba's cache in {time.perf_counter() - start:.1f} s"
+          + (f" (failed: {'; '.join(failed)}; the tests compile what they need)" if failed
+             else ""), flush=True)
+
+
+def pytest_configure(config):
+    """A run on several workers (``-n 2``, the README's command) compiles the engines once
+    first (``_precompile_engines``); ``LDX_PRECOMPILE=0`` skips it."""
+    if (os.environ.get("PYTEST_XDIST_WORKER") or hasattr(config, "workerinput")
+            or not getattr(config.option, "numprocesses", None)
+            or os.environ.get("LDX_PRECOMPILE") == "0"):
+        return
+    _precompile_engines()
