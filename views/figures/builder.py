@@ -120,7 +120,7 @@ def build(entry_id: str, quick: bool = False, seed: int | None = None,
     ``progress(fraction, message)`` hears the entry's runs and study as they go (on a dask
     worker, by default, the client)."""
     from views import EXPLORERS
-    from views.framework import export_figure
+    from views.framework import export_figures
 
     entry = ENTRIES[entry_id]
     started = time.perf_counter()
@@ -143,9 +143,10 @@ def build(entry_id: str, quick: bool = False, seed: int | None = None,
     layout = explorer.figure(only=entry.panels)
     files = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for suffix in (".png", ".pdf"):
-            path = export_figure(layout, os.path.join(tmp, entry_id + suffix), title=entry.title)
-            files[suffix] = path.read_bytes()
+        paths = export_figures(layout, [os.path.join(tmp, entry_id + suffix)
+                                        for suffix in (".png", ".pdf")], title=entry.title)
+        for path in paths:
+            files[path.suffix] = path.read_bytes()
     verdict = entry.judge(explorer)
     tables = _tables(layout)
     tables["verdict.json"] = json.dumps(dataclasses.asdict(verdict), indent=1, ensure_ascii=False,

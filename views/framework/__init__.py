@@ -20,7 +20,7 @@ from __future__ import annotations
 from views.framework.explorer import Explorer
 from views.framework.figure import (DASHED, DENSE_POINTS, DOTTED, EXPORT_FORMATS, MPL_DASHED,
                                     MPL_DOTTED, PLOT_HEIGHT, PLOT_WIDTH, Plot, axis,
-                                    count_points, dense, export_figure, exporting,
+                                    count_points, dense, export_figure, export_figures, exporting,
                                     integer_ticks, log_spaced, shade_levels, style,
                                     warmup_rasters)
 from views.framework.jobs import Run
@@ -34,7 +34,7 @@ from views.framework.workarounds import (RasterImage, matplotlib_backend, prompt
 __all__ = [
     "Explorer", "Plot", "Section", "Run", "RasterImage", "EXPORT_FORMATS", "DENSE_POINTS",
     "PLOT_WIDTH", "PLOT_HEIGHT", "DASHED", "DOTTED", "MPL_DASHED", "MPL_DOTTED",
-    "export_figure", "exporting", "style", "dense", "count_points", "shade_levels",
+    "export_figure", "export_figures", "exporting", "style", "dense", "count_points", "shade_levels",
     "warmup_rasters", "parse_vector", "math_markdown", "plain", "quote", "verdict_markdown",
     "matplotlib_backend", "prompt_widget", "render_matplotlib", "axis", "log_spaced",
     "integer_ticks", "Timeline", "Mark", "Frames",

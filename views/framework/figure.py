@@ -312,26 +312,25 @@ def export_figure(figure, path, *, title: str | None = None,
     resources (works offline). ``state`` (``views.framework.stamp.state_text``) goes into the
     file's metadata. The file appears complete or not at all (``atomic_path``).
     """
-    path = pathlib.Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in EXPORT_FORMATS:
-        raise ValueError(
-            f"path must end in one of {', '.join(EXPORT_FORMATS)}, got {str(path)!r}"
-        )
-    if suffix == ".html":
-        # Plain Bokeh with inline BokehJS: a single file that works offline (saving through
-        # Panel would link Panel's stylesheets from a CDN).
-        from bokeh.embed import file_html
+    return export_figures(figure, [path], title=title, state=state, dpi=dpi)[0]
 
-        bokeh_backend()
-        model = hv.render(figure, backend="bokeh")
-        text = file_html(model, standalone_resources(), title=title or path.stem)
-        if state is not None:
-            meta = f'<meta name="{stamp.KEY}" content="{html.escape(state, quote=True)}">'
-            text = text.replace("<head>", "<head>\n    " + meta, 1)
-        with atomic_path(path) as partial:
-            partial.write_text(text, encoding="utf-8")
-        return path
+
+def export_figures(figure, paths, *, title: str | None = None,
+                   state: str | None = None, dpi: int | None = None) -> list[pathlib.Path]:
+    """``export_figure`` to several files: the matplotlib formats among them are saved from one
+    drawing of the figure (the gallery writes each entry as PNG and PDF: half its drawing)."""
+    paths = [pathlib.Path(path) for path in paths]
+    for path in paths:
+        if path.suffix.lower() not in EXPORT_FORMATS:
+            raise ValueError(
+                f"path must end in one of {', '.join(EXPORT_FORMATS)}, got {str(path)!r}"
+            )
+    drawn = [path for path in paths if path.suffix.lower() != ".html"]
+    for path in paths:
+        if path.suffix.lower() == ".html":
+            _export_html(figure, path, title=title, state=state)
+    if not drawn:
+        return paths
     import matplotlib.pyplot as plt
 
     fig = render_matplotlib(figure)
@@ -339,14 +338,30 @@ def export_figure(figure, path, *, title: str | None = None,
     try:
         if title:
             put_title(fig, title)
-        if dpi is None and suffix == ".png":
-            dpi = PNG_DPI
-        with atomic_path(path) as partial:
-            fig.savefig(partial, format=suffix[1:], bbox_inches="tight", dpi=dpi,
-                        metadata=_metadata(suffix, state))
+        for path in drawn:
+            suffix = path.suffix.lower()
+            with atomic_path(path) as partial:
+                fig.savefig(partial, format=suffix[1:], bbox_inches="tight",
+                            dpi=PNG_DPI if dpi is None and suffix == ".png" else dpi,
+                            metadata=_metadata(suffix, state))
     finally:
         plt.close(fig)
-    return path
+    return paths
+
+
+def _export_html(figure, path: pathlib.Path, *, title: str | None, state: str | None) -> None:
+    """Plain Bokeh with inline BokehJS: a single file that works offline (saving through Panel
+    would link Panel's stylesheets from a CDN)."""
+    from bokeh.embed import file_html
+
+    bokeh_backend()
+    model = hv.render(figure, backend="bokeh")
+    text = file_html(model, standalone_resources(), title=title or path.stem)
+    if state is not None:
+        meta = f'<meta name="{stamp.KEY}" content="{html.escape(state, quote=True)}">'
+        text = text.replace("<head>", "<head>\n    " + meta, 1)
+    with atomic_path(path) as partial:
+        partial.write_text(text, encoding="utf-8")
 
 
 def _metadata(suffix: str, state: str | None) -> dict:
