@@ -19,13 +19,14 @@ PAGES = list(EXPLORERS)
 HALF = (len(PAGES) + 1) // 2
 
 #: Generated links per page opened in the browser (the in-process test tries 200 per page).
-#: A link costs about 4-13 s here, whatever its sizes (a warm server takes some 3 s to build a
-#: page and Chromium 2-3 s to draw it; the links' size knobs at small values changed nothing:
-#: 61.7 s -> 66.0 s for three pages): the default run opens 2 a page, in two tabs at once, to
-#: keep the suite near its 15-minute budget (4 a page took 436 s of the workers' time in an
-#: idle full run on 2026-11-26, 8 a page some 480 s on a loaded one); LDX_BROWSER_LINKS=20 runs
-#: issue 9's 20 a page. The in-process fuzz (``tests/views/test_url_fuzz*.py``) opens 200 a page.
-LINKS = int(os.environ.get("LDX_BROWSER_LINKS", "2"))
+#: A link costs about 6 s of CPU here, whatever its sizes (a warm server takes some 2.5 s to
+#: build a page and Chromium about 3.5 s to draw it; the links' size knobs at small values
+#: changed nothing: 61.7 s -> 66.0 s for three pages), and the two cores are busy throughout
+#: the run: the default run opens 1 a page to keep the suite near its 15-minute budget (4 a
+#: page took 436 s of the workers' time in an idle full run on 2026-11-26, 2 a page 178 s);
+#: LDX_BROWSER_LINKS=20 runs issue 9's 20 a page. The in-process fuzz
+#: (``tests/views/test_url_fuzz*.py``) opens 200 a page.
+LINKS = int(os.environ.get("LDX_BROWSER_LINKS", "1"))
 
 COUNT_CANVASES = """() => {
     const found = [];
