@@ -64,9 +64,11 @@ def _wait_idle(proc: psutil.Process, timeout: float = 240) -> None:
         assert time.monotonic() < deadline, "the server never went idle after starting"
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def served():
-    """A server of our own (this test stops it): its Popen and URL."""
+    """A server of our own, shared by the two tests below in their order: the tab test leaves
+    it idle, the SIGTERM test stops it (a server's start and warm-up cost about 15 s here).
+    Its Popen and URL."""
     with tempfile.NamedTemporaryFile("w", suffix=".log") as log:
         proc, url = panel_serve("app", _free_port(), log=log)
         try:
