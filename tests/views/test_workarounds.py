@@ -320,3 +320,47 @@ def test_a_text_update_sends_no_stylesheet(steady):
     assert "two" in model.text
     kept = [id(sheet) for sheet in model.stylesheets] == before
     assert kept is steady
+
+
+def test_a_windowed_panel_is_drawn_once_and_redrawn_only_for_a_new_window(monkeypatch):
+    """``WindowStream``: a page's build draws its zoomable panels once (HoloViews' trigger of
+    the window it framed the first frame by reaches no subscriber: herding drew each of its two
+    panels twice before); the window reported back for the frame drawn redraws nothing; a zoom
+    redraws, and so does the way back to the whole window (the zoomed frame is what is drawn).
+    Fails when HoloViews stops reading ``_subscribers`` after ``_on_trigger``."""
+    from holoviews.plotting.bokeh.element import OverlayPlot
+
+    updates = []
+    original = OverlayPlot.update_frame
+
+    def counted(self, *args, **kwargs):
+        updates.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(OverlayPlot, "update_frame", counted)
+    explorer, _, _ = _served("herding", monkeypatch)
+    assert updates == []
+    method = next(m for m, stream in explorer._view.items())
+    view = explorer._view[method]
+    assert isinstance(view, _workarounds.WindowStream)
+    (x0, x1), (y0, y1) = view.x_range, view.y_range  # the window the first frame was framed by
+    view.event(x_range=(x0, x1), y_range=(y0, y1))
+    assert updates == []
+    zoom = ((x0 + (x1 - x0) / 4, x1 - (x1 - x0) / 4), (y0 + (y1 - y0) / 4, y1 - (y1 - y0) / 4))
+    view.event(x_range=zoom[0], y_range=zoom[1])
+    assert len(updates) == 1
+    view.event(x_range=(x0, x1), y_range=(y0, y1))
+    assert len(updates) == 2
+    view.event(x_range=(x0, x1), y_range=(y0, y1))
+    assert len(updates) == 2
+
+
+def test_the_browser_reports_a_window_stream_as_it_reports_a_range_stream():
+    """A ``WindowStream`` gets HoloViews' Bokeh range callback (looked up by the stream's exact
+    type): without it the browser never reports a zoom and no zoomed panel is recomputed."""
+    _workarounds.bokeh_backend()
+    stream = _workarounds.WindowStream(x_range=None, y_range=None)
+    dmap = hv.DynamicMap(lambda x_range, y_range: hv.Curve([1, 2, 3]), streams=[stream])
+    plot = hv.renderer("bokeh").get_plot(dmap)
+    attached = [callback for callback in plot.callbacks if stream in callback.streams]
+    assert [type(callback).__name__ for callback in attached] == ["RangeXYCallback"]

@@ -26,7 +26,7 @@ from views.framework.live import LatestWins, session_post
 from views.framework.page import PageMixin, Section
 from views.framework.text import clip, quote
 from views.framework.timeline import Timeline, TimelineMixin, alias_time
-from views.framework.workarounds import dictionary_columns, one_graph_walk
+from views.framework.workarounds import WindowStream, dictionary_columns, one_graph_walk
 
 __all__ = ["Explorer", "UNKNOWN_NAMED"]
 
@@ -102,7 +102,7 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         self._last_good = None
         #: The visible window of each panel with a cloud or a zoom (None: the full range),
         #: shared between the live page and export.
-        self._view = {p.method: hv.streams.RangeXY(x_range=None, y_range=None)
+        self._view = {p.method: WindowStream(x_range=None, y_range=None)
                       for p in self.plots if p.zoom or p.cloud is not None}
         #: Rasterized clouds of the current result, by cloud and window (see ``_raster``).
         self._rasters: dict = {}

@@ -25,8 +25,8 @@ from views.framework.jobs import JobSection
 from views.framework.legends import bokeh_legend
 from views.framework.present import Presentation
 from views.framework.text import math_markdown, plain
-from views.framework.workarounds import (no_pipeline, prompt_widget, snap_from_browser,
-                                         steady_text)
+from views.framework.workarounds import (WindowStream, no_pipeline, prompt_widget,
+                                         snap_from_browser, steady_text)
 
 __all__ = ["PageMixin", "Section", "NOTICE_LIMIT"]
 
@@ -166,6 +166,14 @@ class PageMixin:
                                  streams=[knobs], cache_size=1)
         last, shown = {}, {}
 
+        def redundant(x_range, y_range) -> bool:
+            # the window of the whole result now drawn, for the knobs it was drawn at
+            return (shown.get("whole", False) and last == knobs.contents
+                    and _same_window(shown.get("window"), x_range, y_range))
+
+        if isinstance(view, WindowStream):
+            view.mute_when(redundant)
+
         @no_pipeline
         def callback(x_range=None, y_range=None, **values):
             if values != last:
@@ -180,6 +188,7 @@ class PageMixin:
                 # drawn, the browser after an update. Nothing was zoomed: the same frame.
                 x_range = y_range = None
             element = self._windowed(plot, x_range, y_range)
+            shown["whole"] = x_range is None
             if x_range is None:
                 # The whole result, framed exactly (no HoloViews padding): the window that a
                 # report of it is recognised by above.
@@ -228,7 +237,7 @@ class PageMixin:
         The live page also rebuilds those plots (fresh axes), see ``panel``."""
         for plot in self.plots:
             if plot.zoom:
-                self._view[plot.method] = hv.streams.RangeXY(x_range=None, y_range=None)
+                self._view[plot.method] = WindowStream(x_range=None, y_range=None)
 
     def shows(self, name: str) -> bool:
         """Knob ``name`` has a control on the page: a teacher's link (``presentation.show``)
