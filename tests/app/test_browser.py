@@ -301,6 +301,13 @@ def test_bifurcation_zoom_recomputes_and_resets(server, page):
     canvas = page.locator(".bk-Canvas").first
     before = canvas.screenshot()
     box = canvas.bounding_box()
+    # what the server sends from now on: a zoom the server hears of comes back as a new
+    # diagram (Bokeh changes the picture in the browser alone too, so pixels cannot tell)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    received = []
+    cdp.on("Network.webSocketFrameReceived",
+           lambda event: received.append(len(event["response"]["payloadData"])))
     # Wheel-zoom into the orbit diagram near the accumulation point (left third of the plot).
     page.mouse.move(box["x"] + 0.35 * box["width"], box["y"] + 0.5 * box["height"])
     for _ in range(4):
@@ -309,6 +316,8 @@ def test_bifurcation_zoom_recomputes_and_resets(server, page):
     page.wait_for_timeout(8000)  # the window is recomputed at full resolution on the server
     zoomed = canvas.screenshot()
     assert _mean_abs_difference(before, zoomed) > 1.0
+    # the recomputed diagram (its image: over 10 kB) came from the server
+    assert sum(received) > 10_000, f"the server sent {sum(received)} bytes after the zoom"
     page.screenshot(path=str(SCREENSHOTS / "bifurcation-zoomed.png"), full_page=True)
     page.get_by_role("button", name="Reset zoom").click()
     page.wait_for_timeout(4000)
