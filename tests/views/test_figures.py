@@ -131,6 +131,17 @@ def test_progress_within_an_entry_in_process_and_from_a_dask_worker():
     assert any(e[1][0] == "steinhardt.table1" and e[1][1] == 1.0 for e in events)
 
 
+def test_the_bar_no_longer_shows_an_entry_once_it_is_built(tmp_path, capsys):
+    """Issue 30 item 4: the bar's text names the entries being built, and an entry that never
+    reported its end (opper.fig1 says 0 % and is done) leaves it when it arrives (the
+    gallery's bar showed "opper.fig1 0% (toy ...)" from 0:45 to the end of the run)."""
+    figures.run(["opper.fig1"], out=tmp_path, quick=True, seed=None, progress=True)
+    bar = capsys.readouterr().err
+    assert "opper.fig1 0%" in bar  # shown while it was built
+    last = bar.rstrip().split("\r")[-1]
+    assert "1/1" in last and "opper.fig1" not in last, last
+
+
 def test_the_gallery_opens_with_contents_linking_every_entry_and_the_report(tmp_path):
     """Issue 30 item 4: ``index.html`` starts with a table of contents (entry, paper, verdict)
     whose links reach each entry's section, and links REPORT.md."""

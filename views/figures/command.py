@@ -61,6 +61,7 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
     done_before = [0]
 
     running: dict[str, str] = {}
+    ended: set[str] = set()  # a worker's report can arrive after its entry did
 
     def tick(fraction, message):
         done = int(round(fraction * len(todo)))
@@ -69,7 +70,7 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
 
     def within(entry_id, fraction, message):
         """Progress inside the entries being built, shown after the bar."""
-        if fraction >= 1.0:
+        if fraction >= 1.0 or entry_id in ended:
             running.pop(entry_id, None)
         else:
             running[entry_id] = f"{entry_id} {100 * fraction:.0f}% ({message})"
@@ -83,6 +84,9 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
         for t in tasks:
             t["progress"] = lambda f, m, i=t["entry_id"]: within(i, f, m)
     def finished(k, result):  # as each entry arrives: its files, then its record
+        ended.add(todo[k])
+        if running.pop(todo[k], None) is not None:  # no longer shown as running
+            bar.set_postfix_str("; ".join(running.values())[:150])
         write_entry(out, result)
         store(cache, todo[k], keys[todo[k]], result)
         results[todo[k]] = result
