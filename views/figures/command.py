@@ -68,13 +68,16 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
         bar.update(done - done_before[0])
         done_before[0] = done
 
+    def show_running():
+        bar.set_postfix_str("; ".join(running.values())[:150])
+
     def within(entry_id, fraction, message):
         """Progress inside the entries being built, shown after the bar."""
         if fraction >= 1.0 or entry_id in ended:
             running.pop(entry_id, None)
         else:
             running[entry_id] = f"{entry_id} {100 * fraction:.0f}% ({message})"
-        bar.set_postfix_str("; ".join(running.values())[:150])
+        show_running()
 
     tasks = [dict(entry_id=i, quick=quick, seed=seed) for i in todo]
     subscribed = progress and hasattr(executor, "subscribe_topic")
@@ -86,7 +89,7 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
     def finished(k, result):  # as each entry arrives: its files, then its record
         ended.add(todo[k])
         if running.pop(todo[k], None) is not None:  # no longer shown as running
-            bar.set_postfix_str("; ".join(running.values())[:150])
+            show_running()
         write_entry(out, result)
         store(cache, todo[k], keys[todo[k]], result)
         results[todo[k]] = result

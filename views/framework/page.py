@@ -171,8 +171,7 @@ class PageMixin:
             return (shown.get("whole", False) and last == knobs.contents
                     and _same_window(shown.get("window"), x_range, y_range))
 
-        if isinstance(view, WindowStream):
-            view.mute_when(redundant)
+        view.mute_when(redundant)  # every window stream is a WindowStream (Explorer._view)
 
         @no_pipeline
         def callback(x_range=None, y_range=None, **values):
