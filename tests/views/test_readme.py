@@ -36,3 +36,19 @@ def test_readme_table_links_every_explorer_to_its_gallery_entries():
         assert ids, f"{slug} has no entry in views.figures"
         for entry_id in ids:
             assert f"(figures/index.html#{entry_id})" in rows[cls.title], (slug, entry_id)
+
+
+def test_the_source_papers_list_names_every_page_under_its_paper():
+    """The README's list of source papers names every page in its paper's item, and nothing is
+    left "to come" (issue 30: the list still announced papers whose pages existed)."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("The source papers"):]
+    section = section[:section.index("\n### ")]
+    assert "to come" not in section.lower()
+    items = [" ".join(item.split()) for item in section.split("\n- ")[1:]]
+    for cls in EXPLORERS.values():
+        author = cls.paper.split()[0].strip(",")  # "Chen & Welling, ..." -> Chen
+        item = [i for i in items if author in i.split(",")[0]]
+        assert len(item) == 1, (cls.title, author)
+        name = cls.title.split(":")[0]  # "Bias and variance: HBM against RBM" -> Bias and variance
+        assert name in item[0].split("*", 2)[2], (cls.title, item[0])  # after the paper's title
