@@ -18,10 +18,11 @@ import urllib.parse
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.views._url_fuzz import _args, queries
 from views import EXPLORERS
 
 from .conftest import SCREENSHOTS
-from .test_browser import LOAD_TIMEOUT, REDRAW_TIMEOUT, _open
+from .test_browser import COUNT_CANVASES, LOAD_TIMEOUT, REDRAW_TIMEOUT, _open
 
 pytestmark = pytest.mark.browser
 
@@ -93,21 +94,39 @@ _ADDRESS_IS = """expected => {
 }"""
 
 
-def crafted_query(slug: str) -> tuple[list[tuple[str, str]], list[str]]:
-    """The link's query for one explorer: five unknown keys and every knob, each holding one
-    payload (rotated by the page's position, so every kind meets every kind of knob over the
-    pages), and the payloads used."""
+def _slots(slug: str) -> tuple[list[tuple[str, str]], list[tuple[str | None, int, str]]]:
+    """One of the page's odd links (the URL fuzz's ``queries``: valid, malformed, out-of-range
+    and repeated values, unknown keys, a time), without ``page``; and the payload slots: five
+    unknown keys, then every knob that odd link leaves unset, each as (knob or None for a key,
+    the payload's kind, the payload), the kinds rotated by the page's position."""
     cls = EXPLORERS[slug]
-    slots = [None] * UNKNOWN_KEYS + cls.knob_names()
+    odd = [(k, v) for k, v in urllib.parse.parse_qsl(
+        queries(cls, 1, seed=100 + len(slug))[0], keep_blank_values=True) if k != "page"]
+    knobs = [None] * UNKNOWN_KEYS + [k for k in cls.knob_names() if k not in dict(odd)]
     offset = list(EXPLORERS).index(slug)
-    query, used = [("page", slug)], []
-    for i, knob in enumerate(slots):
-        n = 100 * (offset + 1) + i
-        payload = PAYLOADS[(i + offset) % len(PAYLOADS)].format(n=n)
-        used.append(payload)
-        query.append((payload, "1") if knob is None else (knob, payload))
-    assert len(slots) >= len(PAYLOADS)  # every kind on every page
-    return query, used
+    return odd, [(knob, (i + offset) % len(PAYLOADS),
+                  PAYLOADS[(i + offset) % len(PAYLOADS)].format(n=100 * (offset + 1) + i))
+                 for i, knob in enumerate(knobs)]
+
+
+def crafted_query(slug: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """The link's query for one explorer, and the payloads used: five unknown keys holding a
+    payload each, then one of the page's odd links (``_slots``), then a payload in every knob
+    that odd link leaves unset. One load a page serves both checks: no payload runs or adds
+    markup, and an odd link opens a drawn page with no console error (``test_odd_links.py``
+    opens more with ``LDX_BROWSER_LINKS``)."""
+    odd, slots = _slots(slug)
+    unknown = [(payload, "1") for knob, _, payload in slots if knob is None]
+    knobs = [(knob, payload) for knob, _, payload in slots if knob is not None]
+    return [("page", slug), *unknown, *odd, *knobs], [payload for _, _, payload in slots]
+
+
+def test_every_payload_kind_meets_knobs_and_keys_over_the_pages():
+    """The rotation puts every payload kind in a knob's value and in a key, over the pages (an
+    odd link takes up to four knobs of a page)."""
+    in_knobs = {kind for slug in EXPLORERS for knob, kind, _ in _slots(slug)[1] if knob}
+    in_keys = {kind for slug in EXPLORERS for knob, kind, _ in _slots(slug)[1] if not knob}
+    assert in_knobs == in_keys == set(range(len(PAYLOADS)))
 
 
 def _watch_dialogs(page) -> list[str]:
@@ -121,11 +140,11 @@ def _watch_dialogs(page) -> list[str]:
     return dialogs
 
 
-def _check(page, dialogs: list, expected_query: dict, literal: str) -> list[str]:
+def _check(page, dialogs: list, expected_query: dict, literal: str, drawn: bool) -> list[str]:
     """Wait until the page (opened by the caller) shows ``literal`` in its notice and its
-    address is ``expected_query``, and return what went wrong: dialogs, injected nodes,
-    typeset math in a notice, a notice without the literal text, an address not rewritten,
-    console errors."""
+    address is ``expected_query`` (and, if ``drawn``, a plot), and return what went wrong:
+    dialogs, injected nodes, typeset math in a notice, a notice without the literal text, an
+    address not rewritten, no plot, console errors and failed requests."""
     problems = []
     try:
         page.get_by_text(literal, exact=False).first.wait_for(timeout=LOAD_TIMEOUT)
@@ -136,6 +155,11 @@ def _check(page, dialogs: list, expected_query: dict, literal: str) -> list[str]
     except PlaywrightTimeout:
         problems.append(f"the address is {page.evaluate('location.search')!r}, "
                         f"not the state drawn {expected_query}")
+    if drawn:
+        try:
+            page.wait_for_function(f"() => ({COUNT_CANVASES})() >= 1", timeout=LOAD_TIMEOUT)
+        except PlaywrightTimeout:
+            problems.append("no plot drawn")
     # an injected <img> fails to load, then runs its onerror: let the network settle
     page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
     return (problems + dialogs + page.evaluate(_INJECTED) + page.evaluate(_NOTICE_MATH)
@@ -161,11 +185,15 @@ def _open_links(browser, server: str, links: list) -> dict:
                 tab.on("console", lambda m, tab=tab: tab.errors.append(f"console: {m.text}")
                        if m.type == "error" else None)
                 tab.on("pageerror", lambda exc, tab=tab: tab.errors.append(f"pageerror: {exc}"))
+                # a request that fails for another reason than the tab closing
+                tab.on("requestfailed", lambda r, tab=tab: None
+                       if "ERR_ABORTED" in (r.failure or "")
+                       else tab.errors.append(f"request failed: {r.url} ({r.failure})"))
                 dialogs = _watch_dialogs(tab)
                 tab.goto(f"{server}?{query}", wait_until="commit", timeout=LOAD_TIMEOUT)
                 opened.append((name, tab, dialogs, expected, literal))
             for name, tab, dialogs, expected, literal in opened:
-                found = _check(tab, dialogs, expected, literal[0])
+                found = _check(tab, dialogs, expected, literal[0], drawn=name in EXPLORERS)
                 found += [f"no notice shows {p!r} literally" for p in literal[1:]
                           if tab.get_by_text(p, exact=False).count() == 0]
                 if found:
@@ -183,9 +211,11 @@ def test_no_link_runs_script_or_adds_markup_on_any_page(server, browser):
     links = []
     for slug in EXPLORERS:
         query, used = crafted_query(slug)
-        canonical = {"page": slug, **EXPLORERS[slug]().query()}  # every value is refused
+        text = urllib.parse.urlencode(query)
+        # the state drawn: every payload refused, the odd link's valid part applied
+        opened, _ = EXPLORERS[slug].from_query(_args(text))
         # the notice quotes each of the five unknown keys literally
-        links.append((slug, urllib.parse.urlencode(query), canonical, used[:UNKNOWN_KEYS]))
+        links.append((slug, text, {"page": slug, **opened.query()}, used[:UNKNOWN_KEYS]))
     assert _open_links(browser, server, links) == {}
 
 

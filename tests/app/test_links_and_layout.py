@@ -1,4 +1,4 @@
-"""Live pages you can trust, in a real browser (odd links: ``_odd_links.py``): dependent
+"""Live pages you can trust, in a real browser (odd links: ``test_odd_links.py``): dependent
 knobs never freeze a page, a live page draws what a fresh load of its URL draws, typed values
 are refused with a message. (That every page fits a 1024 x 768 projector is checked with
 its load in ``test_browser.py``.)"""

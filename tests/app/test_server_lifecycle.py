@@ -18,7 +18,7 @@ import urllib.parse
 import psutil
 import pytest
 
-from ._odd_links import COUNT_CANVASES
+from .test_browser import COUNT_CANVASES
 from .conftest import _free_port, panel_serve
 
 pytestmark = pytest.mark.browser
