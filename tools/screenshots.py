@@ -5,7 +5,8 @@ Chromium (Playwright, a test extra: ``pip install -e ".[test]"``; Debian's ``/us
 or ``$LDX_CHROMIUM``) in a 1440 x 900 window, waits until the page is drawn (its Bokeh plots
 painted, its pictures loaded: events, not a fixed sleep), writes the page down to the bottom of
 its first row of plots (or cards: the window is made taller when that row ends below 900 px) as
-``assets/screenshot-<name>.png`` and stops the server. PNGs over ``MAX_BYTES`` are reduced to a 256-colour palette.
+``assets/screenshot-<name>.png`` and stops the server. PNGs over ``MAX_BYTES`` are reduced to a
+256-colour palette.
 
     python tools/screenshots.py               # every screenshot
     python tools/screenshots.py herding       # one of them

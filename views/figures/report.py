@@ -33,18 +33,19 @@ def write_report(out: pathlib.Path, results: list[dict], entries: dict, *, quick
     cards = []
     for r in results:
         e = entries[r["id"]]
-        csvs = " ".join(f'<a href="{r["id"]}/{name}">{name}</a>'
+        key = html.escape(r["id"])  # ids and file names are ours, escaped all the same
+        csvs = " ".join(f'<a href="{key}/{html.escape(name)}">{html.escape(name)}</a>'
                         for name in sorted(r["tables"]))
         cards.append(
-            f'<section id="{r["id"]}"><h2>{html.escape(e.title)}</h2>'
-            f'<a href="{r["id"]}.pdf"><img src="{r["id"]}.png" alt="{html.escape(e.title)}"></a>'
+            f'<section id="{key}"><h2>{html.escape(e.title)}</h2>'
+            f'<a href="{key}.pdf"><img src="{key}.png" alt="{html.escape(e.title)}"></a>'
             f'<p><b>The paper:</b> {html.escape(r["statement"])}</p>'
             f'<p><b>Ours:</b> {html.escape(r["ours"])}</p>'
             f'<p><b>Verdict:</b> {html.escape(r["verdict"])}</p>'
             + (f'<p><b>Where we differ from the paper, and what was tried:</b> '
-               f'<a href="{r["id"]}/DIFFERENCES.md">{r["id"]}/DIFFERENCES.md</a> (also in '
+               f'<a href="{key}/DIFFERENCES.md">{key}/DIFFERENCES.md</a> (also in '
                'REPORT.md)</p>' if r.get("details") else "")
-            + f'<p class="files">PDF: <a href="{r["id"]}.pdf">{r["id"]}.pdf</a>; numbers: {csvs}'
+            + f'<p class="files">PDF: <a href="{key}.pdf">{key}.pdf</a>; numbers: {csvs}'
             f'</p></section>')
     put(out / "index.html",
         "<!doctype html><html><head><meta charset='utf-8'><title>Learning Dynamics Explorer: "
@@ -64,7 +65,8 @@ def contents(results: list[dict], entries: dict) -> str:
     from views import EXPLORERS
 
     rows = "".join(
-        f'<tr><td><a href="#{r["id"]}">{html.escape(entries[r["id"]].title)}</a></td>'
+        f'<tr><td><a href="#{html.escape(r["id"])}">'
+        f'{html.escape(entries[r["id"]].title)}</a></td>'
         f'<td>{html.escape(EXPLORERS[entries[r["id"]].slug].paper)}</td>'
         f'<td>{html.escape(r["verdict"])}</td></tr>' for r in results)
     return ('<h2 id="contents">Contents</h2><table class="contents"><tr><th>figure</th>'
