@@ -149,8 +149,8 @@ seeds.
     def status(self) -> str:
         page = self.result()
         sw, herd = page.sw, page.herd
-        return (f"Swendsen-Wang: c = **{page.c:.4f}** (infinite lattice 0.7071 at β_c), |m| = "
-                f"**{np.abs(sw.magnetisation).mean():.2f}**, cluster slope "
+        return (f"Swendsen-Wang: c = **{page.c:.4f}** (infinite lattice 0.7071 at "
+                f"$\\beta_c$), |m| = **{np.abs(sw.magnetisation).mean():.2f}**, cluster slope "
                 f"**{page.sw_fit.slope:.2f}**. Herding: c = **{herd.correlation.mean():.4f}**, |m| "
                 f"= **{np.abs(herd.magnetisation).mean():.2f}**, slope "
                 f"**{page.herd_fit.slope:.2f}**; PCT held in "
