@@ -27,6 +27,8 @@ def test_quick_gallery_on_a_local_dask_cluster_produces_every_entry(tmp_path):
                           env=dict(os.environ, PYTHONWARNINGS="ignore"))
     seconds = time.perf_counter() - started
     assert done.returncode == 0, done.stderr[-3000:]
+    # a normal run ends without warnings (issue 30: the nanny killed workers slow to exit)
+    assert [line for line in done.stderr.splitlines() if " - WARNING - " in line] == []
     print(f"\nviews.figures --quick: {seconds:.0f} s; {done.stdout.strip()}")
     report = (out / "REPORT.md").read_text()
     gallery = (out / "index.html").read_text()

@@ -4,6 +4,7 @@ dask.distributed cluster, a running one, or in this process, and write the galle
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import pathlib
 import pickle
@@ -31,6 +32,22 @@ def _cluster(scheduler: str | None):
     cluster = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
                            processes=True, dashboard_address=None)
     return Client(cluster), cluster
+
+
+#: Seconds a local worker is given to exit on its own once the run is over.
+WORKER_EXIT_S = 30
+
+
+def _close(cluster) -> None:
+    """Stop the local cluster, giving each worker ``WORKER_EXIT_S`` to exit on its own. The
+    nanny's default (4 s, then it kills the process and logs a warning) was too short for a
+    worker tearing down its heap of HoloViews, Bokeh and Matplotlib on a loaded machine: two
+    ``distributed.nanny - WARNING ... killing`` lines ended normal runs."""
+    async def stop(nannies):
+        await asyncio.gather(*(nanny.close(timeout=WORKER_EXIT_S) for nanny in nannies))
+
+    cluster.sync(stop, list(cluster.workers.values()))
+    cluster.close()
 
 
 def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
@@ -145,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         if client is not None:
             client.close()
         if cluster is not None:
-            cluster.close()
+            _close(cluster)
     differs = [r["id"] for r in results if r["verdict"] != "reproduced"]
     print(f"{len(results)} entries in {args.out} ({time.perf_counter() - started:.0f} s); "
           f"reproduced {len(results) - len(differs)}, differs {len(differs)}"
