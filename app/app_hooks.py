@@ -60,22 +60,48 @@ def pages_to_warm() -> list[str]:
     return slugs if choice == "all" else slugs[:1]
 
 
-#: Seconds after a session was created during which no page is drawn for the warm-up: that
-#: page's own resources and websocket are being served (a page's draw holds the loop 1-2.5 s).
+#: Seconds after a session was created, or its page was shown in the browser, during which no
+#: page is drawn for the warm-up (a page's draw holds the loop 1-2.5 s).
 QUIET_AFTER_SESSION = 5.0
 _LAST_SESSION = {"at": float("-inf")}
+#: Seconds a session's page may take to show before the warm-up stops waiting for it (a tab
+#: closed while loading never says it has shown).
+LOAD_LIMIT = 60.0
+#: Sessions created and not yet shown in their browser: id -> when created (monotonic).
+_LOADING: dict[str, float] = {}
+#: ``pn.state.cache`` key of the ids of sessions whose page the browser has shown (app/main.py
+#: adds them; this module is loaded by Bokeh under another name than the app's modules).
+SHOWN = "ldx-sessions-shown"
 
 
 def on_session_created(session_context):
-    """A session was created: the warm-up steps aside while its page loads."""
+    """A session was created: the warm-up steps aside until its page is shown in the browser
+    (its template, scripts, stylesheets and websocket come one request at a time, and each
+    waited behind a page's warm-up draw: a herding page opened as the server started was
+    drawn 34.7-42.1 s later, after all 13 warm-up pages; measured 2026-11-26)."""
     _LAST_SESSION["at"] = time.monotonic()
+    _LOADING[session_context.id] = time.monotonic()
+
+
+def _loading() -> list[str]:
+    """The sessions whose page is still on its way to the browser."""
+    import panel as pn
+
+    shown = pn.state.cache.get(SHOWN, set())
+    now = time.monotonic()
+    for sid in [sid for sid in _LOADING if sid in shown or now - _LOADING[sid] > LOAD_LIMIT]:
+        _LOADING.pop(sid)
+        shown.discard(sid)
+        _LAST_SESSION["at"] = max(_LAST_SESSION["at"], now)  # shown: its first moves come now
+    return list(_LOADING)
 
 
 def _warm_pages(slugs: list[str], started: float) -> None:
     """Draw the first of ``slugs`` once on the event loop, then hand the loop back and come
-    back for the next; while a session was created in the last ``QUIET_AFTER_SESSION``
-    seconds, wait instead (a visitor in the server's first half-minute loads their page as
-    fast as without the warm-up).
+    back for the next; while a session's page is on its way to the browser (``_loading``), or
+    a session was created or shown in the last ``QUIET_AFTER_SESSION`` seconds, wait instead
+    (a visitor in the server's first half-minute loads their page as fast as without the
+    warm-up).
 
     Every page's first draw costs more than the later ones: the plotting classes it uses, its
     engine's arrays and its default result (cached) are made once, about 114 MiB over the 13
@@ -83,6 +109,9 @@ def _warm_pages(slugs: list[str], started: float) -> None:
     arrives (not a growth that stays after the class has gone), and no student's first page
     pays for them."""
     loop = IOLoop.current()
+    if _loading():
+        loop.call_later(0.25, _warm_pages, slugs, started)
+        return
     quiet = _LAST_SESSION["at"] + QUIET_AFTER_SESSION - time.monotonic()
     if quiet > 0:
         loop.call_later(quiet, _warm_pages, slugs, started)
@@ -195,6 +224,10 @@ def _trim() -> None:
 def on_session_destroyed(session_context):
     """A session was destroyed (its tab closed, then ``--unused-session-lifetime`` passed):
     trim the heap once the sessions closing together are all gone."""
+    import panel as pn
+
+    _LOADING.pop(session_context.id, None)
+    pn.state.cache.get(SHOWN, set()).discard(session_context.id)
     loop = IOLoop.current()
     if _TRIM["handle"] is not None:
         loop.remove_timeout(_TRIM["handle"])

@@ -277,7 +277,16 @@ def build() -> pn.template.BootstrapTemplate:
     )
 
 
+def _shown() -> None:
+    """The browser has shown this session's page: the server's warm-up may draw its next page
+    (``app_hooks._loading``)."""
+    context = pn.state.curdoc.session_context if pn.state.curdoc is not None else None
+    if context is not None:
+        pn.state.cache.setdefault("ldx-sessions-shown", set()).add(context.id)
+
+
 # one walk of the session's model graph for the whole page instead of one per plot, link and
 # root added (a herding page: some 23 walks, a third of the server's time to answer the GET)
 with one_graph_walk():
     build().servable(title=TITLE)
+pn.state.onload(_shown)

@@ -10,9 +10,11 @@ import re
 import subprocess
 import sys
 import time
+import types
 
 from .conftest import ROOT, SERVER_LOG
 
+import panel as pn
 import pytest
 
 import dynamics
@@ -116,7 +118,8 @@ def test_the_warm_up_steps_aside_while_a_page_loads(monkeypatch):
     monkeypatch.setattr(hooks, "QUIET_AFTER_SESSION", 0.3)
 
     async def start():
-        hooks.on_session_created(None)
+        hooks.on_session_created(types.SimpleNamespace(id="ldx-test-quiet"))
+        pn.state.cache.setdefault(hooks.SHOWN, set()).add("ldx-test-quiet")  # shown at once
         begun = time.monotonic()
         hooks._warm_pages(["neuron"], time.perf_counter())
         assert drawn == []
@@ -127,6 +130,41 @@ def test_the_warm_up_steps_aside_while_a_page_loads(monkeypatch):
     waited = _run(start())
     assert drawn == ["neuron"]
     assert waited >= 0.25
+
+
+def test_the_warm_up_waits_until_a_visitors_page_is_shown(monkeypatch):
+    """A session's page on its way to the browser (its template, scripts and websocket, one
+    request at a time) holds the warm-up however long it takes, up to ``LOAD_LIMIT``; once the
+    browser has shown it, the next page is drawn after ``QUIET_AFTER_SESSION``. Before, a
+    herding page opened as the server started was shown 34.7-42.1 s later, after all 13
+    warm-up pages (each of its requests waited behind a page's draw)."""
+    hooks = _hooks()
+    drawn = []
+    monkeypatch.setattr(hooks.views, "warmup", drawn.append)
+    monkeypatch.setattr(hooks.gc, "freeze", lambda: None)
+    monkeypatch.setattr(hooks, "QUIET_AFTER_SESSION", 0.2)
+    visitor = types.SimpleNamespace(id="ldx-test-visitor")
+
+    async def start():
+        hooks.on_session_created(visitor)
+        hooks._warm_pages(["neuron"], time.perf_counter())
+        await asyncio.sleep(1.0)  # five times the quiet time: the page is still loading
+        assert drawn == []
+        pn.state.cache.setdefault(hooks.SHOWN, set()).add(visitor.id)  # app/main.py's onload
+        shown = time.monotonic()
+        while not drawn:
+            await asyncio.sleep(0.01)
+        return time.monotonic() - shown
+
+    waited = _run(start())
+    assert drawn == ["neuron"] and waited >= 0.15
+    assert visitor.id not in pn.state.cache[hooks.SHOWN]  # forgotten once seen
+    # a page that never shows (its tab closed while loading) holds it LOAD_LIMIT at most
+    monkeypatch.setattr(hooks, "LOAD_LIMIT", 0.3)
+    hooks.on_session_created(types.SimpleNamespace(id="ldx-test-gone"))
+    assert hooks._loading() == ["ldx-test-gone"]
+    time.sleep(0.35)
+    assert hooks._loading() == []
 
 
 def test_warm_pages_setting(monkeypatch):
