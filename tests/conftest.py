@@ -79,11 +79,22 @@ def _precompile_engines() -> None:
              else ""), flush=True)
 
 
+#: BLAS threads per process in a run on several workers, unless the environment says otherwise.
+BLAS_THREADS = "1"
+
+
 def pytest_configure(config):
     """A run on several workers (``-n 2``, the README's command) compiles the engines once
-    first (``_precompile_engines``); ``LDX_PRECOMPILE=0`` skips it."""
+    first (``_precompile_engines``); ``LDX_PRECOMPILE=0`` skips it. Its processes (the
+    workers, the apps they serve, the gallery's dask workers, the runs' worker processes) use
+    one BLAS thread each unless ``OPENBLAS_NUM_THREADS`` is set: on two cores that two test
+    workers already keep busy, OpenBLAS's second thread only contends (the quick gallery's
+    SBEED ablation beside a busy core: 59 s of CPU with two threads, 23 s with one, measured
+    2026-11-26). Benchmarks (one process, ``-m bench``) keep the default."""
     if (os.environ.get("PYTEST_XDIST_WORKER") or hasattr(config, "workerinput")
-            or not getattr(config.option, "numprocesses", None)
-            or os.environ.get("LDX_PRECOMPILE") == "0"):
+            or not getattr(config.option, "numprocesses", None)):
+        return
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", BLAS_THREADS)  # before the workers start
+    if os.environ.get("LDX_PRECOMPILE") == "0":
         return
     _precompile_engines()
