@@ -57,20 +57,7 @@ def _open(page, url: str) -> None:
 
 def _wait_for_plots(page, count: int) -> None:
     """Wait until ``count`` Bokeh plot canvases are drawn (Playwright's CSS pierces shadow DOM)."""
-    page.wait_for_function(
-        """n => {
-            const found = [];
-            const walk = root => {
-                root.querySelectorAll('*').forEach(el => {
-                    if (el.classList && el.classList.contains('bk-Canvas')) found.push(el);
-                    if (el.shadowRoot) walk(el.shadowRoot);
-                });
-            };
-            walk(document);
-            return found.length >= n;
-        }""",
-        arg=count, timeout=LOAD_TIMEOUT,
-    )
+    page.wait_for_function(f"n => ({COUNT_CANVASES})() >= n", arg=count, timeout=LOAD_TIMEOUT)
     page.wait_for_timeout(1500)  # let the last renders settle before screenshots
 
 
