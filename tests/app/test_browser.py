@@ -42,9 +42,29 @@ _ADDRESS_NAMES = """names => {
 }"""
 
 
+#: True once every plot of the page is in place and drawn: no frame of a plot still to come
+#: (``Explorer.defer_plots``) in the Bokeh document, and a canvas for each of its figures.
+FRAMES_DRAWN = """() => {
+    if (!(window.Bokeh && Bokeh.documents.length)) return false;
+    const models = [...Bokeh.documents[0]._all_models.values()];
+    if (models.some(m => (m.css_classes || []).includes('ldx-skeleton'))) return false;
+    const figures = models.filter(m => m.constructor.__name__ === 'Figure').length;
+    return (""" + COUNT_CANVASES + """)() >= figures;
+}"""
+
+
+def _wait_for_frames_drawn(page) -> None:
+    """Wait until the plots a served page draws after its frame are all in place and drawn,
+    and two animation frames more (their layout reported to the server)."""
+    page.wait_for_function(FRAMES_DRAWN, timeout=LOAD_TIMEOUT)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
+                  "requestAnimationFrame(() => r())))")
+
+
 def _open(page, url: str) -> None:
     page.goto(url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
     page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    _wait_for_frames_drawn(page)
     # once loaded, the app rewrites the address to the state drawn (page and every knob):
     # wait for it, so that a test reading the address reads the written one
     query = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)

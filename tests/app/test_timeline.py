@@ -15,6 +15,7 @@ from dynamics import herding, neuron
 from views.framework.timeline import SYNC_MS
 
 from ._burst import CANVASES, PRINT
+from .test_browser import _wait_for_frames_drawn
 
 pytestmark = pytest.mark.browser
 
@@ -68,6 +69,7 @@ def _open(page, url):
         "() => window.Bokeh && Bokeh.documents.length && [...Bokeh.documents[0]._all_models"
         ".values()].some(m => m.name && m.name.startsWith('ldx-time'))", timeout=LOAD_TIMEOUT)
     page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
+    _wait_for_frames_drawn(page)
     return sent, page.evaluate(MODELS)
 
 

@@ -33,6 +33,10 @@ __all__ = ["PageMixin", "Section", "NOTICE_LIMIT"]
 #: The longest notice or error shown (characters): a long crafted link must not fill the page.
 NOTICE_LIMIT = 2_000
 
+#: Seconds between two deferred plots' draws (``draw_deferred``): a turn of the server's event
+#: loop, in which a knob moved meanwhile is read.
+DEFER_TICK_S = 0.001
+
 #: Seconds an export button waits, its sign shown, before the drawing holds the server's loop
 #: (long enough for the label's change to be written to the browser's websocket).
 EXPORT_SIGN_S = 0.05
@@ -394,7 +398,16 @@ class PageMixin:
         per plot), grid (the panes laid out, with the zoom reset when there is one) and
         downloads."""
         panes = [self._pane(p) for p in self.plots]
-        grid = self._sections(dict(zip((p.method for p in self.plots), panes)))
+        self._boxes = []  # the rows of plots (``_sections``), for ``draw_deferred``
+        placed = dict(zip((p.method for p in self.plots), panes))
+        if getattr(self, "_defer_plots", False):
+            # each plot's place holds its frame until ``draw_deferred`` puts the plot there
+            frames = {method: self._frame(plot) for method, plot in
+                      ((p.method, p) for p in self.plots)
+                      if isinstance(placed[method], pn.pane.HoloViews)}
+            self._deferred = [(frames[m], placed[m]) for m in placed if m in frames]
+            placed = {m: frames.get(m, pane) for m, pane in placed.items()}
+        grid = self._sections(placed)
         if any(p.zoom for p in self.plots):
             def on_reset(_):
                 # A fresh plot starts from the full range; a stream reset alone would leave the
@@ -446,7 +459,9 @@ class PageMixin:
             items = [panes[n] for n in section.plots]
             if section.aside:
                 items.append(pn.pane.Markdown(math_markdown(section.aside), width=PLOT_WIDTH))
-            blocks.append(pn.FlexBox(*items, gap="8px", sizing_mode="stretch_width"))
+            box = pn.FlexBox(*items, gap="8px", sizing_mode="stretch_width")
+            self.__dict__.setdefault("_boxes", []).append(box)
+            blocks.append(box)
         return pn.Column(*blocks, sizing_mode="stretch_width")
 
     def _pane(self, plot: Plot) -> pn.viewable.Viewable:
@@ -465,6 +480,44 @@ class PageMixin:
             self._tables.append((weakref.ref(pane), plot, frozenset(self.redraw_knobs(plot))))
             return pane
         return live_pane(self.dynamic(plot), self.presentation.present)
+
+    def _frame(self, plot: Plot) -> pn.viewable.Viewable:
+        """The place of a plot not drawn yet: a frame of the plot's size with its title and a
+        loading sign (``defer_plots``)."""
+        return pn.pane.HTML(
+            f"<div class='ldx-frame-title'>{html.escape(plot.title)}</div>",
+            loading=True, css_classes=["ldx-skeleton"], **live_size(self.presentation.present),
+            stylesheets=[".ldx-frame-title{font-weight:600;padding:8px 12px;color:#444}"
+                         ":host(.ldx-skeleton){outline:1px solid #e3e3e3;border-radius:4px}"])
+
+    def defer_plots(self) -> None:
+        """Build the page's live plots as frames with a loading sign, to be drawn by
+        ``draw_deferred``: call before building the page. A served page then answers the
+        browser's request for the page without drawing a plot (building a page's plots took
+        2-3.5 s of a warm server, idle, and 5-14 s beside other work, while the browser showed
+        a blank page)."""
+        self._defer_plots = True
+
+    def draw_deferred(self, post) -> None:
+        """Put each plot ``defer_plots`` left as a frame in its place, one per turn of the
+        server's event loop (``post(callback, delay=...)``, see
+        ``views.framework.live.session_post``): the browser shows each plot as it comes, and a
+        knob moved meanwhile is answered between two plots."""
+        pending = list(self.__dict__.pop("_deferred", []))
+
+        def next_one():
+            # not within ``one_graph_walk``: the Bokeh theme was then missing from the last
+            # plot put in (its title drawn in Bokeh's default font, seen in Chromium)
+            frame, pane = pending.pop(0)
+            for box in self._boxes:
+                if any(o is frame for o in box.objects):
+                    box.objects = [pane if o is frame else o for o in box.objects]
+                    break
+            if pending:
+                post(next_one, delay=DEFER_TICK_S)
+
+        if pending:
+            next_one()
 
     def status(self) -> str:
         """A line of measured facts above the plots (Markdown with LaTeX), updated live;
