@@ -1,5 +1,6 @@
 """Perceptron cycling and conditional herding explorer (Chen & Welling Sec 1.3.2-1.3.4 and
-1.4.3: Thm 1.7, eqs 1.38-1.40, L462, eqs 1.56-1.62 and 1.69, Fig 1.16).
+1.4.3: Thm 1.7, eqs 1.38-1.40, Sec 1.3.2 (local search and mini-batches), eqs 1.56-1.62 and
+1.69, Fig 1.16).
 
 Live panels: generalized herding of a fully visible Boltzmann machine four ways (exact argmax,
 a local search, minibatches without and with replacement), showing what the perceptron cycling
