@@ -267,7 +267,11 @@ def build() -> pn.template.BootstrapTemplate:
         if post is not None:
             # once the browser has shown the page's frame: before, each plot's draw held up
             # the page's own requests (scripts, stylesheets, its document)
-            pn.state.onload(functools.partial(explorer.draw_deferred, post))
+            # The server's warm-up waits until the page is shown (``_shown``), here once its
+            # last plot is in: its page draws would otherwise come between the plots
+            pn.state.onload(functools.partial(explorer.draw_deferred, post, done=_shown))
+        else:
+            pn.state.onload(_shown)
     else:
         main = [home()]
         title = TITLE
@@ -277,6 +281,7 @@ def build() -> pn.template.BootstrapTemplate:
                 alert_type="warning", css_classes=["ldx-notice"]))
         if pn.state.session_args:  # the bare address of the app stays as it is
             write_address(lambda: {"page": "home"})
+        pn.state.onload(_shown)
     # The Bootstrap template uses only resources Panel bundles (the Fast templates fetch a web
     # font, which fails offline and leaves a console error).
     return pn.template.BootstrapTemplate(
@@ -286,8 +291,8 @@ def build() -> pn.template.BootstrapTemplate:
 
 
 def _shown() -> None:
-    """The browser has shown this session's page: the server's warm-up may draw its next page
-    (``app_hooks._loading``)."""
+    """The browser has shown this session's page (an explorer's: with its last plot in place):
+    the server's warm-up may draw its next page (``app_hooks._loading``)."""
     context = pn.state.curdoc.session_context if pn.state.curdoc is not None else None
     if context is not None:
         pn.state.cache.setdefault("ldx-sessions-shown", set()).add(context.id)
@@ -297,4 +302,3 @@ def _shown() -> None:
 # root added (a herding page: some 23 walks, a third of the server's time to answer the GET)
 with one_graph_walk():
     build().servable(title=TITLE)
-pn.state.onload(_shown)

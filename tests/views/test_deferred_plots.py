@@ -32,13 +32,15 @@ def test_a_deferred_page_shows_frames_then_its_plots_one_a_turn_in_their_places(
         assert isinstance(frame, pn.pane.HTML) and frame.loading
         assert html.escape(plot.title) in frame.object
     assert list(body.get_root(Document()).select({"type": Plot})) == []  # nothing drawn
-    posted = []
-    explorer.draw_deferred(lambda callback, delay=0.0: posted.append(callback))
+    posted, done = [], []
+    explorer.draw_deferred(lambda callback, delay=0.0: posted.append(callback),
+                           done=lambda: done.append(True))
     for drawn in range(1, len(frames) + 1):  # the first at once, then one per turn
         places = _places(body)
         assert [isinstance(p, pn.pane.HoloViews) for p in places] == (
             [True] * drawn + [False] * (len(frames) - drawn))
         assert len(posted) == (1 if drawn < len(frames) else 0)
+        assert done == ([] if drawn < len(frames) else [True])  # told once, at the end
         if posted:
             posted.pop()()
     places = _places(body)

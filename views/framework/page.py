@@ -498,11 +498,12 @@ class PageMixin:
         a blank page)."""
         self._defer_plots = True
 
-    def draw_deferred(self, post) -> None:
+    def draw_deferred(self, post, done=None) -> None:
         """Put each plot ``defer_plots`` left as a frame in its place, one per turn of the
         server's event loop (``post(callback, delay=...)``, see
         ``views.framework.live.session_post``): the browser shows each plot as it comes, and a
-        knob moved meanwhile is answered between two plots."""
+        knob moved meanwhile is answered between two plots. ``done()``, if given, is called
+        once every plot is in its place."""
         pending = list(self.__dict__.pop("_deferred", []))
 
         def next_one():
@@ -515,9 +516,13 @@ class PageMixin:
                     break
             if pending:
                 post(next_one, delay=DEFER_TICK_S)
+            elif done is not None:
+                done()
 
         if pending:
             next_one()
+        elif done is not None:
+            done()
 
     def status(self) -> str:
         """A line of measured facts above the plots (Markdown with LaTeX), updated live;
