@@ -71,17 +71,22 @@ from dynamics.pmd.mirror import (  # noqa: F401
 )
 from dynamics.pmd import baselines
 from dynamics.pmd.baselines import LIU_WEST_SHRINK, gibbs, one_pass_smc, sgld, svi  # noqa: F401
+from dynamics.pmd import metric
+from dynamics.pmd.metric import (  # noqa: F401
+    METRIC_BANDWIDTHS, MODE_FLOOR, estimate_on, exact_samples, floor_scores, mode_shares,
+    reference_bandwidth, result_mode_shares,
+)
 from dynamics.pmd import experiment
 from dynamics.pmd.experiment import (  # noqa: F401
-    METHODS, GRID_SHARE, Comparison, RepeatSummary, compare_methods, compare_repeats, estimate_on,
-    exact_samples, mode_shares, posterior_grid,
+    FLOOR_DRAWS, METHODS, GRID_SHARE, Comparison, RepeatSummary, compare_methods,
+    compare_repeats, metric_redraws, posterior_grid,
 )
 
 from dynamics.pmd import claims
-from dynamics.pmd.claims import best_method_claim  # noqa: F401
+from dynamics.pmd.claims import MODE_RUNS, best_method_claim, both_modes_claim  # noqa: F401
 
 __all__ = [*model.__all__, *kde.__all__, *mirror.__all__, *baselines.__all__,
-           *experiment.__all__, *claims.__all__]
+           *metric.__all__, *experiment.__all__, *claims.__all__]
 
 
 def _warmup() -> None:

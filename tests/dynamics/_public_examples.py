@@ -376,6 +376,7 @@ FUNCTIONS = {
     "dynamics.pmd.svi": _pmd_functions,
     "dynamics.pmd.compare_methods": _pmd_functions,
     "dynamics.pmd.compare_repeats": lambda: dict(n=20, particles=20),
+    "dynamics.pmd.metric_redraws": lambda: dict(m=10, redraws=2),
     "dynamics.dsg.loglog_slope": _dsg_loglog,
     "dynamics.dsg.doubly_sgd": lambda: dict(keep_values=False),  # a flag (None: by cost)
     "dynamics.hbm.popcount": lambda: dict(n=3),
@@ -413,6 +414,7 @@ FUNCTIONS = {
     "dynamics.embedding_sgd.seed_runs": _esgd_claims,
     "dynamics.embedding_sgd.mse_claim": _esgd_claims,
     "dynamics.pmd.best_method_claim": _pmd_claim,
+    "dynamics.pmd.both_modes_claim": _pmd_claim,
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,
     "dynamics.doeblin.restart_gap_claim": _doeblin_claims,
     "dynamics.doeblin.staged_gap_claim": _doeblin_claims,
