@@ -27,6 +27,7 @@ from dynamics._common import (MAX_ABS, as_generator, check_array, check_choice, 
                               check_flag, check_in_range, check_instance)
 from dynamics.pmd.kde import GaussianFit, Particles, median_bandwidth
 from dynamics.pmd.model import Grid, cross_entropy, total_variation
+from dynamics.pmd.npv import GaussianMixture
 
 __all__ = ["METRIC_BANDWIDTHS", "MODE_FLOOR", "exact_samples", "reference_bandwidth",
            "floor_scores", "estimate_on", "mode_shares", "result_mode_shares"]
@@ -150,7 +151,7 @@ def estimate_on(result, grid: Grid, exact: np.ndarray, cloud=None, *, best_of_ga
     ``best_of_gaussian`` the better, in total variation, of the KDE and a Gaussian fit to the
     particles (the paper's rule for Gibbs and SGLD). ``cloud`` = (particles, weights)
     overrides the result's own (a checkpoint)."""
-    result = check_instance("result", result, (Particles, GaussianFit))
+    result = check_instance("result", result, (Particles, GaussianFit, GaussianMixture))
     grid = check_instance("grid", grid, Grid)
     exact = check_exact(exact, grid)
     best_of_gaussian = check_flag("best_of_gaussian", best_of_gaussian)
@@ -161,8 +162,8 @@ def estimate_on(result, grid: Grid, exact: np.ndarray, cloud=None, *, best_of_ga
             raise ValueError(f"cloud must be None or a pair (particles, weights), got "
                              f"{type(cloud).__name__}")
         particles, weights = check_cloud(cloud[0], cloud[1], "cloud particles", "cloud weights")
-    if isinstance(result, GaussianFit):
-        return result.density_on(grid)
+    if isinstance(result, (GaussianFit, GaussianMixture)):
+        return result.density_on(grid)  # a density of its own, no kernel added
     particles, weights = (result.particles, result.weights) if cloud is None else (particles,
                                                                                    weights)
     h = median_bandwidth(particles) if bandwidth is None else bandwidth
@@ -186,11 +187,14 @@ def mode_shares(particles: np.ndarray, weights: np.ndarray) -> tuple[float, floa
 
 
 def result_mode_shares(result) -> tuple[float, float]:
-    """``mode_shares`` of a method's result: its weighted particles, or for a Gaussian the
-    exact mass on each side of theta2 = 0, Phi(-mu2 / sd2) and its complement."""
-    result = check_instance("result", result, (Particles, GaussianFit))
+    """``mode_shares`` of a method's result: its weighted particles, or for a Gaussian (or a
+    mixture of them) the exact mass on each side of theta2 = 0, Phi(-mu2 / sd2) and its
+    complement."""
+    result = check_instance("result", result, (Particles, GaussianFit, GaussianMixture))
     if isinstance(result, Particles):
         return mode_shares(result.particles, result.weights)
+    if isinstance(result, GaussianMixture):
+        return result.mode_shares()
     sd = math.sqrt(max(float(result.cov[1, 1]), 1e-300))
     below = 0.5 * math.erfc(float(result.mean[1]) / (sd * math.sqrt(2.0)))
     return below, 1.0 - below

@@ -128,3 +128,72 @@ def test_compare_methods_scores_every_method_with_one_bandwidth():
     assert math.isnan(old.bandwidth)
     with pytest.raises(ValueError, match="metric_bandwidth"):
         pmd.compare_methods(model, x, metric_bandwidth="silverman")
+
+
+# --- SGD NPV, the sixth method ------------------------------------------------------------------
+
+
+def test_entropy_bound_of_one_and_two_components_by_hand():
+    """One component N(mu, s^2 I): q_1 = N(mu; mu, 2 s^2 I) = 1 / (4 pi s^2), so H_l =
+    log(4 pi s^2), log 2 - 1 below the true entropy 1 + log(2 pi s^2). Two components at
+    distance 3 with widths 0.5 and 1: worked out below with the kernel written by hand; the
+    gradients against central differences."""
+    from dynamics.pmd import npv
+
+    h, g_mu, g_s = npv.entropy_bound(np.array([[0.3, -0.2]]), np.array([0.7]))
+    assert h == pytest.approx(math.log(4 * math.pi * 0.49), rel=1e-12)
+    assert np.all(g_mu == 0) and g_s[0] == pytest.approx(2 / 0.7, rel=1e-12)  # d/ds log(4 pi s^2)
+
+    def kernel(d2, v):  # N(mu_k; mu_j, v I) in 2-D
+        return math.exp(-d2 / (2 * v)) / (2 * math.pi * v)
+    means, widths = np.array([[0.0, 0.0], [3.0, 0.0]]), np.array([0.5, 1.0])
+    q1 = 0.5 * (kernel(0, 0.5) + kernel(9, 1.25))
+    q2 = 0.5 * (kernel(9, 1.25) + kernel(0, 2.0))
+    h, g_mu, g_s = npv.entropy_bound(means, widths)
+    assert h == pytest.approx(-0.5 * (math.log(q1) + math.log(q2)), rel=1e-12)
+    e = 1e-6
+    for a in range(2):
+        for d in range(2):
+            bump = np.zeros((2, 2))
+            bump[a, d] = e
+            num = (npv.entropy_bound(means + bump, widths)[0]
+                   - npv.entropy_bound(means - bump, widths)[0]) / (2 * e)
+            assert g_mu[a, d] == pytest.approx(num, abs=1e-7)
+        step = e * np.eye(2)[a]
+        num = (npv.entropy_bound(means, widths + step)[0]
+               - npv.entropy_bound(means, widths - step)[0]) / (2 * e)
+        assert g_s[a] == pytest.approx(num, abs=1e-7)
+
+
+def test_mixture_density_on_a_grid_equals_the_pointwise_sum():
+    from dynamics.pmd import npv
+
+    mix = npv.GaussianMixture(np.array([[0.0, 0.1], [0.5, -0.4]]), np.array([0.2, 0.35]), "q")
+    grid = pmd.Grid(np.linspace(-1.5, 2, 36), np.linspace(-2, 1.5, 36))
+    # the grid sums each kernel out to CUTOFF = 6 widths: exp(-18) of a peak of at most 4
+    assert np.allclose(mix.density_on(grid), mix.density(grid.points()).reshape(grid.shape),
+                       rtol=1e-9, atol=4 * math.exp(-18))
+    assert mix.density_on(grid).sum() * grid.cell_area == pytest.approx(1.0, abs=1e-3)
+    below = 0.5 * (0.5 * math.erfc(0.1 / (0.2 * math.sqrt(2)))
+                   + 0.5 * math.erfc(-0.4 / (0.35 * math.sqrt(2))))
+    assert pmd.result_mode_shares(mix) == pytest.approx((below, 1 - below))
+
+
+def test_sgd_npv_finds_the_conjugate_posterior():
+    """With p -> 1 the model is conjugate in theta1 (theta2 keeps its prior): the mixture's
+    mean and variance along theta1 (the components' spread plus their widths) approach the
+    posterior's after 800 steps (after 160 the means were still spread: variance 6 times the
+    posterior's)."""
+    model = pmd.MixtureModel(1.0, 1.0, 1.0, 1 - 1e-9)
+    x = model.sample(40, (0.8, 0.0), seed=5)
+    precision = 1 + 40
+    mean, var = x.sum() / precision, 1 / precision
+    fit = pmd.sgd_npv(model, x, particles=30, batch_size=10, seed=6, epochs=200)
+    t1 = fit.means[:, 0]
+    got_var = t1.var() + np.mean(fit.widths ** 2)
+    print(f"\nmean {t1.mean():.4f} ({mean:.4f}), variance {got_var:.4f} ({var:.4f})")
+    assert t1.mean() == pytest.approx(mean, abs=0.5 * math.sqrt(var))
+    assert var / 2 < got_var < 2 * var  # measured 1.2 var
+    theta2 = fit.means[:, 1].var() + np.mean(fit.widths ** 2)
+    assert theta2 == pytest.approx(1.0, rel=0.2)  # the prior's: the data say nothing of it
+    assert fit.history["seen"][-1] == 200 * 40
