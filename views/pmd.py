@@ -225,16 +225,17 @@ iterations for SGLD. Curves: total variation $\frac12\int|p - q|$ and cross entr
 $-\int p \log q$ of each estimate $q$ against the exact posterior $p$ of all the data (on a grid of
 spacing 0.02 or finer), against the data visited (log axis: SGLD visits $b$ per iteration, Gibbs
 all $N$ per sweep). Particle methods are turned into densities by a Gaussian KDE with **one
-bandwidth per data set**, the one that fits 1500 exact posterior draws best (about 0.025 on the
+bandwidth per data set**, the one that fits 1500 exact posterior draws best (0.024 on the
 default data); for Gibbs and SGLD the better of that and a Gaussian fit, as the paper does. The
-paper's bandwidth, 0.1 times the median pairwise distance of each method's own particles, jumps
-with how a sample splits between the two modes (exact draws score 0.22-0.81), so it could not
-rank the methods. Lines are means over repeats, bands their range. The dashed line and the grey
+paper's bandwidth, 0.1 times the median pairwise distance of each method's own particles, moves
+with how a sample splits between the two modes (sets of 1500 exact draws scored 0.21-0.31 with
+it here, 0.22-0.81 with $\sigma_x = 2.5$), so it could not rank the methods. Lines are means over repeats, bands their range. The dashed line and the grey
 band are the **floor**: exact posterior draws of the same size through the same estimator (mean,
 and range over draws and repeats), what a perfect sampler scores. The second panel draws the cross
 entropy minus the posterior's entropy, $\mathrm{KL}(p\,\|\,q)$, on a log axis; a missing mode
-makes it huge (the estimate is floored at 10⁻³⁰⁰ there). Right: the weight each method puts in
-the smaller of the two modes in each repeat (a Gaussian has one mode, however it is placed).
+makes it huge (the estimate is floored at 10⁻³⁰⁰ there). The third panel: the weight each method
+puts in the smaller of the two modes in each repeat (a Gaussian has one mode, however it is
+placed).
 """,
             estimate="fig41_estimate", summary="fig41_summary"),
     )
