@@ -19,16 +19,22 @@ from bokeh.palettes import Inferno256
 
 from dynamics import pmd
 from views.framework.cache import results_cache
-from views.framework import (DASHED, MPL_DASHED, Explorer, Frames, Mark, Plot, Section, Timeline,
-                             style)
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
+                             Plot, Section, Timeline, style)
 from views.framework.text import verdict_markdown
 from views.framework.jobs import Run
 
 #: Model presets: name -> the model knobs' values (standard deviations on the sliders' steps:
-#: Welling and Teh's sigma1^2 = 10 and sigma_x^2 = 2 are 3.16^2 and 1.41^2 here).
+#: Welling and Teh's sigma1^2 = 10 and sigma_x^2 = 2 are 3.16^2 and 1.41^2 here). Sec 4.6.1's
+#: "sigma_x = 2.5" has two readings (see ``dynamics.pmd.MODEL_PRESETS``): a variance, sigma_x =
+#: sqrt(2.5) = 1.581, the default, under which Gibbs stays in one mode as the thesis says; and a
+#: standard deviation. The first keeps the preset's old name, so that an older link (which
+#: holds the preset's name and sigma_x = 2.5) opens as it did, on the second preset.
 PRESETS = {
-    "Dai, Sec 4.6.1 (Fig 4.1)": dict(sigma1=1.0, sigma2=1.0, sigma_x=2.5, p=0.5, theta1=1.0,
+    "Dai, Sec 4.6.1 (Fig 4.1)": dict(sigma1=1.0, sigma2=1.0, sigma_x=1.581, p=0.5, theta1=1.0,
                                      theta2=-2.0, n_data=1000),
+    "Dai, Sec 4.6.1, σₓ = 2.5 as a standard deviation": dict(
+        sigma1=1.0, sigma2=1.0, sigma_x=2.5, p=0.5, theta1=1.0, theta2=-2.0, n_data=1000),
     "Welling & Teh 2011, Sec 5.1": dict(sigma1=3.16, sigma2=1.0, sigma_x=1.41, p=0.5,
                                         theta1=0.0, theta2=1.0, n_data=100),
 }
@@ -44,14 +50,19 @@ SHARE = hv.Dimension("share", label="weight × m")
 SEEN_DIMS = (hv.Dimension("seen", label="data seen"),
              hv.Dimension("ess", label="effective sample size"))
 METHOD_COLORS = {"PMD": "#d62728", "one-pass SMC": "#ff7f0e", "SGLD": "#1f77b4",
-                 "Gibbs": "#2ca02c", "SVI": "#9467bd"}
+                 "Gibbs": "#2ca02c", "SVI": "#9467bd", "SGD NPV": "#8c564b"}
+SHARE_DIMS = (hv.Dimension("smaller", label="weight in the smaller mode"),
+              hv.Dimension("method", label="repeats keeping both modes"))
+#: Short names for the mode panel's ticks (six of them side by side).
+SHORT = {"one-pass SMC": "SMC"}
 EXACT_COLOR = "#222222"
 #: Particle colours by weight: light (orange) to dark, inferno without its pale-yellow end,
 #: which vanished on the white page (the low-weight particles are most of them).
 PARTICLE_CMAP = list(reversed(Inferno256[:185]))
 #: Seconds per repeat of the Fig 4.1 run at the default sizes on the development machine (2
-#: shared cores), for the estimate shown before a run.
-SECONDS_PER_REPEAT = 2.3
+#: shared cores), for the estimate shown before a run: the default 3 repeats took 23.1 s (16.2 s
+#: of CPU) on 2026-11-26 at load 3.9.
+SECONDS_PER_REPEAT = 7.0
 
 
 @dataclass(frozen=True)
@@ -114,8 +125,10 @@ class PMDExplorer(Explorer):
                           doc="Prior standard deviation of theta1.")
     sigma2 = param.Number(1.0, bounds=(0.2, 5.0), step=0.01, label="Prior σ₂",
                           doc="Prior standard deviation of theta2.")
-    sigma_x = param.Number(2.5, bounds=(0.5, 5.0), step=0.01, label="Noise σₓ",
-                           doc="Standard deviation of each mixture component.")
+    sigma_x = param.Number(1.581, bounds=(0.5, 5.0), step=0.001, label="Noise σₓ",
+                           doc="Standard deviation of each mixture component. The thesis's "
+                               "'σₓ = 2.5' is read as a variance by default (σₓ = 1.581); "
+                               "the second Dai preset reads it as a standard deviation.")
     p = param.Number(0.5, bounds=(0.05, 0.95), step=0.05, label="Mixing weight p",
                      doc="Weight of the first component N(theta1, sigma_x^2). At 1/2 the "
                          "posterior has two equal modes.")
@@ -200,7 +213,8 @@ class PMDExplorer(Explorer):
             uses=(*MODEL_KNOBS, "seed", "particles", "batch_size", "strategy", "step_rule",
                   "bandwidth_rule"),
             plots=(Plot("tv_plot", title="Total variation (Fig 4.1 (1))"),
-                   Plot("ce_plot", title="Cross entropy (Fig 4.1 (2))"),
+                   Plot("kl_plot", title="KL divergence (Fig 4.1 (2))"),
+                   Plot("modes_plot", title="Smaller mode's weight, each repeat"),
                    Plot("exact_final", title="Exact posterior (Fig 4.1 (3))"),
                    *(Plot(f"final_{k}", title=f"{name}, end of the first repeat")
                      for k, name in enumerate(pmd.METHODS))),
@@ -210,12 +224,18 @@ knob) for every Monte-Carlo method, minibatches of $b$, burn-in 50 sweeps for Gi
 iterations for SGLD. Curves: total variation $\frac12\int|p - q|$ and cross entropy
 $-\int p \log q$ of each estimate $q$ against the exact posterior $p$ of all the data (on a grid of
 spacing 0.02 or finer), against the data visited (log axis: SGLD visits $b$ per iteration, Gibbs
-all $N$ per sweep). Particle methods are turned into densities by a Gaussian KDE of bandwidth 0.1
-times the median pairwise distance; for Gibbs and SGLD the better of that and a Gaussian fit, as
-the paper does. Lines are means over repeats, bands their range. The dashed line is the
-**floor** of this metric: 1500 exact posterior samples through the same KDE rule. On the two
-ridges the rule's bandwidth (about 0.2) is three times their width, so even perfect samples score
-a total variation near 0.45: a method at the floor is as good as this metric can tell.
+all $N$ per sweep). Particle methods are turned into densities by a Gaussian KDE with **one
+bandwidth per data set**, the one that fits 1500 exact posterior draws best (0.024 on the
+default data); for Gibbs and SGLD the better of that and a Gaussian fit, as the paper does. The
+paper's bandwidth, 0.1 times the median pairwise distance of each method's own particles, moves
+with how a sample splits between the two modes (sets of 1500 exact draws scored 0.21-0.31 with
+it here, 0.22-0.81 with $\sigma_x = 2.5$), so it could not rank the methods. Lines are means over repeats, bands their range. The dashed line and the grey
+band are the **floor**: exact posterior draws of the same size through the same estimator (mean,
+and range over draws and repeats), what a perfect sampler scores. The second panel draws the cross
+entropy minus the posterior's entropy, $\mathrm{KL}(p\,\|\,q)$, on a log axis; a missing mode
+makes it huge (the estimate is floored at 10⁻³⁰⁰ there). The third panel: the weight each method
+puts in the smaller of the two modes in each repeat (a Gaussian has one mode, however it is
+placed).
 """,
             estimate="fig41_estimate", summary="fig41_summary"),
     )
@@ -237,11 +257,15 @@ $q_t = \sum_i \alpha_i K_h(\theta - \theta_i)$ and reweighted by
 $q_t^{-\gamma_t}(p\,p(X_t\mid\theta)^{N/b})^{\gamma_t}$ (eqs 4.7-4.8).
 
 **The model** (Sec 4.6.1): $x \sim p\,N(\theta_1, \sigma_x^2) + (1-p)\,N(\theta_1 + \theta_2, \sigma_x^2)$
-with $\theta_1 \sim N(0, \sigma_1^2)$, $\theta_2 \sim N(0, \sigma_2^2)$ ($\sigma_1 = \sigma_2 = 1$, $\sigma_x = 2.5$,
-1000 data from $\theta = (1, -2)$; Welling and Teh's preset: $\sigma_1^2 = 10$, $\sigma_x^2 = 2$, 100 data). The two means are tied, so with $p = 1/2$ the data cannot
-tell $(\theta_1, \theta_2)$ from $(\theta_1 + \theta_2, -\theta_2)$: the posterior has **two
-modes**, thin ridges about 0.07 wide. A sampler that moves locally (Gibbs, SGLD) finds one ridge
-and rarely crosses; a unimodal family (SVI) cannot hold both.
+with $\theta_1 \sim N(0, \sigma_1^2)$, $\theta_2 \sim N(0, \sigma_2^2)$, $\sigma_1 = \sigma_2 = 1$,
+1000 data from $\theta = (1, -2)$. The thesis writes "$\sigma_x = 2.5$" without saying whether
+2.5 is a standard deviation or, as in Welling and Teh's paper it takes the model from, a
+variance. We read it as a **variance** ($\sigma_x = 1.581$, the default preset): then Gibbs stays
+in one mode on 10 of 10 data sets, as the thesis reports; read as a standard deviation (the
+second Dai preset) Gibbs crosses between the modes on 6 of 10. The two means are tied, so
+with $p = 1/2$ the data cannot tell $(\theta_1, \theta_2)$ from $(\theta_1 + \theta_2, -\theta_2)$:
+the posterior has **two modes**, thin ridges a few hundredths wide. A sampler that moves locally
+(Gibbs, SGLD) finds one ridge and rarely crosses; a unimodal family (SVI) cannot hold both.
 
 **What you see.** *Left:* the particles (size and colour: weight) at the time t of the timeline
 over the contours of the exact posterior (the mirror-descent iterate at the end of the pass).
@@ -399,19 +423,34 @@ Then run Fig 4.1 below.
                 line += f" after {events:.1f} resampling events"
             lines.append(line)
         particles = ("; ".join(lines) + ". ") if lines else ""
+        h = result.bandwidth[np.isfinite(result.bandwidth)]
+        span = f"{h.min():.3f}" if h.size and h.min() == h.max() else \
+            f"{h.min():.3f}-{h.max():.3f}" if h.size else ""
+        kernel = f"one bandwidth per data set, {span}" if h.size else "the median trick"
         return (f"**This run** ({runs} repeat{'s' if runs > 1 else ''}): lowest final total "
-                f"variation **{best}**; means: {finals}; exact samples through the same KDE "
-                f"rule {result.floor_tv.mean():.2f}. PMD kept both modes (≥ "
-                f"{pmd.experiment.MODE_FLOOR:.0%} of its weight on each) in "
-                f"{result.pmd_both_modes.sum()} of {runs} repeats and ended below both SGLD and "
-                f"Gibbs in {result.pmd_beats_local.sum()} of {runs}. {particles}The paper "
+                f"variation **{best}**; means: {finals}; the floor (exact posterior draws of "
+                f"the same size through the same KDE, {kernel}) "
+                f"{result.floor_tv.mean():.2f}. PMD ended below both SGLD and Gibbs in "
+                f"{result.pmd_beats_local.sum()} of {runs}. {particles}The paper "
                 f"reports PMD lowest, with Gibbs and SGLD stuck in one mode. "
-                + verdict_markdown(pmd.best_method_claim(result)))
+                + verdict_markdown(pmd.best_method_claim(result)) + " "
+                + verdict_markdown(pmd.both_modes_claim(result)))
 
     def _curves_plot(self, result, metric: str, label: str):
         layers = []
         top = max(float(np.max(result.seen[name])) for name in result.seen)
         dims = [hv.Dimension("seen", label="data visited"), hv.Dimension(metric, label=label)]
+        # the floor first, under the curves: its range over draws and repeats, and its mean
+        spread = getattr(result, f"floor_{metric}_range")
+        floor = float(np.mean(getattr(result, f"floor_{metric}")))
+        layers.append(style(hv.Area(([1.0, top], [spread[:, 0].min()] * 2,
+                                     [spread[:, 1].max()] * 2), dims[0],
+                                    [dims[1], f"{metric}_floor_hi"]),
+                            color=EXACT_COLOR, alpha=0.2, bokeh=dict(line_alpha=0),
+                            mpl=dict(facecolor=EXACT_COLOR, linewidth=0)))
+        layers.append(style(hv.Curve(([1.0, top], [floor, floor]), *dims,
+                                     label="exact draws (floor)"),
+                            color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED))
         for name in self.shown:
             if name not in getattr(result, metric):
                 continue
@@ -425,18 +464,40 @@ Then run Fig 4.1 below.
                                     mpl=dict(facecolor=color, linewidth=0)))
             layers.append(style(hv.Curve((seen, values.mean(0)), *dims, label=name),
                                 color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
-        floor = float(np.mean(getattr(result, f"floor_{metric}")))
-        layers.append(style(hv.Curve(([1.0, top], [floor, floor]), *dims,
-                                     label="exact samples (floor)"),
-                            color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED))
         return style(hv.Overlay(layers), logx=True, framewise=True,
                      xticks=[t for t in log_ticks(1, top) if t == 10 ** round(math.log10(t))])
+
+    def modes_plot(self, result):
+        """Each method's weight in the smaller mode (the side of θ₂ = 0 with less), one dot
+        per repeat, under the exact posterior's; the dotted line is the share above which a
+        method keeps both modes. The method's label counts the repeats that do. Methods run
+        down the vertical axis, so that their labels read across."""
+        runs = len(result.comparisons)
+        names = [name for name in self.shown if name in result.smaller_share]
+        rng = np.random.default_rng(0)  # a fixed jitter, so that the dots of a row part
+        layers, ticks = [], [(0.0, "exact")]
+        rows = [("exact", result.exact_smaller_share, EXACT_COLOR)]
+        rows += [(name, result.smaller_share[name], METHOD_COLORS[name]) for name in names]
+        for k, (name, share, color) in enumerate(rows):
+            y = -k + 0.2 * (rng.random(share.size) - 0.5) * (share.size > 1)
+            layers.append(style(hv.Scatter((share, y), *SHARE_DIMS),
+                                color=color, bokeh=dict(size=8), mpl=dict(s=30)))
+            if k:
+                kept = int(result.both_modes[name].sum())
+                ticks.append((float(-k), f"{SHORT.get(name, name)} {kept}/{runs}"))
+        layers.append(style(hv.Curve(([pmd.MODE_FLOOR] * 2, [0.5, 0.5 - len(rows)]),
+                                     *SHARE_DIMS), color="#555555", bokeh=DOTTED,
+                            mpl=MPL_DOTTED))
+        return style(hv.Overlay(layers), framewise=True, yticks=ticks,
+                     ylim=(0.5 - len(rows), 0.5), xlim=(-0.02, 0.52))
 
     def tv_plot(self, result):
         return self._curves_plot(result, "tv", "total variation to the posterior")
 
-    def ce_plot(self, result):
-        plot = self._curves_plot(result, "ce", "cross entropy (nats)")
+    def kl_plot(self, result):
+        """Cross entropy minus the posterior's entropy: KL(p || q), on a log axis (the cross
+        entropy itself is negative for a posterior this narrow)."""
+        plot = self._curves_plot(result, "kl", "cross entropy − entropy = KL (nats)")
         return style(plot, logy=True)
 
     def _density_image(self, grid, dens, label="posterior density"):

@@ -1,7 +1,7 @@
 """The competitors of Fig 4.1, each a plain function with the same budget as PMD: stochastic
 gradient Langevin dynamics, one-pass sequential Monte Carlo, a Gibbs sampler with latent
-indicators, and stochastic variational inference with a Gaussian. Stochastic nonparametric VI
-(SGD NPV) is not implemented.
+indicators, and stochastic variational inference with a Gaussian. The sixth, stochastic
+nonparametric VI (SGD NPV), is in ``npv``.
 
 Every result records ``history`` at log-spaced checkpoints of the data visited (``seen``), so
 that the page can draw all methods on one axis: SGLD visits b data per iteration, Gibbs all N

@@ -4,25 +4,30 @@ cross entropy against the exact posterior as the data are visited, over repeats.
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from dynamics._common import (check_array, check_count, check_flag, check_instance,
                               check_positive, check_progress, report)
 from dynamics.pmd.baselines import gibbs, one_pass_smc, sgld, svi
-from dynamics.pmd.kde import GaussianFit, Particles, median_bandwidth
+from dynamics.pmd.kde import GaussianFit
+from dynamics.pmd.metric import (MODE_FLOOR, check_metric_bandwidth, estimate_on, floor_scores,
+                                 reference_bandwidth, result_mode_shares)
 from dynamics.pmd.mirror import check_run, particle_mirror_descent
+from dynamics.pmd.npv import GaussianMixture, sgd_npv
 from dynamics.pmd.model import (Grid, MixtureModel, check_data, cross_entropy, grid_posterior,
                                 total_variation)
 from dynamics.sweep import sweep
 
-__all__ = ["METHODS", "GRID_SHARE", "Comparison", "posterior_grid", "estimate_on", "exact_samples",
-           "compare_methods",
-           "mode_shares", "RepeatSummary", "compare_repeats"]
+__all__ = ["METHODS", "EXTRA_METHODS", "GRID_SHARE", "FLOOR_DRAWS", "Comparison", "posterior_grid",
+           "compare_methods", "RepeatSummary", "compare_repeats", "metric_redraws"]
 
-#: The methods of Fig 4.1 that are implemented, in the page's order.
+#: The methods of Fig 4.1 that the page runs, in its order.
 METHODS = ("PMD", "one-pass SMC", "SGLD", "Gibbs", "SVI")
+#: Fig 4.1's sixth method, run on request (``methods=``): its entropy bound costs particles^2 per
+#: step, 13 s of CPU a pass at the paper's 1500 components (measured), too slow for the page.
+EXTRA_METHODS = ("SGD NPV",)
 #: The share of ``compare_methods``' progress fraction for the exact posterior on the grid,
 #: computed before any method runs (1.0 of 2.3 s at the page's sizes, measured).
 GRID_SHARE = 0.4
@@ -49,82 +54,16 @@ def posterior_grid(model: MixtureModel, data, *, spacing: float = 0.02,
     return Grid.around(lo, hi, spacing)
 
 
-def estimate_on(result, grid: Grid, exact: np.ndarray, cloud=None, *, best_of_gaussian=False):
-    """A method's density on ``grid``: the weighted KDE of its particles (median-trick
-    bandwidth) or its Gaussian; with ``best_of_gaussian`` the better, in total variation, of
-    the KDE and a Gaussian fit to the particles (the paper's rule for Gibbs and SGLD).
-    ``cloud`` = (particles, weights) overrides the result's own (a checkpoint)."""
-    result = check_instance("result", result, (Particles, GaussianFit))
-    grid = check_instance("grid", grid, Grid)
-    exact = _check_exact(exact, grid)
-    best_of_gaussian = check_flag("best_of_gaussian", best_of_gaussian)
-    if cloud is not None:
-        if not isinstance(cloud, (tuple, list)) or len(cloud) != 2:
-            raise ValueError(f"cloud must be None or a pair (particles, weights), got "
-                             f"{type(cloud).__name__}")
-        particles, weights = _check_cloud(cloud[0], cloud[1], "cloud particles", "cloud weights")
-    if isinstance(result, GaussianFit):
-        return result.density_on(grid)
-    particles, weights = (result.particles, result.weights) if cloud is None else (particles,
-                                                                                   weights)
-    kde = Particles(particles, weights, median_bandwidth(particles), result.method)
-    dens = kde.density_on(grid)
-    if best_of_gaussian and particles.shape[0] > 2:
-        fit = GaussianFit.of(kde).density_on(grid)
-        area = grid.cell_area
-        if total_variation(exact, fit, area) < total_variation(exact, dens, area):
-            dens = fit
-    return dens
-
-
-def mode_shares(particles: np.ndarray, weights: np.ndarray) -> tuple[float, float]:
-    """The weight on theta2 < 0 and on theta2 > 0. The model's symmetry (theta1, theta2) ->
-    (theta1 + theta2, -theta2) flips theta2's sign, so the sign separates its two modes."""
-    particles, weights = _check_cloud(particles, weights)
-    below = float(weights[particles[:, 1] < 0].sum())
-    return below, float(weights.sum()) - below
-
-
-def exact_samples(exact: np.ndarray, grid: Grid, m: int, rng: np.random.Generator) -> Particles:
-    """``m`` independent draws from the exact posterior on the grid (a cell by its mass, then a
-    uniform point in it), equally weighted: what a perfect sampler would return."""
-    grid = check_instance("grid", grid, Grid)
-    exact = _check_exact(exact, grid)
-    m = check_count("m", m, low=2, high=10_000_000)
-    rng = check_instance("rng", rng, np.random.Generator)
-    prob = exact.ravel() / exact.sum()
-    cells = rng.choice(prob.size, size=m, p=prob)
-    step = np.array([grid.x[1] - grid.x[0], grid.y[1] - grid.y[0]])
-    points = grid.points()[cells] + (rng.random((m, 2)) - 0.5) * step
-    return Particles(points, np.full(m, 1.0 / m), median_bandwidth(points), "exact samples")
-
-
-def _check_exact(exact, grid: Grid) -> np.ndarray:
-    """A density on ``grid``: shape grid.shape, finite, non-negative, positive somewhere."""
-    exact = check_array("exact", exact, shape=grid.shape)
-    if np.any(exact < 0) or not exact.sum() > 0:
-        raise ValueError("exact must be a non-negative density with a positive sum")
-    return exact
-
-
-def _check_cloud(particles, weights, pname="particles", wname="weights"):
-    """Weighted particles: (m, 2) finite points and m non-negative weights, positive sum."""
-    particles = check_array(pname, particles, ndim=2, shape=(None, 2))
-    weights = check_array(wname, weights, shape=(particles.shape[0],))
-    if particles.shape[0] == 0 or np.any(weights < 0) or not weights.sum() > 0:
-        raise ValueError(f"{wname} must be non-negative with a positive sum over at least one "
-                         f"particle, got {weights!r}")
-    return particles, weights
-
-
 def _check_methods(methods) -> tuple:
-    """A non-empty sequence of names from ``METHODS`` (a lone string is refused)."""
+    """A non-empty sequence of names from ``METHODS`` and ``EXTRA_METHODS`` (a lone string is
+    refused)."""
+    known = METHODS + EXTRA_METHODS
     if isinstance(methods, str) or not isinstance(methods, (tuple, list)):
-        raise TypeError(f"methods must be a tuple or list of names from {METHODS}, got "
+        raise TypeError(f"methods must be a tuple or list of names from {known}, got "
                         f"{type(methods).__name__}")
-    unknown = [name for name in methods if not isinstance(name, str) or name not in METHODS]
+    unknown = [name for name in methods if not isinstance(name, str) or name not in known]
     if unknown or not methods:
-        raise ValueError(f"methods must be a non-empty list of names from {METHODS}, got "
+        raise ValueError(f"methods must be a non-empty list of names from {known}, got "
                          f"{list(methods)}")
     return tuple(methods)
 
@@ -141,10 +80,12 @@ def _check_seed(seed):
 class Comparison:
     """All methods on one data set: the ``grid``, the ``exact`` posterior of all the data on it,
     each method's ``results``, its final density on the grid (``densities``), its learning
-    curves (``curves``: method -> {"seen", "tv", "ce"} arrays against data visited), and the
-    ``floor``: the total variation and cross entropy of as many exact posterior samples as
-    particles, turned into a density by the same KDE rule (what the metric gives a perfect
-    sampler)."""
+    curves (``curves``: method -> {"seen", "tv", "ce"} arrays against data visited), the
+    metric's kernel ``bandwidth`` (``metric``), and its ``floor``: the total variation and cross
+    entropy of as many exact posterior draws as particles through the same estimator ("tv",
+    "ce": the mean over ``FLOOR_DRAWS`` draws; "tv_draws", "ce_draws": each draw), what the
+    metric gives a perfect sampler. ``entropy``: the exact posterior's (on the grid), the least
+    cross entropy: cross entropy minus it is the KL divergence KL(p || q)."""
 
     grid: Grid
     exact: np.ndarray
@@ -152,19 +93,29 @@ class Comparison:
     densities: dict
     curves: dict
     floor: dict
+    bandwidth: float = float("nan")
+    entropy: float = float("nan")
 
     def final(self, method: str, metric: str = "tv") -> float:
         return float(self.curves[method][metric][-1])
 
 
-def _curves(result, grid, exact, best_of_gaussian):
+#: Sets of exact posterior draws behind each data set's floor.
+FLOOR_DRAWS = 4
+
+
+def _curves(result, grid, exact, best_of_gaussian, bandwidth):
     area = grid.cell_area
     seen, tv, ce = [], [], []
     if isinstance(result, GaussianFit):
         states = [GaussianFit(m, c, result.method) for m, c in result.history["gaussians"]]
         dens = [s.density_on(grid) for s in states]
+    elif isinstance(result, GaussianMixture):
+        dens = [GaussianMixture(m, w, result.method).density_on(grid)
+                for m, w in result.history["mixtures"]]
     else:
-        dens = [estimate_on(result, grid, exact, cloud, best_of_gaussian=best_of_gaussian)
+        dens = [estimate_on(result, grid, exact, cloud, best_of_gaussian=best_of_gaussian,
+                            bandwidth=bandwidth)
                 for cloud in result.history["clouds"]]
     for visited, q in zip(result.history["seen"], dens):
         seen.append(visited)
@@ -176,26 +127,37 @@ def _curves(result, grid, exact, best_of_gaussian):
 def compare_methods(model: MixtureModel, data, *, methods=METHODS, particles: int = 1500,
                     batch_size: int = 10, seed=None, grid: Grid | None = None,
                     pmd_options: dict | None = None, checkpoints: int = 25,
-                    progress=None) -> Comparison:
+                    metric_bandwidth="reference", progress=None) -> Comparison:
     """Run ``methods`` (names from ``METHODS``) on ``data`` with the budget of Sec 4.6.1
     (``particles`` for every Monte-Carlo method, minibatches of ``batch_size``, burn-in 50 for
     Gibbs and 1000 for SGLD) and measure total variation and cross entropy against the exact
-    posterior of all the data, at log-spaced checkpoints of the data each has visited. Gibbs
-    and SGLD use the better of a KDE and a Gaussian fit, as the paper does; every KDE has the
-    median-trick bandwidth (0.1 x the median pairwise distance)."""
+    posterior of all the data, at log-spaced checkpoints of the data each has visited (Fig 4.1
+    (1)-(2)). Particles become a density by a Gaussian KDE whose bandwidth is
+    ``metric_bandwidth``: "reference" (default), one bandwidth for this data set chosen on
+    exact posterior draws (``reference_bandwidth``); or "median", the paper's median trick on
+    each method's own particles. Gibbs and SGLD use the better of the KDE and a
+    Gaussian fit, as the paper does. The floor: ``FLOOR_DRAWS`` sets of m exact posterior draws
+    through the same KDE."""
     x, m, b = check_run(model, data, particles, batch_size)
     methods = _check_methods(methods)
     seed = _check_seed(seed)
     checkpoints = check_count("checkpoints", checkpoints, high=10_000)
     if pmd_options is not None:
         check_instance("pmd_options", pmd_options, dict)
+    metric_bandwidth = check_metric_bandwidth(metric_bandwidth)
     progress = check_progress(progress)
     report(progress, 0.0, "exact posterior on the grid")
     grid = posterior_grid(model, x) if grid is None else check_instance("grid", grid, Grid)
     exact = grid_posterior(model, x, grid.x, grid.y)
     # the methods share what GRID_SHARE leaves of the progress fraction
     first = GRID_SHARE
-    seeds = np.random.SeedSequence(seed).spawn(len(METHODS) + 1)
+    # children by index: the methods', the metric's two, then the extra methods'
+    seeds = np.random.SeedSequence(seed).spawn(len(METHODS) + 2 + len(EXTRA_METHODS))
+    method_seeds = {name: seeds[k] for k, name in enumerate(METHODS)}
+    method_seeds.update({name: seeds[len(METHODS) + 2 + k]
+                         for k, name in enumerate(EXTRA_METHODS)})
+    h = (reference_bandwidth(exact, grid, m, seed=np.random.default_rng(seeds[len(METHODS)]))
+         if metric_bandwidth == "reference" else None)  # None: the median trick
     runners = {
         "PMD": lambda s: particle_mirror_descent(model, x, particles=m, batch_size=b, seed=s,
                                                  checkpoints=checkpoints, **(pmd_options or {})),
@@ -206,32 +168,44 @@ def compare_methods(model: MixtureModel, data, *, methods=METHODS, particles: in
         "Gibbs": lambda s: gibbs(model, x, particles=m, seed=s, checkpoints=checkpoints),
         "SVI": lambda s: svi(model, x, particles=m, batch_size=b, seed=s,
                              checkpoints=checkpoints),
+        "SGD NPV": lambda s: sgd_npv(model, x, particles=m, batch_size=b, seed=s,
+                                     checkpoints=checkpoints),
     }
     results, densities, curves = {}, {}, {}
     for k, name in enumerate(methods):
         report(progress, first + (1 - first) * k / len(methods), f"{name}: running")
-        rng = np.random.default_rng(seeds[METHODS.index(name)])
+        rng = np.random.default_rng(method_seeds[name])
         result = runners[name](rng)
         best = name in ("SGLD", "Gibbs")
         results[name] = result
-        densities[name] = estimate_on(result, grid, exact, best_of_gaussian=best)
-        curves[name] = _curves(result, grid, exact, best)
+        densities[name] = estimate_on(result, grid, exact, best_of_gaussian=best, bandwidth=h)
+        curves[name] = _curves(result, grid, exact, best, h)
         report(progress, first + (1 - first) * (k + 1) / len(methods), f"{name}: done",
                partial={"curves": dict(curves)})
-    perfect = estimate_on(exact_samples(exact, grid, m, np.random.default_rng(seeds[-1])),
-                          grid, exact)
-    floor = {"tv": total_variation(exact, perfect, grid.cell_area),
-             "ce": cross_entropy(exact, perfect, grid.cell_area)}
-    return Comparison(grid, exact, results, densities, curves, floor)
+    floor_rng = np.random.default_rng(seeds[len(METHODS) + 1])
+    # the median trick: each draw with its own bandwidth, as each method had
+    scores = floor_scores(exact, grid, m, "median" if h is None else h, seed=floor_rng,
+                          draws=FLOOR_DRAWS)
+    floor = {"tv": float(scores["tv"].mean()), "ce": float(scores["ce"].mean()),
+             "tv_draws": scores["tv"], "ce_draws": scores["ce"]}
+    return Comparison(grid, exact, results, densities, curves, floor,
+                      float("nan") if h is None else h,
+                      cross_entropy(exact, exact, grid.cell_area))
 
 
 @dataclass(frozen=True)
 class RepeatSummary:
     """``compare_repeats``: per method the curves of every repeat (``tv``, ``ce``: repeats x
-    checkpoints, against ``seen``), each repeat's floor (``Comparison.floor``), and per repeat
-    whether PMD kept both modes (at least
-    ``MODE_FLOOR`` of its weight on each side) and whether its final TV was below SGLD's and
-    Gibbs's."""
+    checkpoints, against ``seen``), each repeat's floor (``Comparison.floor``: ``floor_tv``,
+    ``floor_ce`` the means, ``floor_tv_range``, ``floor_ce_range`` (repeats, 2) the least and
+    largest draw) and metric ``bandwidth``; ``kl``, ``floor_kl`` and ``floor_kl_range``: the same
+    cross entropies minus the exact posterior's entropy, KL(p || q) >= 0 (Fig 4.1 (2) plots "KL
+    divergence (cross entropy)"); per method and repeat the share of the weight in
+    the smaller mode (``smaller_share``, the side of theta2 = 0 with less; the exact
+    posterior's in ``exact_smaller_share``) and whether it kept
+    both modes (``both_modes``: at least ``MODE_FLOOR`` on each side; never for a Gaussian,
+    which has one mode); and per repeat whether
+    PMD kept both modes and whether its final TV was below SGLD's and Gibbs's."""
 
     seen: dict
     tv: dict
@@ -241,16 +215,21 @@ class RepeatSummary:
     pmd_both_modes: np.ndarray
     pmd_beats_local: np.ndarray
     comparisons: tuple
+    smaller_share: dict = field(default_factory=dict)
+    both_modes: dict = field(default_factory=dict)
+    floor_tv_range: np.ndarray | None = None
+    floor_ce_range: np.ndarray | None = None
+    bandwidth: np.ndarray | None = None
+    exact_smaller_share: np.ndarray | None = None
+    kl: dict = field(default_factory=dict)
+    floor_kl: np.ndarray | None = None
+    floor_kl_range: np.ndarray | None = None
 
-    def fraction_both_modes(self) -> float:
-        return float(np.mean(self.pmd_both_modes))
+    def fraction_both_modes(self, method: str = "PMD") -> float:
+        return float(np.mean(self.both_modes[method]))
 
     def fraction_pmd_best(self) -> float:
         return float(np.mean(self.pmd_beats_local))
-
-
-#: PMD "keeps both modes" when each side of theta2 = 0 holds at least this share of its weight.
-MODE_FLOOR = 0.1
 
 
 def _repeat(r: int, model: MixtureModel, theta: np.ndarray, n: int, seed: int, methods: tuple,
@@ -265,7 +244,8 @@ def compare_repeats(model: MixtureModel, theta, n: int, *, repeats: int = 10, se
                     methods=METHODS, progress=None, **options) -> RepeatSummary:
     """``compare_methods`` on ``repeats`` data sets of ``n`` points drawn with ``theta`` (data
     seed ``seed + r``, method seeds from it), through ``dynamics.sweep``; ``progress`` hears
-    each repeat as it goes and, after each, the summary so far (``partial``)."""
+    each repeat as it goes and, after each, the summary so far (``partial``). The paper
+    repeats 10 times (Sec 4.6.1)."""
     model = check_instance("model", model, MixtureModel)
     theta = check_array("theta", theta, shape=(2,), max_abs=1e100)
     n = check_count("n", n, high=10_000_000)
@@ -274,6 +254,8 @@ def compare_repeats(model: MixtureModel, theta, n: int, *, repeats: int = 10, se
     seed = 0 if seed is None else seed
     methods = _check_methods(methods)
     progress = check_progress(progress)
+    if "metric_bandwidth" in options:
+        check_metric_bandwidth(options["metric_bandwidth"])
     finished: dict = {}
 
     def done(r: int, comparison: Comparison) -> RepeatSummary:
@@ -290,15 +272,53 @@ def _summary(comparisons: list, methods) -> RepeatSummary:
     seen = {name: comparisons[0].curves[name]["seen"] for name in methods}
     tv = {name: np.array([c.curves[name]["tv"] for c in comparisons]) for name in methods}
     ce = {name: np.array([c.curves[name]["ce"] for c in comparisons]) for name in methods}
-    both, best = [], []
+    smaller = {name: np.array([min(result_mode_shares(c.results[name])) for c in comparisons])
+               for name in methods}
+    # a Gaussian has one mode, however its mass falls on the two sides of theta2 = 0
+    both_modes = {name: (share >= MODE_FLOOR) & np.array(
+        [not isinstance(c.results[name], GaussianFit) for c in comparisons], bool)
+        for name, share in smaller.items()}
+    best = []
     for c in comparisons:
         if "PMD" in c.results:
-            res = c.results["PMD"]
-            both.append(min(mode_shares(res.particles, res.weights)) >= MODE_FLOOR)
             local = [c.final(name) for name in ("SGLD", "Gibbs") if name in c.results]
             best.append(bool(local) and c.final("PMD") < min(local))
     floor_tv = np.array([c.floor["tv"] for c in comparisons])
     floor_ce = np.array([c.floor["ce"] for c in comparisons])
-    return RepeatSummary(seen, tv, ce, floor_tv, floor_ce, np.array(both, bool),
-                         np.array(best, bool), tuple(comparisons))
+    tv_range = np.array([[np.min(c.floor["tv_draws"]), np.max(c.floor["tv_draws"])]
+                         for c in comparisons])
+    ce_range = np.array([[np.min(c.floor["ce_draws"]), np.max(c.floor["ce_draws"])]
+                         for c in comparisons])
+    pmd_both = both_modes.get("PMD", np.zeros(0, bool))
+    entropy = np.array([c.entropy for c in comparisons])
+    exact_below = np.array([c.exact[c.grid.y < 0].sum() / c.exact.sum() for c in comparisons])
+    return RepeatSummary(seen, tv, ce, floor_tv, floor_ce, pmd_both, np.array(best, bool),
+                         tuple(comparisons), smaller, both_modes, tv_range, ce_range,
+                         np.array([c.bandwidth for c in comparisons]),
+                         np.minimum(exact_below, 1 - exact_below),
+                         {name: v - entropy[:, None] for name, v in ce.items()},
+                         floor_ce - entropy, ce_range - entropy[:, None])
 
+
+def metric_redraws(model: MixtureModel, data, m: int = 1500, *, redraws: int = 8,
+                   seed=0) -> dict:
+    """What the metric gives a perfect sampler, redrawn: ``redraws`` sets of ``m`` exact
+    posterior draws of ``data`` scored (total variation and cross entropy against the exact
+    posterior) with the paper's median trick ("median": each set's own bandwidth) and with the
+    data set's reference bandwidth ("reference", ``reference_bandwidth``, chosen on other
+    draws). Returns {"median": floor_scores(...), "reference": floor_scores(...),
+    "bandwidth": the reference bandwidth}. A metric that can rank scores these sets alike."""
+    model = check_instance("model", model, MixtureModel)
+    x = check_data(data)
+    m = check_count("m", m, low=2, high=1_000_000)
+    redraws = check_count("redraws", redraws, high=1000)
+    seed = _check_seed(seed)
+    grid = posterior_grid(model, x)
+    exact = grid_posterior(model, x, grid.x, grid.y)
+    seeds = np.random.SeedSequence(seed).spawn(3)
+    h = reference_bandwidth(exact, grid, m, seed=np.random.default_rng(seeds[0]))
+    return {"median": floor_scores(exact, grid, m, "median", draws=redraws,
+                                   seed=np.random.default_rng(seeds[1])),
+            "reference": floor_scores(exact, grid, m, h, draws=redraws,
+                                      seed=np.random.default_rng(seeds[2])),
+            "bandwidth": h}

@@ -158,7 +158,8 @@ def _pmd():
                 exact=exact, m=10, rng=np.random.default_rng(0), theta=(1.0, -2.0), n=20,
                 result=pmd.exact_samples(exact, grid, 10, np.random.default_rng(1)),
                 repeats=1, methods=("one-pass SMC",), burn_in=5, epochs=2, samples=2,
-                checkpoints=2, start_particles=20, spacing=0.2, max_side=20, batch_size=5)
+                checkpoints=2, start_particles=20, spacing=0.2, max_side=20, batch_size=5,
+                means=cloud, widths=np.full(30, 0.3))
 
 
 def _pmd_functions():
@@ -374,8 +375,10 @@ FUNCTIONS = {
     "dynamics.pmd.sgld": _pmd_functions,
     "dynamics.pmd.gibbs": _pmd_functions,
     "dynamics.pmd.svi": _pmd_functions,
+    "dynamics.pmd.sgd_npv": _pmd_functions,
     "dynamics.pmd.compare_methods": _pmd_functions,
     "dynamics.pmd.compare_repeats": lambda: dict(n=20, particles=20),
+    "dynamics.pmd.metric_redraws": lambda: dict(m=10, redraws=2),
     "dynamics.dsg.loglog_slope": _dsg_loglog,
     "dynamics.dsg.doubly_sgd": lambda: dict(keep_values=False),  # a flag (None: by cost)
     "dynamics.hbm.popcount": lambda: dict(n=3),
@@ -413,6 +416,7 @@ FUNCTIONS = {
     "dynamics.embedding_sgd.seed_runs": _esgd_claims,
     "dynamics.embedding_sgd.mse_claim": _esgd_claims,
     "dynamics.pmd.best_method_claim": _pmd_claim,
+    "dynamics.pmd.both_modes_claim": _pmd_claim,
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,
     "dynamics.doeblin.restart_gap_claim": _doeblin_claims,
     "dynamics.doeblin.staged_gap_claim": _doeblin_claims,

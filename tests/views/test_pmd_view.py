@@ -30,3 +30,28 @@ def test_the_effective_sample_size_axis_fits_its_curve():
     ess = np.concatenate([layer.dimension_values("ess") for layer in plot])
     lo, hi = hv.Store.lookup_options("bokeh", plot, "plot").kwargs["ylim"]
     assert lo <= ess.min() and ess.max() <= hi <= 2 * ess.max()
+
+
+def test_both_readings_of_sigma_x_are_presets_and_old_links_still_open():
+    """Issue 28 item 3: the thesis's "sigma_x = 2.5" as a variance (the default preset,
+    sigma_x = sqrt 2.5) and as a standard deviation (a second preset). A link written before
+    the second preset existed held the first preset's name with sigma_x = 2.5: it opens without
+    a complaint, on the same model, now named by the standard-deviation preset."""
+    cls = EXPLORERS["pmd"]
+    fresh = cls()
+    assert fresh.preset == "Dai, Sec 4.6.1 (Fig 4.1)" and fresh.sigma_x == 1.581
+    sd = "Dai, Sec 4.6.1, σₓ = 2.5 as a standard deviation"
+    fresh.preset = sd
+    assert fresh.sigma_x == 2.5 and fresh.preset == sd
+    fresh.preset = "Dai, Sec 4.6.1 (Fig 4.1)"
+    assert fresh.sigma_x == 1.581
+    old = dict(preset="Dai, Sec 4.6.1 (Fig 4.1)", sigma1="1.0", sigma2="1.0", sigma_x="2.5",
+               p="0.5", theta1="1.0", theta2="-2.0", n_data="1000", seed="1",
+               particles="300", batch_size="10", strategy="particles", step_rule="1/t",
+               bandwidth_rule="prior", repeats="3", shown="PMD,SGLD")
+    opened, messages = cls.from_query({k: [v.encode()] for k, v in old.items()})
+    assert messages == []
+    assert opened.sigma_x == 2.5 and opened.preset == sd and opened.n_data == 1000
+    again, more = cls.from_query({k: [v] for k, v in opened.query().items()})
+    assert more == [] and again.query() == opened.query()
+    assert "variance" in cls.text and "standard deviation" in cls.text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import inspect
 import io
 import json
 import os
@@ -153,8 +154,11 @@ def build(entry_id: str, quick: bool = False, seed: int | None = None,
                                         default=_plain) + "\n"
     details = ""
     if entry.study is not None:
+        # a study that takes the explorer reads the entry's runs too (what it differs by)
+        more = ({"explorer": explorer}
+                if "explorer" in inspect.signature(entry.study).parameters else {})
         study = entry.study(quick, 0 if seed is None else seed, progress=stage(stages - 1,
-                                                                               "study"))
+                                                                               "study"), **more)
         details = study["markdown"]
         tables.update(study["tables"])
         tables["DIFFERENCES.md"] = f"# {entry.title}: where we differ from the paper\n\n" + details

@@ -17,7 +17,8 @@ class Entry:
     calls too (the paper's statement, our numbers, the verdict). ``study(quick, seed,
     progress=)``, where the entry differs from the paper, returns ``dict(markdown=...,
     tables={name: csv})``: what was tried and what it changed, written to REPORT.md and
-    ``<id>/DIFFERENCES.md``."""
+    ``<id>/DIFFERENCES.md``; a study with an ``explorer`` parameter is also given the
+    explorer after its runs."""
 
     id: str
     slug: str
