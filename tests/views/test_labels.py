@@ -4,6 +4,7 @@ matplotlib would print those as they are)."""
 
 from __future__ import annotations
 
+import pathlib
 import re
 
 import holoviews as hv
@@ -107,3 +108,15 @@ def test_no_source_line_tags_where_a_reader_sees_them(slug):
              *(text for run in cls.runs for text in (run.title, run.text,
                                                      *(p.title for p in run.plots)))]
     assert [t for t in shown if re.search(r"\bL\d{2,}", t)] == []
+
+
+def test_no_source_line_tags_in_the_docs():
+    """The README, CONTRIBUTING.md and docs/ name a paper's sections, equations and theorems,
+    not line numbers of its extracted text ("L462" said nothing to a reader)."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    found = [f"{path.name}:{n}: {m.group(0)}"
+             for path in [root / "README.md", root / "CONTRIBUTING.md",
+                          *sorted((root / "docs").glob("*.md"))]
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             for m in re.finditer(r"\bL\d{3,}(?:-\d+)?\b", line)]
+    assert found == []
