@@ -148,6 +148,7 @@ from dynamics.doeblin.claims import (  # noqa: F401
     restart_gap_claim,
     staged_gap_claim,
     word_order_claim,
+    WORD_MIN_SEEDS,
     staged_restarts_claim,
 )
 from dynamics.doeblin import studies

@@ -11,13 +11,15 @@ phi_bar (K,); states are the row indices 0..D-1 of ``features``; ties in an argm
 lowest index.
 
 A package by subject, every public name imported here: ``samples`` (the map, its samples and
-their statistics), ``attractor`` (the cones, the Tipi function and the box-counting dimension of
-the attractor) and ``claims`` (the paper's claims, judged on runs of both).
+their statistics), ``attractor`` (the cones and the Tipi function), ``dimension`` (the box-counting
+and correlation dimensions of the attractor, scale by scale, and the hexagon example),
+``claims`` (the paper's claims, judged on runs of these) and ``studies`` (the attractor's
+dimension over several models, for the gallery's report).
 """
 
 from __future__ import annotations
 
-from dynamics.herding import attractor, claims, samples
+from dynamics.herding import attractor, claims, dimension, samples, studies
 from dynamics.herding.samples import (  # noqa: F401
     MAX_STEPS,
     SCORE_REFRESH,
@@ -40,8 +42,17 @@ from dynamics.herding.attractor import (  # noqa: F401
     cone_labels,
     cone_sectors,
     tipi,
+)
+from dynamics.herding.dimension import (  # noqa: F401
+    COARSEST_SIDE,
+    HEXAGON_MOMENTS,
     BoxDimension,
     box_dimension,
+    CorrelationDimension,
+    correlation_dimension,
+    AttractorDimension,
+    attractor_dimension,
+    hexagon_model,
 )
 from dynamics.herding.claims import (  # noqa: F401
     HERDING_RATE,
@@ -49,8 +60,10 @@ from dynamics.herding.claims import (  # noqa: F401
     moment_rates_claim,
     attractor_claim,
 )
+from dynamics.herding.studies import AttractorStudy, attractor_study  # noqa: F401
 
-__all__ = [*samples.__all__, *attractor.__all__, *claims.__all__]
+__all__ = [*samples.__all__, *attractor.__all__, *dimension.__all__, *claims.__all__,
+           *studies.__all__]
 
 
 def _warmup() -> None:

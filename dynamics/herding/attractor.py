@@ -1,6 +1,7 @@
-"""Herding's weight space (Chen & Welling, Sec 1.2.4, Figs 1.10-1.11): the cones in which each
-state wins (Fig 1.10), the Tipi function (eq 1.10) and the box-counting dimension of the
-attractor the weights trace. Conventions: see ``dynamics.herding``.
+"""Herding's weight space (Chen & Welling, Sec 1.2.4, Fig 1.10 and eq 1.10): the cones in which
+each state wins (Fig 1.10) and the Tipi function (eq 1.10). The dimension of the attractor the
+weights trace (Fig 1.11) is in ``dynamics.herding.dimension``. Conventions: see
+``dynamics.herding``.
 """
 
 from __future__ import annotations
@@ -11,15 +12,11 @@ import numpy as np
 
 from dynamics._common import (
     check_array,
-    check_count,
     check_features,
-    check_in_range,
     check_moments,
-    check_progress,
-    report,
 )
 
-__all__ = ["BoxDimension", "ConeSectors", "box_dimension", "cone_labels", "cone_sectors", "tipi"]
+__all__ = ["ConeSectors", "cone_labels", "cone_sectors", "tipi"]
 
 #: Points per chunk in `cone_labels` / `tipi` score tables (bounds their temporary memory).
 _CHUNK_ENTRIES = 1 << 22
@@ -166,54 +163,3 @@ def tipi(features, moments, points) -> np.ndarray:
     pts = _check_points(points, phi.shape[1])
     _, best = _scores_reduce(phi, pts)
     return pts @ phi_bar - best
-
-
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class BoxDimension:
-    """Box-counting dimension: ``counts[k]`` boxes of side ``sizes[k]`` (in units of the points'
-    bounding box) hold a point; ``dimension`` is the slope of log count against log(1 / size)
-    over the scales flagged in ``used``."""
-
-    dimension: float
-    sizes: np.ndarray
-    counts: np.ndarray
-    used: np.ndarray
-
-
-def box_dimension(points, *, min_boxes: int = 4, max_fill: float = 0.1,
-                  levels: int = 16, progress=None) -> BoxDimension:
-    """The box-counting dimension of a point set (the Fig 1.11 attractor's is between 0 and 1,
-    L383): points scaled into the unit cube of their bounding box, counted in boxes of side
-    2^-k for k = 0..levels-1. The fit uses the scales where at least ``min_boxes`` boxes are
-    occupied (coarser ones only see the bounding box) and where the boxes outnumber the points'
-    resolution: a box count above ``max_fill`` times the number of points means most points sit
-    alone in their box, and the count saturates. ``progress(fraction, message)``, if given, is
-    called after each scale (each costs about the same: a sort of the points' boxes).
-    """
-    pts = check_array("points", points, ndim=2)
-    n, d = pts.shape
-    if n < 10:
-        raise ValueError(f"points must hold at least 10 points, got {n}")
-    levels = check_count("levels", levels, low=3, high=40)
-    min_boxes = check_count("min_boxes", min_boxes, low=1, high=n)
-    max_fill = check_in_range("max_fill", max_fill, 0.0, 1.0, low_open=True)
-    check_progress(progress)
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    span = float(np.max(hi - lo))
-    if span == 0:
-        raise ValueError("points must not all coincide")
-    unit = (pts - lo) / span
-    sizes = 2.0 ** -np.arange(levels)
-    counts = np.empty(levels, dtype=np.int64)
-    for k, size in enumerate(sizes):
-        cells = np.minimum(np.floor(unit / size), 2**k - 1).astype(np.int64)
-        counts[k] = len(np.unique(cells, axis=0))
-        report(progress, (k + 1) / levels, f"boxes of side 2^-{k}: {counts[k]:,} occupied")
-    used = (counts >= min_boxes) & (counts <= max_fill * n)
-    if used.sum() < 2:
-        raise ValueError(
-            f"too few scales to fit: {n} points give {used.sum()} usable scales (need 2); "
-            "pass more points or a larger max_fill")
-    slope = float(np.polyfit(np.log(1 / sizes[used]), np.log(counts[used]), 1)[0])
-    return BoxDimension(dimension=slope, sizes=sizes, counts=counts, used=used)

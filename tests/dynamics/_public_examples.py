@@ -240,11 +240,23 @@ def _herding_claims():
 
     model = herding.random_model(4, 2, seed=0)
     run = herding.herd(model.features, model.moments, 200)
-    points = np.random.default_rng(0).random((2000, 2))
     return dict(error=herding.moment_error(model.features, run.states, model.moments, seed=0),
                 autocorrelation=np.array([1.0, -0.4, 0.1]),
                 iid_autocorrelation=np.array([1.0, 0.01, 0.0]),
-                box=herding.box_dimension(points), run=run)
+                dimension=herding.attractor_dimension(**_hexagon_dimension()))
+
+
+def _hexagon_dimension():
+    from dynamics import herding
+
+    model = herding.hexagon_model()
+    return dict(features=model.features, moments=model.moments, steps=20_000, burn_in=100,
+                sample=3000)
+
+
+def _segment():
+    t = np.random.default_rng(0).random(2000)
+    return dict(points=np.c_[t, 0.5 * t])
 
 
 @functools.lru_cache(maxsize=None)
@@ -385,8 +397,10 @@ FUNCTIONS = {
     "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
     "dynamics.doeblin.restart_law": lambda: dict(kind="uniform", n=3),
     # a point set to count boxes over (the module's two points serve the cone functions)
-    "dynamics.herding.box_dimension": lambda: dict(
-        points=np.random.default_rng(0).random((200, 2))),
+    "dynamics.herding.box_dimension": _segment,
+    "dynamics.herding.correlation_dimension": _segment,
+    "dynamics.herding.attractor_dimension": _hexagon_dimension,
+    "dynamics.herding.attractor_study": lambda: dict(quick=True, progress=stop_at_once),
     "dynamics.doeblin.random_chain": lambda: dict(n=4),
     "dynamics.doeblin.make_word_task": lambda: dict(n_train=10, n_test=10),
     "dynamics.doeblin.sequence_model": lambda: dict(dictionary=np.array([[0, 1, 2]])),

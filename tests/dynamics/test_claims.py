@@ -20,7 +20,7 @@ def table():
 
 @pytest.fixture(scope="module")
 def words():
-    return db.train_word_task(n_train=10, n_test=10, transitions=2, epochs=1, seeds=1, chains=2,
+    return db.train_word_task(n_train=10, n_test=10, transitions=2, epochs=1, seeds=3, chains=2,
                               u_epochs=1, seed=0)
 
 
@@ -47,10 +47,19 @@ def test_table1_needs_the_paper_s_full_order_and_reads_steps_not_seconds(table):
         db.staged_restarts_claim("table 1")
 
 
-def _with_accuracy(result, word, char):
+def _with_accuracy(result, word, char, *, seeds=None):
+    """``result`` with its final accuracies set: means ``word`` and ``char`` (one per method),
+    and per seed the same (or ``seeds``: (word, char) pairs, one per seed)."""
     last = np.array([word, char], float)
+    n = result.word_accuracy.shape[-1]
+    per_seed = np.array(seeds, float) if seeds is not None else np.repeat(last[..., None], n, -1)
+    if seeds is not None:
+        per_seed = np.moveaxis(per_seed, 0, -1)  # (seed, kind, method) -> (kind, method, seed)
+    word_acc, char_acc = result.word_accuracy.copy(), result.char_accuracy.copy()
+    word_acc[-1], char_acc[-1] = per_seed[0], per_seed[1]
     return dataclasses.replace(result, word_mean=np.vstack([result.word_mean[:-1], last[0]]),
-                               char_mean=np.vstack([result.char_mean[:-1], last[1]]))
+                               char_mean=np.vstack([result.char_mean[:-1], last[1]]),
+                               word_accuracy=word_acc, char_accuracy=char_acc)
 
 
 def test_fig4_needs_the_order_in_word_and_character_accuracy(words):
@@ -66,6 +75,22 @@ def test_fig4_needs_the_order_in_word_and_character_accuracy(words):
     # u-Gibbs must beat basic Gibbs too
     v = db.word_order_claim(_with_accuracy(words, [0.5, 0.4, 0.2, 0.3], [0.5, 0.4, 0.3, 0.2]))
     assert v.agrees is False and "word accuracy orders" in v.why
+
+
+def test_fig4_is_judged_on_three_seeds_or_more_and_counts_the_seeds_that_show_it(words):
+    """Issue 28 item 7: the verdict rests on the mean of at least WORD_MIN_SEEDS seeds, and
+    says on how many seeds the order holds on their own."""
+    good, bad = ([0.5, 0.4, 0.3, 0.2], [0.5, 0.4, 0.3, 0.2]), ([0.2, 0.2, 0.3, 0.4],) * 2
+    v = db.word_order_claim(_with_accuracy(words, *good, seeds=[good, good, bad]))
+    assert v.agrees is True and v.numbers["seeds"] == 3 and v.numbers["seeds_agreeing"] == 2
+    assert "holds on 2 of 3 seed(s)" in v.measured and "2 of 3 seeds" in v.why
+    assert v.numbers["word"]["margin"] == pytest.approx(0.2)  # doeblin 0.5 - u-gibbs 0.3
+    assert v.numbers["word"]["margin_se"] >= 0 and "+0.200 ±" in v.why
+    assert db.WORD_MIN_SEEDS == 3
+    two = dataclasses.replace(words, word_accuracy=words.word_accuracy[..., :2],
+                              char_accuracy=words.char_accuracy[..., :2])
+    v = db.word_order_claim(_with_accuracy(two, *good))
+    assert v.agrees is None and "at least 3" in v.why and v.outcome.startswith("not judged")
 
 
 def test_a_verdict_says_its_outcome():

@@ -539,31 +539,117 @@ def test_other_functions_reject_bad_input():
         random_model(3, 0)
 
 
-def test_box_dimension_of_known_sets():
-    rng = np.random.default_rng(0)
-    t = rng.random(100_000)
-    assert herding.box_dimension(np.c_[t, 0.5 * t]).dimension == pytest.approx(1.0, abs=0.05)
-    assert herding.box_dimension(rng.random((100_000, 2))).dimension == pytest.approx(2.0, abs=0.05)
-    digits = 2 * rng.integers(0, 2, (100_000, 20))  # middle-thirds Cantor set: ternary 0s and 2s
+def _segment(n=100_000, seed=0):
+    t = np.random.default_rng(seed).random(n)
+    return np.c_[t, 0.5 * t]
+
+
+def _cantor(n=100_000, seed=0):
+    """Points of the middle-thirds Cantor set (ternary digits 0 and 2), dimension log 2 / log 3."""
+    digits = 2 * np.random.default_rng(seed).integers(0, 2, (n, 20))
     x = (digits * 3.0 ** -np.arange(1, 21)).sum(axis=1)
-    cantor = herding.box_dimension(np.c_[x, np.zeros_like(x)])
-    assert cantor.dimension == pytest.approx(np.log(2) / np.log(3), abs=0.04)
+    return np.c_[x, np.zeros_like(x)]
+
+
+def test_box_dimension_of_known_sets():
+    segment = herding.box_dimension(_segment())
+    assert segment.dimension == pytest.approx(1.0, abs=0.05)
+    lo, hi = segment.slope_range
+    assert 0.95 < lo <= hi < 1.05  # a segment's local slopes settle at 1 at every scale
+    square = herding.box_dimension(np.random.default_rng(0).random((100_000, 2)))
+    assert square.dimension == pytest.approx(2.0, abs=0.05)
+    cantor = herding.box_dimension(_cantor())
+    assert cantor.dimension == pytest.approx(np.log(2) / np.log(3), abs=0.05)
     assert cantor.used.sum() >= 3 and np.all(np.diff(cantor.counts) >= 0)
+    # the fit uses boxes of at most 1/16 of the bounding box, resolved (at most 10 % of N)
+    used = cantor.sizes[cantor.used]
+    assert used.max() <= herding.COARSEST_SIDE and np.all(cantor.counts[cantor.used] <= 10_000)
     with pytest.raises(ValueError, match="coincide"):
         herding.box_dimension(np.zeros((20, 2)))
     with pytest.raises(ValueError, match="at least 10"):
         herding.box_dimension(np.zeros((3, 2)))
     with pytest.raises(ValueError, match="finite"):
         herding.box_dimension(np.full((20, 2), np.nan))
+    with pytest.raises(ValueError, match="coarsest"):
+        herding.box_dimension(_segment(100), coarsest=0.0)
+    with pytest.raises(ValueError, match="too few scales"):
+        herding.box_dimension(_segment(100), max_fill=0.01)
+
+
+def test_box_counts_and_local_slopes_match_a_plain_count():
+    """The one-sort Morton count against ``numpy.unique`` of the boxes at every level, in 3
+    coordinates (bits from the code) and 7 (coarse levels from the code, fine ones by rows)."""
+    rng = np.random.default_rng(3)
+    for d, levels in ((3, 25), (7, 12)):
+        points = rng.random((3000, d)) ** 3
+        box = herding.box_dimension(points, levels=levels, max_fill=1.0, coarsest=1.0)
+        unit = (points - points.min(axis=0)) / np.max(np.ptp(points, axis=0))
+        plain = [len(np.unique(np.minimum(np.floor(unit * 2.0**k), 2**k - 1), axis=0))
+                 for k in range(levels)]
+        np.testing.assert_array_equal(box.counts, plain)
+        np.testing.assert_allclose(box.slopes, np.diff(np.log2(box.counts)))
+
+
+def test_correlation_dimension_of_known_sets():
+    segment = herding.correlation_dimension(_segment(), sample=5_000, seed=1)
+    assert segment.dimension == pytest.approx(1.0, abs=0.05)
+    assert segment.radii[segment.used].max() <= herding.COARSEST_SIDE
+    assert np.all(segment.pairs[segment.used] >= 10_000) and segment.sample == 5_000
+    # C(r) counts distinct pairs closer than r, against a plain count on a small sample
+    small = _segment(300, seed=2)
+    corr = herding.correlation_dimension(small, min_pairs=1, coarsest=1.0)
+    unit = (small - small.min(axis=0)) / np.max(np.ptp(small, axis=0))
+    dist = np.linalg.norm(unit[:, None] - unit[None], axis=-1)[np.triu_indices(300, 1)]
+    np.testing.assert_array_equal(corr.pairs, [(dist <= r).sum() for r in corr.radii])
+    cantor = herding.correlation_dimension(_cantor(), sample=5_000, seed=1)
+    assert cantor.dimension == pytest.approx(np.log(2) / np.log(3), abs=0.05)
+    a = herding.correlation_dimension(_segment(), sample=2_000, seed=4)
+    b = herding.correlation_dimension(_segment(), sample=2_000, seed=4)
+    np.testing.assert_array_equal(a.pairs, b.pairs)  # the same seed, the same sample
+    with pytest.raises(ValueError, match="sample"):
+        herding.correlation_dimension(small, sample=5)
+    with pytest.raises(ValueError, match="min_pairs"):
+        herding.correlation_dimension(small, min_pairs=0)
+    with pytest.raises(ValueError, match="too few radii"):
+        herding.correlation_dimension(small)  # 300 points: 44,850 pairs, too few at r <= 1/16
+    with pytest.raises(ValueError, match="coincide"):
+        herding.correlation_dimension(np.ones((20, 2)))
+
+
+def test_attractor_dimension_of_a_run_and_its_claim():
+    """10^4 points of the hexagon example after a burn-in: the fits read the weights after it,
+    and the claim reports the slope ranges; bad sizes are refused by name."""
+    model = herding.hexagon_model()
+    np.testing.assert_allclose(model.probabilities @ model.features, model.moments)
+    assert np.all(model.probabilities > 0) and model.probabilities.sum() == pytest.approx(1)
+    result = herding.attractor_dimension(model.features, model.moments, steps=10_000,
+                                         burn_in=500, sample=5_000)
+    run = herding.herd(model.features, model.moments, 10_500)
+    direct = herding.box_dimension(run.weights[501:])
+    np.testing.assert_array_equal(result.box.counts, direct.counts)
+    assert result.steps == 10_000 and result.burn_in == 500 and result.cycling_holds
+    verdict = herding.attractor_claim(result)
+    lo, hi = result.box.slope_range
+    assert f"local slopes {lo:.2f}-{hi:.2f}" in verdict.measured
+    assert verdict.numbers["correlation_dimension"] == result.correlation.dimension
+    assert verdict.agrees == (0 < result.box.dimension <= 1
+                              and 0 < result.correlation.dimension <= 1)
+    for bad, name in ((dict(steps=10), "steps"), (dict(burn_in=-1), "burn_in"),
+                      (dict(sample=10**9), "sample"),
+                      (dict(steps=herding.MAX_STEPS, burn_in=10), "burn_in")):
+        with pytest.raises(ValueError, match=name):
+            herding.attractor_dimension(model.features, model.moments, **bad)
+    with pytest.raises(TypeError, match="dimension"):
+        herding.attractor_claim(direct)
 
 
 def test_box_dimension_reports_progress_after_each_scale_and_the_same_result():
-    points = np.random.default_rng(1).random((5_000, 2))
+    points = _segment(5_000, seed=1)
     calls = []
     with_progress = herding.box_dimension(points, levels=10,
                                           progress=lambda f, m: calls.append((f, m)))
-    assert [f for f, _ in calls] == pytest.approx(np.arange(1, 11) / 10)
-    assert all("boxes of side 2^-" in m for _, m in calls)
+    assert [f for f, _ in calls] == pytest.approx(np.arange(1, 12) / 11)
+    assert "sorting" in calls[0][1] and all("boxes of side 2^-" in m for _, m in calls[1:])
     plain = herding.box_dimension(points, levels=10)
     np.testing.assert_array_equal(with_progress.counts, plain.counts)
     with pytest.raises(ValueError, match="progress"):

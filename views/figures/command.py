@@ -163,8 +163,10 @@ def main(argv: list[str] | None = None) -> int:
             client.close()
         if cluster is not None:
             _close(cluster)
-    differs = [r["id"] for r in results if r["verdict"] != "reproduced"]
+    differs = [r["id"] for r in results if r["verdict"].startswith("differs")]
+    unjudged = [r["id"] for r in results if r["verdict"].startswith("not judged")]
     print(f"{len(results)} entries in {args.out} ({time.perf_counter() - started:.0f} s); "
-          f"reproduced {len(results) - len(differs)}, differs {len(differs)}"
-          + (f": {', '.join(differs)}" if differs else ""))
+          f"reproduced {len(results) - len(differs) - len(unjudged)}, differs {len(differs)}"
+          + (f": {', '.join(differs)}" if differs else "")
+          + (f"; not judged {len(unjudged)}: {', '.join(unjudged)}" if unjudged else ""))
     return 0
