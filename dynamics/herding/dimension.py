@@ -67,8 +67,24 @@ def _fit(x: np.ndarray, y: np.ndarray) -> float:
 # --------------------------------------------------------------------------------------------
 # Box counting
 # --------------------------------------------------------------------------------------------
+class _LocalSlopes:
+    """What a dimension measured from local slopes says of them: ``slopes[k]`` between scales
+    ``k`` and ``k + 1``, ``used`` the scales a fit may use."""
+
+    @property
+    def slopes_used(self) -> np.ndarray:
+        """Flags of the local slopes between two used scales."""
+        return self.used[:-1] & self.used[1:]
+
+    @property
+    def slope_range(self) -> tuple[float, float]:
+        """(smallest, largest) local slope between used scales."""
+        s = self.slopes[self.slopes_used]
+        return float(s.min()), float(s.max())
+
+
 @dataclass(frozen=True)
-class BoxDimension:
+class BoxDimension(_LocalSlopes):
     """Box-counting dimension: ``counts[k]`` boxes of side ``sizes[k] = 2^-k`` (in units of the
     points' bounding box) hold a point. ``slopes[k]`` is the local slope of log N against
     log(1 / side) between sides ``sizes[k]`` and ``sizes[k + 1]``; ``used`` flags the scales a
@@ -81,17 +97,6 @@ class BoxDimension:
     counts: np.ndarray
     used: np.ndarray
     slopes: np.ndarray
-
-    @property
-    def slopes_used(self) -> np.ndarray:
-        """Flags of the local slopes between two used scales."""
-        return self.used[:-1] & self.used[1:]
-
-    @property
-    def slope_range(self) -> tuple[float, float]:
-        """(smallest, largest) local slope between used scales."""
-        s = self.slopes[self.slopes_used]
-        return float(s.min()), float(s.max())
 
 
 def _morton(cells: np.ndarray, bits: int) -> np.ndarray:
@@ -186,7 +191,7 @@ def box_dimension(points, *, min_boxes: int = 4, max_fill: float = 0.1, levels: 
 # Correlation dimension (Grassberger & Procaccia)
 # --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class CorrelationDimension:
+class CorrelationDimension(_LocalSlopes):
     """Correlation dimension: ``correlation[k]`` = C(r) is the fraction of pairs of the
     ``sample`` points closer than ``radii[k]`` (units of the bounding box, decreasing by half
     octaves), ``pairs[k]`` their number; ``slopes[k]`` the local slope of log C against log r
@@ -200,17 +205,6 @@ class CorrelationDimension:
     used: np.ndarray
     slopes: np.ndarray
     sample: int
-
-    @property
-    def slopes_used(self) -> np.ndarray:
-        """Flags of the local slopes between two used radii."""
-        return self.used[:-1] & self.used[1:]
-
-    @property
-    def slope_range(self) -> tuple[float, float]:
-        """(smallest, largest) local slope between used radii."""
-        s = self.slopes[self.slopes_used]
-        return float(s.min()), float(s.max())
 
 
 def correlation_dimension(points, *, sample: int = 20_000, min_pairs: int = 10_000,
