@@ -46,8 +46,15 @@ _ADDRESS_NAMES = """names => {
 #: (``Explorer.defer_plots``) in the Bokeh document, and a canvas for each of its figures.
 FRAMES_DRAWN = """() => {
     if (!(window.Bokeh && Bokeh.documents.length)) return false;
+    // in the page, not in the document's models: a frame taken out stays among those a while
+    let frames = 0;
+    const walk = root => root.querySelectorAll('*').forEach(el => {
+        if (el.classList && el.classList.contains('ldx-skeleton')) frames++;
+        if (el.shadowRoot) walk(el.shadowRoot);
+    });
+    walk(document);
+    if (frames) return false;
     const models = [...Bokeh.documents[0]._all_models.values()];
-    if (models.some(m => (m.css_classes || []).includes('ldx-skeleton'))) return false;
     const figures = models.filter(m => m.constructor.__name__ === 'Figure').length;
     return (""" + COUNT_CANVASES + """)() >= figures;
 }"""
