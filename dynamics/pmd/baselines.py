@@ -17,7 +17,8 @@ from numba import njit
 from dynamics._common import (as_generator, check_array, check_count, check_in_range,
                               check_positive, check_progress, report)
 from dynamics.pmd.kde import GaussianFit, Particles, effective_sample_size, median_bandwidth
-from dynamics.pmd.mirror import check_run, checkpoint_steps, normalise_log, record
+from dynamics.pmd.mirror import (check_run, checkpoint_steps, minibatch_schedule, normalise_log,
+                                  record)
 from dynamics.pmd.model import MixtureModel, log_likelihood
 
 __all__ = ["one_pass_smc", "sgld", "gibbs", "svi", "LIU_WEST_SHRINK"]
@@ -212,9 +213,7 @@ passes. A unimodal family: it can hold one mode at best (Sec 4.6.1: "the
     progress = check_progress(progress)
     rng = as_generator(seed)
     n = x.size
-    steps_per_epoch = -(-n // b)
-    total = epochs * steps_per_epoch
-    checkpoints_at = checkpoint_steps(total, checkpoints)
+    steps_per_epoch, total, checkpoints_at = minibatch_schedule(n, b, epochs, checkpoints)
     params = np.array([*(0.1 * rng.standard_normal(2)), 0.0, 0.0, 0.0])  # mu, log L11, L21, log L22
     first, second, average = np.zeros(5), np.zeros(5), np.zeros(5)
     history = {"seen": [], "gaussians": []}

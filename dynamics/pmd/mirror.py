@@ -103,6 +103,15 @@ def checkpoint_steps(T: int, checkpoints: int) -> set[int]:
     return set(steps.tolist()) | {T}
 
 
+def minibatch_schedule(n: int, batch: int, epochs: int,
+                       checkpoints: int) -> tuple[int, int, set[int]]:
+    """Steps of ``epochs`` passes over ``n`` data in minibatches of ``batch``: the steps a pass,
+    the steps in all, and the steps recorded (``checkpoint_steps``)."""
+    steps_per_epoch = -(-n // batch)
+    total = epochs * steps_per_epoch
+    return steps_per_epoch, total, checkpoint_steps(total, checkpoints)
+
+
 def normalise_log(logw: np.ndarray) -> np.ndarray:
     """Log weights shifted so that their exponentials sum to 1."""
     logw = logw - logw.max()

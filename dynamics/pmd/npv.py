@@ -30,7 +30,7 @@ from scipy.special import erfc
 from dynamics._common import (MAX_ABS, as_generator, check_array, check_count, check_in_range,
                               check_positive, check_progress, report)
 from dynamics.pmd.kde import CUTOFF
-from dynamics.pmd.mirror import check_run, checkpoint_steps
+from dynamics.pmd.mirror import check_run, minibatch_schedule
 from dynamics.pmd.model import Grid, MixtureModel, check_thetas
 
 __all__ = ["GaussianMixture", "entropy_bound", "sgd_npv"]
@@ -195,9 +195,7 @@ def sgd_npv(model: MixtureModel, data, *, particles: int = 1500, batch_size: int
     progress = check_progress(progress)
     rng = as_generator(seed)
     n = x.size
-    steps_per_epoch = -(-n // b)
-    total = epochs * steps_per_epoch
-    checkpoints_at = checkpoint_steps(total, checkpoints)
+    steps_per_epoch, total, checkpoints_at = minibatch_schedule(n, b, epochs, checkpoints)
     params = np.concatenate([model.prior_draws(m, rng), np.full((m, 1), math.log(s0))], axis=1)
     first, second = np.zeros_like(params), np.zeros_like(params)
     history = {"seen": [], "mixtures": []}
