@@ -26,6 +26,20 @@ TITLE = "Learning Dynamics Explorer"
 
 #: Characters of the link's messages a toast quotes (the page's notice has them all).
 TOAST_LIMIT = 200
+#: A narrow screen (a phone, 390 px): the settings above the plots in one column that scrolls as
+#: a whole, instead of a 320-px sidebar beside a main area cut at the screen's edge.
+NARROW_CSS = """
+@media (max-width: 600px) {
+  #container { overflow-y: auto !important; height: auto !important; min-height: 100vh; }
+  #content { flex-direction: column; flex-wrap: nowrap; overflow: visible !important;
+             height: auto; margin: 0; }
+  #sidebar { width: 100% !important; max-width: none !important; height: auto;
+             overflow: visible; border-right: none; padding: 8px 4px;
+             border-bottom: 1px solid var(--bs-border-color); }
+  #main { overflow: visible; padding: 6px 4px; width: 100%; flex: none; }
+  #header .title { font-size: 1.05em; white-space: normal; line-height: 1.3em; }
+}
+"""
 
 pn.extension("katex", notifications=True, sizing_mode="stretch_width")
 pn.config.loading_indicator = True
@@ -276,10 +290,14 @@ def build() -> pn.template.BootstrapTemplate:
         pn.state.onload(_shown)
     # The Bootstrap template uses only resources Panel bundles (the Fast templates fetch a web
     # font, which fails offline and leaves a console error).
-    return pn.template.BootstrapTemplate(
+    template = pn.template.BootstrapTemplate(
         title=title, sidebar=sidebar, main=main, sidebar_width=320,
         header_background="#0072b5", main_max_width="1100px" if sidebar else "1900px",
+        # a phone lays the page out at its own width (without this, at 980 px shown at 40 %)
+        meta_viewport="width=device-width, initial-scale=1",
     )
+    template.config.raw_css.append(NARROW_CSS)
+    return template
 
 
 def _shown() -> None:

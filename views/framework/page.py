@@ -54,6 +54,12 @@ UNTITLED = (pn.widgets.CheckBoxGroup, pn.widgets.CheckButtonGroup, pn.widgets.Ra
             pn.widgets.RadioButtonGroup)
 #: Their boxes in a row wrap at the widget's width (HBM's 12 orders ran over the next control).
 WRAPPING_GROUP = ".bk-input-group.bk-inline { flex-wrap: wrap; row-gap: 2px; }"
+#: A slider's handle on a touch screen: 28 px, the size of a fingertip's target (Panel's 14 px
+#: handle is hard to catch on a phone).
+TOUCH_HANDLES = """@media (pointer: coarse), (max-width: 600px) {
+  .noUi-horizontal { height: 10px; margin: 12px 6px; }
+  .noUi-horizontal .noUi-handle { width: 28px; height: 28px; right: -14px; top: -10px; }
+}"""
 #: A plot's tools appear when the pointer is over it: a projected page of 13 panels carried
 #: 30-50 icons.
 TOOLBAR_HIDDEN = {"plot.toolbar.autohide": True}
@@ -268,6 +274,8 @@ class PageMixin:
             widget.format = PrintfTickFormatter(format=f"%.{places}f")
         if "start" in widget.param and isinstance(getattr(p, "bounds", None), tuple):
             _one_value_range(widget, self, name)
+        if isinstance(widget, pn.widgets.slider._SliderBase):
+            widget.stylesheets = [*widget.stylesheets, TOUCH_HANDLES]
         widget = snap_from_browser(widget, lambda value: _knobs.snap(p, value))
         if isinstance(widget, UNTITLED):  # Panel draws no name above these: the knob's label
             title = pn.pane.HTML(f"<div class='ldx-group-title'>{html.escape(p.label)}</div>",
@@ -294,7 +302,7 @@ class PageMixin:
             items.extend(self.control(n) for n in names)
         return pn.Column(*items, sizing_mode="stretch_width")
 
-    def downloads(self) -> pn.Row:
+    def downloads(self) -> pn.FlexBox:
         """One download button per export format, its file named after the page and the
         settings drawn (``views.framework.stamp.file_stem``); on a page with a timeline, GIF
         and MP4 too, the timeline animated (``views.framework.animation``)."""
@@ -318,10 +326,9 @@ class PageMixin:
                 button.filename = f"{stem}{suffix}"
 
         self.param.watch(rename, ["drawn", "t"] if "t" in self.param else ["drawn"])
-        count = len(buttons) + len(animated)
-        return pn.Row(pn.pane.Markdown("**Export the figure**", margin=(8, 5), width=150),
-                      *buttons, *animated, sizing_mode="fixed", width=150 + count * 80,
-                      height=50)
+        # wraps on a narrow screen (a fixed row of 630 px made a phone's page that wide)
+        return pn.FlexBox(pn.pane.Markdown("**Export the figure**", margin=(8, 5), width=150),
+                          *buttons, *animated, flex_wrap="wrap", sizing_mode="stretch_width")
 
     async def _export_with_sign(self, suffix: str, button) -> bytes:
         """The figure as ``suffix`` for a download button, the button saying "…" and disabled

@@ -399,7 +399,8 @@ class TimelineMixin:
         i = self.frame_index(run)
         player = _LocalPlayer(start=0, end=max(len(frames) - 1, 1), value=i, step=1,
                               interval=INTERVAL_MS, loop_policy="once", show_value=False,
-                              show_loop_controls=True, width=420, height=90,
+                              show_loop_controls=True, sizing_mode="stretch_width",
+                              min_width=290, max_width=420, height=90,
                               visible_loop_options=["once", "loop", "reflect"],
                               css_classes=["ldx-timeline-player"])
         step = pn.widgets.Select(label="Step size (frames)", options=[1, 10, 100], value=1,
@@ -469,9 +470,14 @@ class TimelineMixin:
         caption = pn.pane.Markdown(math_markdown(timeline.caption), margin=(0, 10),
                                    sizing_mode="stretch_width",
                                    css_classes=["ldx-timeline-caption"])
-        controls = pn.Column(player, pn.Row(step, note), width=440)
-        return pn.Row(controls, pn.Column(caption, sync, runs, sizing_mode="stretch_width"),
-                      sizing_mode="stretch_width", css_classes=["ldx-timeline"])
+        # the controls and the caption side by side where both fit, the caption below on a
+        # narrow screen (a phone's 390 px: a fixed row of 630 px ran off the screen)
+        controls = pn.Column(player, pn.Row(step, note), sizing_mode="stretch_width",
+                             min_width=300, max_width=440, styles={"flex": "1 1 440px"})
+        return pn.FlexBox(controls, pn.Column(caption, sync, runs, sizing_mode="stretch_width",
+                                              styles={"flex": "1 1 200px"}),
+                          flex_wrap="wrap", sizing_mode="stretch_width",
+                          css_classes=["ldx-timeline"])
 
     @staticmethod
     def _label_text(frames: Frames, i: int, timeline: Timeline) -> str:
