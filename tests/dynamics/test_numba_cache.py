@@ -1,0 +1,39 @@
+"""A second start compiles nothing (issue 27 item 3): every Numba kernel that the served app's
+warm-up readies (``dynamics.warmup()``) is loaded from the on-disk cache that the first start
+wrote, in a fresh process. A kernel without ``cache=True``, or one whose cache cannot be used
+(a source or signature that changes from process to process), is compiled again on every start
+and is named here."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+#: Warm every engine, then list the kernels this process compiled instead of loading them.
+_CHECK = """
+import json, sys
+import dynamics
+from numba.core.dispatcher import Dispatcher
+dynamics.warmup()
+compiled = sorted(
+    f"{key}.{name}" for key, module in list(sys.modules.items())
+    if key == "dynamics" or key.startswith("dynamics.")
+    for name, kernel in vars(module).items()
+    if isinstance(kernel, Dispatcher) and kernel.stats.cache_misses)
+print(json.dumps(compiled))
+"""
+
+
+def _start() -> list[str]:
+    done = subprocess.run([sys.executable, "-c", _CHECK], cwd=ROOT, capture_output=True,
+                          text=True, timeout=900, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_second_start_loads_every_kernel_from_the_disk_cache():
+    _start()  # the first start: compiles what the cache lacks (nothing after the run's precompile)
+    assert _start() == []
