@@ -165,6 +165,17 @@ def _assert_no_sideways_scroll(page, slug: str) -> None:
     assert width <= inner, f"{slug}: the page scrolls sideways ({width} > {inner} px)"
 
 
+def _changed_canvases(page, shots) -> str:
+    """How many of these (canvas, screenshot) pairs look different now, as "k of n"."""
+    changed = 0
+    for canvas, shot in shots:
+        try:
+            changed += canvas.screenshot(timeout=2000) != shot
+        except Exception:  # noqa: BLE001 - a canvas gone counts as changed
+            changed += 1
+    return f"{changed} of {len(shots)}"
+
+
 def _deep_text(page) -> str:
     """All text on the page, including inside the shadow roots of Bokeh's widgets."""
     return page.evaluate(
@@ -256,6 +267,7 @@ def test_page_loads_and_a_slider_move_changes_plot_and_url(server, page, slug):
     # the slider move at 1440 x 900 (going back to 1024 x 768 first redrew every plot)
     canvas = page.locator(".bk-Canvas").first
     before = canvas.screenshot()
+    others = [(c, c.screenshot()) for c in page.locator(".bk-Canvas").all()[1:]]
     url_before = page.url
     handle = page.locator(".noUi-handle").first
     handle.focus()
@@ -265,7 +277,10 @@ def test_page_loads_and_a_slider_move_changes_plot_and_url(server, page, slug):
                            timeout=REDRAW_TIMEOUT)
     deadline = time.monotonic() + REDRAW_TIMEOUT / 1000
     while canvas.screenshot() == before:  # the redraw, however long it takes
-        assert time.monotonic() < deadline, "the first plot did not change after a slider move"
+        assert time.monotonic() < deadline, (
+            f"{slug}: the first plot did not change within {REDRAW_TIMEOUT} ms of a slider "
+            f"move; {_changed_canvases(page, others)} of the other plots changed; the page "
+            f"says: {_deep_text(page)[:600]!r}")
         page.wait_for_timeout(200)
     page.wait_for_timeout(500)  # the other panels of the same draw
     assert page.url != url_before
@@ -317,6 +332,7 @@ def test_bifurcation_zoom_recomputes_and_resets(server, page):
     _wait_for_plots(page, _canvas_count(cls))
     canvas = page.locator(".bk-Canvas").first
     before = canvas.screenshot()
+    others = [(c, c.screenshot()) for c in page.locator(".bk-Canvas").all()[1:]]
     box = canvas.bounding_box()
     # what the server sends from now on: a zoom the server hears of comes back as a new
     # diagram (Bokeh changes the picture in the browser alone too, so pixels cannot tell)
