@@ -14,6 +14,7 @@ from tornado.ioloop import IOLoop
 import dynamics
 import views
 import views.framework.worker
+from views.framework import readiness
 
 
 def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:
@@ -32,14 +33,24 @@ def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:
     Then ``pages`` are drawn once each on the event loop (``_warm_page``, ``_warm_pages``)."""
     first = ("herding", "neuron", "torus")
     rest = [name for name in dynamics.ENGINES if name not in first]
+    compiling = [name for name in dynamics.ENGINES if readiness.needs_compiling(name)]
+    readiness.begin(bool(compiling))  # pages whose engines compile wait (app/main.py)
+    if compiling:
+        print(f"dynamics: {len(compiling)} engines to compile: {', '.join(compiling)}",
+              flush=True)
+    readiness.doing(f"{'compiling' if compiling else 'loading'} {', '.join(first)}")
     dynamics.warmup(verbose=True, engines=first)
+    readiness.ready(first)
     start = time.perf_counter()
     views.warmup_rasters()
     print(f"views: datashader ready in {time.perf_counter() - start:.2f} s", flush=True)
     loop.add_callback(_warm_page)
-    if _compiled(first):
+    if _compiled(first) or compiling:
         _compile_elsewhere(rest)
-    dynamics.warmup(verbose=True, engines=rest)
+    for name in rest:
+        readiness.doing(f"loading {name}")
+        dynamics.warmup(verbose=True, engines=[name])
+        readiness.ready([name])
     if pages[1:]:  # the other pages, once their engines are loaded
         loop.add_callback(_warm_pages, pages[1:], time.perf_counter())
 
@@ -152,9 +163,19 @@ def _compile_elsewhere(engines: list[str]) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
     start = time.perf_counter()
+    readiness.doing(f"compiling {engines[0]} (1 of {len(engines)}) in a child process")
     try:
-        subprocess.run([sys.executable, "-c", f"import dynamics; dynamics.warmup(engines={engines!r})"],
-                       env=env, check=True, timeout=600, stdout=subprocess.DEVNULL)
+        with subprocess.Popen(
+                [sys.executable, "-c", f"import dynamics; dynamics.warmup(verbose=True, "
+                                       f"engines={engines!r})"],
+                env=env, stdout=subprocess.PIPE, text=True) as child:
+            # the child prints "dynamics.<name>: ready in ... s" after each engine
+            for done, _ in enumerate(child.stdout, start=1):
+                if done < len(engines):
+                    readiness.doing(f"compiling {engines[done]} ({done + 1} of "
+                                    f"{len(engines)}) in a child process")
+            if child.wait(timeout=600):
+                raise subprocess.CalledProcessError(child.returncode, "dynamics.warmup")
     except (OSError, subprocess.SubprocessError) as exc:
         print(f"dynamics: the child process could not compile the kernels ({exc}); "
               "compiling them here", flush=True)

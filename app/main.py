@@ -16,7 +16,7 @@ import urllib.parse
 import panel as pn
 
 from views import EXPLORERS
-from views.framework import math_markdown
+from views.framework import math_markdown, readiness
 from views.framework import stamp
 from views.framework.live import session_post
 from views.framework.present import Presentation
@@ -254,10 +254,43 @@ def write_address(query) -> None:
         pn.state.onload(lambda: _write(location, query()))
 
 
+def waiting_page(slug: str) -> pn.Column:
+    """The page of an explorer whose engines the server's first start is still compiling
+    (``views.framework.readiness``): what it waits for and how far the start is, updated every
+    second, and the page itself once they are ready (the browser reloads the same address)."""
+    cls = EXPLORERS[slug]
+
+    def text() -> str:
+        left = readiness.waiting_for(cls)
+        return (f"## {cls.title}\n\n**The server is compiling its engines** (the first start "
+                f"after installing; later starts load them from the disk cache). This page "
+                f"opens by itself once {'its engine' if len(left) < 2 else 'its engines'} "
+                f"({', '.join(left) or 'none'}) {'is' if len(left) < 2 else 'are'} ready.\n\n"
+                f"{readiness.progress()}.")
+
+    note = pn.pane.Markdown(text(), sizing_mode="stretch_width", css_classes=["ldx-waiting"])
+    bar = pn.indicators.Progress(active=True, sizing_mode="stretch_width", max_width=600)
+    reload = pn.widgets.IntInput(value=0, visible=False)
+    reload.jscallback(value="window.location.reload()")
+
+    def tick():
+        if readiness.waiting_for(cls):
+            note.object = text()
+        else:
+            callback.stop()
+            reload.value = 1
+
+    callback = pn.state.add_periodic_callback(tick, period=1000)
+    return pn.Column(note, bar, reload, sizing_mode="stretch_width")
+
+
 def build() -> pn.template.BootstrapTemplate:
     page = _page_name()
     sidebar = [navigation(page)]
-    if page in EXPLORERS:
+    if page in EXPLORERS and readiness.waiting_for(EXPLORERS[page]):
+        main, title = [waiting_page(page)], f"{TITLE}: {EXPLORERS[page].title}"
+        pn.state.onload(_shown)
+    elif page in EXPLORERS:
         # the page's address comes from the explorer's knobs (explorer_page)
         explorer = explorer_page(page)
         explorer.defer_plots()  # drawn after the page's response (draw_deferred, below)
