@@ -160,6 +160,52 @@ def _assert_plots_readable(page, slug: str, screen: dict) -> None:
                 f"{where}: a legend of {plot['title']!r} is cut at the plot's edge")
 
 
+#: A phone's screen (issue 27 item 3), and the pages checked on it: one with a timeline, one
+#: with the longest sidebar.
+PHONE = {"width": 390, "height": 844}
+PHONE_PAGES = ("torus", "sbeed")
+#: The smallest slider handle a finger can take (px); Panel's own is 14 px.
+TOUCH_TARGET = 24
+
+#: The boxes (page px) of every plot canvas, every slider handle and the sidebar.
+_PHONE_BOXES = """() => {
+    const canvases = [], handles = [];
+    const walk = root => root.querySelectorAll('*').forEach(el => {
+        const r = el.getBoundingClientRect();
+        if (el.classList && el.classList.contains('bk-Canvas') && r.width > 100)
+            canvases.push([r.left, r.right, r.top + window.scrollY]);
+        if (el.classList && el.classList.contains('noUi-handle') && r.width > 0)
+            handles.push([r.width, r.height]);
+        if (el.shadowRoot) walk(el.shadowRoot);
+    });
+    walk(document);
+    const sidebar = document.querySelector('#sidebar').getBoundingClientRect();
+    return {canvases, handles, sidebar: sidebar.bottom + window.scrollY,
+            width: document.documentElement.scrollWidth, inner: window.innerWidth,
+            viewport: (document.querySelector('meta[name=viewport]') || {}).content || ''};
+}"""
+
+
+def _assert_one_column(page, slug: str) -> None:
+    """On a phone's screen the page is one column at the screen's width (viewport meta): the
+    settings above the plots, every plot inside the screen, nothing scrolling sideways, slider
+    handles a fingertip can take."""
+    boxes = page.evaluate(_PHONE_BOXES)
+    assert "width=device-width" in boxes["viewport"]
+    assert boxes["width"] <= boxes["inner"] == PHONE["width"], (
+        f"{slug}: the page is {boxes['width']} px wide on a {PHONE['width']}-px screen")
+    assert boxes["canvases"], f"{slug}: no plot drawn at {PHONE['width']} px"
+    for left, right, _ in boxes["canvases"]:
+        assert left >= 0 and right <= PHONE["width"], (
+            f"{slug}: a plot spans x = {left:.0f}..{right:.0f} px, off the screen")
+    assert boxes["sidebar"] <= min(top for _, _, top in boxes["canvases"]), (
+        f"{slug}: the settings are not above the plots")
+    assert boxes["handles"], f"{slug}: no slider"
+    for width, height in boxes["handles"]:
+        assert min(width, height) >= TOUCH_TARGET, (
+            f"{slug}: a slider handle of {width:.0f} x {height:.0f} px")
+
+
 def _assert_no_sideways_scroll(page, slug: str) -> None:
     width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert width <= inner, f"{slug}: the page scrolls sideways ({width} > {inner} px)"
@@ -247,7 +293,8 @@ def test_page_loads_and_a_slider_move_changes_plot_and_url(server, page, slug):
     error and does not scroll sideways (a screenshot is saved), a plot shows on the first screen
     at 1024 x 768 and at 1440 x 900, every plot keeps a data area 250 px wide with its legends
     off it on both screens, and two key presses on its
-    first slider change the first plot and the address (at 1440 x 900). One load a page serves
+    first slider change the first plot and the address (at 1440 x 900); on torus and SBEED a
+    phone's 390 x 844 gets one column (``_assert_one_column``). One load a page serves
     all these checks (they were three tests, each loading the page)."""
     cls = EXPLORERS[slug]
     page.set_viewport_size(SMALL_SCREEN)
@@ -286,6 +333,13 @@ def test_page_loads_and_a_slider_move_changes_plot_and_url(server, page, slug):
     assert page.url != url_before
     page.screenshot(path=str(SCREENSHOTS / f"{slug}-after-slider.png"), full_page=True)
     assert page.errors == []
+    if slug in PHONE_PAGES:  # the same load, on a phone's screen
+        page.set_viewport_size(PHONE)
+        _wait_for_frames_drawn(page)
+        page.wait_for_timeout(500)  # the plots' new widths laid out
+        page.screenshot(path=str(SCREENSHOTS / f"{slug}-390.png"), full_page=True)
+        _assert_one_column(page, slug)
+        assert page.errors == []
 
 
 def test_a_link_restores_its_state_refuses_a_bad_value_and_a_typed_value(server, page):
