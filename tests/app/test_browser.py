@@ -85,7 +85,16 @@ def _open(page, url: str) -> None:
 def _wait_for_plots(page, count: int) -> None:
     """Wait until ``count`` Bokeh plot canvases are drawn (Playwright's CSS pierces shadow DOM)."""
     page.wait_for_function(f"n => ({COUNT_CANVASES})() >= n", arg=count, timeout=LOAD_TIMEOUT)
-    page.wait_for_timeout(1500)  # let the last renders settle before screenshots
+    _wait_until_idle(page)  # the last renders settled before screenshots
+
+
+def _wait_until_idle(page) -> None:
+    """Wait until BokehJS has rendered every root of the page (its document ``is_idle``), and
+    two animation frames more (painted). Event-driven: a fixed 1.5 s wait stood here."""
+    page.wait_for_function("() => Bokeh.documents.length > 0 && Bokeh.documents[0].is_idle",
+                           timeout=LOAD_TIMEOUT)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
+                  "requestAnimationFrame(() => r())))")
 
 
 #: The smallest screen every page must fit without scrolling sideways (a classroom projector).
@@ -387,6 +396,8 @@ def test_bifurcation_zoom_recomputes_and_resets(server, page):
     canvas = page.locator(".bk-Canvas").first
     before = canvas.screenshot()
     others = [(c, c.screenshot()) for c in page.locator(".bk-Canvas").all()[1:]]
+    # the other plots' screenshots scrolled the page down: the wheel must land on the first
+    canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     # what the server sends from now on: a zoom the server hears of comes back as a new
     # diagram (Bokeh changes the picture in the browser alone too, so pixels cannot tell)
