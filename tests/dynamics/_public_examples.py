@@ -181,8 +181,17 @@ def _sbeed():
 
 
 def _pendulum():
+    rng = np.random.default_rng(0)
     return dict(x=np.array([0.5, 4.0]), theta=0.3, thetadot=0.1, u=0.5, steps=200, seeds=1,
-                features=4, value_features=4, batch_size=8, updates=1, buffer_episodes=1, k=10)
+                features=4, value_features=4, batch_size=8, updates=1, buffer_episodes=1, k=10,
+                terms=rng.normal(size=(2, 5)), values=rng.normal(size=(2, 6)),
+                observations=rng.normal(size=(2, 6, 3)), actions=rng.normal(size=(2, 5)),
+                deltas=rng.normal(size=6))
+
+
+def _pendulum_fit_dual():
+    rng = np.random.default_rng(0)
+    return dict(features=rng.normal(size=(6, 3)), deltas=rng.normal(size=6))
 
 
 def _dsg():
@@ -432,6 +441,7 @@ FUNCTIONS = {
     "dynamics.pmd.best_method_claim": _pmd_claim,
     "dynamics.pmd.both_modes_claim": _pmd_claim,
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,
+    "dynamics.sbeed.pendulum.fit_dual": _pendulum_fit_dual,
     "dynamics.doeblin.restart_gap_claim": _doeblin_claims,
     "dynamics.doeblin.staged_gap_claim": _doeblin_claims,
     "dynamics.doeblin.word_order_claim": _doeblin_claims,
