@@ -508,24 +508,37 @@ def _rollout(phi_pi, w_pi):
     return path, float(total)
 
 
-def _ablation_run(lam: float, eta: float, k: int, seed: int, steps: int,
-                  progress=None) -> np.ndarray:
-    """One ablation run: its episode returns. A pure, picklable function of its arguments, so
-    any executor (threads, processes, Dask) gives the same."""
-    return sbeed_pendulum(steps=steps, lam=lam, eta=eta, k=k, noise=NOISE_ABLATION, seed=seed,
-                          progress=progress).returns
+def _ablation_run(lam: float, eta: float, k: int, noise: float, seed: int, steps: int,
+                  progress=None) -> tuple[np.ndarray, float]:
+    """One ablation run: its episode returns and the fraction of delta_k's variance its dual
+    explains at the end (``PendulumRun.dual_explained``). A pure, picklable function of its
+    arguments, so any executor (threads, processes, Dask) gives the same."""
+    run = sbeed_pendulum(steps=steps, lam=lam, eta=eta, k=k, noise=noise, seed=seed,
+                         progress=progress)
+    return run.returns, run.dual_explained()
 
 
-#: The transition noise of the ablation (rad/s per step): stochastic transitions as in Sec 6.7.2.
+#: The transition noise of the ablation (rad/s per step) in panels (a)-(c): the noise of the
+#: Pendulum page's default, under which eta has little to remove (the dual cancels the variance
+#: that the transitions add, Prop 55, and at 0.2 rad/s a step it is small).
 NOISE_ABLATION = 0.2
-#: Fig 6.1's grids (the text, L4097-4100, gives the search grids; the plotted values are not
-#: printed): each panel varies one of lam, eta, k with the others at the defaults below.
+#: The noise of the stochastic eta panel ("eta_noisy"): of order 1 rad/s a step, where the
+#: transitions, not the policy's own noise, dominate the variance of delta_k.
+NOISE_STOCHASTIC = 1.0
+#: Fig 6.1's grids: the search grids of Sec 6.7.1 (the plotted values are not printed): lam in
+#: {0.001, 0.01, 0.1}, eta in {0.004, 0.01, 0.04, 0.1} with 0 (PCL's surrogate) and 1 (the
+#: full cancellation, Prop 55) added, k in {1, 10, 20, 100}. Each panel varies one of lam, eta,
+#: k with the others at the defaults below; "eta_noisy" is the eta panel at NOISE_STOCHASTIC.
+ETA_GRID = (0.0, 0.004, 0.01, 0.04, 0.1, 1.0)
 ABLATION = {
     "lam": (0.001, 0.01, 0.1),
-    "eta": (0.0, 0.01, 0.1, 1.0),
+    "eta": ETA_GRID,
     "k": (1, 10, 20, 100),
+    "eta_noisy": ETA_GRID,
 }
 ABLATION_DEFAULTS = {"lam": 0.01, "eta": 0.1, "k": 10}
+#: The parameter each panel varies.
+PANEL_PARAMETER = {"lam": "lam", "eta": "eta", "k": "k", "eta_noisy": "eta"}
 
 
 #: ``run_cost``'s model: a run's time grows like (K_COST_OFFSET + k), measured at 10,000 steps
@@ -545,41 +558,59 @@ def run_cost(k: int) -> float:
 
 @dataclass(frozen=True)
 class Ablation:
-    """Fig 6.1 on Pendulum: for each panel ("lam", "eta", "k") and value, ``returns``
-    (seeds, episodes); ``steps`` the x axis; ``seconds`` the total compute time."""
+    """Fig 6.1 on Pendulum: for each panel (``ABLATION``'s names) and value, ``returns``
+    (seeds, episodes) in ``panels`` and the dual's explained fraction of delta_k's variance per
+    seed in ``dual`` (NaN for eta = 0, whose dual is not fitted); ``noise`` each panel's
+    transition noise; ``steps`` the x axis; ``seconds`` the total compute time."""
 
     panels: dict
     steps: np.ndarray
     seeds: int
     seconds: float
+    noise: dict = None  # type: ignore[assignment]
+    dual: dict = None  # type: ignore[assignment]
 
 
-def ablation(*, steps: int = 100_000, seeds: int = 5, executor=None, progress=None) -> Ablation:
+def ablation(*, steps: int = 100_000, seeds: int = 5, panels=tuple(ABLATION),
+             noise: float = NOISE_ABLATION, stochastic_noise: float = NOISE_STOCHASTIC,
+             executor=None, progress=None) -> Ablation:
     """Run the one-factor-at-a-time ablation of Fig 6.1 (``ABLATION`` around
-    ``ABLATION_DEFAULTS``, each over ``seeds`` seeds 0..seeds-1) through ``dynamics.sweep`` on
-    ``executor`` (None: in this process, where each run reports its progress, so that a cancel
-    stops it within a second). Results do not depend on the executor: each run's seed is its
-    seed index."""
+    ``ABLATION_DEFAULTS``, each over ``seeds`` seeds 0..seeds-1; ``panels`` a subset of its
+    names) at transition noise ``noise``, the "eta_noisy" panel at ``stochastic_noise``,
+    through ``dynamics.sweep`` on ``executor`` (None: in this process, where each run reports
+    its progress, so that a cancel stops it within a second). Results do not depend on the
+    executor: each run's seed is its seed index."""
     steps = check_count("steps", steps, low=EPISODE, high=10_000_000)
     seeds = check_count("seeds", seeds, low=1, high=100)
+    if isinstance(panels, str) or not hasattr(panels, "__iter__"):
+        raise TypeError(f"panels must be a tuple of names from {tuple(ABLATION)}, got {panels!r}")
+    panels = tuple(check_choice("panels", p, tuple(ABLATION)) for p in panels)
+    if not panels:
+        raise ValueError(f"panels must name at least one of {tuple(ABLATION)}")
+    noise = check_in_range("noise", noise, 0.0, 10 * MAX_SPEED)
+    stochastic_noise = check_in_range("stochastic_noise", stochastic_noise, 0.0, 10 * MAX_SPEED)
     progress = check_progress(progress)
     executor = check_executor(executor)
+    noises = {name: stochastic_noise if name == "eta_noisy" else noise for name in panels}
     cells = []
-    for name, values in ABLATION.items():
-        for value in values:
-            cfg = dict(ABLATION_DEFAULTS, **{name: value})
-            cells.append((name, value, (cfg["lam"], cfg["eta"], cfg["k"])))
+    for name in panels:
+        for value in ABLATION[name]:
+            cfg = dict(ABLATION_DEFAULTS, **{PANEL_PARAMETER[name]: value})
+            cells.append((name, value, (cfg["lam"], cfg["eta"], cfg["k"], noises[name])))
     unique = sorted({c for _, _, c in cells})
     jobs = [(c, s) for c in unique for s in range(seeds)]
     start = time.perf_counter()
     # the progress fraction weighs each run by its cost (k = 100 takes 5.5x k = 10)
-    returns = sweep(_ablation_run, [dict(lam=lam, eta=eta, k=k, seed=s, steps=steps)
-                                    for (lam, eta, k), s in jobs],
-                    executor=executor, progress=progress, task_progress=True,
-                    weights=[run_cost(c[2]) for c, _ in jobs])
-    results = dict(zip(jobs, returns))
-    panels = {}
+    out = sweep(_ablation_run, [dict(lam=lam, eta=eta, k=k, noise=nz, seed=s, steps=steps)
+                                for (lam, eta, k, nz), s in jobs],
+                executor=executor, progress=progress, task_progress=True,
+                weights=[run_cost(c[2]) for c, _ in jobs])
+    results = dict(zip(jobs, out))
+    returns, dual = {}, {}
     for name, value, cfg in cells:
-        panels.setdefault(name, {})[value] = np.stack([results[(cfg, s)] for s in range(seeds)])
-    return Ablation(panels=panels, steps=(np.arange(steps // EPISODE) + 1.0) * EPISODE,
-                    seeds=seeds, seconds=time.perf_counter() - start)
+        returns.setdefault(name, {})[value] = np.stack([results[(cfg, s)][0]
+                                                        for s in range(seeds)])
+        dual.setdefault(name, {})[value] = np.array([results[(cfg, s)][1] if cfg[1] > 0
+                                                     else np.nan for s in range(seeds)])
+    return Ablation(panels=returns, steps=(np.arange(steps // EPISODE) + 1.0) * EPISODE,
+                    seeds=seeds, seconds=time.perf_counter() - start, noise=noises, dual=dual)

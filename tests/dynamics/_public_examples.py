@@ -194,6 +194,10 @@ def _pendulum_fit_dual():
     return dict(features=rng.normal(size=(6, 3)), deltas=rng.normal(size=6))
 
 
+def _sbeed_studies():
+    return dict(etas=np.array([0.0, 1.0]), seeds=1, iterations=10)
+
+
 def _dsg():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(16, 2))
@@ -330,7 +334,9 @@ def _sbeed_claim():
 
     runs = {v: np.full((1, 3), r) for v, r in ((0.001, -900.0), (0.01, -400.0), (0.1, -700.0))}
     return dict(result=Ablation(panels={"lam": runs}, steps=np.array([200.0, 400.0, 600.0]),
-                                seeds=1, seconds=0.0))
+                                seeds=1, seconds=0.0),
+                scores={0.0: np.array([-3.0, -2.0]), 0.1: np.array([-1.0, 0.0]),
+                        1.0: np.array([-2.0, -1.0])})
 
 
 @functools.lru_cache(maxsize=None)
@@ -441,7 +447,9 @@ FUNCTIONS = {
     "dynamics.pmd.best_method_claim": _pmd_claim,
     "dynamics.pmd.both_modes_claim": _pmd_claim,
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,
+    "dynamics.sbeed.claims.panel_outcome": _sbeed_claim,
     "dynamics.sbeed.pendulum.fit_dual": _pendulum_fit_dual,
+    "dynamics.sbeed.tabular_eta": _sbeed_studies,
     "dynamics.doeblin.restart_gap_claim": _doeblin_claims,
     "dynamics.doeblin.staged_gap_claim": _doeblin_claims,
     "dynamics.doeblin.word_order_claim": _doeblin_claims,

@@ -1,6 +1,6 @@
 """SBEED's ablation (Dai, Fig 6.1, issue 28 item 4): the multi-step dual on the first k actions
-(appendix D.3) against the tabular exact dual, and the dual solved on the replay buffer
-(Algorithm 5, line 7)."""
+(appendix D.3) against the tabular exact dual, the dual solved on the replay buffer (Algorithm 5,
+line 7), the eta panel where the dual is exact (Prop 55), and the claim's spread rule."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dynamics import sbeed
+from dynamics.sbeed import claims
 from dynamics.sbeed import pendulum as pend
 from dynamics.sbeed import tabular
 
@@ -108,3 +109,49 @@ def test_the_dual_is_solved_on_the_buffer_and_adam_steps_leave_it_short():
         pend.sbeed_pendulum(k=3, dual_actions=4)
     with pytest.raises(ValueError, match="dual_fit"):
         pend.sbeed_pendulum(dual_fit="exact")
+
+
+def test_where_the_dual_is_exact_eta_one_is_unbiased_and_the_bias_falls_with_eta():
+    """Prop 55 / eq D.1 on the tabular panel's Garnet: the exact-gradient fixed point's
+    distance to V* falls as eta grows and is 0 at eta = 1."""
+    result = sbeed.tabular_eta(etas=(0.0, 0.1, 1.0), seeds=1, iterations=10)  # sampled: a stub
+    assert result.v_error.shape == result.value_loss.shape == (1, 3)
+    assert np.all(np.diff(result.exact) < 0) and result.exact[-1] < 1e-6 < 0.1 < result.exact[0]
+
+
+def _panel(means, seeds=5, sd=10.0):
+    """Per-seed scores with exactly these means, each spread as sd * (-2, -1, 0, 1, 2)[:seeds]
+    (the standard error of a mean of 5 is then sd / sqrt(2))."""
+    spread = np.arange(seeds) - (seeds - 1) / 2
+    return {v: m + sd * spread for v, m in means.items()}
+
+
+def test_a_best_value_is_named_only_beyond_the_spread_over_seeds():
+    inner = claims.panel_outcome(_panel({0: -900, 0.1: -500, 1: -800}))
+    assert inner["outcome"] == "intermediate" and inner["best"] == 0.1
+    end = claims.panel_outcome(_panel({0: -400, 0.1: -700, 1: -800}))
+    assert end["outcome"] == "end" and end["best"] == 0
+    # the same means with a spread of 300 over 5 seeds (2 standard errors of a difference:
+    # 600 > 300): no value stands out
+    tie = claims.panel_outcome(_panel({0: -900, 0.1: -500, 1: -800}, sd=300.0))
+    assert tie["outcome"] == "tie"
+    with pytest.raises(ValueError, match="scores"):
+        claims.panel_outcome({0: [1.0], 1: [2.0]})
+
+
+def test_the_claim_needs_three_seeds_and_reads_every_panel():
+    steps = np.arange(1.0, 21.0) * 200
+
+    def ablation(seeds, means):
+        panels = {"eta": {v: np.tile(_panel({v: m}, seeds=seeds)[v][:, None], (1, 20))
+                          for v, m in means.items()}}
+        return pend.Ablation(panels=panels, steps=steps, seeds=seeds, seconds=0.0,
+                             noise={"eta": 1.0}, dual={"eta": {v: np.full(seeds, 0.5)
+                                                              for v in means}})
+
+    good = {0.0: -900, 0.01: -500, 1.0: -800}
+    assert sbeed.intermediate_best_claim(ablation(5, good)).agrees is True
+    assert sbeed.intermediate_best_claim(ablation(2, good)).agrees is None
+    bad = sbeed.intermediate_best_claim(ablation(5, {0.0: -400, 0.01: -700, 1.0: -800}))
+    assert bad.agrees is False and "η: the end value 0 is best" in bad.why
+    assert bad.numbers["eta"]["dual_explained"][0.01] == 0.5
