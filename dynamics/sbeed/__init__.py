@@ -12,13 +12,13 @@ point (eq 6.10)
 where the dual rho cancels the variance of V(s') (eta = 1, Prop 55) and eta = 0 is PCL's biased
 surrogate. ``mdp`` holds finite MDPs (Garnet, gymnasium's FrozenLake) and soft value iteration,
 ``tabular`` the exact and sampled SBEED iterations on them, ``pendulum`` the continuous-control
-version on gymnasium's Pendulum-v1 (and Fig 6.1's ablation on it), ``claims`` the ablation's
-claim.
+version on gymnasium's Pendulum-v1 (and Fig 6.1's ablation on it), ``studies`` the ablation's
+eta panel on a stochastic Garnet (where the dual is exact), ``claims`` the ablation's claim.
 """
 
 from __future__ import annotations
 
-from . import claims, mdp, pendulum, tabular
+from . import claims, mdp, pendulum, studies, tabular
 from .claims import intermediate_best_claim
 from .mdp import (
     MDP,
@@ -43,9 +43,11 @@ from .tabular import (
     sample_segments,
     sbeed_tabular,
 )
+from .studies import TabularEta, tabular_eta
 
 __all__ = [
-    "claims", "mdp", "pendulum", "tabular", "intermediate_best_claim",
+    "claims", "mdp", "pendulum", "studies", "tabular", "intermediate_best_claim", "TabularEta",
+    "tabular_eta",
     "MDP", "SoftValues", "frozen_lake", "garnet", "policy_entropy", "policy_values", "risky_choice",
     "soft_value_iteration", "Buffer", "FixedPoint", "TabularRun", "biased_fixed_point", "gradients",
     "dual_actions", "k_step_deltas", "objective", "policy_of", "sample_segments", "sbeed_tabular",

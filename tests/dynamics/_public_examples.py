@@ -181,8 +181,21 @@ def _sbeed():
 
 
 def _pendulum():
+    rng = np.random.default_rng(0)
     return dict(x=np.array([0.5, 4.0]), theta=0.3, thetadot=0.1, u=0.5, steps=200, seeds=1,
-                features=4, value_features=4, batch_size=8, updates=1, buffer_episodes=1, k=10)
+                features=4, value_features=4, batch_size=8, updates=1, buffer_episodes=1, k=10,
+                terms=rng.normal(size=(2, 5)), values=rng.normal(size=(2, 6)),
+                observations=rng.normal(size=(2, 6, 3)), actions=rng.normal(size=(2, 5)),
+                deltas=rng.normal(size=6))
+
+
+def _pendulum_fit_dual():
+    rng = np.random.default_rng(0)
+    return dict(features=rng.normal(size=(6, 3)), deltas=rng.normal(size=6))
+
+
+def _sbeed_studies():
+    return dict(etas=np.array([0.0, 1.0]), seeds=1, iterations=10)
 
 
 def _dsg():
@@ -321,7 +334,9 @@ def _sbeed_claim():
 
     runs = {v: np.full((1, 3), r) for v, r in ((0.001, -900.0), (0.01, -400.0), (0.1, -700.0))}
     return dict(result=Ablation(panels={"lam": runs}, steps=np.array([200.0, 400.0, 600.0]),
-                                seeds=1, seconds=0.0))
+                                seeds=1, seconds=0.0),
+                scores={0.0: np.array([-3.0, -2.0]), 0.1: np.array([-1.0, 0.0]),
+                        1.0: np.array([-2.0, -1.0])})
 
 
 @functools.lru_cache(maxsize=None)
@@ -432,6 +447,9 @@ FUNCTIONS = {
     "dynamics.pmd.best_method_claim": _pmd_claim,
     "dynamics.pmd.both_modes_claim": _pmd_claim,
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,
+    "dynamics.sbeed.claims.panel_outcome": _sbeed_claim,
+    "dynamics.sbeed.pendulum.fit_dual": _pendulum_fit_dual,
+    "dynamics.sbeed.tabular_eta": _sbeed_studies,
     "dynamics.doeblin.restart_gap_claim": _doeblin_claims,
     "dynamics.doeblin.staged_gap_claim": _doeblin_claims,
     "dynamics.doeblin.word_order_claim": _doeblin_claims,

@@ -298,20 +298,22 @@ def test_pendulum_run_shapes_progress_and_executor_invariance():
         pend.sbeed_pendulum(steps=2000, updates=1, seed=0,
                             progress=lambda f, m: (_ for _ in ()).throw(Cancelled()))
     said = []
-    serial = pend.ablation(steps=400, seeds=1, progress=lambda f, m: said.append((f, m)))
+    panels = ("lam", "k")
+    serial = pend.ablation(steps=400, seeds=1, panels=panels,
+                           progress=lambda f, m: said.append((f, m)))
     # the fraction weighs each run by its cost (k = 100 takes 5.5x the default k = 10): at the
     # end of run i it is the cost of runs 1..i over the cost of all
     ends = {}
     for f, m in said:
         ends[int(m.split()[1])] = f  # "task i of n ..."
     ks = sorted({tuple(dict(pend.ABLATION_DEFAULTS, **{n: v}).values())
-                 for n, vs in pend.ABLATION.items() for v in vs})
+                 for n in panels for v in pend.ABLATION[n]})
     cost = np.cumsum([pend.run_cost(k) for _, _, k in ks])
     assert [ends[i + 1] for i in range(len(ks))] == pytest.approx(cost / cost[-1])
     assert pend.run_cost(10) == 1.0 and pend.run_cost(100) / pend.run_cost(1) == pytest.approx(
         (pend.K_COST_OFFSET + 100) / (pend.K_COST_OFFSET + 1))
     with ThreadPoolExecutor(2) as pool:
-        threaded = pend.ablation(steps=400, seeds=1, executor=pool)
+        threaded = pend.ablation(steps=400, seeds=1, panels=panels, executor=pool)
     for name in serial.panels:
         for value in serial.panels[name]:
             np.testing.assert_array_equal(serial.panels[name][value], threaded.panels[name][value])

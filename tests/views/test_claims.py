@@ -14,15 +14,19 @@ import pytest
 
 from dynamics import doeblin as db
 from dynamics.claims import Verdict
+from dynamics import sbeed
 from dynamics.sbeed import pendulum as pend
 from views import EXPLORERS
 from views.figures import ENTRIES
 from views.framework import jobs as _jobs
 from views.framework.text import verdict_markdown
+from views.sbeed.ablation import AblationRuns
 
 #: (page, run) -> a stand-in for the page's compute method: the engine below the knobs' bounds.
 SMALLER = {
-    ("sbeed", "ablation"): lambda settings, progress=None: pend.ablation(steps=200, seeds=1),
+    ("sbeed", "ablation"): lambda settings, progress=None: AblationRuns(
+        pend.ablation(steps=200, seeds=1, panels=("lam",)),
+        sbeed.tabular_eta(etas=(0.0, 0.1, 1.0), seeds=1, iterations=100)),
     ("doeblin", "dnf"): lambda settings, progress=None: db.dnf_experiment(
         ("easy", "medium"), trials=3, max_steps=20_000, seed=0),
 }

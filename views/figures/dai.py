@@ -9,6 +9,7 @@ import numpy as np
 from dynamics import dsg, pmd, sbeed
 from dynamics import embedding_sgd as es
 from views.figures.entry import Entry
+from views.sbeed import ablation as sbeed_ablation
 
 # --- the doubly stochastic gradients page ----------------------------------------------------
 
@@ -207,7 +208,8 @@ def _pmd_study(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict
 
 
 def _ablation(e):
-    return sbeed.intermediate_best_claim(e.jobs["ablation"].result)
+    result = e.jobs["ablation"].result
+    return sbeed.intermediate_best_claim(result.pendulum, result.tabular)
 
 
 # --- the Embedding-SGD page ------------------------------------------------------------------
@@ -241,8 +243,10 @@ ENTRIES = (
           quick=dict(repeats=2, n_data=100, particles=200)),
     Entry("dai.fig6_1", "sbeed",
           "Dai, Fig 6.1: the SBEED ablation over λ, η and k",
-          _ablation, panels=("ablation_lam", "ablation_eta", "ablation_k"),
-          runs=("ablation",), quick=dict(a_steps=2000, a_seeds=1)),
+          _ablation, panels=("ablation_lam", "ablation_eta", "ablation_k", "ablation_eta_noisy",
+                             "ablation_tabular"),
+          runs=("ablation",), knobs=dict(a_seeds=5),
+          quick=dict(a_steps=1000, a_seeds=1), study=sbeed_ablation.study),
     Entry("dai.fig5_2a", "esgd",
           "Dai, Fig 5.2 (a): Embedding-SGD on noisy measurements",
           _mse, panels=("seeds_plot", "seeds_fit_plot"), runs=("seeds",),

@@ -24,6 +24,8 @@ from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, F
 from views.framework.text import verdict_markdown
 from views.framework.jobs import Run, progress_part
 from views.framework.marks import legend_layer
+from views.sbeed import ablation
+from views.sbeed.ablation import PENDULUM_SECONDS_PER_K, AblationRuns, smooth
 
 MDPS = ("risky choice (4 states)", "FrozenLake 4x4, slippery", "FrozenLake 4x4, not slippery",
         "Garnet")
@@ -45,9 +47,6 @@ K_RUN_COST = {"0": 5e-6, "1": 4.7e-5}
 #: Progress reports of each run of the k sweep (its checkpoints; the result does not depend on
 #: them): an eta = 1 run is a fifth of the sweep.
 K_REPORTS = 20
-#: Seconds per 1,000 Pendulum steps at k = 10 on the development machine (2 shared cores), for
-#: estimates (other k: times ``pend.run_cost(k)``).
-PENDULUM_SECONDS_PER_K = 0.21
 STATE_DIMS = (axis("rank", "state (sorted by V*)"), axis("V", "value"))
 BOB_DIMS = (axis("x", "horizontal position (rod lengths)"), axis("y", "height (rod lengths)"))
 #: The timeline's line at iteration t on the per-iteration panels.
@@ -225,9 +224,10 @@ class SBEEDExplorer(Explorer):
     p_steps = param.Integer(20_000, bounds=(2_000, 200_000), step=2_000, label="Steps",
                             doc="Environment steps per seed (episodes of 200).")
     p_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Runs with seeds 0, 1, ...")
-    a_steps = param.Integer(10_000, bounds=(2_000, 100_000), step=2_000, label="Steps per run",
+    a_steps = param.Integer(10_000, bounds=(1_000, 100_000), step=1_000, label="Steps per run",
                             doc="Environment steps of each ablation run.")
-    a_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Seeds per setting (paper: 5).")
+    a_seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
+                            doc="Seeds per setting (paper: 5; at least 3 to name a best value).")
 
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in (
@@ -299,23 +299,22 @@ of the later steps, so $\eta = 1$ is biased too.""",
 gymnasium's Pendulum-v1 (classic control; the paper's ablation used MuJoCo's Swimmer, which
 this project does not depend on), with Gaussian noise added to the angular velocity. The policy
 is Gaussian with a mean linear in 100 random RBF features (median-trick bandwidth, Sec 6.7.1); V
-and the dual are linear in 200 random features; Adam for V and the dual, a KL prox (a
-natural-gradient step of fixed KL) for the policy; $\gamma = 0.99$. Returns are the training
+and the dual are linear in 200 random features, the dual's of $s_0$ and the segment's first $k$
+actions (appendix D.3), solved by least squares on the replay buffer at every update
+(Algorithm 5, line 7); Adam for V, a KL prox (a natural-gradient step of fixed KL) for the
+policy; $\gamma = 0.99$. Returns are the training
 episodes' (200 steps; a random policy scores about −1200 to −1500, a swing-up about −150).
 The line is the mean over seeds of a trailing mean over 10 episodes, the band its range over seeds.""",
             estimate="pendulum_estimate", summary="pendulum_summary"),
-        Run("ablation", quick=(("a_steps", 2_000), ("a_seeds", 1)),
+        Run("ablation", quick=(("a_steps", 1_000), ("a_seeds", 1)),
             title="Fig 6.1's ablation on Pendulum", button="Run the ablation",
             settings=("a_steps", "a_seeds"), compute="run_ablation",
             plots=(Plot("ablation_lam", title="(a) λ, with η = 0.1 and k = 10"),
                    Plot("ablation_eta", title="(b) η, with λ = 0.01 and k = 10"),
-                   Plot("ablation_k", title="(c) k, with λ = 0.01 and η = 0.1")),
-            text=r"""
-One factor at a time around $\lambda = 0.01$, $\eta = 0.1$, $k = 10$, with transition noise
-0.2 rad/s, over the grids the paper searched ($\lambda \in \{0.001, 0.01, 0.1\}$,
-$\eta \in \{0, 0.01, 0.1, 1\}$, $k \in \{1, 10, 20, 100\}$): lines are medians over seeds, bands
-the 25-75 % range (the paper's 50 % band). The paper reports intermediate values best in each
-panel.""",
+                   Plot("ablation_k", title="(c) k, with λ = 0.01 and η = 0.1"),
+                   Plot("ablation_eta_noisy", title="(b) with noisier transitions"),
+                   Plot("ablation_tabular", title="η on a Garnet, where the dual is exact")),
+            text=ablation.TEXT,
             estimate="ablation_estimate", summary="ablation_summary"),
     )
 
@@ -647,7 +646,7 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         dims = [axis("steps", "environment steps"), axis("return", "episode return")]
         runs = [r for r in result.runs if np.isfinite(r.returns).any()]
         done = min(int(np.isfinite(r.returns).sum()) for r in runs)
-        curves = np.stack([_smooth(r.returns[:done]) for r in runs])
+        curves = np.stack([smooth(r.returns[:done]) for r in runs])
         steps = runs[0].steps[:done]
         layers = []
         if len(runs) > 1:
@@ -697,59 +696,27 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         # x range wider than y range by about the panel's plot area ratio: a round swing
         return style(path * pivot, xlim=(-1.75, 1.75), ylim=(-1.3, 1.3), framewise=True)
 
-    # --- the ablation ------------------------------------------------------------------------
-    def run_ablation(self, settings: dict, progress=None) -> pend.Ablation:
-        return pend.ablation(steps=int(settings["a_steps"]), seeds=int(settings["a_seeds"]),
-                             progress=progress)
+    # --- the ablation (views.sbeed.ablation) ----------------------------------------------------
+    def run_ablation(self, settings: dict, progress=None) -> AblationRuns:
+        return ablation.run(settings, progress)
 
     def ablation_estimate(self, settings: dict) -> float:
-        # the engine's distinct runs: one factor of ABLATION_DEFAULTS changed at a time
-        cells = {tuple(dict(pend.ABLATION_DEFAULTS, **{name: v}).values())
-                 for name, values in pend.ABLATION.items() for v in values}
-        return (settings["a_seeds"] * PENDULUM_SECONDS_PER_K * settings["a_steps"] / 1000
-                * sum(pend.run_cost(k) for _, _, k in cells))
+        return ablation.estimate(settings)
 
-    def ablation_summary(self, settings: dict, result: pend.Ablation) -> str:
-        verdict = sbeed.intermediate_best_claim(result)
-        parts = []
-        for name, panel in verdict.numbers.items():
-            best, finals = panel["best"], panel["finals"]
-            parts.append(f"{name}: best {best} ({finals[best]:.0f}; others "
-                         + ", ".join(f"{v} {x:.0f}" for v, x in finals.items() if v != best) + ")")
-        return (f"**This run** (median final return over {result.seeds} seeds, last "
-                f"{sbeed.claims.FINAL_EPISODES} episodes): " + "; ".join(parts)
-                + f". {result.seconds:.0f} s of compute. " + verdict_markdown(verdict))
-
-    def _ablation_panel(self, result: pend.Ablation, name: str, symbol: str):
-        dims = [axis("steps", "environment steps"), axis("return", "episode return")]
-        layers = []
-        colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"]
-        for color, (value, runs) in zip(colors, result.panels[name].items()):
-            smooth = np.stack([_smooth(r) for r in runs])
-            lo, mid, hi = np.percentile(smooth, [25, 50, 75], axis=0)
-            layers.append(style(hv.Area((result.steps, lo, hi), dims[0], [dims[1], "hi"]),
-                                color=color, alpha=0.2, bokeh=dict(line_alpha=0),
-                                mpl=dict(facecolor=color, linewidth=0)))
-            layers.append(style(hv.Curve((result.steps, mid), *dims, label=f"{symbol} = {value}"),
-                                color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
-        return style(hv.Overlay(layers), framewise=True)
+    def ablation_summary(self, settings: dict, result: AblationRuns) -> str:
+        return ablation.summary(result)
 
     def ablation_lam(self, result):
-        return self._ablation_panel(result, "lam", "λ")
+        return ablation.returns_panel(result, "lam", "λ")
 
     def ablation_eta(self, result):
-        return self._ablation_panel(result, "eta", "η")
+        return ablation.returns_panel(result, "eta", "η")
 
     def ablation_k(self, result):
-        return self._ablation_panel(result, "k", "k")
+        return ablation.returns_panel(result, "k", "k")
 
+    def ablation_eta_noisy(self, result):
+        return ablation.returns_panel(result, "eta_noisy", "η")
 
-def _smooth(values: np.ndarray, window: int = 10) -> np.ndarray:
-    """A trailing mean over ``window`` episodes (the first ones over what there is)."""
-    values = np.asarray(values, float)
-    if values.size == 0:
-        return values
-    c = np.concatenate([[0.0], np.cumsum(values)])
-    hi = np.arange(1, values.size + 1)
-    lo = np.maximum(hi - window, 0)
-    return (c[hi] - c[lo]) / (hi - lo)
+    def ablation_tabular(self, result):
+        return ablation.tabular_panel(result)
