@@ -96,6 +96,9 @@ class EmbeddingSGDExplorer(Explorer):
                            doc="Runs of each method, on fresh data (the paper: 10).")
     runs_data = param.Selector(default=100_000, objects=[20_000, 50_000, 100_000, 200_000],
                                label="Data per run", doc="The paper: 0.1M.")
+    toy_iterations = param.Selector(default=2000, objects=[200, 500, 1000, 2000, 5000],
+                                    label="Iterations",
+                                    doc="Steps of 20 fresh data (Fig 5.1 shows 0 to 2000).")
 
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in (
@@ -141,6 +144,22 @@ and the seed are shared. Left: the test MSE against the data visited, averaged o
 (band: Embedding-SGD's runs' range), with the paper's 0.0029 after 0.1M data marked. Right:
 each method's final fit, averaged over the runs, against the truth.""",
             estimate="seeds_estimate", summary="seeds_summary"),
+        Run("toy", quick=(("toy_iterations", 200),),
+            title="Fig 5.1: recovering a GP-drawn function from its smoothed measurements",
+            button="Run the toy", settings=("toy_iterations",), uses=("seed",),
+            compute="run_toy",
+            plots=(Plot("toy_plot", title="Fig 5.1: f* and what was learnt"),
+                   Plot("toy_steps_plot", title="Fig 5.1: f along the iterations")),
+            text=r"""
+The toy of Fig 5.1: $f^*$ drawn from a Gaussian process (Gaussian kernel, length scale 0.5),
+measured as $y = \mathbb{E}_{z|x} f^*(z)$ plus noise (sd 0.1) with $z \sim N(x, 0.3^2)$, $x$
+uniform on $[-2.5, 2.5]$; Embedding-SGD with one virtual sample a datum, 20 fresh data a step,
+$\gamma_i = 10/(10+\sqrt i)$, $\lambda = 10^{-4}$ (the thesis gives none of these, nor whether
+0.3 is a variance; ours is a standard deviation). Left: $f^*$ (black dashes), the smoothed
+signal the data measure (cyan), the recovered $f$ (red) and the dual $u(x, y)$ at the smoothed
+signal (green), which marks where $\mathbb{E}_{z|x} f(z)$ still misses $y$. Right: $f$ at the
+iterations of the thesis's panels.""",
+            summary="toy_summary"),
     )
 
     text = r"""
@@ -295,4 +314,39 @@ watch the dual stall; set η₀ to 0 (the step γ/√i of Theorem 22) and compar
                                         *dims, label=es.METHOD_NAMES[m]),
                                color=METHOD_COLORS[m], bokeh=dict(line_width=2),
                                mpl=dict(linewidth=1.2)))
+        return style(hv.Overlay(parts), framewise=True)
+
+    # --- run: Fig 5.1, the GP toy -------------------------------------------------------------
+    def run_toy(self, settings: dict, progress=None) -> es.ToyRun:
+        return es.gp_toy(int(settings["toy_iterations"]), seed=int(settings["seed"]))
+
+    def toy_summary(self, settings: dict, result: es.ToyRun) -> str:
+        return (f"After **{int(result.iterations[-1]):,}** iterations the recovered f is "
+                f"**{result.errors[-1]:.4f}** from f* (mean squared error on the grid), the "
+                f"smoothed signal the data measure {result.observed_error:.4f}. "
+                + verdict_markdown(es.recovery_claim(result)))
+
+    def toy_plot(self, result: es.ToyRun):
+        dims = [axis("x", "x"), axis("y", "f(x)")]
+        curve = (lambda v, label, color, extra: style(
+            hv.Curve((result.grid, v), *dims, label=label), color=color, **extra))
+        thick = dict(bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+        return style(
+            curve(result.truth, "truth f*", TRUTH_COLOR, dict(bokeh=DASHED, mpl=MPL_DASHED))
+            * curve(result.observed, "smoothed signal E[f*(z) | x]", "#17becf", thick)
+            * curve(result.fits[-1], "Embedding-SGD f", ESGD_COLOR, thick)
+            * curve(result.duals[-1], "dual u(x, y)", "#2ca02c", thick),
+            framewise=True)
+
+    def toy_steps_plot(self, result: es.ToyRun):
+        dims = [axis("x", "x"), axis("y", "f(x)")]
+        parts = [style(hv.Curve((result.grid, result.truth), *dims, label="truth f*"),
+                       color=TRUTH_COLOR, bokeh=DASHED, mpl=MPL_DASHED)]
+        shown = list(range(1, len(result.iterations)))
+        for j, k in enumerate(shown):
+            parts.append(style(
+                hv.Curve((result.grid, result.fits[k]), *dims,
+                         label=f"iteration {int(result.iterations[k]):,}"),
+                color=ESGD_COLOR, alpha=0.25 + 0.75 * (j + 1) / len(shown),
+                bokeh=dict(line_width=1.5), mpl=dict(linewidth=1)))
         return style(hv.Overlay(parts), framewise=True)

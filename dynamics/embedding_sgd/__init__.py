@@ -37,12 +37,12 @@ upper bound E_{x,y,z} (f(z) - y)^2 / 2) and SGD-SAA (on (mean_j f(z_j) - y)^2 / 
 datum's virtual samples), and plain regression of y on the noisy x, which fits E[y | x], the
 truth smoothed by the input noise. ``experiment`` chooses each method's constants from the
 thesis's grids on validation data (``select``) and compares the methods over runs
-(``compare_methods``); ``claims`` judges Fig 5.2 (a).
+(``compare_methods``); ``claims`` judges Fig 5.2 (a); ``toy`` is Fig 5.1 (a GP-drawn f*).
 """
 
 from __future__ import annotations
 
-from . import algorithm, claims, experiment, task
+from . import algorithm, claims, experiment, task, toy
 from .algorithm import (DIVERGED, INTERIOR, METHOD_NAMES, METHODS, EmbeddingRun, MethodRun,
                         embedding_sgd, fit_method, step_size)
 from .claims import mse_claim
@@ -51,13 +51,15 @@ from .experiment import (BANDWIDTHS, COMPARED, ETA0S, ETAS, LAM, SELECTED, VALID
                          seed_runs, select, selection_grid, validation_inputs)
 from .task import (INPUT_NOISE, MAX_POINTS, PAPER_DATA, PAPER_MSE, conditional_mean,
                    noisy_measurement, truth)
+from .toy import TOY_RANGE, TOY_SMOOTHING, TOY_SNAPSHOTS, ToyRun, gp_toy, recovery_claim
 
 __all__ = ["INPUT_NOISE", "MAX_POINTS", "DIVERGED", "PAPER_DATA", "PAPER_MSE", "INTERIOR",
            "METHODS", "METHOD_NAMES", "truth", "conditional_mean", "noisy_measurement",
            "step_size", "MethodRun", "fit_method", "EmbeddingRun", "embedding_sgd", "ETAS",
            "ETA0S", "BANDWIDTHS", "VIRTUAL_SAMPLES", "VALIDATION", "LAM", "COMPARED",
            "SELECTED", "selection_grid", "validation_inputs", "Selection", "select",
-           "Comparison", "compare_methods", "SeedRuns", "seed_runs", "mse_claim"]
+           "Comparison", "compare_methods", "SeedRuns", "seed_runs", "mse_claim", "TOY_RANGE",
+           "TOY_SMOOTHING", "TOY_SNAPSHOTS", "ToyRun", "gp_toy", "recovery_claim"]
 
 
 def _warmup() -> None:

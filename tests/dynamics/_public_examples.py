@@ -304,7 +304,8 @@ def _dsg_claims():
 def _esgd_claims():
     from dynamics import embedding_sgd as es
 
-    return dict(runs=1, data=100, features=8, result=es.compare_methods(1, 100, features=8))
+    return dict(runs=1, data=100, features=8, result=es.compare_methods(1, 100, features=8),
+                run=es.gp_toy(20, features=8, grid_points=10, batch_size=4))
 
 
 @functools.lru_cache(maxsize=None)
@@ -431,6 +432,7 @@ FUNCTIONS = {
     "dynamics.dsg.posterior_claim": _dsg_claims,
     "dynamics.embedding_sgd.seed_runs": _esgd_claims,
     "dynamics.embedding_sgd.mse_claim": _esgd_claims,
+    "dynamics.embedding_sgd.recovery_claim": _esgd_claims,
     "dynamics.embedding_sgd.compare_methods": lambda: dict(methods=("embedding", "saa")),
     "dynamics.pmd.best_method_claim": _pmd_claim,
     "dynamics.pmd.both_modes_claim": _pmd_claim,

@@ -217,6 +217,10 @@ def _mse(e):
     return es.mse_claim(e.jobs["seeds"].result)
 
 
+def _toy(e):
+    return es.recovery_claim(e.jobs["toy"].result)
+
+
 #: The l2 weights the study scores beside the fixed one (``es.LAM``).
 ESGD_LAMS = (0.0, 1e-5, 1e-3)
 
@@ -368,4 +372,8 @@ ENTRIES = (
           _mse, panels=("seeds_plot", "seeds_fit_plot"), runs=("seeds",),
           knobs=dict(runs_n=10, runs_data=100_000, features=500),
           quick=dict(runs_n=2, runs_data=20_000, features=200), study=_esgd_study),
+    Entry("dai.fig5_1", "esgd",
+          "Dai, Fig 5.1: Embedding-SGD recovers a GP-drawn function from smoothed measurements",
+          _toy, panels=("toy_plot", "toy_steps_plot"), runs=("toy",),
+          knobs=dict(toy_iterations=2000), quick=dict(toy_iterations=500)),
 )
