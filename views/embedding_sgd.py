@@ -67,15 +67,15 @@ class EmbeddingSGDExplorer(Explorer):
     summary = ("When the loss holds a conditional expectation, a saddle point in two functions "
                "makes SGD unbiased again: regression that undoes the noise on its inputs.")
     paper = "Dai, PhD thesis, chapter 5"
-    figures = "eq 5.14, Algorithm 4; Sec 5.5, Fig 5.2 (a)"
+    figures = "eq 5.14, Algorithm 4, eq C.7; Sec 5.6.1, Figs 5.1, 5.2 (a)"
 
     data = param.Selector(default=20_000, objects=[2_000, 5_000, 10_000, 20_000, 50_000,
                                                    100_000],
                           label="Data visited", doc="Data of the live run, 50 a step (one pass).")
     eta = param.Number(10.0, bounds=(0.1, 20.0), step=0.1, label="Step η",
                        doc="γ_i = η / (η₀ + √i) for both functions (Sec 5.6.1; its grid: "
-                           "0.1, 1, 10). Large steps with a small η₀ can diverge, which the "
-                           "page says in an alert.")
+                           "0.1, 1, 10). η = 20 with η₀ = 0 and wide bandwidths (0.3) "
+                           "diverges, which the page says in an alert.")
     eta0 = param.Number(10.0, bounds=(0.0, 100.0), step=1.0, label="Step offset η₀",
                         doc="γ_i = η / (η₀ + √i) (its grid: 1, 10, 100; 0 is γ / √i).")
     lam = param.Selector(default=1e-4, objects=[0.0, 1e-5, 1e-4, 1e-3, 1e-2],
@@ -190,7 +190,8 @@ points), the truth (black) and $\mathbb{E}[y|x]$ (grey dashes).
 
 **Try.** Raise the data visited; set the dual's y scale to 1 (one bandwidth for x and y) and
 watch the dual stall; set η₀ to 0 (the step γ/√i of Theorem 22) and compare; at η = 20 with
-η₀ = 0 the saddle point can diverge (the page then says so and keeps the last fit).
+η₀ = 0 and both bandwidths at 0.3 the saddle point diverges (the page then says so and keeps the
+last fit).
 """
 
     def _compute(self) -> LiveRun:
