@@ -15,8 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._common import (as_generator, check_count, check_instance, check_positive,
-                       check_progress)
+from .._common import as_generator, check_count, check_instance, check_positive
 from ..claims import Verdict
 from .algorithm import _check_options, _Features, _train
 
