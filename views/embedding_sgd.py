@@ -2,8 +2,9 @@
 the noisy-measurement task of Sec 5.5, Fig 5.2 (a)).
 
 Live: one run of Embedding-SGD and of plain regression on the noisy inputs, their fits against
-the truth and their test error against the data visited. Run: several seeds at the paper's
-0.1M data, the average curve against the paper's reported MSE.
+the truth and their test error against the data visited. Run: Fig 5.2 (a), Embedding-SGD against
+the thesis's baselines (SGD with virtual samples, SGD-SAA), each at the constants chosen on
+validation data, over seeds at the paper's 0.1M data, against the paper's reported MSE.
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from views.framework.text import verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 ESGD_COLOR, BASE_COLOR, TRUTH_COLOR, SMOOTH_COLOR = "#d62728", "#1f77b4", "#222222", "#7f7f7f"
-#: The knobs of the model and its steps (the live run and the seeds run share them).
-MODEL = ("gamma", "bandwidth_f", "bandwidth_u", "dual_y_scale", "features")
+#: Fig 5.2 (a)'s methods, their colours.
+METHOD_COLORS = {"embedding": ESGD_COLOR, "virtual": "#2ca02c", "saa": "#9467bd",
+                 "plain": BASE_COLOR}
+#: The knobs of the model and its steps.
+MODEL = ("eta", "eta0", "lam", "bandwidth_f", "bandwidth_u", "dual_y_scale", "features")
 #: The paper's result (Sec 5.5): average MSE after 0.1M data over 10 runs.
 PAPER_DATA, PAPER_MSE = es.PAPER_DATA, es.PAPER_MSE
 #: Data points drawn in the data panel.
@@ -45,10 +49,11 @@ class LiveRun:
 
 
 @results_cache
-def live_run(data: int, gamma: float, bandwidth_f: float, bandwidth_u: float,
-             dual_y_scale: float, features: int, seed: int) -> LiveRun:
+def live_run(data: int, eta: float, eta0: float, lam: float, bandwidth_f: float,
+             bandwidth_u: float, dual_y_scale: float, features: int, seed: int) -> LiveRun:
     _, x, y = es.noisy_measurement(data, seed=seed)
-    run = es.embedding_sgd(x, y, gamma=gamma, bandwidth_f=bandwidth_f, bandwidth_u=bandwidth_u,
+    run = es.embedding_sgd(x, y, eta=eta, eta0=eta0, lam_f=lam, lam_u=lam,
+                           bandwidth_f=bandwidth_f, bandwidth_u=bandwidth_u,
                            dual_y_scale=dual_y_scale, features_f=features,
                            features_u=features, seed=seed + 1)
     return LiveRun(run, es.conditional_mean(run.grid))
@@ -62,38 +67,45 @@ class EmbeddingSGDExplorer(Explorer):
     summary = ("When the loss holds a conditional expectation, a saddle point in two functions "
                "makes SGD unbiased again: regression that undoes the noise on its inputs.")
     paper = "Dai, PhD thesis, chapter 5"
-    figures = "eq 5.14, Algorithm 4; Sec 5.5, Fig 5.2 (a)"
+    figures = "eq 5.14, Algorithm 4, eq C.7; Sec 5.6.1, Figs 5.1, 5.2 (a)"
 
     data = param.Selector(default=20_000, objects=[2_000, 5_000, 10_000, 20_000, 50_000,
                                                    100_000],
                           label="Data visited", doc="Data of the live run, 50 a step (one pass).")
-    gamma = param.Number(10.0, bounds=(0.5, 20.0), step=0.5, label="Step γ",
-                         doc="γ_i = γ / √i for both functions. Above 20 the default run diverges "
-                             "(γ = 30: MSE 146; γ = 40: the fit passes 400), so the slider "
-                             "stops there; narrow or wide bandwidths can diverge sooner, "
-                             "which the page says in an alert.")
+    eta = param.Number(10.0, bounds=(0.1, 20.0), step=0.1, label="Step η",
+                       doc="γ_i = η / (η₀ + √i) for both functions (Sec 5.6.1; its grid: "
+                           "0.1, 1, 10). η = 20 with η₀ = 0 and wide bandwidths (0.3) "
+                           "diverges, which the page says in an alert.")
+    eta0 = param.Number(10.0, bounds=(0.0, 100.0), step=1.0, label="Step offset η₀",
+                        doc="γ_i = η / (η₀ + √i) (its grid: 1, 10, 100; 0 is γ / √i).")
+    lam = param.Selector(default=1e-4, objects=[0.0, 1e-5, 1e-4, 1e-3, 1e-2],
+                         label="l2 weight λ",
+                         doc="The weight of ‖f‖²/2 and of ‖u‖²/2 in the saddle point (eq C.7).")
     bandwidth_f = param.Number(0.05, bounds=(0.01, 0.3), step=0.01, label="Primal bandwidth",
                                doc="Gaussian kernel of f(z) (the paper's grid: 0.05 ... 0.2).")
-    bandwidth_u = param.Number(0.07, bounds=(0.01, 0.3), step=0.01, label="Dual bandwidth",
+    bandwidth_u = param.Number(0.1, bounds=(0.01, 0.3), step=0.01, label="Dual bandwidth",
                                doc="Gaussian kernel of u(x, y), on x.")
     dual_y_scale = param.Number(0.05, bounds=(0.01, 1.0), step=0.01, label="Dual's y scale",
                                 doc="u's kernel reads y times this (0.05: a bandwidth of "
                                     "about 1 in y, where u* is linear).")
-    features = param.Integer(300, bounds=(20, 600), step=10, label="Random features",
+    features = param.Integer(500, bounds=(20, 600), step=10, label="Random features",
                              doc="Features of each function (f on z, u on (x, y)).")
     seed = param.Integer(0, bounds=(0, 99_999), label="Seed",
                          doc="Seed of the data (and, plus one, of the features and samples).")
     runs_n = param.Integer(4, bounds=(1, 20), label="Runs",
-                           doc="Seeds averaged (the paper: 10).")
+                           doc="Runs of each method, on fresh data (the paper: 10).")
     runs_data = param.Selector(default=100_000, objects=[20_000, 50_000, 100_000, 200_000],
                                label="Data per run", doc="The paper: 0.1M.")
+    toy_iterations = param.Selector(default=2000, objects=[200, 500, 1000, 2000, 5000],
+                                    label="Iterations",
+                                    doc="Steps of 20 fresh data (Fig 5.1 shows 0 to 2000).")
 
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in (
-        "gamma", "bandwidth_f", "bandwidth_u", "dual_y_scale", "features", "runs_n")}
+        "eta", "eta0", "bandwidth_f", "bandwidth_u", "dual_y_scale", "features", "runs_n")}
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
-    bench_move = ("gamma", [9.0, 9.5, 10.5, 11.0, 9.0, 9.5, 10.5, 11.0])
+    bench_move = ("eta", [9.0, 9.5, 10.5, 11.0, 9.0, 9.5, 10.5, 11.0])
     # the test error first: beside the timeline's control, which moves its marks
     plots = (
         Plot("mse_plot", title="Test error against data visited"),
@@ -115,17 +127,39 @@ not its fits, so the fits shown are the final ones.""",
                     options=_ring(ESGD_COLOR))))
     runs = (
         Run("seeds", quick=(("runs_n", 1), ("runs_data", 20_000), ("features", 20)),
-            title="Fig 5.2 (a): several runs at the paper's size",
-            button="Run the seeds", settings=("runs_n", "runs_data"), uses=MODEL + ("seed",),
-            compute="run_seeds",
+            title="Fig 5.2 (a): Embedding-SGD against SGD with virtual samples and SGD-SAA",
+            button="Run the methods", settings=("runs_n", "runs_data"),
+            uses=("features", "seed"), compute="run_seeds",
             plots=(Plot("seeds_plot", title="Fig 5.2 (a): test MSE, runs averaged"),
-                   Plot("seeds_fit_plot", title="Every run's fit")),
+                   Plot("seeds_fit_plot", title="Each method's fit, runs averaged")),
             text=r"""
-The live run's model and steps, repeated over seeds (data, features and virtual samples drawn
-anew for each; seeds from the one above) at the paper's 0.1M data. Left: the test MSE against the
-data visited, averaged over the runs (band: the runs' range), with the paper's reported
-0.0029 after 0.1M data marked. Right: every run's final fit against the truth.""",
+Sec 5.6.1's comparison: Embedding-SGD, SGD with virtual samples (which minimises the upper
+bound $\mathbb{E}_{x,y,z}\,\ell(y, f(z))$) and SGD-SAA ($\ell(y, \tfrac1M\sum_j f(z_j))$), each
+with 10 virtual samples $z \sim N(x, 0.05^2)$ a datum, one pass over fresh data, the l2 weight
+$10^{-4}$ on both functions, and the step $\eta/(\eta_0+\sqrt i)$ and bandwidths that the
+thesis's grids ($\eta \in \{0.1, 1, 10\}$, $\eta_0 \in \{1, 10, 100\}$, bandwidths 0.05-0.2)
+gave each method on validation data (`dynamics.embedding_sgd.SELECTED`; the gallery's study
+reruns the selection). The page's knobs above drive the live run only; the number of features
+and the seed are shared. Left: the test MSE against the data visited, averaged over the runs
+(band: Embedding-SGD's runs' range), with the paper's 0.0029 after 0.1M data marked. Right:
+each method's final fit, averaged over the runs, against the truth.""",
             estimate="seeds_estimate", summary="seeds_summary"),
+        Run("toy", quick=(("toy_iterations", 200),),
+            title="Fig 5.1: recovering a GP-drawn function from its smoothed measurements",
+            button="Run the toy", settings=("toy_iterations",), uses=("seed",),
+            compute="run_toy",
+            plots=(Plot("toy_plot", title="Fig 5.1: f* and what was learnt"),
+                   Plot("toy_steps_plot", title="Fig 5.1: f along the iterations")),
+            text=r"""
+The toy of Fig 5.1: $f^*$ drawn from a Gaussian process (Gaussian kernel, length scale 0.5),
+measured as $y = \mathbb{E}_{z|x} f^*(z)$ plus noise (sd 0.1) with $z \sim N(x, 0.3^2)$, $x$
+uniform on $[-2.5, 2.5]$; Embedding-SGD with one virtual sample a datum, 20 fresh data a step,
+$\gamma_i = 10/(10+\sqrt i)$, $\lambda = 10^{-4}$ (the thesis gives none of these, nor whether
+0.3 is a variance; ours is a standard deviation). Left: $f^*$ (black dashes), the smoothed
+signal the data measure (cyan), the recovered $f$ (red) and the dual $u(x, y)$ at the smoothed
+signal (green), which marks where $\mathbb{E}_{z|x} f(z)$ still misses $y$. Right: $f$ at the
+iterations of the thesis's panels.""",
+            summary="toy_summary"),
     )
 
     text = r"""
@@ -141,10 +175,11 @@ Writing the loss through its Fenchel dual (eq 5.14),
 $$\min_f\max_u\ \mathbb{E}_{x,y}\Big[\mathbb{E}_{z|x}f(z)\,u(x,y) - \ell_y^*\big(u(x,y)\big)\Big],$$
 
 both expectations can be sampled. **Algorithm 4** steps both functions with one datum and one
-virtual sample $z \sim N(x, 0.05^2)$: $f \leftarrow f - \gamma_i\,u(x_i,y_i)\,k(z_i,\cdot)$ and
-$u \leftarrow u + \gamma_i\,[f(z_i) - y_i - u(x_i,y_i)]\,k((x_i,y_i),\cdot)$ (square loss:
-$\ell^*_y(u) = uy + u^2/2$), and outputs the averages. Here both live on random Fourier
-features, 50 data a step, $\gamma_i = \gamma/\sqrt i$.
+virtual sample $z \sim N(x, 0.05^2)$: $f \leftarrow (1-\gamma_i\lambda) f - \gamma_i\,u(x_i,y_i)\,
+k(z_i,\cdot)$ and $u \leftarrow (1-\gamma_i\lambda) u + \gamma_i\,[f(z_i) - y_i - u(x_i,y_i)]\,
+k((x_i,y_i),\cdot)$ (square loss: $\ell^*_y(u) = uy + u^2/2$; $\lambda$ the l2 weight of both
+functions, eq C.7), and outputs the averages weighted by the steps. Here both live on random
+Fourier features, 50 data a step, $\gamma_i = \eta/(\eta_0+\sqrt i)$ as in Sec 5.6.1.
 
 **What you see.** *First:* the test MSE against the data visited, both methods. The paper
 reports 0.0029 after 0.1M data. *Next:* the learned functions on noiseless inputs: Embedding-SGD
@@ -154,12 +189,14 @@ can only reach the dashes. *Last:* the data of Sec 5.5, $y = (\sin 3.5\pi\tilde 
 points), the truth (black) and $\mathbb{E}[y|x]$ (grey dashes).
 
 **Try.** Raise the data visited; set the dual's y scale to 1 (one bandwidth for x and y) and
-watch the dual stall; at γ = 20 with narrow or wide
-bandwidths the saddle point can diverge (the page then says so and keeps the last fit).
+watch the dual stall; set η₀ to 0 (the step γ/√i of Theorem 22) and compare; at η = 20 with
+η₀ = 0 and both bandwidths at 0.3 the saddle point diverges (the page then says so and keeps the
+last fit).
 """
 
     def _compute(self) -> LiveRun:
-        return live_run(int(self.data), float(self.gamma), float(self.bandwidth_f),
+        return live_run(int(self.data), float(self.eta), float(self.eta0), float(self.lam),
+                        float(self.bandwidth_f),
                         float(self.bandwidth_u), float(self.dual_y_scale), int(self.features),
                         int(self.seed))
 
@@ -198,10 +235,9 @@ bandwidths the saddle point can diverge (the page then says so and keeps the las
             framewise=True)
 
     @staticmethod
-    def _mse_overlay(seen: np.ndarray, esgd: np.ndarray, base: np.ndarray, suffix: str = "",
-                     band=None):
-        """Test MSE against data visited: Embedding-SGD (with a band), plain regression, and
-        the paper's reported point."""
+    def _mse_overlay(seen: np.ndarray, curves: dict, suffix: str = "", band=None):
+        """Test MSE against data visited: one curve per method (``curves``: label -> (colour,
+        values)), Embedding-SGD's band, and the paper's reported point."""
         dims = [axis("seen", "data visited"), axis("mse", "test MSE (noiseless inputs)")]
         layers = []
         if band is not None:
@@ -209,23 +245,22 @@ bandwidths the saddle point can diverge (the page then says so and keeps the las
                                         vdims=[dims[1], "hi"]),
                                 alpha=0.2, bokeh=dict(color=ESGD_COLOR, line_alpha=0),
                                 mpl=dict(facecolor=ESGD_COLOR, edgecolor="none")))
-        layers += [
-            style(hv.Curve((seen, base), *dims, label=f"plain regression{suffix}"),
-                  color=BASE_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
-            style(hv.Curve((seen, esgd), *dims, label=f"Embedding-SGD{suffix}"),
-                  color=ESGD_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
-            style(hv.Scatter(([float(PAPER_DATA)], [PAPER_MSE]), *dims,
-                             label="paper: 0.0029 at 0.1M"),
-                  color="black", bokeh=dict(size=12, marker="x", line_width=3),
-                  mpl=dict(s=60, marker="X")),
-        ]
+        layers += [style(hv.Curve((seen, values), *dims, label=f"{label}{suffix}"),
+                         color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+                   for label, (color, values) in curves.items()]
+        layers.append(style(hv.Scatter(([float(PAPER_DATA)], [PAPER_MSE]), *dims,
+                                       label="paper: 0.0029 at 0.1M"),
+                            color="black", bokeh=dict(size=12, marker="x", line_width=3),
+                            mpl=dict(s=60, marker="X")))
         # the paper's mark inside the frame
         return style(hv.Overlay(layers), logx=True, logy=True,
                      framewise=True, xlim=(float(seen[0]), 2.0 * max(PAPER_DATA, seen[-1])))
 
     def mse_plot(self):
         h = self.result().run.history
-        return self._mse_overlay(h["seen"].astype(float), h["mse"], h["baseline_mse"])
+        return self._mse_overlay(h["seen"].astype(float),
+                                 {"plain regression": (BASE_COLOR, h["baseline_mse"]),
+                                  "Embedding-SGD": (ESGD_COLOR, h["mse"])})
 
     def status(self) -> str:
         r = self.result().run
@@ -235,45 +270,84 @@ bandwidths the saddle point can diverge (the page then says so and keeps the las
                 f"{np.mean((self.result().smoothed - r.target) ** 2):.4f} from the truth). The "
                 f"paper: {PAPER_MSE} after 0.1M data, 10 runs averaged.")
 
-    # --- run: several seeds ------------------------------------------------------------------
-    def run_seeds(self, settings: dict, progress=None) -> es.SeedRuns:
-        return es.seed_runs(int(settings["runs_n"]), int(settings["runs_data"]),
-                            seed=int(settings["seed"]), gamma=float(settings["gamma"]),
-                            bandwidth_f=float(settings["bandwidth_f"]),
-                            bandwidth_u=float(settings["bandwidth_u"]),
-                            dual_y_scale=float(settings["dual_y_scale"]),
-                            features=int(settings["features"]), progress=progress)
+    # --- run: Fig 5.2 (a), the methods over seeds ----------------------------------------------
+    def run_seeds(self, settings: dict, progress=None) -> es.Comparison:
+        return es.compare_methods(int(settings["runs_n"]), int(settings["runs_data"]),
+                                  seed=int(settings["seed"]),
+                                  features=int(settings["features"]), progress=progress)
 
     def seeds_estimate(self, settings: dict) -> float:
-        # measured: 2.2 s a run of 0.1M data with 500 features
-        return (2.2 * int(settings["runs_n"]) * int(settings["runs_data"]) / 100_000
+        # measured: 8.3 s of CPU for the three methods' runs of 0.1M data at 500 features
+        return (8.3 * int(settings["runs_n"]) * int(settings["runs_data"]) / 100_000
                 * max(int(settings["features"]), 100) / 500)
 
-    def seeds_summary(self, settings: dict, result: es.SeedRuns) -> str:
-        mse = np.array([r.mse for r in result.runs])
-        base = np.array([r.baseline_mse for r in result.runs])
-        return (f"**{len(mse)} runs of {result.data:,} data:** Embedding-SGD test MSE "
-                f"**{mse.mean():.4f}** on average (runs {mse.min():.4f} to {mse.max():.4f}); "
-                f"plain regression on the noisy inputs {base.mean():.4f}. The paper: "
-                f"{PAPER_MSE} after 0.1M data, 10 runs, with step and bandwidth constants "
-                f"chosen from grids it does not resolve. "
-                + verdict_markdown(es.mse_claim(result)))
+    def seeds_summary(self, settings: dict, result: es.Comparison) -> str:
+        rows = ["| method | constants (η, η₀, bandwidths) | test MSE, whole interval | "
+                f"on \\|x̃\\| ≤ {es.INTERIOR:g} |", "| --- | --- | --- | --- |"]
+        for m in result.runs:
+            c = result.constants[m]
+            consts = ", ".join(f"{c[k]:g}" for k in ("eta", "eta0", "bandwidth_f",
+                                                     "bandwidth_u") if k in c)
+            whole, inner = result.mse(m), result.mse(m, interior=True)
+            sd = (lambda v: f" ± {v.std(ddof=1):.4f}" if len(v) > 1 else "")
+            rows.append(f"| {es.METHOD_NAMES[m]} | {consts} | {whole.mean():.4f}{sd(whole)} | "
+                        f"{inner.mean():.4f}{sd(inner)} |")
+        runs = len(result.mse("embedding"))
+        return (f"**{runs} run{'s' if runs > 1 else ''} of {result.data:,} data** "
+                f"(mean ± sd over the runs). The paper: {PAPER_MSE} after 0.1M data, 10 runs.\n\n"
+                + "\n".join(rows) + "\n\n" + verdict_markdown(es.mse_claim(result)))
 
-    def seeds_plot(self, result: es.SeedRuns):
-        seen = result.runs[0].history["seen"].astype(float)
-        curves = np.array([r.history["mse"] for r in result.runs])
-        base = np.array([r.history["baseline_mse"] for r in result.runs])
-        return self._mse_overlay(seen, curves.mean(0), base.mean(0), ", mean",
-                                 band=(curves.min(0), curves.max(0)))
+    def seeds_plot(self, result: es.Comparison):
+        seen = result.runs["embedding"][0].history["seen"].astype(float)
+        curves = {es.METHOD_NAMES[m]: (METHOD_COLORS[m],
+                                       np.mean([r.history["mse"] for r in runs], axis=0))
+                  for m, runs in result.runs.items()}
+        esgd = np.array([r.history["mse"] for r in result.runs["embedding"]])
+        return self._mse_overlay(seen, curves, ", mean", band=(esgd.min(0), esgd.max(0)))
 
-    def seeds_fit_plot(self, result: es.SeedRuns):
-        r0 = result.runs[0]
+    def seeds_fit_plot(self, result: es.Comparison):
+        r0 = result.runs["embedding"][0]
         dims = [axis("x", "noiseless input x̃"), axis("y", "f(x̃)")]
         parts = [style(hv.Curve((r0.grid, r0.target), *dims, label="truth"), color=TRUTH_COLOR,
                        bokeh=dict(line_width=3), mpl=dict(linewidth=2))]
-        for k, r in enumerate(result.runs):
-            parts.append(style(hv.Curve((r.grid, r.fit), *dims,
-                                        label="Embedding-SGD runs" if k == 0 else ""),
-                               color=ESGD_COLOR, alpha=0.6, bokeh=dict(line_width=1),
-                               mpl=dict(linewidth=0.8)))
+        for m, runs in result.runs.items():
+            parts.append(style(hv.Curve((r0.grid, np.mean([r.fit for r in runs], axis=0)),
+                                        *dims, label=es.METHOD_NAMES[m]),
+                               color=METHOD_COLORS[m], bokeh=dict(line_width=2),
+                               mpl=dict(linewidth=1.2)))
+        return style(hv.Overlay(parts), framewise=True)
+
+    # --- run: Fig 5.1, the GP toy -------------------------------------------------------------
+    def run_toy(self, settings: dict, progress=None) -> es.ToyRun:
+        return es.gp_toy(int(settings["toy_iterations"]), seed=int(settings["seed"]))
+
+    def toy_summary(self, settings: dict, result: es.ToyRun) -> str:
+        return (f"After **{int(result.iterations[-1]):,}** iterations the recovered f is "
+                f"**{result.errors[-1]:.4f}** from f* (mean squared error on the grid), the "
+                f"smoothed signal the data measure {result.observed_error:.4f}. "
+                + verdict_markdown(es.recovery_claim(result)))
+
+    def toy_plot(self, result: es.ToyRun):
+        dims = [axis("x", "x"), axis("y", "f(x)")]
+        curve = (lambda v, label, color, extra: style(
+            hv.Curve((result.grid, v), *dims, label=label), color=color, **extra))
+        thick = dict(bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+        return style(
+            curve(result.truth, "truth f*", TRUTH_COLOR, dict(bokeh=DASHED, mpl=MPL_DASHED))
+            * curve(result.observed, "smoothed signal E[f*(z) | x]", "#17becf", thick)
+            * curve(result.fits[-1], "Embedding-SGD f", ESGD_COLOR, thick)
+            * curve(result.duals[-1], "dual u(x, y)", "#2ca02c", thick),
+            framewise=True)
+
+    def toy_steps_plot(self, result: es.ToyRun):
+        dims = [axis("x", "x"), axis("y", "f(x)")]
+        parts = [style(hv.Curve((result.grid, result.truth), *dims, label="truth f*"),
+                       color=TRUTH_COLOR, bokeh=DASHED, mpl=MPL_DASHED)]
+        shown = list(range(1, len(result.iterations)))
+        for j, k in enumerate(shown):
+            parts.append(style(
+                hv.Curve((result.grid, result.fits[k]), *dims,
+                         label=f"iteration {int(result.iterations[k]):,}"),
+                color=ESGD_COLOR, alpha=0.25 + 0.75 * (j + 1) / len(shown),
+                bokeh=dict(line_width=1.5), mpl=dict(linewidth=1)))
         return style(hv.Overlay(parts), framewise=True)

@@ -215,7 +215,8 @@ def _embedding_sgd():
     rng = np.random.default_rng(0)
     x = rng.random(20)
     return dict(x=x, y=np.sin(x), x_clean=x, n=20, batch_size=5, features_f=8, features_u=8,
-                checkpoints=2, test_points=10)
+                checkpoints=2, test_points=10, i=3, eta=1.0, eta0=1.0, method="saa", runs=1,
+                data=100, features=8, virtual_samples=2, iterations=20, grid_points=10)
 
 
 def _sweep():
@@ -316,7 +317,8 @@ def _dsg_claims():
 def _esgd_claims():
     from dynamics import embedding_sgd as es
 
-    return dict(runs=1, data=100, features=8, result=es.seed_runs(1, 100, features=8))
+    return dict(runs=1, data=100, features=8, result=es.compare_methods(1, 100, features=8),
+                run=es.gp_toy(20, features=8, grid_points=10, batch_size=4))
 
 
 @functools.lru_cache(maxsize=None)
@@ -392,7 +394,8 @@ SMALL = {
                                 "updates", "buffer_episodes"},
     "dynamics.dsg": {"checkpoints", "max_points"},
     "dynamics.embedding_sgd": {"batch_size", "features_f", "features_u", "checkpoints",
-                               "test_points"},
+                               "test_points", "data", "features", "virtual_samples",
+                               "iterations", "grid_points"},
 }
 
 #: Per-function examples (override everything else).
@@ -444,6 +447,8 @@ FUNCTIONS = {
     "dynamics.dsg.posterior_claim": _dsg_claims,
     "dynamics.embedding_sgd.seed_runs": _esgd_claims,
     "dynamics.embedding_sgd.mse_claim": _esgd_claims,
+    "dynamics.embedding_sgd.recovery_claim": _esgd_claims,
+    "dynamics.embedding_sgd.compare_methods": lambda: dict(methods=("embedding", "saa")),
     "dynamics.pmd.best_method_claim": _pmd_claim,
     "dynamics.pmd.both_modes_claim": _pmd_claim,
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,

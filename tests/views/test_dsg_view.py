@@ -52,15 +52,17 @@ def test_gp_run_ends_near_the_closed_form():
 
 
 def test_esgd_page_beats_its_baseline_and_seeds_run_averages():
-    explorer = EXPLORERS["esgd"](data=10_000, features=200)
+    explorer = EXPLORERS["esgd"](data=20_000, features=200)
     live = explorer.result()
     assert live.run.mse < live.run.baseline_mse
     assert "The paper: 0.0029 after 0.1M data" in explorer.status()
     explorer.runs_n, explorer.runs_data = 2, 20_000
     result = explorer.jobs["seeds"].compute()
-    assert len(result.runs) == 2 and result.runs[0].mse != result.runs[1].mse
+    assert set(result.runs) == {"embedding", "virtual", "saa"}
+    mse = result.mse("embedding")
+    assert len(mse) == 2 and mse[0] != mse[1]
     text = explorer.seeds_summary(explorer.jobs["seeds"].settings, result)
-    assert "2 runs of 20,000 data" in text
+    assert "2 runs of 20,000 data" in text and "SGD-SAA" in text
 
 
 def test_curve_run_timeline_draws_the_averaged_iterate_at_step_t():

@@ -330,7 +330,8 @@ def test_pct_frame_at_t_is_each_variants_state_at_step_t(t):
 def test_embedding_sgd_frames_are_the_runs_checkpoints():
     e = EmbeddingSGDExplorer(data=2000)
     _, x, y = es.noisy_measurement(2000, seed=e.seed)
-    run = es.embedding_sgd(x, y, gamma=e.gamma, bandwidth_f=e.bandwidth_f,
+    run = es.embedding_sgd(x, y, eta=e.eta, eta0=e.eta0, lam_f=e.lam, lam_u=e.lam,
+                           bandwidth_f=e.bandwidth_f,
                            bandwidth_u=e.bandwidth_u, dual_y_scale=e.dual_y_scale,
                            features_f=e.features, features_u=e.features, seed=e.seed + 1)
     seen = run.history["seen"]

@@ -219,6 +219,147 @@ def _mse(e):
     return es.mse_claim(e.jobs["seeds"].result)
 
 
+def _toy(e):
+    return es.recovery_claim(e.jobs["toy"].result)
+
+
+#: The l2 weights the study scores beside the fixed one (``es.LAM``).
+ESGD_LAMS = (0.0, 1e-5, 1e-3)
+#: The study reruns Fig 5.2 (a)'s Embedding-SGD runs with this many times the features.
+ESGD_MORE_FEATURES = 4
+
+
+def _esgd_selections(quick: bool, seed: int, progress):
+    """Each method's selection (``es.select``): at quick sizes two candidates on 5,000 data and
+    50 features, at full size the thesis's grids on 0.1M data; Embedding-SGD also with one
+    virtual sample a datum (Algorithm 4 as written)."""
+    size = dict(data=5000, features=50) if quick else {}
+    plans = [(m, m, es.VIRTUAL_SAMPLES) for m in es.COMPARED] + [("embedding_1", "embedding", 1)]
+    out = {}
+    for k, (name, method, samples) in enumerate(plans):
+        grid = es.selection_grid(method)
+        candidates = [grid[0], grid[-1]] if quick else None
+        out[name] = es.select(method, virtual_samples=samples, candidates=candidates, seed=seed,
+                              progress=_part(progress, 0.8 * k / len(plans),
+                                             0.8 * (k + 1) / len(plans), f"selecting {name}"),
+                              **size)
+    return out
+
+
+def _part(progress, lo, hi, what):
+    if progress is None:
+        return None
+    return lambda fraction, message, **_: progress(lo + (hi - lo) * fraction, f"{what}: {message}")
+
+
+def _constants(c: dict) -> str:
+    return ", ".join(f"{k} {c[k]:g}" for k in ("eta", "eta0", "bandwidth_f", "bandwidth_u")
+                     if k in c)
+
+
+def _esgd_study(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict:
+    """Fig 5.2 (a)'s differences: the selection of each method's constants on validation data
+    (against ``es.SELECTED``, which the page's run uses), Algorithm 4's one virtual sample, the
+    l2 weight, and the error at the ends of the interval."""
+    main = explorer.jobs["seeds"].result
+    verdict = es.mse_claim(main)
+    runs, data = len(main.mse("embedding")), main.data
+    selections = _esgd_selections(quick, seed, progress)
+    rows = ["method,virtual_samples,eta,eta0,bandwidth_f,bandwidth_u,validation_mse"]
+    for name, sel in selections.items():
+        for c, score in zip(sel.candidates, sel.scores):
+            rows.append(f"{sel.method},{sel.options['virtual_samples']},{c['eta']:g},"
+                        f"{c['eta0']:g},{c['bandwidth_f']:g},{c.get('bandwidth_u', '')},"
+                        f"{score:.6g}")
+    best_1 = selections["embedding_1"].best
+    # at quick sizes the extra runs are one of 5,000 data (their code path, not their numbers)
+    extra = (1, 5000) if quick else (runs, data)
+    one = es.compare_methods(*extra, methods=("embedding",), seed=seed,
+                             constants={"embedding": best_1}, virtual_samples=1,
+                             features=int(explorer.features),
+                             progress=_part(progress, 0.8, 0.85, "one virtual sample"))
+    # the same runs with four times the random features: the draw of the features, not the
+    # data, made the worst runs (a feature seed that failed on one data set failed on another)
+    many = es.compare_methods(*extra, methods=("embedding",), seed=seed,
+                              features=ESGD_MORE_FEATURES * int(explorer.features),
+                              progress=_part(progress, 0.85, 0.95, "more features"))
+    lam_scores = {lam: float(es.select("embedding", candidates=[es.SELECTED["embedding"]],
+                                       lam=lam, seed=seed,
+                                       **(dict(data=5000, features=50) if quick else {})
+                                       ).scores[0]) for lam in ESGD_LAMS + (es.LAM,)}
+    if progress:
+        progress(1.0, "done")
+
+    def spread(v):
+        return f"{v.mean():.4f} ± {v.std(ddof=1) if len(v) > 1 else 0.0:.4f}"
+    table = ["| method | chosen on validation (η, η₀, bandwidths) | validation MSE | "
+             "as `SELECTED`? | test MSE, whole interval | on \\|x̃\\| ≤ 0.4 |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for m in es.COMPARED:
+        sel = selections[m]
+        table.append(f"| {es.METHOD_NAMES[m]} (10 virtual samples) | {_constants(sel.best)} | "
+                     f"{sel.scores.min():.4f} | "
+                     f"{'yes' if sel.best == es.SELECTED[m] else 'no'} | "
+                     f"{spread(main.mse(m))} | {spread(main.mse(m, interior=True))} |")
+    table.append(f"| Embedding-SGD (1 virtual sample, Algorithm 4) | {_constants(best_1)} | "
+                 f"{selections['embedding_1'].scores.min():.4f} | (its own) | "
+                 f"{spread(one.mse('embedding'))} | "
+                 f"{spread(one.mse('embedding', interior=True))} |")
+    esgd, inner = main.mse("embedding"), main.mse("embedding", interior=True)
+    size = ("At quick sizes the selections try two candidates each on 5,000 data and 50 "
+            "features, and the runs of items 2 and 5 are one of 5,000 data; `python -m "
+            "views.figures --only dai.fig5_2a` runs the thesis's grids (144 candidates for "
+            "Embedding-SGD, 36 for each baseline) at 0.1M data.\n\n" if quick else "")
+    markdown = "\n".join([
+        f"Fig 5.2 (a), Embedding-SGD's MSE 0.0029 after 0.1M data: "
+        f"**{'reproduced' if verdict.agrees else 'not reproduced'}** ({runs} runs of "
+        f"{data:,} data; {verdict.why}).",
+        "",
+        size + "1. **The step and the selection.** Sec 5.6.1 steps by η/(η₀+√i) and picks η, η₀ "
+        "and both bandwidths from grids (η ∈ {0.1, 1, 10}, η₀ ∈ {1, 10, 100}, bandwidths "
+        "0.05-0.2); we pick them per method by the MSE on 1,000 noiseless validation inputs "
+        "after a pass over separate training data (the thesis does not say what its validation "
+        "data were). Before this, our step was γ/√i (γ = 10, a uniform average, no "
+        "regulariser): MSE 0.0072 over 10 runs (issue 28); an offset alone, 10/(10+√i), took one "
+        "run from 0.0096 to 0.0060. Now, mean ± sd over the runs:",
+        "",
+        *table,
+        "",
+        "2. **Virtual samples.** Sec 5.6.1 generates 10 virtual samples a datum for training; "
+        "Algorithm 4 needs one. Our Embedding-SGD averages the datum's 10 samples into "
+        "E_{z|x} f(z) and E_{z|x} ψ(z) (both estimates stay unbiased); with one (the last row) "
+        f"it ends at {one.mse('embedding').mean():.4f}.",
+        "",
+        "3. **The regularisers.** The thesis fixes l2 weights on both functions for every "
+        "method (eq C.7) without giving them; ours is λ = 1e-4 on f and u. Validation MSE of "
+        "Embedding-SGD at `SELECTED`'s constants: "
+        + ", ".join(f"λ = {lam:g}: {v:.4f}" for lam, v in sorted(lam_scores.items())) + ".",
+        "",
+        "4. **The ends of the interval.** The virtual samples z ~ N(x, 0.05²) ignore that x̃ "
+        "stops at ±0.5: near the ends the true law of x̃ given x is cut off, so every method "
+        "learns a wrong target there. Embedding-SGD's MSE on |x̃| ≤ 0.4 is "
+        f"{inner.mean():.4f} against {esgd.mean():.4f} on the whole interval.",
+        "",
+        f"5. **The random features.** The thesis's functions are kernel expansions; ours "
+        f"are {int(explorer.features)} random Fourier features each, drawn anew for every "
+        f"run. The spread over the runs comes mostly from that draw: with "
+        f"{ESGD_MORE_FEATURES * int(explorer.features)} features (the same runs and constants) "
+        f"Embedding-SGD ends at {spread(many.mse('embedding'))} on the whole interval, "
+        f"{spread(many.mse('embedding', interior=True))} on |x̃| ≤ 0.4 (runs "
+        f"{many.mse('embedding').min():.4f}-{many.mse('embedding').max():.4f}).",
+        "",
+        "6. **Not tried.** The thesis's kernel expansions themselves; its data schedule "
+        "(\"terminated after going through 10 rounds of "
+        "training data\" could mean 10 passes over 10,000 data; ours is one pass over 0.1M fresh "
+        "data); the dual's kernel on (x, y) reads y scaled by 0.05 (one bandwidth for x and y "
+        "stalls, see the page).",
+        "",
+        "**Result.** " + ("Reproduced: " + verdict.why + "." if verdict.agrees else
+                          "Not reproduced: " + verdict.why + "."),
+    ])
+    return dict(markdown=markdown, tables={"selection.csv": "\n".join(rows) + "\n"})
+
+
 ENTRIES = (
     Entry("dai.fig3_4", "dsg",
           "Dai, Fig 3.4: kernel ridge regression by doubly stochastic gradients",
@@ -251,5 +392,9 @@ ENTRIES = (
           "Dai, Fig 5.2 (a): Embedding-SGD on noisy measurements",
           _mse, panels=("seeds_plot", "seeds_fit_plot"), runs=("seeds",),
           knobs=dict(runs_n=10, runs_data=100_000, features=500),
-          quick=dict(runs_n=2, runs_data=20_000, features=200)),
+          quick=dict(runs_n=2, runs_data=20_000, features=200), study=_esgd_study),
+    Entry("dai.fig5_1", "esgd",
+          "Dai, Fig 5.1: Embedding-SGD recovers a GP-drawn function from smoothed measurements",
+          _toy, panels=("toy_plot", "toy_steps_plot"), runs=("toy",),
+          knobs=dict(toy_iterations=2000), quick=dict(toy_iterations=500)),
 )
