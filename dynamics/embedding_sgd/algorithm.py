@@ -213,6 +213,33 @@ def _check_stable(method, fit, limit, seen, options):
             "sqrt(i))) is too large for these kernels: use a smaller eta or a larger eta0")
 
 
+def _prepare(x, y, batch_size, eta, eta0, lam_f, lam_u, virtual_samples, bandwidth_f,
+             bandwidth_u, dual_y_scale, features_f, features_u, virtual_noise, test_inputs,
+             test_points, checkpoints, progress, seed):
+    """The checked inputs of a run (``fit_method``, ``embedding_sgd``), each bad one refused by
+    name, and its random Fourier features: psi for f on x, phi for the dual u on (x, y)."""
+    x, y, m = _check_data(x, y, batch_size)
+    options = _check_options(eta, eta0, lam_f, lam_u, virtual_samples)
+    bandwidth_f = check_positive("bandwidth_f", bandwidth_f)
+    bandwidth_u = check_positive("bandwidth_u", bandwidth_u)
+    dual_y_scale = check_positive("dual_y_scale", dual_y_scale)
+    features_f = check_count("features_f", features_f, low=1, high=100_000)
+    features_u = check_count("features_u", features_u, low=1, high=100_000)
+    virtual_noise = check_positive("virtual_noise", virtual_noise, allow_zero=True)
+    grid = _check_test_inputs(test_inputs, test_points)
+    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
+    progress = check_progress(progress)
+    if len(x) // m == 0:
+        raise ValueError(f"batch_size {m} is larger than the {len(x)} data")
+    rng = as_generator(seed)
+    psi = _Features(features_f, [bandwidth_f], rng)
+    phi = _Features(features_u, [bandwidth_u, bandwidth_u / dual_y_scale], rng)
+    sizes = dict(bandwidth_f=bandwidth_f, bandwidth_u=bandwidth_u, dual_y_scale=dual_y_scale,
+                 features_f=features_f, features_u=features_u)
+    return (x, y, m, options, grid, checkpoints, progress, rng, psi, phi, virtual_noise,
+            sizes)
+
+
 def fit_method(x, y, *, method: str = "embedding", eta: float = 10.0, eta0: float = 10.0,
                lam_f: float = 1e-4, lam_u: float = 1e-4, bandwidth_f: float = 0.05,
                bandwidth_u: float = 0.1, dual_y_scale: float = 0.05, features_f: int = 500,
@@ -231,28 +258,14 @@ def fit_method(x, y, *, method: str = "embedding", eta: float = 10.0, eta0: floa
     y, no virtual samples). Scored on the noiseless ``test_inputs`` (default ``test_points``
     points on [-0.5, 0.5]) against ``truth``."""
     method = check_choice("method", method, METHODS)
-    x, y, m = _check_data(x, y, batch_size)
-    options = _check_options(eta, eta0, lam_f, lam_u, virtual_samples)
-    bandwidth_f = check_positive("bandwidth_f", bandwidth_f)
-    bandwidth_u = check_positive("bandwidth_u", bandwidth_u)
-    dual_y_scale = check_positive("dual_y_scale", dual_y_scale)
-    features_f = check_count("features_f", features_f, low=1, high=100_000)
-    features_u = check_count("features_u", features_u, low=1, high=100_000)
-    virtual_noise = check_positive("virtual_noise", virtual_noise, allow_zero=True)
-    grid = _check_test_inputs(test_inputs, test_points)
-    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
-    progress = check_progress(progress)
-    if len(x) // m == 0:
-        raise ValueError(f"batch_size {m} is larger than the {len(x)} data")
-    rng = as_generator(seed)
-    psi = _Features(features_f, [bandwidth_f], rng)
-    phi = _Features(features_u, [bandwidth_u, bandwidth_u / dual_y_scale], rng)
+    (x, y, m, options, grid, checkpoints, progress, rng, psi, phi, virtual_noise,
+     sizes) = _prepare(x, y, batch_size, eta, eta0, lam_f, lam_u, virtual_samples, bandwidth_f,
+                       bandwidth_u, dual_y_scale, features_f, features_u, virtual_noise,
+                       test_inputs, test_points, checkpoints, progress, seed)
     with np.errstate(over="ignore", invalid="ignore"):  # a diverging run raises at a mark
         fit, history = _train(method, x, y, m, psi, phi, rng, options, grid, virtual_noise,
                               checkpoints, progress)
-    options.update(bandwidth_f=bandwidth_f, bandwidth_u=bandwidth_u, dual_y_scale=dual_y_scale,
-                   features_f=features_f, features_u=features_u, virtual_noise=virtual_noise,
-                   batch_size=m)
+    options.update(sizes, virtual_noise=virtual_noise, batch_size=m)
     return MethodRun(method, grid, truth(grid), fit, history, options)
 
 
@@ -293,22 +306,10 @@ def embedding_sgd(x, y, *, batch_size: int = 50, eta: float = 10.0, eta0: float 
     z ~ N(x, ``virtual_noise``^2) a datum, and the baseline (plain SGD of f(x) ~ y on the same
     features, steps and l2 weight ``lam_f``); both scored on noiseless test inputs in
     [-0.5, 0.5] (Sec 5.5). ``fit_method`` runs one method, the thesis's baselines included."""
-    x, y, m = _check_data(x, y, batch_size)
-    options = _check_options(eta, eta0, lam_f, lam_u, 1)
-    bandwidth_f = check_positive("bandwidth_f", bandwidth_f)
-    bandwidth_u = check_positive("bandwidth_u", bandwidth_u)
-    dual_y_scale = check_positive("dual_y_scale", dual_y_scale)
-    features_f = check_count("features_f", features_f, low=1, high=100_000)
-    features_u = check_count("features_u", features_u, low=1, high=100_000)
-    virtual_noise = check_positive("virtual_noise", virtual_noise, allow_zero=True)
-    grid = _check_test_inputs(None, test_points)
-    checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
-    progress = check_progress(progress)
-    if len(x) // m == 0:
-        raise ValueError(f"batch_size {m} is larger than the {len(x)} data")
-    rng = as_generator(seed)
-    psi = _Features(features_f, [bandwidth_f], rng)
-    phi = _Features(features_u, [bandwidth_u, bandwidth_u / dual_y_scale], rng)
+    (x, y, m, options, grid, checkpoints, progress, rng, psi, phi, virtual_noise,
+     _) = _prepare(x, y, batch_size, eta, eta0, lam_f, lam_u, 1, bandwidth_f, bandwidth_u,
+                   dual_y_scale, features_f, features_u, virtual_noise, None, test_points,
+                   checkpoints, progress, seed)
     with np.errstate(over="ignore", invalid="ignore"):  # a diverging run raises at a mark
         fit, history = _train("embedding", x, y, m, psi, phi, rng, options, grid,
                               virtual_noise, checkpoints, progress, share=(0.0, 0.6))
