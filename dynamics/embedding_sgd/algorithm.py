@@ -66,8 +66,22 @@ class _Features:
         return arg
 
 
+class _FitErrors:
+    """Test errors of a run's averaged fit ``fit`` of the truth ``target`` on the noiseless
+    test inputs ``grid``: over all of them, and over the interior |x~| <= ``INTERIOR``."""
+
+    @property
+    def mse(self) -> float:
+        return float(np.mean((self.fit - self.target) ** 2))
+
+    @property
+    def mse_interior(self) -> float:
+        inside = np.abs(self.grid) <= INTERIOR
+        return float(np.mean((self.fit[inside] - self.target[inside]) ** 2))
+
+
 @dataclass(frozen=True)
-class MethodRun:
+class MethodRun(_FitErrors):
     """One run of ``fit_method``: the averaged fit of f at the noiseless test inputs ``grid``,
     the truth ``target`` there, and ``history`` (data visited ``seen``, test MSE ``mse`` on all
     test inputs and ``mse_interior`` on those with |x~| <= ``INTERIOR``, at log-spaced
@@ -79,15 +93,6 @@ class MethodRun:
     fit: np.ndarray
     history: dict
     options: dict
-
-    @property
-    def mse(self) -> float:
-        return float(np.mean((self.fit - self.target) ** 2))
-
-    @property
-    def mse_interior(self) -> float:
-        inside = np.abs(self.grid) <= INTERIOR
-        return float(np.mean((self.fit[inside] - self.target[inside]) ** 2))
 
 
 def _check_data(x, y, batch_size):
@@ -270,7 +275,7 @@ def fit_method(x, y, *, method: str = "embedding", eta: float = 10.0, eta0: floa
 
 
 @dataclass(frozen=True)
-class EmbeddingRun:
+class EmbeddingRun(_FitErrors):
     """An Embedding-SGD run and its baseline, plain regression on the noisy inputs (the same
     features, steps and regulariser). ``grid``/``fit``/``baseline_fit``: their averaged fits on
     the test grid (noiseless x), ``target`` the truth there; ``history``: data visited and the
@@ -281,15 +286,6 @@ class EmbeddingRun:
     fit: np.ndarray
     baseline_fit: np.ndarray
     history: dict
-
-    @property
-    def mse(self) -> float:
-        return float(np.mean((self.fit - self.target) ** 2))
-
-    @property
-    def mse_interior(self) -> float:
-        inside = np.abs(self.grid) <= INTERIOR
-        return float(np.mean((self.fit[inside] - self.target[inside]) ** 2))
 
     @property
     def baseline_mse(self) -> float:

@@ -64,8 +64,7 @@ def _wait_for_frames_drawn(page) -> None:
     """Wait until the plots a served page draws after its frame are all in place and drawn,
     and two animation frames more (their layout reported to the server)."""
     page.wait_for_function(FRAMES_DRAWN, timeout=LOAD_TIMEOUT)
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
-                  "requestAnimationFrame(() => r())))")
+    _two_frames(page)
 
 
 def _open(page, url: str) -> None:
@@ -93,6 +92,11 @@ def _wait_until_idle(page) -> None:
     two animation frames more (painted). Event-driven: a fixed 1.5 s wait stood here."""
     page.wait_for_function("() => Bokeh.documents.length > 0 && Bokeh.documents[0].is_idle",
                            timeout=LOAD_TIMEOUT)
+    _two_frames(page)
+
+
+def _two_frames(page) -> None:
+    """Wait two animation frames of the page (what was laid out is painted)."""
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => "
                   "requestAnimationFrame(() => r())))")
 
