@@ -1,7 +1,8 @@
-"""Every Python example of the README runs, and prints what its comments say.
+"""Every Python example of the README and of docs/headless.md runs, and prints what its comments
+say.
 
-The blocks are read from README.md itself (every fenced ``python`` block, in order), so the
-README and this test cannot drift. Each block runs whole in a fresh interpreter
+The blocks are read from README.md and docs/headless.md themselves (every fenced ``python``
+block, in order), so the docs and this test cannot drift. Each block runs whole in a fresh interpreter
 (``sys.executable -c``, the repository as the working directory, the environment inherited:
 ``OPENBLAS_NUM_THREADS=1`` and the like from ``tests/conftest.py``), as a reader who pastes it
 into a script would run it.
@@ -47,6 +48,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+#: The files whose ``python`` blocks are run: the README, and the page its Headless section
+#: sends each paper's engines to.
+EXAMPLE_DOCS = ("README.md", "docs/headless.md")
 
 #: Relative tolerance of every printed number (see the module docstring for why 2 %).
 REL_TOL = 0.02
@@ -59,19 +63,22 @@ TIMEOUT_S = 300
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?!\w)")
 
 
-def readme_blocks() -> list[tuple[int, str]]:
-    """(line of the block's first code line in README.md, code) for every ```python block."""
-    blocks, lines = [], README.read_text().splitlines()
-    i = 0
-    while i < len(lines):
-        if lines[i].strip() == "```python":
-            start, body = i + 1, []
-            i += 1
-            while i < len(lines) and lines[i].strip() != "```":
-                body.append(lines[i])
+def readme_blocks() -> list[tuple[str, int, str]]:
+    """(file, line of the block's first code line in it, code) for every ```python block of
+    ``EXAMPLE_DOCS``."""
+    blocks = []
+    for doc in EXAMPLE_DOCS:
+        lines = (ROOT / doc).read_text().splitlines()
+        i = 0
+        while i < len(lines):
+            if lines[i].strip() == "```python":
+                start, body = i + 1, []
                 i += 1
-            blocks.append((start + 1, "\n".join(body) + "\n"))
-        i += 1
+                while i < len(lines) and lines[i].strip() != "```":
+                    body.append(lines[i])
+                    i += 1
+                blocks.append((doc, start + 1, "\n".join(body) + "\n"))
+            i += 1
     return blocks
 
 
@@ -115,11 +122,11 @@ def expected_prints(code: str, first_line: int = 1) -> list[tuple[int, str, str]
                 and node.func.id == "print"):
             line, source = first_line + node.lineno - 1, ast.get_source_segment(code, node)
             assert id(node) in top, (
-                f"README.md line {line}: {source} is not a statement of the block's top level "
+                f"line {line}: {source} is not a statement of the block's top level "
                 f"(the convention: each print writes one line, in order)")
             comment = next((comments[n] for n in range(node.lineno, node.end_lineno + 1)
                             if n in comments), None)
-            assert comment, f"README.md line {line}: {source} has no comment saying what it prints"
+            assert comment, f"line {line}: {source} has no comment saying what it prints"
             prints.append((line, source, comment.split(": ", 1)[0]))
     return sorted(prints)
 
@@ -143,9 +150,10 @@ BLOCKS = readme_blocks()
 
 
 def test_readme_has_the_examples():
-    assert len(BLOCKS) >= 9, f"README.md has {len(BLOCKS)} python blocks"
-    for line, code in BLOCKS:
-        assert expected_prints(code, line), f"the block at README.md line {line} prints nothing"
+    assert len(BLOCKS) >= 9, f"README.md and docs/headless.md have {len(BLOCKS)} python blocks"
+    assert any(doc == "README.md" for doc, _, _ in BLOCKS)
+    for doc, line, code in BLOCKS:
+        assert expected_prints(code, line), f"the block at {doc} line {line} prints nothing"
 
 
 def test_the_check_fails_on_a_wrong_comment():
@@ -165,24 +173,24 @@ def test_the_check_fails_on_a_wrong_comment():
     assert compare("1.0e-03", "1.2e-03") is not None
 
 
-@pytest.mark.parametrize(("line", "code"), BLOCKS,
-                         ids=[block_id(i + 1, code) for i, (_, code) in enumerate(BLOCKS)])
-def test_readme_example_prints_what_its_comments_say(line, code):
+@pytest.mark.parametrize(("doc", "line", "code"), BLOCKS,
+                         ids=[block_id(i + 1, code) for i, (_, _, code) in enumerate(BLOCKS)])
+def test_readme_example_prints_what_its_comments_say(doc, line, code):
     prints = expected_prints(code, line)
     start, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ),
                           capture_output=True, text=True, timeout=TIMEOUT_S)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    print(f"\nREADME.md block at line {line}: {time.perf_counter() - start:.1f} s "
+    print(f"\n{doc} block at line {line}: {time.perf_counter() - start:.1f} s "
           f"({cpu:.1f} s of CPU)", end="")
-    assert proc.returncode == 0, (f"the block at README.md line {line} failed:\n"
+    assert proc.returncode == 0, (f"the block at {doc} line {line} failed:\n"
                                   + proc.stderr[-3000:])
     out = proc.stdout.splitlines()
     assert len(out) == len(prints), (
-        f"the block at README.md line {line} printed {len(out)} lines for {len(prints)} "
+        f"the block at {doc} line {line} printed {len(out)} lines for {len(prints)} "
         f"prints (each print must write one line):\n" + proc.stdout)
-    failures = [f"README.md line {n}: {source}\n    printed:  {got}\n    comment:  {want}\n    "
+    failures = [f"{doc} line {n}: {source}\n    printed:  {got}\n    comment:  {want}\n    "
                 f"{why}"
                 for (n, source, want), got in zip(prints, out)
                 if (why := compare(got, want)) is not None]
