@@ -109,7 +109,8 @@ GAP_PT = 8
 def place_legends(fig) -> None:
     """Move every legend of a rendered matplotlib figure under its axes (below the tick
     labels and the axis label, centred, in as many columns as fit the axes' width), then move
-    the rows of axes apart wherever a legend would reach into the row below."""
+    the rows of axes apart wherever a legend would reach into the row below, and the columns
+    apart wherever a panel's labels run into the panel to its right (``_open_columns``)."""
     renderer = _renderer(fig)
     bottoms = {}  # display y of the lowest artist of each axes with a legend: its legend's
     for ax in fig.axes:
@@ -119,6 +120,7 @@ def place_legends(fig) -> None:
         bottoms[ax] = _below(ax, legend, renderer)
     if bottoms:
         _open_rows(fig, renderer, bottoms)
+    _open_columns(fig, renderer)
 
 
 def _renderer(fig):
@@ -214,3 +216,54 @@ def _open_rows(fig, renderer, bottoms: dict) -> None:
     fig.set_size_inches(width, grown)
     for ax, (x0, y0, w, h) in placed.items():
         ax.set_position((x0, y0, w, h), which="both")
+
+
+def _open_columns(fig, renderer) -> None:
+    """Move columns of axes right (the figure grows) where an axes' drawing (a colour bar's
+    label, tick labels) runs into the axes to its right in the same row (its y label, its
+    tick labels): the DSG page's colour bar label "noiseless function of the data" ran over
+    the next panel's "x₂". Axes that only come close (a plot and its colour bar) stay put."""
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    if len(axes) < 2:
+        return
+    pos = {ax: ax.get_position(original=True) for ax in axes}
+    # without the titles: a title wider than its axes reaches over the colour bar, not into it
+    titles = [t for ax in axes for t in (ax.title, ax._left_title, ax._right_title)
+              if t.get_visible()]
+    for t in titles:
+        t.set_visible(False)
+    try:
+        tight = {ax: ax.get_tightbbox(renderer) for ax in axes}
+    finally:
+        for t in titles:
+            t.set_visible(True)
+    if any(box is None for box in tight.values()):
+        return
+    gap = GAP_PT * fig.dpi / 72
+    lefts = sorted({round(p.x0, 6) for p in pos.values()})
+    need = {}  # px the axes from this left edge on move right, beyond the earlier edges' moves
+    for left in lefts[1:]:
+        right = [b for b in axes if round(pos[b].x0, 6) == left]
+        before = [a for a in axes if pos[a].x1 <= left + 1e-9]
+        push = 0.0
+        for b in right:
+            for a in before:
+                if min(pos[a].y1, pos[b].y1) <= max(pos[a].y0, pos[b].y0):
+                    continue  # not in the same row
+                overlap = tight[a].x1 - tight[b].x0
+                if overlap > 0:
+                    push = max(push, overlap + gap)
+        need[left] = push
+    if not any(need.values()):
+        return
+    width, height = fig.get_size_inches()
+    shift, total = {}, 0.0
+    for left in lefts:
+        total += need.get(left, 0.0)
+        shift[left] = total
+    grown = width + total / fig.dpi
+    fig.set_size_inches(grown, height)
+    for ax in axes:
+        p = pos[ax]
+        x0 = (p.x0 * width + shift[round(p.x0, 6)] / fig.dpi) / grown
+        ax.set_position((x0, p.y0, p.width * width / grown, p.height), which="both")
