@@ -5,6 +5,10 @@ from a link's query; a ``.gif`` or ``.mp4`` output animates the page's timeline
     ldx-export --from herding_seed-7.png -o herding_seed-7.pdf
     ldx-export --query "page=herding&seed=7" -o herding.svg
     ldx-export --query "page=herding" -o herding.mp4 --frames 200 --fps 20
+    ldx-export --query "page=dsg&run=curve" -o dsg_curve.gif   # a run's own timeline
+
+A query's ``run`` (which an animation of a run's timeline carries) names a run of the page: it
+is computed (blocking, with the page's settings) and its timeline animated.
 
 The state is read with ``views.framework.stamp.read_state``; the page is built with
 ``Explorer.from_query``, exactly as the served app builds it from a link, and what the state
@@ -21,7 +25,8 @@ import urllib.parse
 
 from views import EXPLORERS
 from views.framework import stamp
-from views.framework.animation import ANIMATION_FORMATS, DEFAULT_FPS, DEFAULT_FRAMES
+from views.framework.animation import (ANIMATION_FORMATS, DEFAULT_FPS, DEFAULT_FRAMES,
+                                       run_file_stem)
 
 __all__ = ["main", "explorer_from_query"]
 
@@ -59,7 +64,15 @@ def main(argv=None) -> int:
                       f"{stamp.VERSION}", file=sys.stderr)
         else:
             query = urllib.parse.parse_qs(args.query, keep_blank_values=True)
+        query = dict(query)
+        run = (query.pop("run", None) or [None])[-1]
         explorer, messages = explorer_from_query(query)
+        if run is not None:
+            if run not in explorer.jobs:
+                raise ValueError(f"run must be one of the {explorer.title} page's runs "
+                                 f"({', '.join(explorer.jobs) or 'it has none'}), got {run!r}")
+            print(f"computing the run {run!r} …", file=sys.stderr)
+            explorer.jobs[run].compute()
     except ValueError as exc:
         parser.error(str(exc))
     for message in messages:
@@ -70,12 +83,13 @@ def main(argv=None) -> int:
         base = pathlib.Path(args.source).parent if args.source else pathlib.Path(".")
         suffix = pathlib.Path(args.source).suffix if args.source else ".png"
         animated = suffix.lower() in ANIMATION_FORMATS
-        output = base / f"{stamp.file_stem(explorer, time=not animated)}{suffix}"
+        output = base / (f"{run_file_stem(explorer, run)}{suffix}" if animated
+                         else f"{stamp.file_stem(explorer)}{suffix}")
         if args.source and output.resolve() == pathlib.Path(args.source).resolve():
             output = output.with_name(f"{output.stem}-rebuilt{suffix}")  # never overwrite it
     try:
         if output.suffix.lower() in ANIMATION_FORMATS:
-            explorer.animate(output, frames=args.frames, fps=args.fps)
+            explorer.animate(output, frames=args.frames, fps=args.fps, run=run)
         else:
             explorer.export(output)
     except (ValueError, TypeError) as exc:

@@ -5,6 +5,8 @@ bad input is refused by name. Few frames, small runs: each test takes seconds.""
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import panel as pn
 import pytest
@@ -14,6 +16,7 @@ from views import export_cli
 from views.framework import stamp
 from views.framework.animation import ANIMATION_DPI, frame_indices, frame_title
 from views.framework.figure import export_figure
+from views.dsg import DSGExplorer
 from views.herding import HerdingExplorer
 from views.hbm import HBMExplorer
 from views.neuron import NeuronExplorer
@@ -86,6 +89,48 @@ def test_frame_k_of_the_gif_is_the_page_at_t_k(cls, settings, tmp_path):
     # the other frames are other times: the marks moved
     assert min(_differing(frames[0], held), _differing(frames[2], held)) > 300
     assert page.t is None  # the page itself was not moved
+
+
+def test_a_runs_own_timeline_animates_as_its_panels_at_t_k(tmp_path, capsys):
+    """The DSG page's run (its timeline: the averaged iterate at the run's steps): frame k of
+    the GIF is the export of the run's panels at the run's time t_k; the file names the run,
+    and ``ldx-export --from`` computes the run and rebuilds the animation."""
+    settings = dict(points=200, steps=64)
+    page = DSGExplorer(**settings)
+    with pytest.raises(ValueError, match="^run 'curve' has no result"):
+        page.animate(tmp_path / "film.gif", run="curve")
+    page.jobs["curve"].compute()
+    count = len(page.frames("curve"))
+    # the compared frame's title ("Step t = 40 of 64") as wide as the widest: the same box
+    times = [int(page.frames("curve").t[i]) for i in (0, count - 3, count - 1)]
+    path = page.animate(tmp_path / "film.gif", frames=times, fps=5, run="curve")
+    frames = _gif(path)
+    assert len(frames) == 3
+    i = int(frame_indices(page, times, run="curve")[1])
+    fresh = DSGExplorer(**settings)
+    fresh.jobs["curve"].compute()
+    fresh.set_time("curve", int(fresh.frames("curve").t[i]))
+    only = tuple(p.method for p in fresh.jobs["curve"].run.plots)
+    export = export_figure(fresh.figure(only), tmp_path / "export.png",
+                           title=frame_title(fresh, i, run="curve"), dpi=ANIMATION_DPI)
+    export = np.asarray(Image.open(export).convert("RGB"))
+    held = _in_colors(export, frames[1])
+    assert _differing(frames[1], held) == 0, f"frame 1 is not the run at t = {times[1]}"
+    assert _differing(frames[0], held) > 300  # the iterate and the ring moved
+    assert page.time_of("curve") is None  # the run's own time was not moved
+    query, _ = stamp.read_state(path)
+    assert query["run"] == ["curve"] and query["steps"] == ["64"] and "t" not in query
+    assert export_cli.main(["--from", str(path), "--frames", "2"]) == 0
+    rebuilt = pathlib.Path(capsys.readouterr().out.split()[-1])
+    assert rebuilt.name.endswith("_run-curve.gif") and len(_gif(rebuilt)) == 2
+    with pytest.raises(ValueError, match="^run must be None or the name"):
+        page.animate(tmp_path / "film.gif", run="nope")
+    with pytest.raises(TypeError, match="^run must be None"):
+        page.animate(tmp_path / "film.gif", run=1)
+    # the run's buttons sit beside its timeline control
+    buttons = page.animation_buttons("curve")
+    assert [b.label for b in buttons] == ["GIF", "MP4"]
+    assert buttons[0].filename.endswith("_run-curve.gif")
 
 
 def test_the_mp4_reads_back_frame_by_frame(tmp_path):

@@ -31,7 +31,7 @@ from views.framework.jobs import _in_daemon_thread
 
 __all__ = ["ANIMATION_FORMATS", "DEFAULT_FRAMES", "MAX_FRAMES", "DEFAULT_FPS", "MAX_FPS",
            "ANIMATION_DPI", "AnimationMixin", "frame_indices", "frame_title",
-           "animation_buttons"]
+           "animation_buttons", "check_run"]
 
 #: Formats ``animate`` writes, by file suffix.
 ANIMATION_FORMATS = (".gif", ".mp4")
@@ -57,17 +57,39 @@ def _check_fps(fps) -> float:
     return value
 
 
-def frame_indices(explorer, frames=None) -> np.ndarray:
-    """The timeline frames (indices into ``explorer.frames()``) an animation shows, from
+def check_run(explorer, run) -> str | None:
+    """``run`` of ``animate``: None (the page's timeline) or the name of one of the page's
+    runs that has a timeline and a result to show; ``ValueError`` or ``TypeError`` naming
+    ``run`` otherwise."""
+    if run is None:
+        return None
+    timed = [r.name for r in explorer.runs if r.timeline is not None]
+    if not isinstance(run, str):
+        raise TypeError(f"run must be None or the name of a run with a timeline "
+                        f"({', '.join(timed) or 'this page has none'}), got {run!r} of type "
+                        f"{type(run).__name__}")
+    if run not in timed:
+        raise ValueError(f"run must be None or the name of a run of the {explorer.title} page "
+                         f"with a timeline ({', '.join(timed) or 'it has none'}), got {run!r}")
+    if explorer.jobs[run].shown is None:
+        raise ValueError(f"run {run!r} has no result to animate yet: compute it first "
+                         f"(explorer.jobs[{run!r}].compute())")
+    return run
+
+
+def frame_indices(explorer, frames=None, run=None) -> np.ndarray:
+    """The timeline frames (indices into ``explorer.frames(run)``) an animation shows, from
     ``animate``'s ``frames``: None, ``DEFAULT_FRAMES`` of them (or every one of a shorter
     timeline); a whole number n, n frames; both evenly spaced over the page's frames, first
     and last included, so spaced in time as the page's own frames are (every step, or the
     run's checkpoints); or a sequence of times, each drawn as the page draws it (its last
-    frame at or before the time). ``ValueError`` or ``TypeError`` naming ``frames``."""
-    if explorer.timeline is None:
+    frame at or before the time). ``ValueError`` or ``TypeError`` naming ``frames``.
+    ``run``: the frames of that run's own timeline (``check_run``)."""
+    run = check_run(explorer, run)
+    if run is None and explorer.timeline is None:
         raise ValueError(f"the {explorer.title} page has no timeline to animate (pages with "
                          "a time axis do)")
-    page = explorer.frames()
+    page = explorer.frames(run)
     if page is None:
         raise ValueError(f"the {explorer.title} page has no result to animate")
     count = len(page)
@@ -199,7 +221,24 @@ def _report(progress, done: int, total: int) -> None:
         progress(done / total, f"frame {done:,} of {total:,}")
 
 
-def write_animation(explorer, path, *, frames=None, fps=DEFAULT_FPS,
+def run_state(explorer, run: str | None) -> str:
+    """The state an animation carries: the page's (without the time), and for a run's
+    timeline the run's name (``run=``, which ``ldx-export`` reads to compute the run)."""
+    state = stamp.state_text(explorer, time=False)
+    if run is None:
+        return state
+    query, _, version = state.rpartition(";")
+    return f"{query}&run={run};{version}"
+
+
+def run_file_stem(explorer, run: str | None) -> str:
+    """An animation's file name without suffix: the page's (``stamp.file_stem`` without the
+    time), and the run's name for a run's timeline."""
+    stem = stamp.file_stem(explorer, time=False)
+    return stem if run is None else f"{stem}_run-{run}"
+
+
+def write_animation(explorer, path, *, frames=None, fps=DEFAULT_FPS, run=None,
                     progress=None) -> pathlib.Path:
     """``AnimationMixin.animate``, and ``progress(fraction, message)`` after each frame."""
     path = pathlib.Path(path)
@@ -208,9 +247,10 @@ def write_animation(explorer, path, *, frames=None, fps=DEFAULT_FPS,
         raise ValueError(f"path must end in one of {', '.join(ANIMATION_FORMATS)}, got "
                          f"{str(path)!r}")
     fps = _check_fps(fps)
-    indices = frame_indices(explorer, frames)
-    state = stamp.state_text(explorer, time=False)
-    film = Film(explorer, indices)
+    run = check_run(explorer, run)
+    indices = frame_indices(explorer, frames, run)
+    state = run_state(explorer, run)
+    film = Film(explorer, indices, run=run)
     try:
         with atomic_path(path) as partial:
             write = _write_gif if suffix == ".gif" else _write_mp4
@@ -223,7 +263,7 @@ def write_animation(explorer, path, *, frames=None, fps=DEFAULT_FPS,
 class AnimationMixin:
     """The ``Explorer``'s animations of its timeline."""
 
-    def animate(self, path, *, frames=None, fps=DEFAULT_FPS) -> pathlib.Path:
+    def animate(self, path, *, frames=None, fps=DEFAULT_FPS, run=None) -> pathlib.Path:
         """Write the page's timeline as an animation: frame k is the figure ``export`` writes
         at time t_k (drawn with matplotlib at ``ANIMATION_DPI``), its title naming the page,
         the settings and t_k. The format follows the suffix of ``path``: ``.gif`` or ``.mp4``
@@ -240,15 +280,25 @@ class AnimationMixin:
         ``TypeError``) naming the parameter. Consecutive frames that are the same picture are
         stored once in a GIF, shown for their total time.
 
-        Only pages with a timeline animate. Returns ``path``, written whole or not at all."""
-        return write_animation(self, path, frames=frames, fps=fps)
+        ``run``: animate that run's own timeline instead (the DSG run's steps, an SBEED
+        episode): its panels (``figure(only=...)``) at each of its times, once the run has a
+        result (``explorer.jobs[run].compute()``); its name is in the file's state
+        (``run=``), so ``ldx-export --from`` computes the run and rebuilds the animation.
 
-    def animation_bytes(self, suffix: str, progress=None) -> bytes:
+        Only pages with a timeline animate. Returns ``path``, written whole or not at all."""
+        return write_animation(self, path, frames=frames, fps=fps, run=run)
+
+    def animation_bytes(self, suffix: str, progress=None, run=None) -> bytes:
         """The default animation (``animate``) as bytes (the page's download buttons)."""
         with tempfile.TemporaryDirectory() as tmp:
             out = write_animation(self, os.path.join(tmp, f"{self.slug}{suffix}"),
-                                  progress=progress)
+                                  run=run, progress=progress)
             return out.read_bytes()
+
+    def animation_buttons(self, run: str | None = None) -> list:
+        """The GIF and MP4 download buttons of the page's timeline (``run``: of that run's,
+        shown beside the run's own timeline control)."""
+        return animation_buttons(self, run)
 
 
 # --- the page's buttons ---------------------------------------------------------------------
@@ -256,14 +306,18 @@ class AnimationMixin:
 
 def _animation_task(explorer, args, progress):
     """In a worker process (``views.framework.worker.call``): the page's animation as bytes,
-    over the zoom windows the page shows."""
-    suffix, windows = args
+    over the zoom windows the page shows; a run's, from the result the page shows (sent
+    along: the worker does not compute it again)."""
+    suffix, windows, run, shown = args
     for method, (x_range, y_range) in windows.items():
         explorer._view[method].update(x_range=x_range, y_range=y_range)
-    return explorer.animation_bytes(suffix, progress=progress)
+    if run is not None:
+        job = explorer.jobs[run]
+        job.param.update(result=shown, shown=shown, settings=job.current_settings())
+    return explorer.animation_bytes(suffix, progress=progress, run=run)
 
 
-async def _encode(explorer, suffix: str, button) -> io.BytesIO:
+async def _encode(explorer, suffix: str, button, run: str | None = None) -> io.BytesIO:
     """The page's animation for a download, its progress on the button meanwhile: in a worker
     process on a served page (the server goes on answering), else here."""
     label = button.label
@@ -272,14 +326,17 @@ async def _encode(explorer, suffix: str, button) -> io.BytesIO:
     try:
         if not _worker.enabled():  # a script's or a notebook's page: here
             await asyncio.sleep(0)  # the button shows its sign before the work holds the loop
-            return io.BytesIO(explorer.animation_bytes(suffix))
+            return io.BytesIO(explorer.animation_bytes(suffix, run=run))
         windows = {m: (v.x_range, v.y_range) for m, v in explorer._view.items()
                    if v.x_range is not None or v.y_range is not None}
         knobs = {name: getattr(explorer, name) for name in explorer.knob_names()}
         cancel, latest = threading.Event(), {}
         session = getattr(explorer, "_session", None)
         future = _in_daemon_thread(asyncio.get_running_loop(), _worker.call, type(explorer),
-                                   knobs, _animation_task, (suffix, windows), cancel, latest)
+                                   knobs, _animation_task,
+                                   (suffix, windows, run,
+                                    None if run is None else explorer.jobs[run].shown),
+                                   cancel, latest)
         try:
             while not future.done():
                 await asyncio.wait({future}, timeout=0.25)
@@ -294,19 +351,24 @@ async def _encode(explorer, suffix: str, button) -> io.BytesIO:
         button.param.update(disabled=False, label=label)
 
 
-def animation_buttons(explorer) -> list:
+def animation_buttons(explorer, run: str | None = None) -> list:
     """The page's GIF and MP4 download buttons, their files named like the static exports
-    (``stamp.file_stem``, without the time: an animation shows every time)."""
+    (``stamp.file_stem``, without the time: an animation shows every time); ``run``: of that
+    run's timeline (``run_file_stem``)."""
     buttons = []
+    what = "The timeline" if run is None else "The run's timeline"
     for suffix in ANIMATION_FORMATS:
         button = pn.widgets.FileDownload(
-            filename=f"{stamp.file_stem(explorer, time=False)}{suffix}",
+            filename=f"{run_file_stem(explorer, run)}{suffix}",
             label=suffix[1:].upper(), color="light", width=70, embed=False,
-            description=f"The timeline as an animation ({DEFAULT_FRAMES} frames at most, "
+            description=f"{what} as an animation ({DEFAULT_FRAMES} frames at most, "
                         f"{DEFAULT_FPS} a second); takes some seconds")
 
         async def callback(suffix=suffix, button=button):
-            return await _encode(explorer, suffix, button)
+            data = await _encode(explorer, suffix, button, run)
+            # named after the settings drawn now (read after this returns)
+            button.filename = f"{run_file_stem(explorer, run)}{suffix}"
+            return data
 
         button.callback = callback
         buttons.append(button)

@@ -45,30 +45,33 @@ ANIMATION_DPI = 100
 REACH = 3
 
 
-def frame_title(explorer, i: int, settings: str | None = None) -> str:
-    """The title of frame ``i`` of the page's timeline: the page, its settings (``settings``,
-    the words of ``stamp.settings_words`` when given) and the time ("Herding (default
-    settings): Step t = 1,234 of 20,000")."""
+def frame_title(explorer, i: int, settings: str | None = None, run: str | None = None) -> str:
+    """The title of frame ``i`` of the page's timeline (``run``: of that run's own timeline):
+    the page (and the run), its settings (``settings``, the words of ``stamp.settings_words``
+    when given) and the time ("Herding (default settings): Step t = 1,234 of 20,000")."""
     if settings is None:
         settings = stamp.settings_words(explorer, time=False)
-    label = explorer._label_text(explorer.frames(), i, explorer.timeline)
-    return f"{explorer.title} ({settings}): {label}"
+    timeline, _ = explorer._axis(run)
+    label = explorer._label_text(explorer.frames(run), i, timeline)
+    what = explorer.title if run is None else f"{explorer.title}, {explorer.jobs[run].run.title}"
+    return f"{what} ({settings}): {label}"
 
 
 class _AtTime:
-    """The page at time ``t`` for the block (no watcher told: nothing on the page moves)."""
+    """The page at time ``t`` of its timeline (``run``: of that run's) for the block (no
+    watcher told: nothing on the page moves)."""
 
-    def __init__(self, explorer, t):
-        self.explorer, self.t = explorer, t
+    def __init__(self, explorer, t, run: str | None = None):
+        self.explorer, self.t, self.run = explorer, t, run
 
     def __enter__(self):
-        self.old = self.explorer.t
+        self.old = self.explorer.time_of(self.run)
         with param.parameterized.discard_events(self.explorer):
-            self.explorer.t = self.t
+            self.explorer.set_time(self.run, self.t)
 
     def __exit__(self, *exc):
         with param.parameterized.discard_events(self.explorer):
-            self.explorer.t = self.old
+            self.explorer.set_time(self.run, self.old)
 
 
 # --- drawing the frames ----------------------------------------------------------------------
@@ -182,20 +185,27 @@ class _Layer:
 
 class Film:
     """The page's export figure drawn once, whose frames (``draw(i)``: the figure at frame
-    ``i`` of the timeline, as RGB pixels) move only the marks."""
+    ``i`` of the timeline, as RGB pixels) move only the marks. ``run``: the figure of that
+    run's panels (``figure(only=...)``) over the run's own timeline."""
 
-    def __init__(self, explorer, indices, dpi: int = ANIMATION_DPI):
+    def __init__(self, explorer, indices, dpi: int = ANIMATION_DPI, run: str | None = None):
         from holoviews.plotting.mpl import OverlayPlot
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.transforms import Bbox
         import matplotlib
 
-        self.explorer = explorer
-        self.frames = explorer.frames()
+        self.explorer, self.run = explorer, run
+        self.frames = explorer.frames(run)
+        timeline, _ = explorer._axis(run)
         self.settings = stamp.settings_words(explorer, time=False)
         first = int(indices[0])
-        with _AtTime(explorer, int(self.frames.t[first])):
-            layout = explorer.figure()
+        if run is None:
+            panels, only = explorer.panels(), None
+        else:
+            panels = explorer.jobs[run].run.plots
+            only = tuple(p.method for p in panels)
+        with _AtTime(explorer, int(self.frames.t[first]), run):
+            layout = explorer.figure(only)
             self.plot = matplotlib_plot(layout)
         self.key = tuple(self.plot.keys[0]) if self.plot.keys else ()
         fig = self.figure = self.plot.state
@@ -222,8 +232,8 @@ class Film:
         # the marks, the last layers of their panel's overlay (``TimelineMixin._with_marks``)
         overlays = {id(p.hmap.last): p for p in self.plot.traverse(lambda p: p, [OverlayPlot])}
         self.layers, self.axes = [], []
-        for panel, item in zip(explorer.panels(), layout):
-            marks = [m for m in explorer.timeline.marks if m.plot == panel.method]
+        for panel, item in zip(panels, layout):
+            marks = [m for m in timeline.marks if m.plot == panel.method]
             if not marks:
                 continue
             overlay = overlays[id(item)]
@@ -233,7 +243,7 @@ class Film:
         self._backgrounds()
 
     def _title(self, i: int) -> str:
-        return frame_title(self.explorer, i, self.settings)
+        return frame_title(self.explorer, i, self.settings, self.run)
 
     def _marks(self) -> list:
         return [a for layer in self.layers for a in layer.artists()]

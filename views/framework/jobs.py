@@ -558,6 +558,10 @@ class JobSection(pn.viewable.Viewer):
             self._display = [explorer.control(n) for n in job.run.display if explorer.shows(n)]
             if job.run.timeline is not None:
                 self._display.append(explorer.timeline_control(job.run.name))
+                # the run's timeline as GIF and MP4 (``AnimationMixin.animate(run=...)``)
+                self._display.append(pn.FlexBox(
+                    pn.pane.Markdown("**Animate the run**", margin=(8, 5), width=140),
+                    *explorer.animation_buttons(job.run.name), flex_wrap="wrap"))
         body = [pn.FlexBox(*self._display, gap="8px")] if self._display else []
         body.append(pn.FlexBox(*self._panes, gap="8px"))
         if job.result is not None and job.shown is job.result:
