@@ -694,7 +694,9 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
         pivot = style(hv.Points(([0.0], [0.0]), list(BOB_DIMS)), color="black", bokeh=dict(size=7),
                       mpl=dict(s=20))
         # x range wider than y range by about the panel's plot area ratio: a round swing
-        return style(path * pivot, xlim=(-1.75, 1.75), ylim=(-1.3, 1.3), framewise=True)
+        # (an export keeps the data's aspect: a square box drew the circle as an ellipse)
+        return style(path * pivot, xlim=(-1.75, 1.75), ylim=(-1.3, 1.3), framewise=True,
+                     mpl=dict(aspect="equal"))
 
     # --- the ablation (views.sbeed.ablation) ----------------------------------------------------
     def run_ablation(self, settings: dict, progress=None) -> AblationRuns:
