@@ -250,7 +250,7 @@ last fit).
                    for label, (color, values) in curves.items()]
         layers.append(style(hv.Scatter(([float(PAPER_DATA)], [PAPER_MSE]), *dims,
                                        label="paper: 0.0029 at 0.1M"),
-                            color="black", bokeh=dict(size=12, marker="x", line_width=3),
+                            color="black", bokeh=dict(size=14, marker="x", line_width=2),
                             mpl=dict(s=60, marker="X")))
         # the paper's mark inside the frame
         return style(hv.Overlay(layers), logx=True, logy=True,
