@@ -322,7 +322,7 @@ The line is the mean over seeds of a trailing mean over 10 episodes, the band it
                    Plot("ablation_tabular", title="η on a Garnet, where the dual is exact")),
             text=ablation.TEXT,
             estimate="ablation_estimate", summary="ablation_summary"),
-        Run("swimmer", quick=(("sw_steps", 200), ("sw_seeds", 1), ("sw_episode", 100)),
+        Run("swimmer", quick=(("sw_steps", 100), ("sw_seeds", 1), ("sw_episode", 100)),
             title="Fig 6.1 (b) on Swimmer (MuJoCo)", button="Run η on Swimmer",
             settings=("sw_steps", "sw_seeds", "sw_episode"), compute="run_swimmer",
             plots=(Plot("swimmer_eta", title="η on Swimmer (λ = 0.01, k = 10)"),),
