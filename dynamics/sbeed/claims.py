@@ -148,7 +148,8 @@ def swimmer_claim(result: SwimmerAblation) -> Verdict:
         panels[name] = p
         parts.append(_describe(name, p, ".1f"))
         misses += _misses(name, p, ".1f")
-    statement = {"eta": "an intermediate dual weight η", "lam": "an intermediate entropy weight λ",
+    statement = {"eta": "an intermediate dual weight η",
+                 "lam": "an intermediate entropy weight λ",
                  "k": "an intermediate rollout length k"}
     said = " and ".join(statement[n] for n in result.panels)
     seeds_ok = result.seeds >= MIN_SEEDS
