@@ -12,14 +12,16 @@ point (eq 6.10)
 where the dual rho cancels the variance of V(s') (eta = 1, Prop 55) and eta = 0 is PCL's biased
 surrogate. ``mdp`` holds finite MDPs (Garnet, gymnasium's FrozenLake) and soft value iteration,
 ``tabular`` the exact and sampled SBEED iterations on them, ``pendulum`` the continuous-control
-version on gymnasium's Pendulum-v1 (and Fig 6.1's ablation on it), ``studies`` the ablation's
-eta panel on a stochastic Garnet (where the dual is exact), ``claims`` the ablation's claim.
+version on gymnasium's Pendulum-v1 (and Fig 6.1's ablation on it), ``swimmer`` the same learner
+on gymnasium's Swimmer-v5 (MuJoCo; Fig 6.1's eta panel on the paper's environment),
+``studies`` the ablation's eta panel on a stochastic Garnet (where the dual is exact),
+``claims`` the ablation's claims.
 """
 
 from __future__ import annotations
 
-from . import claims, mdp, pendulum, studies, tabular
-from .claims import intermediate_best_claim
+from . import claims, mdp, pendulum, studies, swimmer, tabular
+from .claims import intermediate_best_claim, swimmer_claim
 from .mdp import (
     MDP,
     SoftValues,
@@ -46,7 +48,8 @@ from .tabular import (
 from .studies import TabularEta, tabular_eta
 
 __all__ = [
-    "claims", "mdp", "pendulum", "studies", "tabular", "intermediate_best_claim", "TabularEta",
+    "claims", "mdp", "pendulum", "studies", "swimmer", "tabular", "intermediate_best_claim",
+    "swimmer_claim", "TabularEta",
     "tabular_eta",
     "MDP", "SoftValues", "frozen_lake", "garnet", "policy_entropy", "policy_values", "risky_choice",
     "soft_value_iteration", "Buffer", "FixedPoint", "TabularRun", "biased_fixed_point", "gradients",

@@ -8,8 +8,10 @@ from dynamics._common import check_instance
 from dynamics.claims import Verdict
 from dynamics.sbeed.pendulum import Ablation
 from dynamics.sbeed.studies import TabularEta
+from dynamics.sbeed.swimmer import SwimmerAblation
 
-__all__ = ["FINAL_EPISODES", "MIN_SEEDS", "SPREAD", "panel_outcome", "intermediate_best_claim"]
+__all__ = ["FINAL_EPISODES", "MIN_SEEDS", "SPREAD", "panel_outcome", "intermediate_best_claim",
+           "swimmer_claim"]
 
 #: A run's final return: the mean of its last this many episodes.
 FINAL_EPISODES = 10
@@ -61,6 +63,18 @@ def _describe(name: str, p: dict, fmt: str) -> str:
     return f"{PANEL_NAMES.get(name, name)}: best {p['best']:g} ({values})"
 
 
+def _misses(name: str, p: dict, fmt: str) -> list[str]:
+    """How a panel misses the claim (empty when an inner value is best)."""
+    label = PANEL_NAMES.get(name, name)
+    if p["outcome"] == "end":
+        return [f"{label}: the end value {p['best']:g} is best"]
+    if p["outcome"] == "tie":
+        return [f"{label}: within {SPREAD:g} standard errors of the spread over seeds no inner "
+                f"value beats the ends (best inner {p['best_inner']:g} {p['margin']:+{fmt}} "
+                f"against {p['best_end']:g}, noise {p['margin_noise']:{fmt}})"]
+    return []
+
+
 def intermediate_best_claim(result: Ablation, tabular: TabularEta | None = None) -> Verdict:
     """Dai, Sec 6.7.2 and Fig 6.1: "there is indeed an intermediate value for lambda that gives
     the best bias/smoothness balance", for eta "we expected an intermediate value gives the
@@ -88,14 +102,7 @@ def intermediate_best_claim(result: Ablation, tabular: TabularEta | None = None)
         panels[name] = p
         where = f" at noise {noise[name]:g} rad/s" if name in noise else ""
         parts.append(_describe(name, p, ".0f") + where)
-        label = PANEL_NAMES.get(name, name)
-        if p["outcome"] == "end":
-            misses.append(f"{label}: the end value {p['best']:g} is best")
-        elif p["outcome"] == "tie":
-            misses.append(f"{label}: within {SPREAD:g} standard errors of the spread over seeds "
-                          f"no inner value beats the ends (best inner {p['best_inner']:g} "
-                          f"{p['margin']:+.0f} against {p['best_end']:g}, noise "
-                          f"{p['margin_noise']:.0f})")
+        misses += _misses(name, p, ".0f")
     measured = (f"mean final return ± standard error over {result.seeds} seeds (last "
                 f"{FINAL_EPISODES} episodes, Pendulum-v1 instead of Swimmer): " + "; ".join(parts))
     if tabular is not None:
@@ -116,6 +123,45 @@ def intermediate_best_claim(result: Ablation, tabular: TabularEta | None = None)
                   "intermediate rollout length k each give the best return (on Swimmer-v1).",
         agrees=(not misses) if seeds_ok else None,
         measured=measured,
+        why=(f"{result.seeds} seeds: at least {MIN_SEEDS} are needed to name a best value"
+             if not seeds_ok else
+             "an inner value of every panel is best beyond the spread over seeds" if not misses
+             else "; ".join(misses)),
+        numbers=panels)
+
+
+def swimmer_claim(result: SwimmerAblation) -> Verdict:
+    """Dai, Sec 6.7.2 and Fig 6.1 on Swimmer itself (``swimmer.swimmer_ablation``): the same
+    rule as ``intermediate_best_claim`` for each panel the run has (by default eta alone: "we
+    expected an intermediate value gives the best performance. This is verified"), a run's
+    score its final return (the mean of its last ``FINAL_EPISODES`` episodes, fewer when the
+    run is shorter: at most half of them); fewer than ``MIN_SEEDS`` seeds are not judged."""
+    check_instance("result", result, SwimmerAblation)
+    panels, parts, misses = {}, [], []
+    for name, values in result.panels.items():
+        episodes = next(iter(values.values())).shape[1]
+        last = max(1, min(FINAL_EPISODES, episodes // 2))
+        p = panel_outcome({v: runs[:, -last:].mean(axis=1) for v, runs in values.items()})
+        p["dual_explained"] = {v: float(np.nanmean(x)) if np.isfinite(x).any() else None
+                               for v, x in result.dual[name].items()}
+        p["final_episodes"] = last
+        panels[name] = p
+        parts.append(_describe(name, p, ".1f"))
+        misses += _misses(name, p, ".1f")
+    statement = {"eta": "an intermediate dual weight η",
+                 "lam": "an intermediate entropy weight λ",
+                 "k": "an intermediate rollout length k"}
+    said = " and ".join(statement[n] for n in result.panels)
+    seeds_ok = result.seeds >= MIN_SEEDS
+    last = min(p["final_episodes"] for p in panels.values())
+    noise = next(iter(result.noise.values()))
+    return Verdict(
+        claim="Dai, Fig 6.1 on Swimmer",
+        statement=f"On Swimmer with stochastic transitions, {said} gives the best return.",
+        agrees=(not misses) if seeds_ok else None,
+        measured=(f"mean final return ± standard error over {result.seeds} seeds (last {last} "
+                  f"episodes of {result.steps[-1]:,.0f} steps, Swimmer-v5, torque noise "
+                  f"{noise:g}): " + "; ".join(parts)),
         why=(f"{result.seeds} seeds: at least {MIN_SEEDS} are needed to name a best value"
              if not seeds_ok else
              "an inner value of every panel is best beyond the spread over seeds" if not misses

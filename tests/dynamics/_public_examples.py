@@ -189,6 +189,30 @@ def _pendulum():
                 deltas=rng.normal(size=6))
 
 
+def _swimmer():
+    rng = np.random.default_rng(0)
+    return dict(episode=10, steps=10, seeds=1, features=4, value_features=4, batch_size=4,
+                updates=1, buffer_episodes=1, k=2, observations=rng.normal(size=(2, 6, 8)),
+                actions=rng.normal(size=(2, 5, 2)), panels=("eta",))
+
+
+def _swimmer_prox():
+    rng = np.random.default_rng(0)
+    return dict(features=rng.normal(size=(6, 3)), actions=rng.normal(size=(6, 2)),
+                weights=rng.normal(size=6), w_pi=np.zeros((3, 2)), log_std=np.zeros(2),
+                policy_kl=0.01)
+
+
+def _swimmer_claim():
+    from dynamics.sbeed.swimmer import SwimmerAblation
+
+    runs = {v: np.full((1, 3), r) for v, r in ((0.0, 10.0), (0.1, 20.0), (1.0, 15.0))}
+    return dict(result=SwimmerAblation(panels={"eta": runs}, steps=np.array([10.0, 20.0, 30.0]),
+                                       seeds=1, seconds=0.0, env_seconds=0.0, episode=10,
+                                       noise={"eta": 0.3},
+                                       dual={"eta": {v: np.full(1, np.nan) for v in runs}}))
+
+
 def _pendulum_fit_dual():
     rng = np.random.default_rng(0)
     return dict(features=rng.normal(size=(6, 3)), deltas=rng.normal(size=6))
@@ -371,6 +395,7 @@ MODULES = {
     "dynamics.pmd": _pmd,
     "dynamics.sbeed": _sbeed,
     "dynamics.sbeed.pendulum": _pendulum,
+    "dynamics.sbeed.swimmer": _swimmer,
     "dynamics.dsg": _dsg,
     "dynamics.embedding_sgd": _embedding_sgd,
     "dynamics.sweep": _sweep,
@@ -392,6 +417,8 @@ SMALL = {
     "dynamics.sbeed": {"buffer_size", "batch_size", "n_checkpoints", "max_sweeps"},
     "dynamics.sbeed.pendulum": {"steps", "seeds", "features", "value_features", "batch_size",
                                 "updates", "buffer_episodes"},
+    "dynamics.sbeed.swimmer": {"steps", "episode", "seeds", "features", "value_features",
+                               "batch_size", "updates", "buffer_episodes", "k"},
     "dynamics.dsg": {"checkpoints", "max_points"},
     "dynamics.embedding_sgd": {"batch_size", "features_f", "features_u", "checkpoints",
                                "test_points", "data", "features", "virtual_samples",
@@ -454,6 +481,9 @@ FUNCTIONS = {
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,
     "dynamics.sbeed.claims.panel_outcome": _sbeed_claim,
     "dynamics.sbeed.pendulum.fit_dual": _pendulum_fit_dual,
+    "dynamics.sbeed.swimmer.policy_prox": _swimmer_prox,
+    "dynamics.sbeed.swimmer.swimmer_ablation": lambda: dict(progress=stop_at_once),
+    "dynamics.sbeed.swimmer_claim": _swimmer_claim,
     "dynamics.sbeed.tabular_eta": _sbeed_studies,
     "dynamics.doeblin.restart_gap_claim": _doeblin_claims,
     "dynamics.doeblin.staged_gap_claim": _doeblin_claims,

@@ -10,6 +10,7 @@ from dynamics import dsg, pmd, sbeed
 from dynamics import embedding_sgd as es
 from views.figures.entry import Entry
 from views.sbeed import ablation as sbeed_ablation
+from views.sbeed import swimmer as sbeed_swimmer
 
 # --- the doubly stochastic gradients page ----------------------------------------------------
 
@@ -212,6 +213,15 @@ def _ablation(e):
     return sbeed.intermediate_best_claim(result.pendulum, result.tabular)
 
 
+#: Environment steps of each Swimmer run at full size: the 18 runs (6 values of eta, 3 seeds)
+#: took 331 s of CPU (19 min of wall time at load 4-10) on the development machine, 2026-11-26.
+SWIMMER_STEPS = 25_000
+
+
+def _swimmer(e):
+    return sbeed.claims.swimmer_claim(e.jobs["swimmer"].result)
+
+
 # --- the Embedding-SGD page ------------------------------------------------------------------
 
 
@@ -388,6 +398,11 @@ ENTRIES = (
                              "ablation_tabular"),
           runs=("ablation",), knobs=dict(a_seeds=5),
           quick=dict(a_steps=1000, a_seeds=1), study=sbeed_ablation.study),
+    Entry("dai.fig6_1_swimmer", "sbeed",
+          "Dai, Fig 6.1 (b) on Swimmer: the SBEED ablation over η in MuJoCo",
+          _swimmer, panels=("swimmer_eta",), runs=("swimmer",),
+          knobs=dict(sw_steps=SWIMMER_STEPS, sw_seeds=3, sw_episode=1000),
+          quick=dict(sw_steps=100, sw_seeds=1, sw_episode=100), study=sbeed_swimmer.study),
     Entry("dai.fig5_2a", "esgd",
           "Dai, Fig 5.2 (a): Embedding-SGD on noisy measurements",
           _mse, panels=("seeds_plot", "seeds_fit_plot"), runs=("seeds",),

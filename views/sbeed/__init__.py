@@ -3,7 +3,7 @@
 Dai's thesis (seed 004), chapter 6 (eqs 6.4-6.10, Thm 27, Algorithm 5) and appendix D (Prop 55,
 the multi-step objective D.3). The live panels run tabular SBEED on a finite MDP for several
 values of eta at once; runs (jobs) sweep the branching noise, the rollout length k, and train on
-gymnasium's Pendulum-v1 (Fig 6.1's ablation, on Pendulum instead of Swimmer).
+gymnasium's Pendulum-v1 (Fig 6.1's ablation) and, for its eta panel, on MuJoCo's Swimmer-v5.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, F
 from views.framework.text import verdict_markdown
 from views.framework.jobs import Run, progress_part
 from views.framework.marks import legend_layer
-from views.sbeed import ablation
+from views.sbeed import ablation, swimmer
 from views.sbeed.ablation import PENDULUM_SECONDS_PER_K, AblationRuns, smooth
 
 MDPS = ("risky choice (4 states)", "FrozenLake 4x4, slippery", "FrozenLake 4x4, not slippery",
@@ -228,6 +228,12 @@ class SBEEDExplorer(Explorer):
                             doc="Environment steps of each ablation run.")
     a_seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
                             doc="Seeds per setting (paper: 5; at least 3 to name a best value).")
+    sw_steps = param.Integer(20_000, bounds=(100, 200_000), step=1_000, label="Steps per run",
+                             doc="Environment steps of each Swimmer run.")
+    sw_seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
+                             doc="Seeds per value of η (at least 3 to name a best value).")
+    sw_episode = param.Integer(1000, bounds=(100, 1000), step=100, label="Episode length",
+                               doc="Steps of a Swimmer episode (gymnasium's time limit: 1000).")
 
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in (
@@ -296,8 +302,8 @@ of the later steps, so $\eta = 1$ is biased too.""",
                    Plot("pendulum_frame", title="Rollout of the learned policy, seed 0")),
             timeline=EPISODE,
             text=r"""
-gymnasium's Pendulum-v1 (classic control; the paper's ablation used MuJoCo's Swimmer, which
-this project does not depend on), with Gaussian noise added to the angular velocity. The policy
+gymnasium's Pendulum-v1 (classic control; the paper's ablation used MuJoCo's Swimmer: see the
+Swimmer run below), with Gaussian noise added to the angular velocity. The policy
 is Gaussian with a mean linear in 100 random RBF features (median-trick bandwidth, Sec 6.7.1); V
 and the dual are linear in 200 random features, the dual's of $s_0$ and the segment's first $k$
 actions (appendix D.3), solved by least squares on the replay buffer at every update
@@ -316,6 +322,11 @@ The line is the mean over seeds of a trailing mean over 10 episodes, the band it
                    Plot("ablation_tabular", title="η on a Garnet, where the dual is exact")),
             text=ablation.TEXT,
             estimate="ablation_estimate", summary="ablation_summary"),
+        Run("swimmer", quick=(("sw_steps", 100), ("sw_seeds", 1), ("sw_episode", 100)),
+            title="Fig 6.1 (b) on Swimmer (MuJoCo)", button="Run η on Swimmer",
+            settings=("sw_steps", "sw_seeds", "sw_episode"), compute="run_swimmer",
+            plots=(Plot("swimmer_eta", title="η on Swimmer (λ = 0.01, k = 10)"),),
+            text=swimmer.TEXT, estimate="swimmer_estimate", summary="swimmer_summary"),
     )
 
     text = r"""
@@ -722,3 +733,16 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
 
     def ablation_tabular(self, result):
         return ablation.tabular_panel(result)
+
+    # --- Fig 6.1 (b) on Swimmer (views.sbeed.swimmer) ---------------------------------------------
+    def run_swimmer(self, settings: dict, progress=None):
+        return swimmer.run(settings, progress)
+
+    def swimmer_estimate(self, settings: dict) -> float:
+        return swimmer.estimate(settings)
+
+    def swimmer_summary(self, settings: dict, result) -> str:
+        return swimmer.summary(result)
+
+    def swimmer_eta(self, result):
+        return swimmer.eta_panel(result)

@@ -19,7 +19,8 @@ from views.framework.jobs import progress_part
 from views.framework.text import verdict_markdown
 
 __all__ = ["AblationRuns", "PENDULUM_SECONDS_PER_K", "DUAL_SOLVE_COST", "TABULAR_SECONDS_PER_K",
-           "TABULAR_UPDATES_PER_STEP", "BEFORE", "TEXT", "run", "estimate", "summary", "returns_panel", "tabular_panel",
+           "TABULAR_UPDATES_PER_STEP", "BEFORE", "TEXT", "run", "estimate", "summary", "returns_panel", "runs_panel",
+           "tabular_panel",
            "smooth", "study"]
 
 #: Seconds per 1,000 Pendulum steps at k = 10 on the development machine (2 shared cores), for
@@ -118,9 +119,15 @@ def summary(result: AblationRuns) -> str:
 def returns_panel(result: AblationRuns, name: str, symbol: str):
     """One Pendulum panel: per value, the median over seeds of the smoothed returns and the
     25-75 % band."""
+    return runs_panel(result.pendulum, name, symbol)
+
+
+def runs_panel(runs, name: str, symbol: str):
+    """One panel of an ablation's returns (``runs.panels[name]``: value -> (seeds, episodes),
+    ``runs.steps`` the x axis; Pendulum's or Swimmer's): per value, the median over seeds of
+    the smoothed returns and the 25-75 % band."""
     dims = [axis("steps", "environment steps"), axis("return", "episode return")]
     layers = []
-    runs = result.pendulum
     for color, (value, returns) in zip(COLORS, runs.panels[name].items()):
         lo, mid, hi = np.percentile(np.stack([smooth(r) for r in returns]), [25, 50, 75], axis=0)
         layers.append(style(hv.Area((runs.steps, lo, hi), dims[0], [dims[1], "hi"]),
