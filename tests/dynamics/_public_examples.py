@@ -101,7 +101,7 @@ def _online_bayes():
     return dict(m=np.zeros(3), C=np.eye(3), x=X[0], y=1.0, sigma0=0.5, noise=0.5, X=X,
                 N=3, t=5, estimate=np.array([1.0, 0.0, 0.0]), teacher=np.array([0.6, 0.8, 0.0]),
                 alpha=np.array([0.5, 1.0]), alpha_max=2.0, runs=2, points=3,
-                t_max=20, nodes=10)
+                t_max=20, nodes=10, sweeps=5, burn_in=2, c=0.5)
 
 
 def _doeblin():
@@ -392,7 +392,8 @@ SMALL = {
     "dynamics.hbm": {"iterations", "epochs", "sweeps", "burn_in", "runs", "chains", "starts",
                      "max_iter", "steps", "ais_steps", "ais_runs", "repeats"},
     "dynamics.conditional_herding": {"hidden", "epochs", "batch_size"},
-    "dynamics.online_bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max"},
+    "dynamics.online_bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max", "sweeps",
+                              "burn_in"},
     "dynamics.doeblin": {"n_train", "n_test", "transitions", "epochs", "seeds", "chains",
                          "u_epochs", "trials", "max_steps", "samples", "sample_sizes", "repeats"},
     "dynamics.doeblin.dnf": {"max_steps", "trials"},
@@ -438,6 +439,8 @@ FUNCTIONS = {
     "dynamics.hbm.sweep": lambda: dict(models=(_hbm_model(),)),
     "dynamics.online_bayes.adf_perceptron": _online_bayes_many,
     "dynamics.online_bayes.adf_path": _online_bayes_many,
+    "dynamics.online_bayes.posterior_mean_quadrature": _online_bayes_many,
+    "dynamics.online_bayes.posterior_mean_gibbs": _online_bayes_many,
     "dynamics.warmup": lambda: dict(engines=("neuron",)),
     "dynamics.sbeed.pendulum.ablation": lambda: dict(progress=stop_at_once),
     "dynamics.bifurcation.feigenbaum_claim": lambda: dict(cascade=_bifurcation()["doublings"]),

@@ -56,10 +56,10 @@ import numpy as np
 from numba import njit
 from scipy import optimize, special
 
-from ._common import (MAX_ABS, as_generator, check_array, check_budget, check_count,
+from .._common import (MAX_ABS, as_generator, check_array, check_budget, check_count,
                       check_finite_result, check_flag, check_in_range, check_positive,
                       check_instance, check_progress, check_real, describe, report)
-from .claims import Verdict
+from ..claims import Verdict
 
 __all__ = [
     "MAX_NOISE", "TOY_THETA", "TOY_SIGMA", "FIG2_N", "FIG2_SIGMA", "QUOTED_ALPHA", "Posterior",
