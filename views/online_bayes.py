@@ -402,14 +402,14 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         batch = (ob.batch_bayes_finite(N, alpha_max, runs, sigma0=sigma0, flip=flip,
                                        seed=seed + 1,
                                        progress=progress_part(progress, 0.25, 1.0, "batch"))
-                 if sigma0 > 0 else None)
+                 if sigma0 >= ob.MIN_SAMPLER_NOISE else None)
         return CurveResult(full, sph, replica, sigma, flip, batch)
 
     def curve_estimate(self, settings: dict) -> float:
         # measured: 0.9 s for N = 50, alpha 20, 50 runs with the entropic error, and 6.5 s for
         # the batch posterior's sampler (100 sweeps of t N + N^2 per checkpoint)
         scale = (settings["N"] / 50) ** 2 * settings["alpha_max"] / 20 * settings["n_runs"] / 50
-        return (1.2 + (6.5 if settings["sigma0"] > 0 else 0.0)) * scale
+        return (1.2 + (6.5 if settings["sigma0"] >= ob.MIN_SAMPLER_NOISE else 0.0)) * scale
 
     def curve_summary(self, settings: dict, result: CurveResult) -> str:
         f, s, b = result.full, result.spherical, result.batch
@@ -428,7 +428,8 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         note = ("" if result.replica is not None else
                 " The replica curve assumes the paper's noise model (no flips): not drawn.")
         if b is None:
-            note += " The finite-N posterior is sampled through its label noise: none at σ₀ = 0."
+            note += (" The finite-N posterior is sampled through its label noise: not drawn for "
+                     f"σ₀ below {ob.MIN_SAMPLER_NOISE:g}.")
         return (f"**{f.runs} runs, N = {f.N}, σ₀/√N = {result.sigma:.3f}.**{note} "
                 f"{verdict_markdown(ob.batch_bayes_claim(f, result.replica, b))}\n\n{table}")
 

@@ -40,11 +40,14 @@ from .._common import (MAX_ABS, as_generator, check_array, check_budget, check_c
 from .adf import (MAX_NOISE, QUOTED_ALPHA, _check_flip, _g, _log_ndtr_nb,
                   generalization_error, teacher_data)
 
-__all__ = ["MAX_QUADRATURE_N", "BatchCurve", "posterior_mean_quadrature",
+__all__ = ["MAX_QUADRATURE_N", "MIN_SAMPLER_NOISE", "BatchCurve", "posterior_mean_quadrature",
            "posterior_mean_gibbs", "batch_bayes_finite", "hebb_weight"]
 
 #: Largest dimension the tensor-grid quadrature accepts (points^N nodes).
 MAX_QUADRATURE_N = 3
+#: Smallest label noise sigma0 the Gibbs sampler accepts: its latent fields have this noise, and
+#: its mixing (and double precision in I + X^T X / sigma0^2) fails as sigma0 -> 0.
+MIN_SAMPLER_NOISE = 1e-3
 
 
 def _check_noise(sigma0, flip) -> tuple[float, float]:
@@ -53,6 +56,14 @@ def _check_noise(sigma0, flip) -> tuple[float, float]:
     if sigma0 == 0 and flip == 0:
         raise ValueError("sigma0 must be > 0 (or flip > 0): the noise-free step likelihood has "
                          "no density the sampler can start from")
+    return sigma0, flip
+
+
+def _check_sampler_noise(sigma0, flip) -> tuple[float, float]:
+    sigma0, flip = _check_noise(sigma0, flip)
+    if sigma0 < MIN_SAMPLER_NOISE:
+        raise ValueError(f"sigma0 must be >= {MIN_SAMPLER_NOISE:g} for the Gibbs sampler (the "
+                         f"latent fields' noise), got {sigma0!r}")
     return sigma0, flip
 
 
@@ -99,6 +110,8 @@ def posterior_mean_quadrature(X, y, *, sigma0: float, flip: float = 0.0, points:
 def _truncated_normal(a):
     """A draw of the standard normal conditioned on > a: plain rejection for a < 0.5, Robert's
     (1995) exponential proposal above (acceptance above 0.7 for every a >= 0.5)."""
+    if a > 1e6:  # the excess over a is about 1 / a: below double precision's resolution of a
+        return a
     if a < 0.5:
         while True:
             z = np.random.standard_normal()
@@ -184,9 +197,9 @@ def posterior_mean_gibbs(X, y, *, sigma0: float, flip: float = 0.0, sweeps: int 
     augmentation, Rao-Blackwellised: the mean of E[theta | u] over ``sweeps`` sweeps after
     ``burn_in``, from a draw of the prior. Needs sigma0 > 0 (the latent fields' noise)."""
     X, y = _check_data(X, y)
-    sigma0, flip = _check_noise(sigma0, flip)
-    if sigma0 == 0:
-        raise ValueError("sigma0 must be > 0 for the Gibbs sampler (the latent fields' noise)")
+    sigma0, flip = _check_sampler_noise(sigma0, flip)
+    if X.size and float(np.abs(X).max()) / sigma0 > 1e100 / math.sqrt(X.shape[0] + 1):
+        raise ValueError("X / sigma0 is too large: the precision I + X^T X / sigma0^2 overflows")
     sweeps = check_count("sweeps", sweeps, high=10_000_000)
     burn_in = check_count("burn_in", burn_in, low=0, high=10_000_000)
     t, N = X.shape
@@ -250,10 +263,8 @@ def batch_bayes_finite(N: int, alpha_max: float = 20.0, runs: int = 50, *, sigma
     N = check_count("N", N, low=1, high=400)
     alpha_max = check_in_range("alpha_max", alpha_max, 0.0, 1000.0, low_open=True)
     runs = check_count("runs", runs, low=2, high=100_000)
-    sigma0, flip = _check_noise(sigma0, flip)
+    sigma0, flip = _check_sampler_noise(sigma0, flip)
     points = check_count("points", points, low=2, high=200)
-    if sigma0 == 0:
-        raise ValueError("sigma0 must be > 0 for the Gibbs sampler (the latent fields' noise)")
     sweeps = check_count("sweeps", sweeps, high=1_000_000)
     burn_in = check_count("burn_in", burn_in, low=0, high=1_000_000)
     progress = check_progress(progress)
