@@ -219,7 +219,8 @@ class OnlineBayesExplorer(Explorer):
     batch posterior at the same finite N**: for other teachers and data sets of the same law,
     the mean of $p(\theta|D) \propto N(\theta; 0, I)\prod_i \Phi(S_i\,\theta\cdot x_i/\sigma_0)$ by
     Gibbs sampling with a latent field per label (Albert & Chib; Rao-Blackwellised, checked
-    against quadrature in 2 and 3 dimensions), and its $\varepsilon$ by eq 9.3, as ADF's.
+    against quadrature in 2 and 3 dimensions), and its $\varepsilon$ by eq 9.3, as ADF's (drawn
+    from a noise to signal $\sigma_0/\sqrt N \ge 0.5$: below, the sampler mixes too slowly).
     The spherical update is a **weighted Hebb rule**: with $C = cI$ the mean moves along the
     input itself, $m \leftarrow m + F\,S x$ with $F = c\,r(z)/s > 0$, which depends on the
     example only through its stability $z$ (large for misclassified examples); the paper notes
@@ -398,18 +399,20 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
                                 progress=progress_part(progress, 0.2, 0.25, "spherical"))
         sigma = sigma0 / math.sqrt(N)
         replica = ob.replica_bayes_curve(full.alpha, sigma=sigma) if flip == 0 else None
-        # the finite-N posterior needs label noise (its sampler draws the latent fields)
+        # the finite-N posterior's sampler draws latent fields of noise sigma0: it mixes well
+        # enough only from a noise to signal sigma0 / sqrt(N) of BATCH_MIN_NOISE_RATIO
         batch = (ob.batch_bayes_finite(N, alpha_max, runs, sigma0=sigma0, flip=flip,
                                        seed=seed + 1,
                                        progress=progress_part(progress, 0.25, 1.0, "batch"))
-                 if sigma0 >= ob.MIN_SAMPLER_NOISE else None)
+                 if sigma >= ob.BATCH_MIN_NOISE_RATIO else None)
         return CurveResult(full, sph, replica, sigma, flip, batch)
 
     def curve_estimate(self, settings: dict) -> float:
         # measured: 0.9 s for N = 50, alpha 20, 50 runs with the entropic error, and 6.5 s for
         # the batch posterior's sampler (100 sweeps of t N + N^2 per checkpoint)
         scale = (settings["N"] / 50) ** 2 * settings["alpha_max"] / 20 * settings["n_runs"] / 50
-        return (1.2 + (6.5 if settings["sigma0"] >= ob.MIN_SAMPLER_NOISE else 0.0)) * scale
+        sampled = settings["sigma0"] / math.sqrt(settings["N"]) >= ob.BATCH_MIN_NOISE_RATIO
+        return (1.2 + (6.5 if sampled else 0.0)) * scale
 
     def curve_summary(self, settings: dict, result: CurveResult) -> str:
         f, s, b = result.full, result.spherical, result.batch
@@ -428,8 +431,8 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
         note = ("" if result.replica is not None else
                 " The replica curve assumes the paper's noise model (no flips): not drawn.")
         if b is None:
-            note += (" The finite-N posterior is sampled through its label noise: not drawn for "
-                     f"σ₀ below {ob.MIN_SAMPLER_NOISE:g}.")
+            note += (" The finite-N posterior is not drawn below a noise to signal σ₀/√N of "
+                     f"{ob.BATCH_MIN_NOISE_RATIO:g}: there its sampler's means are too noisy.")
         return (f"**{f.runs} runs, N = {f.N}, σ₀/√N = {result.sigma:.3f}.**{note} "
                 f"{verdict_markdown(ob.batch_bayes_claim(f, result.replica, b))}\n\n{table}")
 

@@ -44,6 +44,7 @@ from dynamics.online_bayes.adf import (  # noqa: F401
 from dynamics.online_bayes.batch import (  # noqa: F401
     MAX_QUADRATURE_N,
     MIN_SAMPLER_NOISE,
+    BATCH_MIN_NOISE_RATIO,
     BatchCurve,
     posterior_mean_quadrature,
     posterior_mean_gibbs,
