@@ -217,37 +217,40 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
         return style(hv.Overlay(lines), framewise=True)
 
     def theta_plot(self):
+        """theta of the fit on every set: the Hasse diagram for n <= 5, else theta against |x|
+        with the order's edge. Both are segments under points coloured by theta, with the same
+        columns (x, y, theta), so that moving n across 5 updates the live panel in place."""
         page = self.result()
         n = int(self.n)
         theta = hbm.theta_of(page.fitted)
         size = hbm.popcount(n).astype(float)
-        dims = [axis("size", "size of the set |x|"), axis("theta", "θ(x)")]
+        shown = theta.copy()
+        shown[0] = np.nan  # theta(bottom) = -log Z is not a parameter
+        lim = float(np.nanmax(np.abs(shown))) or 1.0
         if n <= 5:
             # The Hasse diagram: sets by size (y) and by index within their level (x).
             level_pos = np.zeros(1 << n)
             for k in range(n + 1):
                 members = np.flatnonzero(size == k)
                 level_pos[members] = np.linspace(-1, 1, len(members)) if len(members) > 1 else 0
-            dims = [axis("pos", "sets of the same size"), axis("size", "size of the set |x|")]
+            dims = [axis("x", "sets of the same size"), axis("y", "size of the set |x|")]
             edges = [(level_pos[x], size[x], level_pos[x | (1 << i)], size[x | (1 << i)])
                      for x in range(1 << n) for i in range(n) if not x >> i & 1]
-            seg = style(hv.Segments(edges, kdims=dims + ["x1", "y1"]), color="#bbbbbb",
-                        bokeh=dict(line_width=1), mpl=dict(linewidth=0.6))
-            shown = theta.copy()
-            shown[0] = np.nan  # theta(bottom) = -log Z is not a parameter
-            lim = float(np.nanmax(np.abs(shown))) or 1.0
-            nodes = hv.Points((level_pos[1:], size[1:], shown[1:]), kdims=dims,
-                              vdims=[axis("theta", "θ(x)")])
-            nodes = style(nodes, color="theta", cmap="RdBu_r", clim=(-lim, lim), colorbar=True,
-                          bokeh=dict(size=14, line_color="black", tools=["hover"]),
-                          mpl=dict(s=80, edgecolors="black"))
-            return style(seg * nodes, framewise=True, show_legend=False, padding=0.1)
-        jitter = np.random.default_rng(0).uniform(-0.3, 0.3, size.size)
-        pts = hv.Points((size[1:] + jitter[1:], theta[1:]), kdims=dims)
-        pts = style(pts, color=FIT_COLOR, alpha=0.5, bokeh=dict(size=3), mpl=dict(s=3))
-        edge = style(hv.VLine(int(self.order) + 0.5), color=PROJ_COLOR, bokeh=DASHED,
-                     mpl=MPL_DASHED)
-        return style(pts * edge, framewise=True)
+            xs, ys, node, line = level_pos[1:], size[1:], 14, "black"
+        else:
+            dims = [axis("x", "size of the set |x|"), axis("y", "θ(x)")]
+            jitter = np.random.default_rng(0).uniform(-0.3, 0.3, size.size)
+            edge = int(self.order) + 0.5  # the order's edge: theta is zero beyond it
+            edges = [(edge, -lim, edge, lim)]
+            xs, ys, node, line = size[1:] + jitter[1:], theta[1:], 5, "black"
+        seg = style(hv.Segments(edges, kdims=dims + ["x1", "y1"]),
+                    color="#bbbbbb" if n <= 5 else PROJ_COLOR,
+                    bokeh=dict(line_width=1), mpl=dict(linewidth=0.6))
+        nodes = hv.Points((xs, ys, shown[1:]), kdims=dims, vdims=[axis("theta", "θ(x)")])
+        nodes = style(nodes, color="theta", cmap="RdBu_r", clim=(-lim, lim), colorbar=True,
+                      bokeh=dict(size=node, line_color=line, tools=["hover"]),
+                      mpl=dict(s=5 * node, edgecolors=line))
+        return style(seg * nodes, framewise=True, show_legend=False, padding=0.1)
 
     def eta_plot(self):
         page = self.result()
