@@ -139,7 +139,7 @@ residual is printed. The tasks run in two worker processes.""",
             uses=("n", "seed", "order", "sample"),
             compute="run_inference",
             plots=(Plot("ais_plot", title="log Z by AIS minus exact log Z (eq 8)"),
-                   Plot("inference_plot", title="Bias, variance, total: Gibbs + AIS against exact"),
+                   Plot("inference_plot", title="Bias, variance, total: three pipelines"),
                    Plot("cost_plot", title="Cost per fit")),
             text=r"""
 The page computes $\eta_B$ and $\log Z$ exactly, summing over the $2^n$ states. The paper
