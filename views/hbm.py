@@ -4,7 +4,8 @@
 Live: a random P* over the 2^n states, its projection P*_B onto the HBM of a chosen order, and
 one fit to a dataset of N samples; theta and eta on the poset. A run sweeps models, sample sizes
 and datasets (``dynamics.hbm.sweep``) and draws total error, bias and variance against N and
-against the number of parameters.
+against the number of parameters. A second run puts the paper's own inference (Gibbs-sampled
+gradients, log Z by AIS, eq 8) beside the exact one (``dynamics.hbm.inference_study``).
 """
 
 from __future__ import annotations
@@ -80,10 +81,24 @@ class HBMExplorer(Explorer):
     hidden = param.ListSelector(default=[0, 5, 10, 15], objects=[0, 2, 5, 10, 15, 20],
                                 label="RBM hidden units",
                                 doc="RBMs in the sweep (the paper: 0, 5, 10, 15).")
+    # the paper's inference (Gibbs + AIS) against the exact one
+    fits = param.Integer(6, bounds=(2, 48), label="Datasets (inference)",
+                         doc="Datasets of N samples fitted by both pipelines.")
+    iterations = param.Integer(2000, bounds=(100, 10_000), step=100, label="Gradient steps",
+                               doc="Steps of 0.1 (η̂ − η_B) from θ = 0, in both pipelines "
+                                   "(the paper: 10⁴).")
+    chains = param.Integer(100, bounds=(10, 1000), step=10, label="Gibbs chains",
+                           doc="Persistent Gibbs chains that estimate η_B at each step (one "
+                               "sweep each per step).")
+    ais_steps = param.Integer(300, bounds=(10, 5000), step=10, label="AIS distributions K",
+                              doc="Intermediate distributions f₀^(1−β) f^β of AIS (eq 8).")
+    ais_runs = param.Integer(100, bounds=(10, 2000), step=10, label="AIS runs M",
+                             doc="Independent AIS runs averaged in eq 8.")
 
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in ("n", "order", "sample", "datasets",
-                                                      "n_min", "n_max")}
+                                                      "n_min", "n_max", "fits", "iterations",
+                                                      "chains", "ais_steps", "ais_runs")}
     # boxes to tick (a MultiSelect needed Ctrl-click for a second choice, and cut a row)
     widgets.update({name: {"type": pn.widgets.CheckBoxGroup, "inline": True}
                     for name in ("orders", "hidden")})
@@ -116,6 +131,37 @@ far a fit to $N$ samples lands from that best model. For the HBM the split is ex
 dataset (Pythagoras in the dually flat manifold); for the RBM, $P^*_B$ is itself a fit and the
 residual is printed. The tasks run in two worker processes.""",
             estimate="sweep_estimate", summary="sweep_summary"),
+        Run("inference", quick=(("fits", 2), ("iterations", 100), ("chains", 10),
+                                ("ais_steps", 10), ("ais_runs", 10), ("n", 4)),
+            title="The paper's inference: Gibbs sampling and AIS against exact (eq 8)",
+            button="Run Gibbs + AIS against exact",
+            settings=("fits", "iterations", "chains", "ais_steps", "ais_runs"),
+            uses=("n", "seed", "order", "sample"),
+            compute="run_inference",
+            plots=(Plot("ais_plot", title="log Z by AIS minus exact log Z (eq 8)"),
+                   Plot("inference_plot", title="Bias, variance, total: three pipelines"),
+                   Plot("cost_plot", title="Cost per fit")),
+            text=r"""
+The page computes $\eta_B$ and $\log Z$ exactly, summing over the $2^n$ states. The paper
+cannot at its scale: it estimates $\eta_B$ in the gradient $\hat\eta - \eta_B$ from **Gibbs
+sampling** (here persistent chains, one sweep each per gradient step) and $\log Z$ by **annealed
+importance sampling** from the uniform distribution ($Z_0 = 2^n$) through
+$f_k \propto f_0^{1-\beta_k} f^{\beta_k}$: $Z/Z_0 \approx \frac1M \sum_i w^{(i)}_{\mathrm{AIS}}$
+(eq 8). This run fits the HBM of the chosen order to datasets of the chosen $N$ twice, with the
+same gradient steps: with exact $\eta_B$, and with Gibbs estimates, then estimates each Gibbs
+fit's $\log Z$ by AIS. *Left:* the AIS error of $\log Z$ (bars: two stated standard errors), 8
+independent runs on $P^*_B$, then one per dataset's fit: the estimates should scatter around 0
+as far as their bars say. *Middle:* bias $\mathrm{KL}(P^*, P^*_B)$, variance
+$\mathbb{E}\,\mathrm{KL}(P^*_B, \hat P)$ and total error as the paper measures them ($P^*_B$ is each
+pipeline's own fit to $P^*$; bars: two standard errors over the datasets), for the exact
+gradient, the Gibbs gradient, and the Gibbs gradient with every $\log Z$ from AIS; the grey
+mark is the bias of the converged (exact) projection. *Right:* seconds per fit of each part.
+Exact enumeration costs $O(n 2^n)$ per gradient step; a Gibbs sweep is $n$ conditionals per
+chain, each a sum over the interactions that contain the bit, which need not grow like $2^n$:
+that is what lets the paper go beyond small $n$. At the $n \le 12$ this page can enumerate, the
+exact computation is the cheaper (and our Gibbs code sums over every subset of the state, so it
+does not show that advantage).""",
+            estimate="inference_estimate", summary="inference_summary"),
     )
 
     text = r"""
@@ -140,7 +186,8 @@ the order. For $n \le 5$ the sets are drawn as the Hasse diagram, coloured by $\
 *Below:* $\eta$ of the fit against $\eta$ of $P^*$, coloured by $|x|$.
 
 **Try.** Raise the order: $P^*_B$ follows $P^*$ more closely (less bias), but the fit to $N$
-samples strays (more variance). Raise $N$. Switch to the paper's finite gradient ascent.
+samples strays (more variance). Raise $N$. Switch to the paper's finite gradient ascent. Run the paper's own inference
+(Gibbs sampling and AIS, below) to see what its approximations change.
 """
 
     # --- live --------------------------------------------------------------------------------
@@ -170,37 +217,40 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
         return style(hv.Overlay(lines), framewise=True)
 
     def theta_plot(self):
+        """theta of the fit on every set: the Hasse diagram for n <= 5, else theta against |x|
+        with the order's edge. Both are segments under points coloured by theta, with the same
+        columns (x, y, theta), so that moving n across 5 updates the live panel in place."""
         page = self.result()
         n = int(self.n)
         theta = hbm.theta_of(page.fitted)
         size = hbm.popcount(n).astype(float)
-        dims = [axis("size", "size of the set |x|"), axis("theta", "θ(x)")]
+        shown = theta.copy()
+        shown[0] = np.nan  # theta(bottom) = -log Z is not a parameter
+        lim = float(np.nanmax(np.abs(shown))) or 1.0
         if n <= 5:
             # The Hasse diagram: sets by size (y) and by index within their level (x).
             level_pos = np.zeros(1 << n)
             for k in range(n + 1):
                 members = np.flatnonzero(size == k)
                 level_pos[members] = np.linspace(-1, 1, len(members)) if len(members) > 1 else 0
-            dims = [axis("pos", "sets of the same size"), axis("size", "size of the set |x|")]
+            dims = [axis("x", "sets of the same size"), axis("y", "size of the set |x|")]
             edges = [(level_pos[x], size[x], level_pos[x | (1 << i)], size[x | (1 << i)])
                      for x in range(1 << n) for i in range(n) if not x >> i & 1]
-            seg = style(hv.Segments(edges, kdims=dims + ["x1", "y1"]), color="#bbbbbb",
-                        bokeh=dict(line_width=1), mpl=dict(linewidth=0.6))
-            shown = theta.copy()
-            shown[0] = np.nan  # theta(bottom) = -log Z is not a parameter
-            lim = float(np.nanmax(np.abs(shown))) or 1.0
-            nodes = hv.Points((level_pos[1:], size[1:], shown[1:]), kdims=dims,
-                              vdims=[axis("theta", "θ(x)")])
-            nodes = style(nodes, color="theta", cmap="RdBu_r", clim=(-lim, lim), colorbar=True,
-                          bokeh=dict(size=14, line_color="black", tools=["hover"]),
-                          mpl=dict(s=80, edgecolors="black"))
-            return style(seg * nodes, framewise=True, show_legend=False, padding=0.1)
-        jitter = np.random.default_rng(0).uniform(-0.3, 0.3, size.size)
-        pts = hv.Points((size[1:] + jitter[1:], theta[1:]), kdims=dims)
-        pts = style(pts, color=FIT_COLOR, alpha=0.5, bokeh=dict(size=3), mpl=dict(s=3))
-        edge = style(hv.VLine(int(self.order) + 0.5), color=PROJ_COLOR, bokeh=DASHED,
-                     mpl=MPL_DASHED)
-        return style(pts * edge, framewise=True)
+            xs, ys, node, line = level_pos[1:], size[1:], 14, "black"
+        else:
+            dims = [axis("x", "size of the set |x|"), axis("y", "θ(x)")]
+            jitter = np.random.default_rng(0).uniform(-0.3, 0.3, size.size)
+            edge = int(self.order) + 0.5  # the order's edge: theta is zero beyond it
+            edges = [(edge, -lim, edge, lim)]
+            xs, ys, node, line = size[1:] + jitter[1:], theta[1:], 5, "black"
+        seg = style(hv.Segments(edges, kdims=dims + ["x1", "y1"]),
+                    color="#bbbbbb" if n <= 5 else PROJ_COLOR,
+                    bokeh=dict(line_width=1), mpl=dict(linewidth=0.6))
+        nodes = hv.Points((xs, ys, shown[1:]), kdims=dims, vdims=[axis("theta", "θ(x)")])
+        nodes = style(nodes, color="theta", cmap="RdBu_r", clim=(-lim, lim), colorbar=True,
+                      bokeh=dict(size=node, line_color=line, tools=["hover"]),
+                      mpl=dict(s=5 * node, edgecolors=line))
+        return style(seg * nodes, framewise=True, show_legend=False, padding=0.1)
 
     def eta_plot(self):
         page = self.result()
@@ -354,3 +404,100 @@ samples strays (more variance). Raise $N$. Switch to the paper's finite gradient
             parts = [hv.Curve(([], []), *dims)]
         return style(hv.Overlay(parts), logx=True, logy=True,
                      framewise=True)
+
+    # --- the paper's inference against the exact one -----------------------------------------
+    def run_inference(self, settings: dict, progress=None) -> hbm.InferenceStudy:
+        n = int(settings["n"])
+        p_star = hbm.random_distribution(n, seed=int(settings["seed"]))
+        return hbm.inference_study(
+            p_star, min(int(settings["order"]), n), int(settings["sample"]),
+            int(settings["fits"]), iterations=int(settings["iterations"]),
+            chains=int(settings["chains"]), ais_steps=int(settings["ais_steps"]),
+            ais_runs=int(settings["ais_runs"]), seed=int(settings["seed"]), progress=progress)
+
+    def inference_estimate(self, settings: dict) -> float:
+        # measured at n = 8, order 2: 0.29 s a Gibbs fit (2,000 steps, 100 chains), 0.05 s an
+        # AIS estimate (300 x 100), 0.033 s an exact-gradient fit; the samplers' cost about
+        # doubles per 2 more variables, the enumeration's per 1
+        n, fits = int(settings["n"]), int(settings["fits"])
+        steps = int(settings["iterations"]) / 2000
+        gibbs = 0.29 * steps * int(settings["chains"]) / 100
+        ais = 0.05 * int(settings["ais_steps"]) * int(settings["ais_runs"]) / 30_000
+        sampled = 2.0 ** ((n - 8) / 2) * ((fits + 1) * gibbs + (fits + 8) * ais)
+        return sampled + (fits + 1) * 0.033 * steps * 2.0 ** (n - 8)
+
+    def inference_summary(self, settings: dict, result: hbm.InferenceStudy) -> str:
+        r = result
+        rows = [("exact gradient, exact log Z", r.bias_exact, r.variances_exact,
+                 r.totals_exact, r.seconds_exact + r.seconds_log_z),
+                ("Gibbs gradient, exact log Z", r.bias_gibbs, r.variances_gibbs, r.totals_gibbs,
+                 r.seconds_gibbs + r.seconds_log_z),
+                ("Gibbs gradient, AIS log Z (the paper)", r.bias_gibbs_ais,
+                 r.variances_gibbs_ais, r.totals_gibbs_ais, r.seconds_gibbs + r.seconds_ais)]
+        table = "| pipeline | bias | variance | total | s per fit |\n| --- | --- | --- | --- | --- |\n"
+        table += "\n".join(f"| {name} | {b:.4f} | {v.mean():.4f} | {t.mean():.4f} | {s:.3g} |"
+                           for name, b, v, t, s in rows)
+        return (f"**n = {r.n}, order {r.order}, N = {r.N:,}, {r.datasets} datasets, "
+                f"{r.iterations:,} gradient steps of 0.1, {r.chains} Gibbs chains, AIS with "
+                f"K = {r.ais_steps}, M = {r.ais_runs}.** The converged projection's bias is "
+                f"{r.projection_bias:.4f}. " + verdict_markdown(hbm.inference_claim(r))
+                + "\n\n" + table)
+
+    def ais_plot(self, result: hbm.InferenceStudy):
+        dims = [axis("run", "AIS estimate (P*_B repeated, then one per dataset's fit)"),
+                axis("error", "log Z by AIS − exact log Z")]
+        parts = []
+        k = result.repeat_ais.size
+        for xs, err, se, label, color in (
+                (np.arange(k, dtype=float), result.repeat_ais - result.repeat_log_z,
+                 result.repeat_stderr, "P*(B), repeated", PROJ_COLOR),
+                (k + np.arange(result.datasets, dtype=float), result.log_z_ais - result.log_z,
+                 result.log_z_stderr, "each dataset's Gibbs fit", FIT_COLOR)):
+            parts.append(style(hv.ErrorBars((xs, err, 2 * se), dims[0], [dims[1], "se"]),
+                               color=color, mpl=dict(edgecolor=color)))
+            parts.append(style(hv.Scatter((xs, err), *dims, label=label), color=color,
+                               bokeh=dict(size=7), mpl=dict(s=25)))
+        zero = style(hv.HLine(0.0), color="gray", bokeh=DASHED, mpl=MPL_DASHED)
+        return style(hv.Overlay(parts) * zero, framewise=True, padding=0.1)
+
+    def inference_plot(self, result: hbm.InferenceStudy):
+        r = result
+        dims = [axis("part", "part of the error"), axis("kl", "KL (nats)")]
+        parts = []
+        for j, (label, bias, var, tot, color) in enumerate((
+                ("exact gradient", r.bias_exact, r.variances_exact, r.totals_exact,
+                 PSTAR_COLOR),
+                ("Gibbs gradient", r.bias_gibbs, r.variances_gibbs, r.totals_gibbs, FIT_COLOR),
+                ("Gibbs gradient + AIS log Z", r.bias_gibbs_ais, r.variances_gibbs_ais,
+                 r.totals_gibbs_ais, PROJ_COLOR))):
+            xs = np.arange(3, dtype=float) + 0.2 * (j - 1)
+            means = np.array([bias, var.mean(), tot.mean()])
+            se = np.array([0.0, var.std(ddof=1), tot.std(ddof=1)]) / np.sqrt(r.datasets)
+            parts.append(style(hv.ErrorBars((xs, means, 2 * se), dims[0], [dims[1], "se"]),
+                               color=color, mpl=dict(edgecolor=color)))
+            parts.append(style(hv.Scatter((xs, means), *dims, label=label), color=color,
+                               bokeh=dict(size=9), mpl=dict(s=35)))
+        floor = style(hv.Curve(([-0.35, 0.35], [r.projection_bias] * 2), *dims,
+                               label="bias of the converged projection"),
+                      color="gray", bokeh=dict(line_width=3), mpl=dict(linewidth=2))
+        return style(hv.Overlay(parts) * floor, xticks=[(0, "bias"), (1, "variance"),
+                                                        (2, "total")],
+                     xlim=(-0.5, 2.5), framewise=True)
+
+    def cost_plot(self, result: hbm.InferenceStudy):
+        r = result
+        names = ["exact\nη_B", "exact\nlog Z", "Gibbs\nη_B", "AIS\nlog Z"]
+        seconds = np.array([r.seconds_exact, r.seconds_log_z, r.seconds_gibbs, r.seconds_ais])
+        dims = [axis("part", "computation (a whole fit: all gradient steps)"),
+                axis("seconds", "seconds per fit")]
+        xs = np.arange(4, dtype=float)
+        colors = [PSTAR_COLOR, PSTAR_COLOR, FIT_COLOR, PROJ_COLOR]
+        bars = hv.Segments([(x, 1e-7, x, max(s, 1e-7)) for x, s in zip(xs, seconds)],
+                           kdims=[dims[0], dims[1], "x1", "y1"])
+        bars = style(bars, color="#bbbbbb", bokeh=dict(line_width=10), mpl=dict(linewidth=6))
+        dots = style(hv.Points((xs, np.maximum(seconds, 1e-7), colors), kdims=dims,
+                               vdims=["color"]),
+                     color="color", bokeh=dict(size=10), mpl=dict(s=40))
+        return style(bars * dots, logy=True, xticks=list(zip(xs, names)), xlim=(-0.5, 3.5),
+                     ylim=(1e-6, 10 * max(float(seconds.max()), 1e-5)), framewise=True,
+                     show_legend=False)

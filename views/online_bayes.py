@@ -4,8 +4,9 @@
 Live: a 2-D teacher-student run whose Gaussian posterior shrinks as the examples arrive (a
 timeline over the examples, played in the browser). Runs: Fig 1's 1-D toy against the
 Cramer-Rao bound, with the misspecified (logistic-teacher) case against the sandwich A^-1 B A^-1 of eq 8.10; Fig 2's
-learning curve of the perceptron for the full and spherical updates against the batch-Bayes
-curve, with the entropic error against N / (2 t).
+learning curve of the perceptron for the full and spherical updates against batch Bayes (the
+exact posterior at the same finite N, sampled, and the N -> infinity replica curve), with the
+entropic error against N / (2 t).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from views.framework.jobs import progress_part
 from views.framework.marks import legend_layer
 
 FULL_COLOR, SPHERICAL_COLOR, THEORY_COLOR = "#d62728", "#1f77b4", "#222222"
+BATCH_COLOR = "#2ca02c"
 MIS_COLOR = "#9467bd"
 CLASS_COLORS = {1.0: "#d62728", -1.0: "#1f77b4"}
 #: The knobs of the live 2-D panels (the others are the runs' settings).
@@ -105,6 +107,7 @@ class CurveResult:
     replica: np.ndarray | None
     sigma: float
     flip: float
+    batch: ob.BatchCurve | None = None
 
 
 def _ellipse(mean: np.ndarray, cov: np.ndarray, radius: float) -> np.ndarray:
@@ -209,11 +212,20 @@ class OnlineBayesExplorer(Explorer):
     Teacher $\theta^*$ and inputs with i.i.d. $N(0,1)$ components, labels
     $\mathrm{sign}(\theta^*\cdot x + \sigma_0\xi)$; the student starts from $m = 0$ and the true prior
     $C = I$. Left: $\varepsilon$ (eq 9.3) averaged over the runs (band: 2 standard errors) for the
-    full update and the spherical one (eq 9.4), against batch Bayes in the thermodynamic limit.
-    That curve is derived here from the replica-symmetric equations of Bayes-optimal learning
+    full update and the spherical one (eq 9.4), against batch Bayes. In the thermodynamic limit (black, dashed) it is derived here from the replica-symmetric equations of Bayes-optimal learning
     ($\hat q = \frac{\alpha}{V}\mathbb{E}_\xi[\phi(u)^2/(\Phi(u)\Phi(-u))]$, $u = \sqrt{q/V}\,\xi$,
     $V = \sigma^2 + 1 - q$, $q = \hat q/(1+\hat q)$, $\varepsilon = \arccos(\sqrt q)/\pi$ with
-    $\sigma = \sigma_0/\sqrt N$), not printed in the paper. Right: the entropic error (eq 8.11, the
+    $\sigma = \sigma_0/\sqrt N$), not printed in the paper; in green (band: 2 standard errors) the **exact
+    batch posterior at the same finite N**: for other teachers and data sets of the same law,
+    the mean of $p(\theta|D) \propto N(\theta; 0, I)\prod_i \Phi(S_i\,\theta\cdot x_i/\sigma_0)$ by
+    Gibbs sampling with a latent field per label (Albert & Chib; Rao-Blackwellised, checked
+    against quadrature in 2 and 3 dimensions), and its $\varepsilon$ by eq 9.3, as ADF's (drawn
+    from a noise to signal $\sigma_0/\sqrt N \ge 0.5$: below, the sampler mixes too slowly).
+    The spherical update is a **weighted Hebb rule**: with $C = cI$ the mean moves along the
+    input itself, $m \leftarrow m + F\,S x$ with $F = c\,r(z)/s > 0$, which depends on the
+    example only through its stability $z$ (large for misclassified examples); the paper notes
+    that this is the locally optimal weighted Hebbian rule of the thermodynamic-limit studies
+    when the model is well specified. Right: the entropic error (eq 8.11, the
     KL divergence of the predictive $\Phi(S\,m\cdot x/s)$ from the teacher's law, over 200 fresh
     inputs per point) times $2t/N$, which eq 8.12 says tends to 1.""",
             estimate="curve_estimate", summary="curve_summary"),
@@ -380,34 +392,49 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
             settings["curve_seed"])
 
         full = ob.learning_curve(N, alpha_max, runs, sigma0=sigma0, flip=flip,
-                                 entropic_tests=200, seed=seed, progress=progress_part(progress, 0.0, 0.7, "full"))
+                                 entropic_tests=200, seed=seed,
+                                 progress=progress_part(progress, 0.0, 0.2, "full"))
         sph = ob.learning_curve(N, alpha_max, runs, sigma0=sigma0, flip=flip, spherical=True,
                                 seed=seed,
-                                progress=progress_part(progress, 0.7, 0.95, "spherical"))
+                                progress=progress_part(progress, 0.2, 0.25, "spherical"))
         sigma = sigma0 / math.sqrt(N)
         replica = ob.replica_bayes_curve(full.alpha, sigma=sigma) if flip == 0 else None
-        return CurveResult(full, sph, replica, sigma, flip)
+        # the finite-N posterior's sampler draws latent fields of noise sigma0: it mixes well
+        # enough only from a noise to signal sigma0 / sqrt(N) of BATCH_MIN_NOISE_RATIO
+        batch = (ob.batch_bayes_finite(N, alpha_max, runs, sigma0=sigma0, flip=flip,
+                                       seed=seed + 1,
+                                       progress=progress_part(progress, 0.25, 1.0, "batch"))
+                 if sigma >= ob.BATCH_MIN_NOISE_RATIO else None)
+        return CurveResult(full, sph, replica, sigma, flip, batch)
 
     def curve_estimate(self, settings: dict) -> float:
-        # measured: 0.9 s for N = 50, alpha 20, 50 runs with the entropic error
-        return 1.2 * (settings["N"] / 50) ** 2 * settings["alpha_max"] / 20 * settings["n_runs"] / 50
+        # measured: 0.9 s for N = 50, alpha 20, 50 runs with the entropic error, and 6.5 s for
+        # the batch posterior's sampler (100 sweeps of t N + N^2 per checkpoint)
+        scale = (settings["N"] / 50) ** 2 * settings["alpha_max"] / 20 * settings["n_runs"] / 50
+        sampled = settings["sigma0"] / math.sqrt(settings["N"]) >= ob.BATCH_MIN_NOISE_RATIO
+        return (1.2 + (6.5 if sampled else 0.0)) * scale
 
     def curve_summary(self, settings: dict, result: CurveResult) -> str:
-        f, s = result.full, result.spherical
+        f, s, b = result.full, result.spherical, result.batch
         rows = []
         for a in ob.QUOTED_ALPHA:
             i = np.flatnonzero(np.isclose(f.alpha, a))
             if i.size:
                 k = i[0]
                 rep = "" if result.replica is None else f"{result.replica[k]:.3f}"
+                j = np.flatnonzero(np.isclose(b.alpha, a)) if b is not None else []
+                fin = f"{b.eps[j[0]]:.3f} ± {b.stderr[j[0]]:.3f}" if len(j) else ""
                 rows.append(f"| {a:g} | {f.eps[k]:.3f} ± {f.stderr[k]:.3f} | "
-                            f"{s.eps[k]:.3f} ± {s.stderr[k]:.3f} | {rep} |")
-        table = ("| α | ε full | ε spherical | batch Bayes (replica) |\n| --- | --- | --- | --- |\n"
-                 + "\n".join(rows)) if rows else ""
+                            f"{s.eps[k]:.3f} ± {s.stderr[k]:.3f} | {fin} | {rep} |")
+        table = (f"| α | ε full | ε spherical | batch Bayes, N = {f.N} | batch Bayes, N → ∞ "
+                 "(replica) |\n| --- | --- | --- | --- | --- |\n" + "\n".join(rows)) if rows else ""
         note = ("" if result.replica is not None else
                 " The replica curve assumes the paper's noise model (no flips): not drawn.")
+        if b is None:
+            note += (" The finite-N posterior is not drawn below a noise to signal σ₀/√N of "
+                     f"{ob.BATCH_MIN_NOISE_RATIO:g}: there its sampler's means are too noisy.")
         return (f"**{f.runs} runs, N = {f.N}, σ₀/√N = {result.sigma:.3f}.**{note} "
-                f"{verdict_markdown(ob.batch_bayes_claim(f, result.replica))}\n\n{table}")
+                f"{verdict_markdown(ob.batch_bayes_claim(f, result.replica, b))}\n\n{table}")
 
     def curve_plot(self, result: CurveResult):
         f, s = result.full, result.spherical
@@ -426,6 +453,17 @@ of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Baye
             parts.append(style(hv.Curve((f.alpha, result.replica), *dims,
                                         label="batch Bayes, N → ∞ (replica)"),
                                color=THEORY_COLOR, bokeh=DASHED, mpl=MPL_DASHED))
+        b = result.batch
+        if b is not None:
+            parts += [
+                style(hv.Spread((b.alpha, b.eps, 2 * b.stderr), kdims=[dims[0]],
+                                vdims=[dims[1], "err"]),
+                      alpha=0.2, bokeh=dict(color=BATCH_COLOR),
+                      mpl=dict(facecolor=BATCH_COLOR, edgecolor="none")),
+                style(hv.Curve((b.alpha, b.eps), *dims, label=f"batch Bayes, N = {b.N} (sampled)"),
+                      color=BATCH_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
+                style(hv.Scatter((b.alpha, b.eps), *dims), color=BATCH_COLOR,
+                      bokeh=dict(size=5), mpl=dict(s=12))]
         return style(hv.Overlay(parts), logx=True, ylim=(0, 0.55), framewise=True)
 
     def entropic_plot(self, result: CurveResult):

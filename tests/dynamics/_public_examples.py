@@ -76,7 +76,7 @@ def _hbm():
                 hidden=2, W=np.zeros((3, 2)), b=np.zeros(3), c=np.zeros(2), p_target=p,
                 p_star=p, N=10, datasets=2, models=("hbm", 1), Ns=(10,),
                 iterations=20, epochs=2, sweeps=20, burn_in=2, runs=4, chains=4, starts=1,
-                max_iter=20, steps=20)
+                max_iter=20, steps=20, ais_steps=5, ais_runs=4, repeats=2)
 
 
 def _generalized_herding():
@@ -101,7 +101,7 @@ def _online_bayes():
     return dict(m=np.zeros(3), C=np.eye(3), x=X[0], y=1.0, sigma0=0.5, noise=0.5, X=X,
                 N=3, t=5, estimate=np.array([1.0, 0.0, 0.0]), teacher=np.array([0.6, 0.8, 0.0]),
                 alpha=np.array([0.5, 1.0]), alpha_max=2.0, runs=2, points=3,
-                t_max=20, nodes=10)
+                t_max=20, nodes=10, sweeps=5, burn_in=2, c=0.5)
 
 
 def _doeblin():
@@ -327,6 +327,15 @@ def _hbm_claim():
 
 
 @functools.lru_cache(maxsize=None)
+def _hbm_inference_claim():
+    from dynamics import hbm
+
+    p = hbm.random_distribution(3, seed=0)
+    return dict(study=hbm.inference_study(p, 2, 20, 2, iterations=20, chains=4, ais_steps=5,
+                                          ais_runs=4, repeats=3, seed=0))
+
+
+@functools.lru_cache(maxsize=None)
 def _dsg_claims():
     from dynamics import dsg
 
@@ -406,9 +415,10 @@ SMALL = {
     "dynamics.bifurcation": {"burn_in", "keep", "count", "xtol"},
     "dynamics.ising": {"max_sweeps"},
     "dynamics.hbm": {"iterations", "epochs", "sweeps", "burn_in", "runs", "chains", "starts",
-                     "max_iter", "steps"},
+                     "max_iter", "steps", "ais_steps", "ais_runs", "repeats"},
     "dynamics.conditional_herding": {"hidden", "epochs", "batch_size"},
-    "dynamics.online_bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max"},
+    "dynamics.online_bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max", "sweeps",
+                              "burn_in"},
     "dynamics.doeblin": {"n_train", "n_test", "transitions", "epochs", "seeds", "chains",
                          "u_epochs", "trials", "max_steps", "samples", "sample_sizes", "repeats"},
     "dynamics.doeblin.dnf": {"max_steps", "trials"},
@@ -456,6 +466,8 @@ FUNCTIONS = {
     "dynamics.hbm.sweep": lambda: dict(models=(_hbm_model(),)),
     "dynamics.online_bayes.adf_perceptron": _online_bayes_many,
     "dynamics.online_bayes.adf_path": _online_bayes_many,
+    "dynamics.online_bayes.posterior_mean_quadrature": _online_bayes_many,
+    "dynamics.online_bayes.posterior_mean_gibbs": _online_bayes_many,
     "dynamics.warmup": lambda: dict(engines=("neuron",)),
     "dynamics.sbeed.pendulum.ablation": lambda: dict(progress=stop_at_once),
     "dynamics.bifurcation.feigenbaum_claim": lambda: dict(cascade=_bifurcation()["doublings"]),
@@ -470,6 +482,7 @@ FUNCTIONS = {
     "dynamics.online_bayes.efficiency_claim": _online_bayes_claims,
     "dynamics.online_bayes.batch_bayes_claim": _online_bayes_claims,
     "dynamics.hbm.bias_variance_claim": _hbm_claim,
+    "dynamics.hbm.inference_claim": _hbm_inference_claim,
     "dynamics.dsg.rate_claim": _dsg_claims,
     "dynamics.dsg.posterior_claim": _dsg_claims,
     "dynamics.embedding_sgd.seed_runs": _esgd_claims,

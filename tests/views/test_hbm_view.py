@@ -62,3 +62,17 @@ def test_the_sweeps_models_are_ticked_boxes_and_come_back_in_order():
     explorer.orders = [3, 1, 12, 2]
     assert explorer.orders == [1, 2, 3, 12] and explorer.query()["orders"] == "1,2,3,12"
     assert explorer.notice == ""
+
+
+def test_inference_run_sets_gibbs_and_ais_beside_the_exact_fits():
+    """The paper's inference run (in this process, tiny): one AIS error per repeat and per
+    dataset, the table of the three pipelines with their cost, and the verdict."""
+    explorer = EXPLORERS["hbm"](n=4, order=2, sample=200, fits=2, iterations=200, chains=20,
+                                ais_steps=20, ais_runs=20)
+    result = explorer.jobs["inference"].compute()
+    assert result.log_z_ais.shape == (2,) and result.repeat_ais.shape == (8,)
+    text = explorer.inference_summary(explorer.jobs["inference"].current_settings(), result)
+    assert "Gibbs gradient, AIS log Z (the paper)" in text and "s per fit" in text
+    assert "Luo & Sugiyama, eq 8" in text
+    ais = explorer.ais_plot(result)
+    assert sum(len(layer) for layer in ais if hasattr(layer, "__len__")) > 0

@@ -66,5 +66,8 @@ def test_curve_run_tabulates_the_quoted_alphas_against_the_replica_curve():
     text = explorer.curve_summary({}, result)
     assert "| 1 |" in text and "| 5 |" in text and "| 10 |" not in text
     assert result.replica is not None and result.replica[-1] < result.replica[0]
+    # the finite-N batch posterior, sampled at the same N, in the table and the plot
+    assert result.batch is not None and result.batch.N == 50 and "batch Bayes, N = 50" in text
+    assert result.batch.eps[-1] < result.batch.eps[0]
     flipped = EXPLORERS["bayes"](n_runs=4, alpha_max=2.0, flip=0.1).jobs["curve"].compute()
     assert flipped.replica is None

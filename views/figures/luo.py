@@ -14,6 +14,10 @@ def _sweep(e):
     return hbm.bias_variance_claim(e.jobs["sweep"].result)
 
 
+def _inference(e):
+    return hbm.inference_claim(e.jobs["inference"].result)
+
+
 ENTRIES = (
     Entry("luo.figs3_9", "hbm",
           "Luo & Sugiyama, Figs 3-9: total error, bias and variance of the RBM and the HBM "
@@ -22,4 +26,12 @@ ENTRIES = (
           panels=("total_plot", "bias_n_plot", "variance_plot", "bias_plot", "params_plot"),
           runs=("sweep",), knobs=dict(datasets=24),
           quick=dict(n=4, datasets=2, n_max=300, hidden=[0, 2])),
+    Entry("luo.inference", "hbm",
+          "Luo & Sugiyama, eq 8 and Gibbs sampling for η_B: the paper's inference (Gibbs-sampled "
+          "gradients, log Z by AIS) against exact enumeration, with its cost",
+          _inference,
+          panels=("ais_plot", "inference_plot", "cost_plot"),
+          runs=("inference",), knobs=dict(n=10, order=3, sample=1000, fits=12,
+                                          iterations=10_000),
+          quick=dict(n=5, fits=3, iterations=500, chains=50, ais_steps=100, ais_runs=50)),
 )

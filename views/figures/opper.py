@@ -16,7 +16,7 @@ def _toy(e):
 
 def _curve(e):
     r = e.jobs["curve"].result
-    return ob.batch_bayes_claim(r.full, r.replica)
+    return ob.batch_bayes_claim(r.full, r.replica, r.batch)
 
 
 ENTRIES = (
@@ -25,7 +25,8 @@ ENTRIES = (
           _toy, panels=("toy_plot", "sandwich_plot"), runs=("toy",),
           quick=dict(toy_runs=200, toy_t=2000)),
     Entry("opper.fig2", "bayes",
-          "Opper, Fig 2: the perceptron's learning curve against batch Bayes",
+          "Opper, Fig 2: the perceptron's learning curve against batch Bayes (the posterior "
+          "at the same N, sampled, and N → ∞)",
           _curve, panels=("curve_plot", "entropic_plot"), runs=("curve",),
           quick=dict(n_runs=8, alpha_max=5.0)),
 )

@@ -56,13 +56,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import (as_generator, check_array, check_budget, check_choice, check_count,
+from .._common import (as_generator, check_array, check_budget, check_choice, check_count,
                       check_executor, check_in_range, check_instance, check_positive,
                       check_progress, kl_divergence, report)
-from ._hbm_rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of,
+from .rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of,
                        fit_rbm_cd, fit_rbm_exact, rbm_log_p, rbm_parameters, visible_states)
-from .claims import Verdict
-from .sweep import sweep as _sweep
+from ..claims import Verdict
+from ..sweep import sweep as _sweep
 
 __all__ = [
     "MAX_N", "PAPER_N", "PAPER_HIDDEN", "RBM", "AISEstimate", "BiasVariance", "Model", "Sweep",
