@@ -36,14 +36,14 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import (as_generator, check_array, check_budget, check_choice, check_count,
+from ._common import (as_generator, check_progress, report, check_array, check_budget, check_choice, check_count,
                       check_flag, check_in_range, check_instance, check_positive)
 from .claims import Verdict
 from .generalized_herding import rate
 
 __all__ = ["DIGIT_SIDE", "MAX_HIDDEN", "MAX_EXACT_LAYER", "SEARCHES", "HiddenHerding",
            "binary_digits", "rbm_argmax", "herd_hidden", "pixel_pairs", "mosaic",
-           "moment_matching_claim"]
+           "moment_matching_claim", "hidden_sweep"]
 
 #: Side of scikit-learn's digit images (8 x 8 = 64 visible units).
 DIGIT_SIDE = 8
@@ -54,7 +54,7 @@ MAX_EXACT_LAYER = 16
 #: The three ways to find the joint argmax of eq 1.48.
 SEARCHES = ("exact", "safe", "local")
 #: Most operations (multiply-adds, roughly) one run may take.
-MAX_OPERATIONS = 2e10
+MAX_OPERATIONS = 1e11
 
 
 @functools.lru_cache(maxsize=1)
@@ -505,6 +505,27 @@ def moment_matching_claim(run: HiddenHerding, data, *, seed=0) -> Verdict:
         numbers=dict(herding_means=herd_means, iid_means=iid_means, herding_pairs=herd_pairs,
                      iid_pairs=iid_pairs, rate_visible=rates[0], rate_hidden=rates[1],
                      rate_pairs=rates[2], pct_held=held))
+
+
+def hidden_sweep(data, hidden_counts, steps: int, *, search: str = "safe", sweeps: int = 10,
+                 update_hidden_bias: bool = True, seed=0, progress=None) -> tuple[Verdict, ...]:
+    """``moment_matching_claim`` of a ``herd_hidden`` run on ``data`` for each number of hidden
+    units in ``hidden_counts`` (the same ``steps``, ``search``, ``sweeps``, ``update_hidden_bias``
+    and ``seed``): how close the pixel pairs, which are no feature of the RBM, come to the
+    data's as the hidden units that carry them grow (Fig 1.13, Sec 1.4.2's 50-1000 units)."""
+    counts = check_array("hidden_counts", hidden_counts, ndim=1)
+    if counts.size < 1 or counts.size > 20:
+        raise ValueError(f"hidden_counts must hold 1 to 20 counts, got {counts.size}")
+    counts = [check_count("hidden_counts", h, low=1, high=MAX_HIDDEN) for h in counts]
+    progress = check_progress(progress)
+    verdicts = []
+    for k, m in enumerate(counts):
+        report(progress, k / len(counts), f"{m} hidden units")
+        run = herd_hidden(data, m, steps, search=search, sweeps=sweeps,
+                          update_hidden_bias=update_hidden_bias, seed=seed)
+        verdicts.append(moment_matching_claim(run, data, seed=seed))
+    report(progress, 1.0, "done")
+    return tuple(verdicts)
 
 
 _STATEMENT = ("Herding's pseudo-samples and the data have the same first and second order "

@@ -28,8 +28,8 @@ SIDE = hh.DIGIT_SIDE
 #: Pixel colours: off (-1), ink (+1).
 INK = ["#f7f7f7", "#202020"]
 #: The moment groups of the error panel: index into ``HiddenHerding.error`` -> legend, colour.
-GROUPS = {0: ("pixels x_i", "#1f77b4"), 1: ("hidden units z_j", "#2ca02c"),
-          2: ("pairs x_i z_j", "#d62728")}
+GROUPS = {0: ("pixels xᵢ", "#1f77b4"), 1: ("hidden units zⱼ", "#2ca02c"),
+          2: ("pairs xᵢzⱼ", "#d62728")}
 PAIR_COLOR = "#ff7f0e"
 FAIL_COLOR = "#d62728"
 CURVE_POINTS = 400
@@ -124,10 +124,10 @@ class HiddenHerdingExplorer(Explorer):
     example_change = {"seed": 2}
     bench_move = ("seed", list(range(101, 109)))
     plots = (
-        Plot("samples_image", title="Pseudo-samples s*_t (Fig 1.13)"),
+        Plot("samples_image", title="Pseudo-samples s*ₜ (Fig 1.13)"),
         Plot("data_image", title="Data: binarised digits"),
-        Plot("visible_plot", title="Visible moments: pseudo-samples against data"),
-        Plot("hidden_plot", title="Hidden moments: pseudo-samples against data"),
+        Plot("visible_plot", title="Visible moments: samples vs data"),
+        Plot("hidden_plot", title="Hidden moments: samples vs data"),
         Plot("pct_plot", title="PCT condition per step (eqs 1.50-1.51)"),
         Plot("error_plot", title="Largest moment error (Prop 1.8: ≤ 2R/τ)"),
     )
@@ -254,20 +254,20 @@ data's.
         page = self.result()
         run = page.run
         return self._against(
-            [(page.data_pairs, page.sample_pairs, "pixel pairs x_i x_j", PAIR_COLOR, 3),
-             (run.data_visible, run.sample_visible, "pixel means x_i", GROUPS[0][1], 6)],
+            [(page.data_pairs, page.sample_pairs, "pixel pairs xᵢxⱼ", PAIR_COLOR, 3),
+             (run.data_visible, run.sample_visible, "pixel means xᵢ", GROUPS[0][1], 6)],
             "visible")
 
     def hidden_plot(self):
         run = self.result().run
         return self._against(
-            [(run.data_pairs, run.sample_pairs, "pairs x_i z_j", GROUPS[2][1], 3),
-             (run.data_hidden, run.sample_hidden, "hidden means z_j", GROUPS[1][1], 7)],
+            [(run.data_pairs, run.sample_pairs, "pairs xᵢzⱼ", GROUPS[2][1], 3),
+             (run.data_hidden, run.sample_hidden, "hidden means zⱼ", GROUPS[1][1], 7)],
             "completed")
 
     def pct_plot(self):
         run = self.result().run
-        dims = [axis("step", "step t"), axis("gap", "w·φ(s*) − mean_i w·φ(x_i, z*_i)")]
+        dims = [axis("step", "step t"), axis("gap", "w·φ(s*) − meanᵢ w·φ(xᵢ, zᵢ*)")]
         t = np.arange(1, len(run.pct_gap) + 1, dtype=float)
         curve = style(hv.Curve((t, run.pct_gap), *dims, label="PCT gap"), color="#444444",
                       bokeh=dict(line_width=1), mpl=dict(linewidth=0.8))

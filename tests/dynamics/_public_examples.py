@@ -92,7 +92,8 @@ def _hidden_herding():
     data = np.array([[1, -1, 1], [-1, 1, 1], [1, 1, -1], [-1, -1, 1]], dtype=float)
     run = hidden_herding.herd_hidden(data, 2, 20, seed=0)
     return dict(data=data, hidden=2, steps=5, cases=5, digit=3, W=np.zeros((3, 2)),
-                b=np.zeros(3), c=np.zeros(2), states=np.ones((3, 4)), columns=2, run=run)
+                b=np.zeros(3), c=np.zeros(2), states=np.ones((3, 4)), columns=2, run=run,
+                hidden_counts=np.array([1, 2]))
 
 
 def _conditional_herding():
