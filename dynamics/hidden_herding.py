@@ -487,7 +487,7 @@ def moment_matching_claim(run: HiddenHerding, data, *, seed=0) -> Verdict:
     checks = [
         (herd_means <= iid_means, f"the pixel means are off by {herd_means:.4f} on average, "
                                   f"{steps} independent draws from the data by {iid_means:.4f}"),
-        (herd_pairs <= iid_pairs, f"the pixel pairs x_i x_j are off by {herd_pairs:.4f} on "
+        (herd_pairs <= iid_pairs, f"the pixel pairs are off by {herd_pairs:.4f} on "
                                   f"average, {steps} independent draws from the data by "
                                   f"{iid_pairs:.4f}"),
     ]
