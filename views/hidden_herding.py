@@ -220,8 +220,10 @@ data's.
 
     # --- plots -------------------------------------------------------------------------------
     def _frame(self):
+        # square pixels in exports (the page's panels are close to 5:4 already)
         return style(hv.Curve([], *TILE_DIMS[:2]), xlim=(0, COLUMNS * SIDE),
-                     ylim=(0, ROWS * SIDE), framewise=True, xaxis=None, yaxis=None)
+                     ylim=(0, ROWS * SIDE), framewise=True, xaxis=None, yaxis=None,
+                     mpl=dict(aspect=COLUMNS / ROWS))
 
     def samples_image(self):
         """The frame of the pseudo-samples (the mosaic and its grid are the timeline's marks,
