@@ -113,16 +113,20 @@ def _exact_argmax(W, b, c, v, z):
     closed form. Writes the maximiser into v and z."""
     n, m = W.shape
     if n <= m:   # enumerate x, score b.x + sum_j |W^T x + c|_j
-        k, other = n, m
+        M = W.copy()                       # (k, other), rows contiguous
+        bias_small, bias_other = b, c
     else:        # enumerate z, score c.z + sum_i |W z + b|_i
-        k, other = m, n
+        M = np.ascontiguousarray(W.T)
+        bias_small, bias_other = c, b
+    k, other = M.shape
     small = -np.ones(k)
-    field = np.empty(other)
-    for j in range(other):
-        s = c[j] if n <= m else b[j]
-        for i in range(k):
-            s -= W[i, j] if n <= m else W[j, i]
-        field[j] = s
+    field = bias_other.copy()
+    for i in range(k):
+        for j in range(other):
+            field[j] -= M[i, j]
+    base = 0.0
+    for i in range(k):
+        base -= bias_small[i]               # bias_small . small at the all -1 state
     best = -np.inf
     best_code = 0
     code = 0
@@ -133,11 +137,11 @@ def _exact_argmax(W, b, c, v, z):
                 flip += 1
             code ^= 1 << flip
             small[flip] = -small[flip]
+            base += 2.0 * small[flip] * bias_small[flip]
+            twice = 2.0 * small[flip]
             for j in range(other):
-                field[j] += 2.0 * small[flip] * (W[flip, j] if n <= m else W[j, flip])
-        score = 0.0
-        for i in range(k):
-            score += small[i] * (b[i] if n <= m else c[i])
+                field[j] += twice * M[flip, j]
+        score = base
         for j in range(other):
             score += abs(field[j])
         if score > best:

@@ -35,6 +35,10 @@ FAIL_COLOR = "#d62728"
 CURVE_POINTS = 400
 DIGITS = ["all"] + [str(d) for d in range(10)]
 MAX_CASES = 500
+HIDDEN_MAX = 100
+#: Most hidden units of the page's exact argmax: it enumerates 2^m hidden states a step (m = 12:
+#: 0.1 s for 1,000 steps; the engine takes up to 16, 16 times as long).
+EXACT_MAX = 12
 TILE_DIMS = (axis("px", "pixel column"), axis("py", "pixel row"), hv.Dimension("ink"))
 NOW = dict(color="gray", bokeh=dict(line_width=1.5, **DOTTED), mpl=dict(linewidth=1, **MPL_DOTTED))
 
@@ -94,11 +98,11 @@ class HiddenHerdingExplorer(Explorer):
     paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
     figures = "Sec 1.3.3: eqs 1.46-1.52, Prop 1.8-1.9; Sec 1.4.2, Fig 1.13"
 
-    hidden = param.Integer(20, bounds=(1, 100), label="Hidden units m",
+    hidden = param.Integer(20, bounds=(1, HIDDEN_MAX), label="Hidden units m",
                            doc="Hidden units z_j of the RBM (features x_i z_j, x_i, z_j).")
     search = param.Selector(default="safe", objects=list(hh.SEARCHES),
                             label="Joint argmax (eq 1.48)",
-                            doc="exact: enumerate the smaller layer (m <= 16); safe: Prop 1.9, "
+                            doc="exact: enumerate the 2^m hidden states (m <= 12); safe: Prop 1.9, "
                                 "coordinate ascent from the best data case (the PCT holds); "
                                 "local: coordinate ascent from the previous pseudo-sample.")
     sweeps = param.Integer(10, bounds=(1, 50), label="Ascent sweeps",
@@ -123,9 +127,11 @@ class HiddenHerdingExplorer(Explorer):
     widgets = {name: {"throttled": True} for name in ("hidden", "sweeps", "cases", "steps")}
     example_change = {"seed": 2}
     bench_move = ("seed", list(range(101, 109)))
+    # a larger m, then the exact argmax (clamps m); one digit (clamps D = 200 to its images)
+    invalidating = (("hidden", 30), ("search", "exact"), ("digit", "5"))
     plots = (
         Plot("samples_image", title="Pseudo-samples s*ₜ (Fig 1.13)"),
-        Plot("data_image", title="Data: binarised digits"),
+        Plot("data_image", title="Data: sklearn 8×8 digits, binarised"),
         Plot("visible_plot", title="Visible moments: samples vs data"),
         Plot("hidden_plot", title="Hidden moments: samples vs data"),
         Plot("pct_plot", title="PCT condition per step (eqs 1.50-1.51)"),
@@ -165,7 +171,7 @@ Each data case is completed by its best hidden state (exact: $z^* = \mathrm{sign
 c)$); the joint argmax $s^*_t = (x^*, z^*)$ is the **pseudo-sample**. If at every step
 $s^*_t$ scores at least the data's mean score (the PCT condition, eqs 1.50-1.51), the weights
 stay bounded and every moment of the completed data matches the pseudo-samples' at $O(1/\tau)$
-(Prop 1.8). The argmax is found **exactly** (enumerating the hidden states, $m \le 16$), by
+(Prop 1.8). The argmax is found **exactly** (enumerating the $2^m$ hidden states, $m \le 12$ here), by
 **safe** coordinate ascent from the best-scoring data case (Prop 1.9: the PCT holds by
 construction), or by **local** ascent from the previous pseudo-sample (the PCT can fail).
 
@@ -195,13 +201,15 @@ data's.
                         int(self.steps), int(self.seed))
 
     def knob_bounds(self) -> dict:
-        bounds = {}
-        if self.digit != "all":
+        # always both knobs: the bounds a choice narrows come back when it is undone
+        if self.digit == "all":
+            cases = (20, MAX_CASES, "the data set")
+        else:
             size = class_size(self.digit)
-            bounds["cases"] = (20, size // 10 * 10, f"{size} images of digit {self.digit}")
-        if self.search == "exact":
-            bounds["hidden"] = (1, hh.MAX_EXACT_LAYER, "the exact argmax")
-        return bounds
+            cases = (20, min(MAX_CASES, size // 10 * 10), f"{size} images of digit {self.digit}")
+        hidden = ((1, EXACT_MAX, "the exact argmax") if self.search == "exact"
+                  else (1, HIDDEN_MAX, "the safe and local searches"))
+        return {"cases": cases, "hidden": hidden}
 
     def sample_frames(self) -> Frames:
         """The timeline: t = 1..τ, the mosaic of the pseudo-samples up to step t."""
@@ -304,7 +312,10 @@ data's.
         page = self.result()
         run = page.run
         v = page.verdict.numbers
-        return (f"**{len(run.visible):,} pseudo-samples**, {run.hidden.shape[1]} hidden units, "
+        which = "every class" if self.digit == "all" else f"digit {self.digit}"
+        return (f"**Data:** {len(page.data):,} of scikit-learn's 8×8 digits ({which}), a pixel "
+                f"ink above 20 % of full intensity. "
+                f"**{len(run.visible):,} pseudo-samples**, {run.hidden.shape[1]} hidden units, "
                 f"{run.search} argmax: the PCT held at **{100 * v['pct_held']:.1f} %** of the "
                 f"steps, largest ‖w‖ {run.weight_norm.max():.3g}. Pixel means off by "
                 f"{v['herding_means']:.4f} on average ({len(run.visible):,} independent draws "
