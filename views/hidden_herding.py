@@ -191,7 +191,8 @@ whether pixel means and pixel pairs are as close to the data's as as many indepe
 
 **Try.** More hidden units bring the pixel pairs closer. Switch to local search and watch the
 PCT fail; fix the hidden biases (the paper's trick) and see the hidden means drift from the
-data's.
+data's. With the exact argmax on one digit, hidden units can freeze at $\pm 1$ (their means in
+the corners): the decoupling Sec 1.3.3 warns of, moments matched and the hidden units unused.
 """
 
     # --- computation -------------------------------------------------------------------------
