@@ -36,8 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ._common import (as_generator, check_progress, report, check_array, check_budget, check_choice, check_count,
-                      check_flag, check_in_range, check_instance, check_positive)
+from ._common import (as_generator, check_array, check_budget, check_choice, check_count,
+                      check_flag, check_in_range, check_instance, check_positive,
+                      check_progress, report)
 from .claims import Verdict
 from .generalized_herding import rate
 

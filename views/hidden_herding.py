@@ -171,8 +171,8 @@ Each data case is completed by its best hidden state (exact: $z^* = \mathrm{sign
 c)$); the joint argmax $s^*_t = (x^*, z^*)$ is the **pseudo-sample**. If at every step
 $s^*_t$ scores at least the data's mean score (the PCT condition, eqs 1.50-1.51), the weights
 stay bounded and every moment of the completed data matches the pseudo-samples' at $O(1/\tau)$
-(Prop 1.8). The argmax is found **exactly** (enumerating the $2^m$ hidden states, $m \le 12$ here), by
-**safe** coordinate ascent from the best-scoring data case (Prop 1.9: the PCT holds by
+(Prop 1.8). The argmax is found **exactly** (enumerating the $2^m$ hidden states, $m \le 12$
+here), by **safe** coordinate ascent from the best-scoring data case (Prop 1.9: the PCT holds by
 construction), or by **local** ascent from the previous pseudo-sample (the PCT can fail).
 
 **The data** are scikit-learn's 8×8 digits (1,797 images with grey levels 0-16, shipped with the
