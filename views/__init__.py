@@ -18,6 +18,7 @@ from views.online_bayes import OnlineBayesExplorer
 from views.hbm import HBMExplorer
 from views.ising import IsingExplorer
 from views.pct import PCTExplorer
+from views.hidden_herding import HiddenHerdingExplorer
 from views.dsg import DSGExplorer
 from views.embedding_sgd import EmbeddingSGDExplorer
 from views.framework import warmup_rasters
@@ -26,8 +27,8 @@ from views.framework import warmup_rasters
 EXPLORERS = {
     cls.slug: cls
     for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, IsingExplorer,
-                PCTExplorer, DoeblinExplorer, PMDExplorer, SBEEDExplorer, OnlineBayesExplorer,
-                HBMExplorer, DSGExplorer, EmbeddingSGDExplorer)
+                PCTExplorer, HiddenHerdingExplorer, DoeblinExplorer, PMDExplorer, SBEEDExplorer,
+                OnlineBayesExplorer, HBMExplorer, DSGExplorer, EmbeddingSGDExplorer)
 }
 
 __all__ = ["EXPLORERS", "warmup", "warmup_rasters"]

@@ -86,6 +86,16 @@ def _generalized_herding():
                 W=np.zeros((3, 2)), b=np.zeros(3), c=np.zeros(2), hidden=2)
 
 
+def _hidden_herding():
+    from dynamics import hidden_herding
+
+    data = np.array([[1, -1, 1], [-1, 1, 1], [1, 1, -1], [-1, -1, 1]], dtype=float)
+    run = hidden_herding.herd_hidden(data, 2, 20, seed=0)
+    return dict(data=data, hidden=2, steps=5, cases=5, digit=3, W=np.zeros((3, 2)),
+                b=np.zeros(3), c=np.zeros(2), states=np.ones((3, 4)), columns=2, run=run,
+                hidden_counts=np.array([1, 2]))
+
+
 def _conditional_herding():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 2))
@@ -397,6 +407,7 @@ MODULES = {
     "dynamics.ising": _ising,
     "dynamics.hbm": _hbm,
     "dynamics.generalized_herding": _generalized_herding,
+    "dynamics.hidden_herding": _hidden_herding,
     "dynamics.conditional_herding": _conditional_herding,
     "dynamics.online_bayes": _online_bayes,
     "dynamics.doeblin": _doeblin,
@@ -449,6 +460,7 @@ FUNCTIONS = {
     "dynamics.dsg.loglog_slope": _dsg_loglog,
     "dynamics.dsg.doubly_sgd": lambda: dict(keep_values=False),  # a flag (None: by cost)
     "dynamics.hbm.popcount": lambda: dict(n=3),
+    "dynamics.hidden_herding.mosaic": lambda: dict(states=np.ones((3, 4)), columns=2, side=2),
     "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
     "dynamics.doeblin.restart_law": lambda: dict(kind="uniform", n=3),
     # a point set to count boxes over (the module's two points serve the cone functions)
