@@ -207,6 +207,31 @@ def _dsg():
                 n=16, checkpoints=2, max_points=16)
 
 
+def _dsg_linear():
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(12, 3))
+    return dict(Z=Z, y=np.sign(Z[:, 0] + 0.1), loss="hinge", nu=0.1, steps=5, batch_size=2,
+                updates=20, Z_test=Z[:4], y_test=np.sign(Z[:4, 0] + 0.1), w=np.ones(3),
+                checkpoints=2, t0=1.0, project=True)
+
+
+def _dsg_baselines():
+    X, y = _dsg()["X"], _dsg()["y"]
+    return dict(X=X, y=y, X_test=X[:4], y_test=y[:4], bandwidth=1.0, nu=0.1, points=32,
+                batch_size=4, features=4, methods=("r-Pegasos", "n-SDCA"), checkpoints=2,
+                kind="random")
+
+
+@functools.lru_cache(maxsize=None)
+def _dsg_baselines_claim():
+    from dynamics import dsg
+
+    a = _dsg_baselines()
+    return dict(baselines=dsg.compare_baselines(**{k: a[k] for k in a if k != "kind"}, seed=0),
+                dsg_history={"seen": np.array([4, 32]), "error": np.array([1.0, 0.1])},
+                norma={"error": np.array([0.5, 0.2])})
+
+
 def _dsg_loglog():
     return dict(x=np.array([1.0, 2.0, 4.0]), y=np.array([1.0, 0.5, 0.25]))
 
@@ -411,6 +436,12 @@ FUNCTIONS = {
     "dynamics.pmd.metric_redraws": lambda: dict(m=10, redraws=2),
     "dynamics.dsg.loglog_slope": _dsg_loglog,
     "dynamics.dsg.doubly_sgd": lambda: dict(keep_values=False),  # a flag (None: by cost)
+    "dynamics.dsg.pegasos": _dsg_linear,
+    "dynamics.dsg.sdca": _dsg_linear,
+    "dynamics.dsg.primal_objective": _dsg_linear,
+    "dynamics.dsg.kernel_features": _dsg_baselines,
+    "dynamics.dsg.compare_baselines": _dsg_baselines,
+    "dynamics.dsg.baselines_claim": _dsg_baselines_claim,
     "dynamics.hbm.popcount": lambda: dict(n=3),
     "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
     "dynamics.doeblin.restart_law": lambda: dict(kind="uniform", n=3),

@@ -1,0 +1,102 @@
+"""The baselines of Fig 3.4 (3) (Table 3.2's Pegasos and SDCA on explicit kernel features)
+against scikit-learn's solutions of the same objectives and the exact kernel ridge solution."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import Ridge
+from sklearn.svm import LinearSVC
+
+from dynamics import dsg
+
+NU = 0.05
+
+
+@pytest.fixture(scope="module")
+def regression():
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(200, 10))
+    y = Z @ rng.normal(size=10) + 0.3 * rng.normal(size=200)
+    # P(w) = 1/(2n) ||Zw - y||^2 + nu/2 ||w||^2 is Ridge's objective with alpha = n nu
+    ridge = Ridge(alpha=len(Z) * NU, fit_intercept=False).fit(Z, y).coef_
+    return Z, y, ridge
+
+
+@pytest.fixture(scope="module")
+def classification():
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(200, 10))
+    labels = np.sign(Z[:, 0] + 0.5 * rng.normal(size=200))
+    # 1/n sum hinge + nu/2 ||w||^2 is LinearSVC's 1/2 ||w||^2 + C sum hinge, C = 1 / (n nu)
+    svc = LinearSVC(C=1 / (len(Z) * NU), loss="hinge", fit_intercept=False, dual=True,
+                    tol=1e-10, max_iter=200_000).fit(Z, labels)
+    return Z, labels, svc.coef_[0]
+
+
+def test_sdca_squared_loss_reaches_the_ridge_solution(regression):
+    Z, y, ridge = regression
+    run = dsg.sdca(Z, y, nu=NU, updates=200 * 50, seed=0)
+    np.testing.assert_allclose(run.weights, ridge, atol=1e-6)
+    assert abs(run.history["gap"][-1]) < 1e-9
+    assert np.all(run.history["gap"] > -1e-12)  # weak duality
+    # w(alpha) = Z^T alpha / (nu n)
+    np.testing.assert_allclose(run.weights, Z.T @ run.alpha / (NU * len(Z)), atol=1e-10)
+
+
+def test_sdca_hinge_loss_reaches_linear_svc(classification):
+    Z, labels, svc = classification
+    run = dsg.sdca(Z, labels, loss="hinge", nu=NU, updates=200 * 400, seed=0)
+    objective = lambda w: dsg.primal_objective(Z, labels, w, loss="hinge", nu=NU)  # noqa: E731
+    assert objective(run.weights) == pytest.approx(objective(svc), rel=1e-4)
+    assert run.history["gap"][-1] < 1e-4
+    assert np.all(np.abs(run.alpha) <= 1 + 1e-12) and np.all(run.alpha * labels >= -1e-12)
+
+
+def test_pegasos_approaches_both_optima(regression, classification):
+    Z, y, ridge = regression
+    run = dsg.pegasos(Z, y, nu=NU, steps=4000, batch_size=8, t0=100, seed=0)
+    best = dsg.primal_objective(Z, y, ridge, loss="squared", nu=NU)
+    assert dsg.primal_objective(Z, y, run.weights, loss="squared", nu=NU) < best * 1.02
+    Z, labels, svc = classification
+    run = dsg.pegasos(Z, labels, loss="hinge", nu=NU, steps=4000, batch_size=8, seed=0,
+                      Z_test=Z, y_test=labels, checkpoints=5)
+    best = dsg.primal_objective(Z, labels, svc, loss="hinge", nu=NU)
+    assert dsg.primal_objective(Z, labels, run.weights, loss="hinge", nu=NU) < best * 1.02
+    assert np.sqrt(run.weights @ run.weights) <= 1 / np.sqrt(NU) + 1e-9  # Pegasos's ball
+    assert run.history["rate"][-1] <= run.history["rate"][0]
+
+
+def test_pegasos_refuses_a_step_that_diverges(regression):
+    Z, y, _ = regression
+    with pytest.raises(ValueError, match="theta"):
+        dsg.pegasos(Z, y * 1e3, nu=1e-4, steps=200, batch_size=1, theta=1e4, t0=0, seed=0)
+
+
+def test_feature_maps_estimate_the_kernel():
+    X, _ = dsg.synthetic_2d(150, seed=0)
+    K = dsg.rbf_kernel(X, X, 1.5)
+    exact = dsg.kernel_features(X, kind="exact", bandwidth=1.5, features=1, seed=0)
+    Z = exact.transform(X)
+    assert exact.features == 150
+    np.testing.assert_allclose(Z @ Z.T, K, atol=1e-6)
+    Zr = dsg.kernel_features(X, kind="random", bandwidth=1.5, features=4000, seed=0).transform(X)
+    assert np.abs(Zr @ Zr.T - K).mean() < 0.02
+    Zn = dsg.kernel_features(X, kind="nystrom", bandwidth=1.5, features=60, seed=0).transform(X)
+    assert np.abs(Zn @ Zn.T - K).mean() < 0.02
+
+
+def test_full_kernel_sdca_converges_to_the_kernel_ridge_solution_and_the_claim_ranks():
+    X, y = dsg.synthetic_2d(300, seed=1)
+    X_test, _ = dsg.synthetic_2d(100, seed=2)
+    bw = dsg.median_bandwidth(X, factor=0.1)
+    target = dsg.kernel_ridge(X, y, bandwidth=bw, nu=0.01)(X_test)
+    out = dsg.compare_baselines(X, y, X_test, target, bandwidth=bw, nu=0.01, points=300 * 60,
+                                batch_size=8, features=16, seed=0, checkpoints=5,
+                                methods=("k-SDCA", "r-SDCA", "n-Pegasos"))
+    assert out["k-SDCA"]["error"][-1] < 1e-8 * np.mean(target**2)
+    assert out["r-SDCA"]["error"][-1] > 100 * out["k-SDCA"]["error"][-1]  # 16 features
+    assert out["n-Pegasos"]["seen"][-1] == 300 * 60
+    dsg_history = {"seen": np.array([8, 300 * 60]), "error": np.array([1.0, 1e-12])}
+    verdict = dsg.baselines_claim(out, dsg_history)
+    assert verdict.agrees and verdict.numbers["ranking"].startswith("k-SDCA")
+    verdict = dsg.baselines_claim(out, {"error": np.array([1.0, 10.0])})
+    assert verdict.agrees is False and "r-SDCA" in verdict.why
