@@ -123,6 +123,19 @@ def primal_objective(Z, y, w, *, loss: str, nu: float) -> float:
     return float(risk + 0.5 * nu * w @ w)
 
 
+def _check_feature_test(Z_test, y_test, features: int):
+    """(Z_test, y_test) both given (checked: ``features`` columns) or both None."""
+    if Z_test is None and y_test is None:
+        return None
+    if Z_test is None or y_test is None:
+        raise ValueError("Z_test and y_test go together: "
+                         f"{'Z_test' if Z_test is None else 'y_test'} is None")
+    Z_test = _check_points("Z_test", Z_test)
+    if Z_test.shape[1] != features:
+        raise ValueError(f"Z_test must have {features} columns (as Z), got {Z_test.shape[1]}")
+    return Z_test, check_array("y_test", y_test, shape=(len(Z_test),), max_abs=MAX_ABS)
+
+
 def _marks(total: int, checkpoints: int) -> np.ndarray:
     return np.unique(np.r_[np.geomspace(1, total, max(2, checkpoints)).astype(np.int64), total])
 
@@ -175,7 +188,7 @@ def pegasos(Z, y, *, loss: str = "squared", nu: float, steps: int, batch_size: i
         project = loss == "hinge"
     check_instance("project", project, bool)
     checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
-    test = _check_test_pair(Z_test, y_test, Z.shape[1])
+    test = _check_feature_test(Z_test, y_test, Z.shape[1])
     progress = check_progress(progress)
     rng = as_generator(seed)
     kind = _LOSS_KINDS[loss]
@@ -253,7 +266,7 @@ def sdca(Z, y, *, loss: str = "squared", nu: float, updates: int, seed=None, Z_t
         raise ValueError("loss must be 'squared' or 'hinge' for sdca (closed-form steps)")
     updates = check_count("updates", updates, low=1, high=100_000_000)
     checkpoints = check_count("checkpoints", checkpoints, low=1, high=10_000)
-    test = _check_test_pair(Z_test, y_test, Z.shape[1])
+    test = _check_feature_test(Z_test, y_test, Z.shape[1])
     progress = check_progress(progress)
     rng = as_generator(seed)
     n = len(Z)

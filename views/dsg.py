@@ -25,6 +25,10 @@ from views.framework.text import verdict_markdown
 
 DSG_COLOR, NORMA_COLOR, EXACT_COLOR, MEAN_COLOR, VAR_COLOR = (
     "#d62728", "#1f77b4", "#222222", "#d62728", "#9467bd")
+#: Colours and dashes of Table 3.2's methods (Fig 3.4 (3)): Pegasos solid, SDCA dashed.
+BASELINE_STYLE = {"r-Pegasos": ("#2ca02c", "solid"), "n-Pegasos": ("#ff7f0e", "solid"),
+                  "r-SDCA": ("#2ca02c", "dashed"), "n-SDCA": ("#ff7f0e", "dashed"),
+                  "k-SDCA": ("#8c564b", "dashed")}
 #: Knobs of the task and kernel (the live panels, and the runs use them).
 LIVE = ("points", "bandwidth_factor", "nu", "block", "seed")
 #: Side of the grid the surfaces are drawn on (and the runs' error is measured on).
@@ -91,6 +95,9 @@ class CurveRun:
     steps: int
     #: f̄ₜ on the grid at each step of ``history`` (rows), or None (a run still going)
     path: np.ndarray | None = None
+    #: Fig 3.4 (3): Table 3.2's methods on explicit features (``dsg.compare_baselines``), or
+    #: None (not asked for, or a classification loss)
+    baselines: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +144,13 @@ class DSGExplorer(Explorer):
                           doc="Data points per step (the paper: 2¹⁰).")
     steps = param.Selector(default=2**14, objects=[2**k for k in range(6, 17)], label="Steps t",
                            doc="Steps of the run (Fig 3.4: 2¹⁴).")
+    baselines = param.Boolean(False, label="Table 3.2's baselines (Fig 3.4 (3))",
+                              doc="Also run Pegasos and SDCA on random Fourier, Nystrom and "
+                                  "exact-kernel features over the same points (squared loss).")
+    base_features = param.Selector(default=2**8, objects=[2**k for k in range(4, 11)],
+                                   label="Baselines' features r",
+                                   doc="Random or Nystrom features of r-/n-Pegasos and SDCA "
+                                       "(the paper: 2⁸).")
     gp_points = param.Integer(2048, bounds=(128, 4096), label="GP training points",
                               doc="Sec 3.6.2: 2¹¹.")
     gp_tests = param.Integer(1024, bounds=(16, 2048), label="GP test points",
@@ -164,11 +178,14 @@ class DSGExplorer(Explorer):
     runs = (
         Run("curve", quick=(("points", 200), ("steps", 64)),
             title="Fig 3.4: the averaged iterate approaches f* at rate 1/t",
-            button="Run doubly SGD", settings=("loss", "theta", "batch", "steps"),
+            button="Run doubly SGD",
+            settings=("loss", "theta", "batch", "steps", "baselines", "base_features"),
             uses=LIVE, compute="run_curve",
             plots=(Plot("fit_plot", title="Averaged iterate f̄ₜ"),
                    Plot("error_plot", title="Fig 3.4 (2): ‖f̄ₜ − f*‖² against t"),
-                   Plot("memory_plot", title="Memory: doubly SGD and NORMA")),
+                   Plot("memory_plot", title="Memory: doubly SGD and NORMA"),
+                   Plot("baselines_plot",
+                        title="Fig 3.4 (3): against Table 3.2's methods, by points visited")),
             timeline=CURVE_TIMELINE,
             text=r"""
 Doubly SGD with the knobs above: at step $t$ a minibatch of $m$ points and a block of $B$
@@ -179,7 +196,13 @@ Right: its mean squared distance to $f^*$ over the grid against $t$, with a $1/t
 steps) for its first 1,024 steps. Below: what each keeps: doubly SGD $B$ numbers a step
 (the features are regenerated from their seeds), NORMA $m(d + 1)$. With the hinge or logistic
 loss the labels are the sign of $y$ and the curve is the test error rate against the sign of
-the noiseless function (there is no closed-form optimum to compare with).""",
+the noiseless function (there is no closed-form optimum to compare with). With *Table 3.2's
+baselines* on (Fig 3.4 (3)), the last panel adds linear learners on $r$ explicit features
+visiting the same points: Pegasos (minibatch SGD, the same steps) and SDCA (dual coordinate
+ascent) on random Fourier ("r-") or Nyström ("n-") features, and SDCA on the exact kernel
+("k-", every training point a landmark). The paper's ranking: doubly SGD as good as NORMA,
+"Pegasos and SDCA using 2⁸ random or Nyström features perform worse"; the feature methods stop
+at the error of their fixed features.""",
             estimate="curve_estimate", summary="curve_summary"),
         Run("gp", quick=(("gp_points", 128), ("gp_tests", 16), ("gp_batch", 4), ("gp_block", 8), ("gp_steps", 8)),
             title="Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
@@ -300,7 +323,9 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
             y, y_test = _labels(task.y), _labels(dsg.synthetic_truth(grid))
         target = task.target if loss == "squared" else y_test
         dsg_s, norma_s = self._curve_seconds(settings)
-        share = dsg_s / (dsg_s + norma_s)  # of the time: the progress fraction's first part
+        base_s = self._baseline_seconds(settings)
+        total = dsg_s + norma_s + base_s
+        share, share_n = dsg_s / total, (dsg_s + norma_s) / total  # the fraction's parts
 
         def stream(fraction, message, partial=None):
             if progress is None:
@@ -323,10 +348,16 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
             n_model = dsg.norma(task.X, y, bandwidth=task.bandwidth, nu=nu, theta=theta,
                                 t0=theta, batch_size=m, seed=seed,
                                 steps=min(steps, NORMA_STEPS), X_test=grid, y_test=y_test,
-                                progress=progress_part(progress, share, 1.0, "NORMA"))
+                                progress=progress_part(progress, share, share_n, "NORMA"))
             norma = n_model.history
+        baselines = None
+        if loss == "squared" and settings.get("baselines"):
+            baselines = dsg.compare_baselines(
+                task.X, y, grid, y_test, bandwidth=task.bandwidth, nu=nu, points=steps * m,
+                batch_size=m, features=int(settings["base_features"]), theta=theta, t0=theta,
+                seed=seed, progress=progress_part(progress, share_n, 1.0, "baselines"))
         return CurveRun(loss, target, model.test_fit, history, norma, B, m, steps,
-                        model.test_path)
+                        model.test_path, baselines)
 
     @staticmethod
     def _colour_scale(result: CurveRun) -> float:
@@ -374,8 +405,19 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                  * 5.5e-9 if settings["loss"] == "squared" else 0.0)
         return dsg_s + 0.5, norma
 
+    @staticmethod
+    def _baseline_seconds(settings: dict) -> float:
+        """Seconds of Fig 3.4 (3)'s baselines (measured: about 15 s of CPU for 2^14 steps of
+        16 over 2000 points, r = 256; k-SDCA's n x n eigendecomposition is most of it)."""
+        if not settings.get("baselines") or settings["loss"] != "squared":
+            return 0.0
+        n, r = int(settings["points"]), int(settings["base_features"])
+        visited = int(settings["steps"]) * int(settings["batch"])
+        return (2 * 4e-4 * int(settings["steps"]) + 4e-9 * visited * (2 * r + n)
+                + 1e-9 * n**3 + 0.5)
+
     def curve_estimate(self, settings: dict) -> float:
-        return sum(self._curve_seconds(settings))
+        return sum(self._curve_seconds(settings)) + self._baseline_seconds(settings)
 
     def curve_summary(self, settings: dict, result: CurveRun) -> str:
         h = result.history
@@ -387,12 +429,16 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                 norma = (f" NORMA after its {int(result.norma['step'][-1]):,} steps: "
                          f"{result.norma['error'][-1]:.2e}, keeping "
                          f"{int(result.norma['memory'][-1]):,} numbers.")
+            base = ""
+            if result.baselines is not None:
+                base = " " + verdict_markdown(dsg.baselines_claim(result.baselines, h,
+                                                                  norma=result.norma))
             return (f"**After {result.steps:,} steps** ({result.steps * result.batch:,} points "
                     f"seen): ‖f̄ₜ − f*‖² = **{h['error'][-1]:.2e}**, log-log slope "
                     f"**{verdict.numbers['slope']:.2f}** from step "
                     f"{verdict.numbers['first_step']} (Thm 11: −1), keeping "
                     f"{result.steps * result.block + 1:,} numbers.{norma} "
-                    + verdict_markdown(verdict))
+                    + verdict_markdown(verdict) + base)
         return (f"**After {result.steps:,} steps:** test error rate against the sign of the "
                 f"noiseless function **{h.get('rate', float('nan')):.3f}** ({result.loss} loss).")
 
@@ -443,6 +489,30 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                                color=NORMA_COLOR, bokeh=dict(size=5), mpl=dict(s=12)))
         return style(hv.Overlay(parts), logx=True, logy=True,
                      framewise=True)
+
+    def baselines_plot(self, result: CurveRun):
+        """Fig 3.4 (3): the error against the training points visited, doubly SGD and NORMA
+        with (when run) Table 3.2's methods on explicit features."""
+        what = ("‖f − f*‖² on the grid" if result.loss == "squared"
+                else "mean (f̄ₜ − label)² on the grid")
+        dims = [axis("seen", "training points visited"), axis("err", what)]
+        h = result.history
+        curves = [("doubly SGD", h, DSG_COLOR, "solid")]
+        if result.norma is not None and len(result.norma["step"]):
+            curves.append(("NORMA", result.norma, NORMA_COLOR, "solid"))
+        for name, bh in (result.baselines or {}).items():
+            color, dash = BASELINE_STYLE.get(name, ("#7f7f7f", "solid"))
+            curves.append((f"{name} (r = {int(bh['features'])})", bh, color, dash))
+        parts = []
+        for label, curve, color, dash in curves:
+            if not len(curve["seen"]):
+                continue
+            parts.append(style(hv.Curve((np.asarray(curve["seen"], float), curve["error"]),
+                                        *dims, label=label),
+                               color=color, bokeh=dict(line_width=2, line_dash=dash),
+                               mpl=dict(linewidth=1.5,
+                                        linestyle="--" if dash == "dashed" else "-")))
+        return style(hv.Overlay(parts), logx=True, logy=True, framewise=True)
 
     # --- run: Fig 3.5 ------------------------------------------------------------------------
     def run_gp(self, settings: dict, progress=None) -> GPResult:

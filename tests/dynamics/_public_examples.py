@@ -347,6 +347,19 @@ def _esgd_claims():
 
 
 @functools.lru_cache(maxsize=None)
+def _esgd_policy():
+    from dynamics import embedding_sgd as es
+
+    mdp = es.garnet(5, 2, 2, seed=0)
+    features = es.state_features(5, 2, seed=0)
+    return dict(mdp=mdp, features=features, values=np.zeros(5), states=5, dim=2, actions=2,
+                branching=2, iterations=5, batch_size=2, checkpoints=2, runs=1,
+                methods=("embedding", "rg"),
+                result=es.compare_policy_evaluation(states=5, dim=2, iterations=5, runs=1,
+                                                    methods=("embedding", "rg"), seed=0))
+
+
+@functools.lru_cache(maxsize=None)
 def _pmd_claim():
     from dynamics import pmd
 
@@ -480,6 +493,9 @@ FUNCTIONS = {
     "dynamics.embedding_sgd.mse_claim": _esgd_claims,
     "dynamics.embedding_sgd.recovery_claim": _esgd_claims,
     "dynamics.embedding_sgd.compare_methods": lambda: dict(methods=("embedding", "saa")),
+    **{f"dynamics.embedding_sgd.{name}": _esgd_policy for name in (
+        "garnet", "state_features", "exact_value", "bellman_error", "value_limits",
+        "policy_evaluation", "compare_policy_evaluation", "policy_evaluation_claim")},
     "dynamics.pmd.best_method_claim": _pmd_claim,
     "dynamics.pmd.both_modes_claim": _pmd_claim,
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,

@@ -19,6 +19,11 @@ def _rate(e):
     return dsg.rate_claim(r.history, steps=r.steps, batch=r.batch, block=r.block, norma=r.norma)
 
 
+def _baselines(e):
+    r = e.jobs["curve"].result
+    return dsg.baselines_claim(r.baselines, r.history, norma=r.norma)
+
+
 def _posterior(e):
     return dsg.posterior_claim(e.jobs["gp"].result.run)
 
@@ -365,6 +370,11 @@ ENTRIES = (
           "Dai, Fig 3.4: kernel ridge regression by doubly stochastic gradients",
           _rate, panels=("target_plot", "fit_plot", "error_plot", "memory_plot"),
           runs=("curve",), quick=dict(points=500, steps=512)),
+    Entry("dai.fig3_4_3", "dsg",
+          "Dai, Fig 3.4 (3): doubly SGD against Pegasos and SDCA on random, Nystrom and "
+          "exact-kernel features (Table 3.2)",
+          _baselines, panels=("baselines_plot", "error_plot"), runs=("curve",),
+          knobs=dict(baselines=True), quick=dict(points=300, steps=128, baselines=True)),
     Entry("dai.fig3_5", "dsg",
           "Dai, Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
           _posterior, panels=("gp_error_plot", "gp_mean_plot", "gp_variance_plot"),
