@@ -67,6 +67,8 @@ from ._dsg_reference import (  # noqa: F401  (re-exported: part of this module's
 from ._dsg_baselines import (  # noqa: F401  (Fig 3.4 (3)'s baselines, re-exported)
     BASELINES, FeatureMap, LinearRun, PAPER_RANKING, baselines_claim, compare_baselines,
     kernel_features, pegasos, primal_objective, sdca, _warmup as _warmup_baselines,
+    PAPER_DIGITS_ERROR, DIGITS_TOLERANCE, ClassificationRun, classification_claim, classification_run,
+    digits_pair, kernel_classifier_reference,
 )
 
 __all__ = [
@@ -76,7 +78,8 @@ __all__ = [
     "GPRun", "gp_regression", "NormaModel", "norma", "loglog_slope", "RATE_BAND",
     "rate_claim", "posterior_claim", "BASELINES", "PAPER_RANKING", "FeatureMap", "LinearRun",
     "kernel_features", "pegasos", "sdca", "primal_objective", "compare_baselines",
-    "baselines_claim",
+    "baselines_claim", "PAPER_DIGITS_ERROR", "DIGITS_TOLERANCE", "ClassificationRun", "digits_pair",
+    "kernel_classifier_reference", "classification_run", "classification_claim",
 ]
 
 LOSSES = {"squared": 0, "hinge": 1, "logistic": 2}

@@ -113,13 +113,14 @@ def garnet(states: int = 30, actions: int = 3, branching: int = 4, *, gamma: flo
 
 
 def state_features(states: int, dim: int, *, seed=None) -> np.ndarray:
-    """Features psi (states, dim) for linear values: a constant and dim - 1 standard normal
-    columns, each row scaled to unit norm (so a step's size does not depend on the state)."""
+    """Features psi (states, dim) for linear values: a constant column and dim - 1 columns
+    N(0, 1 / (dim - 1)), all divided by sqrt 2 (so E ||psi(s)||^2 = 1, a step's size about the
+    same in every state; the constant lets V carry its mean, about E R / (1 - gamma))."""
     S = check_count("states", states, low=1, high=MAX_STATES)
     d = check_count("dim", dim, low=1, high=MAX_STATES)
     rng = as_generator(seed)
-    psi = np.column_stack([np.ones(S), rng.standard_normal((S, d - 1))])
-    return psi / np.linalg.norm(psi, axis=1, keepdims=True)
+    psi = np.column_stack([np.ones(S), rng.standard_normal((S, d - 1)) / np.sqrt(max(d - 1, 1))])
+    return psi / np.sqrt(2.0) if d > 1 else psi
 
 
 def exact_value(mdp: FiniteMDP) -> np.ndarray:

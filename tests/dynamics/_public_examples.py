@@ -232,6 +232,18 @@ def _dsg_baselines_claim():
                 norma={"error": np.array([0.5, 0.2])})
 
 
+@functools.lru_cache(maxsize=None)
+def _dsg_digits():
+    from dynamics import dsg
+
+    X, y = _dsg()["X"], np.sign(_dsg()["X"][:, 0] + 0.01)
+    model = dsg.doubly_sgd(X, y, loss="hinge", bandwidth=1.0, nu=0.1, steps=3, batch_size=4,
+                           block_size=4, seed=0, X_test=X[:4], y_test=y[:4], checkpoints=2)
+    run = dsg.classification_run(model, X, y, X[:4], y[:4], loss="hinge", nu=0.1)
+    return dict(X=X, y=y, X_test=X[:4], y_test=y[:4], loss="hinge", bandwidth=1.0, nu=0.1,
+                model=model, run=run, first=8, second=6, test_fraction=0.5, seed=0)
+
+
 def _dsg_loglog():
     return dict(x=np.array([1.0, 2.0, 4.0]), y=np.array([1.0, 0.5, 0.25]))
 
@@ -455,6 +467,9 @@ FUNCTIONS = {
     "dynamics.dsg.kernel_features": _dsg_baselines,
     "dynamics.dsg.compare_baselines": _dsg_baselines,
     "dynamics.dsg.baselines_claim": _dsg_baselines_claim,
+    **{f"dynamics.dsg.{name}": _dsg_digits for name in (
+        "digits_pair", "kernel_classifier_reference", "classification_run",
+        "classification_claim")},
     "dynamics.hbm.popcount": lambda: dict(n=3),
     "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
     "dynamics.doeblin.restart_law": lambda: dict(kind="uniform", n=3),

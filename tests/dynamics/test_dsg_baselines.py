@@ -100,3 +100,31 @@ def test_full_kernel_sdca_converges_to_the_kernel_ridge_solution_and_the_claim_r
     assert verdict.agrees and verdict.numbers["ranking"].startswith("k-SDCA")
     verdict = dsg.baselines_claim(out, {"error": np.array([1.0, 10.0])})
     assert verdict.agrees is False and "r-SDCA" in verdict.why
+
+
+def test_digits_pair_and_the_classification_run_against_scikit_learn():
+    X, y, X_test, y_test = dsg.digits_pair(8, 6, seed=0)
+    assert len(X) + len(X_test) == 355 and X.shape[1] == 64  # 174 eights and 181 sixes
+    assert set(np.unique(np.r_[y, y_test])) == {-1.0, 1.0} and X.max() <= 1.0
+    bw = dsg.median_bandwidth(X, factor=1.0)
+    nu = 1.0 / len(X)
+    # the logistic reference is the minimiser of the same risk on the exact kernel: no other
+    # weights on those features do better (a Pegasos run on them comes within 1 %)
+    Z = dsg.kernel_features(X, kind="exact", bandwidth=bw, features=1, seed=0)
+    f_ref = dsg.kernel_classifier_reference(X, y, X, loss="logistic", bandwidth=bw, nu=nu)
+    w_ref = np.linalg.lstsq(Z.transform(X), f_ref, rcond=None)[0]
+    objective = lambda w: dsg.primal_objective(Z.transform(X), y, w, loss="logistic",  # noqa
+                                               nu=nu)
+    run = dsg.pegasos(Z.transform(X), y, loss="logistic", nu=nu, steps=3000, batch_size=8,
+                      t0=50, seed=0)
+    assert objective(w_ref) <= objective(run.weights) < 1.01 * objective(w_ref)
+    model = dsg.doubly_sgd(X, y, loss="hinge", bandwidth=bw, nu=nu, steps=64, batch_size=16,
+                           block_size=32, seed=0, X_test=X_test, y_test=y_test, checkpoints=5)
+    scored = dsg.classification_run(model, X, y, X_test, y_test, loss="hinge", nu=nu)
+    expected = [np.mean(np.sign(f) != y_test) for f in model.test_path]
+    np.testing.assert_allclose(scored.history["rate"], expected)
+    assert scored.reference_rate < 0.05  # eights against sixes are easy for the kernel SVM
+    verdict = dsg.classification_claim(scored)
+    assert verdict.agrees == (expected[-1] <= scored.reference_rate + dsg.DIGITS_TOLERANCE)
+    with pytest.raises(ValueError, match="model"):
+        dsg.classification_run(object(), X, y, X_test, y_test, nu=nu)

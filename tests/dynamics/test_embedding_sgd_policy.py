@@ -59,9 +59,9 @@ def test_the_runs_converge_to_their_limits(small):
     mdp, psi, limits = small
     for method in ("embedding", "rg", "td"):
         run = es.policy_evaluation(mdp, psi, method=method, iterations=1500, batch_size=20,
-                                   eta=10.0, eta0=10.0, seed=0, checkpoints=5)
+                                   eta=30.0, eta0=10.0, seed=0, checkpoints=5)
         err = np.linalg.norm(run.theta - limits[method]) / np.linalg.norm(limits[method])
-        assert err < 0.08, (method, err)  # the average of all iterates lags: 4 % here
+        assert err < 0.08, (method, err)  # the average of all iterates lags: 1-4 % here
         if method == "embedding":  # it minimises the MSBE itself
             best = es.bellman_error(mdp, psi @ limits["embedding"])
             assert best <= run.history["msbe"][-1] < 1.05 * best

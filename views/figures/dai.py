@@ -24,6 +24,10 @@ def _baselines(e):
     return dsg.baselines_claim(r.baselines, r.history, norma=r.norma)
 
 
+def _digits(e):
+    return dsg.classification_claim(e.jobs["digits"].result)
+
+
 def _posterior(e):
     return dsg.posterior_claim(e.jobs["gp"].result.run)
 
@@ -224,6 +228,10 @@ def _mse(e):
     return es.mse_claim(e.jobs["seeds"].result)
 
 
+def _policy(e):
+    return es.policy_evaluation_claim(e.jobs["policy"].result)
+
+
 def _toy(e):
     return es.recovery_claim(e.jobs["toy"].result)
 
@@ -375,6 +383,11 @@ ENTRIES = (
           "exact-kernel features (Table 3.2)",
           _baselines, panels=("baselines_plot", "error_plot"), runs=("curve",),
           knobs=dict(baselines=True), quick=dict(points=300, steps=128, baselines=True)),
+    Entry("dai.fig3_6_2", "dsg",
+          "Dai, Fig 3.6 (2) at this scale: digits 8 against 6 by doubly SGD with the hinge "
+          "loss, beside scikit-learn's kernel SVM",
+          _digits, panels=("digits_plot",), runs=("digits",),
+          knobs=dict(digits_steps=4096), quick=dict(digits_steps=256)),
     Entry("dai.fig3_5", "dsg",
           "Dai, Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
           _posterior, panels=("gp_error_plot", "gp_mean_plot", "gp_variance_plot"),
@@ -403,6 +416,11 @@ ENTRIES = (
           _mse, panels=("seeds_plot", "seeds_fit_plot"), runs=("seeds",),
           knobs=dict(runs_n=10, runs_data=100_000, features=500),
           quick=dict(runs_n=2, runs_data=20_000, features=200), study=_esgd_study),
+    Entry("dai.fig5_3", "esgd",
+          "Dai, Sec 5.6.2 and Fig 5.3: Embedding-SGD for policy evaluation, on random MDPs "
+          "whose values are known",
+          _policy, panels=("policy_plot", "policy_value_plot"), runs=("policy",),
+          knobs=dict(pe_runs=10, pe_iterations=5000), quick=dict(pe_runs=1, pe_iterations=300)),
     Entry("dai.fig5_1", "esgd",
           "Dai, Fig 5.1: Embedding-SGD recovers a GP-drawn function from smoothed measurements",
           _toy, panels=("toy_plot", "toy_steps_plot"), runs=("toy",),
