@@ -185,7 +185,7 @@ class DSGExplorer(Explorer):
         Plot("features_plot", title="One block of features against k", depends=LIVE),
     )
     runs = (
-        Run("curve", quick=(("points", 200), ("steps", 64)),
+        Run("curve", quick=(("points", 200), ("steps", 64), ("baselines", True)),
             title="Fig 3.4: the averaged iterate approaches f* at rate 1/t",
             button="Run doubly SGD",
             settings=("loss", "theta", "batch", "steps", "baselines", "base_features"),
@@ -194,7 +194,7 @@ class DSGExplorer(Explorer):
                    Plot("error_plot", title="Fig 3.4 (2): ‖f̄ₜ − f*‖² against t"),
                    Plot("memory_plot", title="Memory: doubly SGD and NORMA"),
                    Plot("baselines_plot",
-                        title="Fig 3.4 (3): against Table 3.2's methods, by points visited")),
+                        title="Fig 3.4 (3): Table 3.2's methods")),
             timeline=CURVE_TIMELINE,
             text=r"""
 Doubly SGD with the knobs above: at step $t$ a minibatch of $m$ points and a block of $B$

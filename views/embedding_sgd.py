@@ -181,7 +181,7 @@ iterations of the thesis's panels.""",
             button="Run policy evaluation",
             settings=("pe_states", "pe_dim", "pe_runs", "pe_iterations"), uses=("seed",),
             compute="run_policy",
-            plots=(Plot("policy_plot", title="Mean square Bellman error against transitions"),
+            plots=(Plot("policy_plot", title="Bellman error against transitions"),
                    Plot("policy_value_plot", title="V^π and the learned values (first MDP)")),
             text=r"""
 Policy evaluation as a saddle point (eq 5.18): the mean square Bellman error
