@@ -4,7 +4,9 @@ the noisy-measurement task of Sec 5.5, Fig 5.2 (a)).
 Live: one run of Embedding-SGD and of plain regression on the noisy inputs, their fits against
 the truth and their test error against the data visited. Run: Fig 5.2 (a), Embedding-SGD against
 the thesis's baselines (SGD with virtual samples, SGD-SAA), each at the constants chosen on
-validation data, over seeds at the paper's 0.1M data, against the paper's reported MSE.
+validation data, over seeds at the paper's 0.1M data, against the paper's reported MSE; Fig 5.1's
+toy; and policy evaluation (eq 5.18, Sec 5.6.2) on random MDPs with exact values, Embedding-SGD
+against GTD2, residual gradient and TD(0).
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ class EmbeddingSGDExplorer(Explorer):
     summary = ("When the loss holds a conditional expectation, a saddle point in two functions "
                "makes SGD unbiased again: regression that undoes the noise on its inputs.")
     paper = "Dai, PhD thesis, chapter 5"
-    figures = "eq 5.14, Algorithm 4, eq C.7; Sec 5.6.1, Figs 5.1, 5.2 (a)"
+    figures = "eqs 5.14, 5.18, Algorithm 4, eq C.7; Secs 5.6.1-5.6.2, Figs 5.1, 5.2 (a), 5.3"
 
     data = param.Selector(default=20_000, objects=[2_000, 5_000, 10_000, 20_000, 50_000,
                                                    100_000],

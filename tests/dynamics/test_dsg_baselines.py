@@ -53,11 +53,11 @@ def test_sdca_hinge_loss_reaches_linear_svc(classification):
 
 def test_pegasos_approaches_both_optima(regression, classification):
     Z, y, ridge = regression
-    run = dsg.pegasos(Z, y, nu=NU, steps=4000, batch_size=8, t0=100, seed=0)
+    run = dsg.pegasos(Z, y, nu=NU, steps=2000, batch_size=16, t0=100, seed=0)
     best = dsg.primal_objective(Z, y, ridge, loss="squared", nu=NU)
     assert dsg.primal_objective(Z, y, run.weights, loss="squared", nu=NU) < best * 1.02
     Z, labels, svc = classification
-    run = dsg.pegasos(Z, labels, loss="hinge", nu=NU, steps=4000, batch_size=8, seed=0,
+    run = dsg.pegasos(Z, labels, loss="hinge", nu=NU, steps=2000, batch_size=16, seed=0,
                       Z_test=Z, y_test=labels, checkpoints=5)
     best = dsg.primal_objective(Z, labels, svc, loss="hinge", nu=NU)
     assert dsg.primal_objective(Z, labels, run.weights, loss="hinge", nu=NU) < best * 1.02

@@ -36,14 +36,13 @@ def test_limits_minimise_what_each_method_minimises(small):
     best = minimize(msbe, np.zeros(3), method="BFGS", options=dict(gtol=1e-12)).x
     np.testing.assert_allclose(limits["embedding"], best, atol=1e-5)
 
-    def squared_delta(th):  # E[Delta^2] over s ~ d, a ~ pi, s' ~ P, enumerated
-        total = 0.0
-        for s in range(8):
-            for a in range(2):
-                for t in range(8):
-                    p = mdp.weights[s] * mdp.policy[s, a] * mdp.transitions[s, a, t]
-                    total += p * (mdp.rewards[s, a] + mdp.gamma * psi[t] @ th - psi[s] @ th) ** 2
-        return total
+    # E[Delta^2] over s ~ d, a ~ pi, s' ~ P, enumerated: p(s, a, s') and Delta(s, a, s')
+    p = mdp.weights[:, None, None] * mdp.policy[:, :, None] * mdp.transitions
+
+    def squared_delta(th):
+        v = psi @ th
+        delta = mdp.rewards[:, :, None] + mdp.gamma * v[None, None, :] - v[:, None, None]
+        return float(np.sum(p * delta**2))
     rg = minimize(squared_delta, np.zeros(3), method="BFGS", options=dict(gtol=1e-12)).x
     np.testing.assert_allclose(limits["rg"], rg, atol=1e-5)
     # the TD fixed point: V = Pi T V, Pi the d-weighted projection onto the features
