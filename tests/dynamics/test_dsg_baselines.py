@@ -128,3 +128,28 @@ def test_digits_pair_and_the_classification_run_against_scikit_learn():
     assert verdict.agrees == (expected[-1] <= scored.reference_rate + dsg.DIGITS_TOLERANCE)
     with pytest.raises(ValueError, match="model"):
         dsg.classification_run(object(), X, y, X_test, y_test, nu=nu)
+
+
+@pytest.mark.parametrize("kind", [0, 1])
+def test_sdca_kernel_matches_a_numpy_reference_step_by_step(kind):
+    from dynamics._dsg_baselines import _sdca_updates
+
+    rng = np.random.default_rng(kind)
+    Z = rng.normal(size=(30, 4))
+    y = np.sign(rng.normal(size=30)) if kind else rng.normal(size=30)
+    order = rng.integers(0, 30, size=200)
+    lam_n = 0.1 * 30
+    alpha, w = np.zeros(30), np.zeros(4)
+    _sdca_updates(Z, y, alpha, w, order, kind, lam_n, np.einsum("ij,ij->i", Z, Z))
+    a_ref, w_ref = np.zeros(30), np.zeros(4)
+    for i in order:  # Shalev-Shwartz & Zhang's closed-form steps, written out
+        q = Z[i] @ Z[i] / lam_n
+        if kind == 0:
+            delta = (y[i] - Z[i] @ w_ref - a_ref[i]) / (1 + q)
+        else:
+            delta = y[i] * np.clip((1 - y[i] * Z[i] @ w_ref) / q + a_ref[i] * y[i], 0, 1) \
+                - a_ref[i]
+        a_ref[i] += delta
+        w_ref += delta * Z[i] / lam_n
+    np.testing.assert_allclose(alpha, a_ref, atol=1e-12)
+    np.testing.assert_allclose(w, w_ref, atol=1e-12)
