@@ -64,13 +64,22 @@ from ._dsg_reference import (  # noqa: F401  (re-exported: part of this module's
     _check_test_pair, gp_closed_form, kernel_ridge, loglog_slope, median_bandwidth, rbf_kernel,
     synthetic_2d, synthetic_truth,
 )
+from ._dsg_baselines import (  # noqa: F401  (Fig 3.4 (3)'s baselines, re-exported)
+    BASELINES, FeatureMap, LinearRun, PAPER_RANKING, baselines_claim, compare_baselines,
+    kernel_features, pegasos, primal_objective, sdca, _warmup as _warmup_baselines,
+    PAPER_DIGITS_ERROR, DIGITS_TOLERANCE, ClassificationRun, classification_claim, classification_run,
+    digits_pair, kernel_classifier_reference,
+)
 
 __all__ = [
     "LOSSES", "MAX_STEPS", "MAX_BLOCK", "MAX_BATCH", "MAX_POINTS", "MAX_DIM", "MAX_SCALE",
     "block_features", "DSGModel", "Partial", "doubly_sgd", "data_step_scale", "rbf_kernel",
     "kernel_ridge", "median_bandwidth", "synthetic_truth", "synthetic_2d", "gp_closed_form",
     "GPRun", "gp_regression", "NormaModel", "norma", "loglog_slope", "RATE_BAND",
-    "rate_claim", "posterior_claim",
+    "rate_claim", "posterior_claim", "BASELINES", "PAPER_RANKING", "FeatureMap", "LinearRun",
+    "kernel_features", "pegasos", "sdca", "primal_objective", "compare_baselines",
+    "baselines_claim", "PAPER_DIGITS_ERROR", "DIGITS_TOLERANCE", "ClassificationRun", "digits_pair",
+    "kernel_classifier_reference", "classification_run", "classification_claim",
 ]
 
 LOSSES = {"squared": 0, "hinge": 1, "logistic": 2}
@@ -767,3 +776,4 @@ def _warmup() -> None:
     _eval_blocks(X, stored[1:], seeds, 2, 1.0, np.zeros(3))
     _loss_grad(2, 0.5, 1.0)
     _features(X, np.zeros((2, 2)), np.zeros(2), np.zeros((3, 2)))
+    _warmup_baselines()

@@ -1,10 +1,12 @@
 """Doubly stochastic functional gradients explorer (Dai's thesis, chapter 3: Algorithms 1-2,
-Thm 11, eqs 3.9-3.10; Figs 3.4-3.5).
+Thm 11, eqs 3.9-3.10, Table 3.2; Figs 3.4-3.6).
 
 Live: the 2-D task of Sec 3.6.1, the exact kernel ridge solution f* that the runs converge to,
 and one block of random features against the kernel they estimate. Runs: Fig 3.4 (the averaged
-iterate approaching f* at rate 1/t, its memory against NORMA's), and Fig 3.5 (the GP posterior
-mean and variance by doubly stochastic gradients against the closed form).
+iterate approaching f* at rate 1/t, its memory against NORMA's; optionally Table 3.2's Pegasos
+and SDCA on explicit features, Fig 3.4 (3)), the digits 8 against 6 with the hinge or logistic
+loss beside scikit-learn's full-kernel solution (Fig 3.6 (2) at this scale), and Fig 3.5 (the GP
+posterior mean and variance by doubly stochastic gradients against the closed form).
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ from views.framework.text import verdict_markdown
 
 DSG_COLOR, NORMA_COLOR, EXACT_COLOR, MEAN_COLOR, VAR_COLOR = (
     "#d62728", "#1f77b4", "#222222", "#d62728", "#9467bd")
+#: Colours and dashes of Table 3.2's methods (Fig 3.4 (3)): Pegasos solid, SDCA dashed.
+BASELINE_STYLE = {"r-Pegasos": ("#2ca02c", "solid"), "n-Pegasos": ("#ff7f0e", "solid"),
+                  "r-SDCA": ("#2ca02c", "dashed"), "n-SDCA": ("#ff7f0e", "dashed"),
+                  "k-SDCA": ("#8c564b", "dashed")}
+#: The digits run's minibatch and feature block.
+DIGITS_BATCH, DIGITS_BLOCK = 16, 64
 #: Knobs of the task and kernel (the live panels, and the runs use them).
 LIVE = ("points", "bandwidth_factor", "nu", "block", "seed")
 #: Side of the grid the surfaces are drawn on (and the runs' error is measured on).
@@ -91,6 +99,9 @@ class CurveRun:
     steps: int
     #: f̄ₜ on the grid at each step of ``history`` (rows), or None (a run still going)
     path: np.ndarray | None = None
+    #: Fig 3.4 (3): Table 3.2's methods on explicit features (``dsg.compare_baselines``), or
+    #: None (not asked for, or a classification loss)
+    baselines: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -114,7 +125,7 @@ class DSGExplorer(Explorer):
     summary = ("A kernel machine learned by SGD in function space, sampling a data point and a "
                "random feature at every step: the error falls like 1/t in little memory.")
     paper = "Dai, PhD thesis, chapter 3 (Dai et al. 2014)"
-    figures = "Algorithms 1-2, Thm 11, eqs 3.9-3.10; Figs 3.4-3.5"
+    figures = "Algorithms 1-2, Thm 11, eqs 3.9-3.10, Table 3.2; Figs 3.4-3.6"
 
     points = param.Integer(2000, bounds=(200, 4000), step=100, label="Training points n",
                            doc="Points of the 2-D task; f* is the exact solution on them.")
@@ -137,6 +148,20 @@ class DSGExplorer(Explorer):
                           doc="Data points per step (the paper: 2¹⁰).")
     steps = param.Selector(default=2**14, objects=[2**k for k in range(6, 17)], label="Steps t",
                            doc="Steps of the run (Fig 3.4: 2¹⁴).")
+    baselines = param.Boolean(False, label="Table 3.2's baselines (Fig 3.4 (3))",
+                              doc="Also run Pegasos and SDCA on random Fourier, Nystrom and "
+                                  "exact-kernel features over the same points (squared loss).")
+    base_features = param.Selector(default=2**8, objects=[2**k for k in range(4, 11)],
+                                   label="Baselines' features r",
+                                   doc="Random or Nystrom features of r-/n-Pegasos and SDCA "
+                                       "(the paper: 2⁸).")
+    digits_loss = param.Selector(default="hinge", objects=["hinge", "logistic"],
+                                 label="Digits: loss",
+                                 doc="hinge: kernel SVM (Sec 3.6.3); logistic: kernel logistic "
+                                     "regression.")
+    digits_steps = param.Selector(default=4096, objects=[2**k for k in range(6, 14)],
+                                  label="Digits: steps",
+                                  doc="Steps of 16 images with blocks of 64 features.")
     gp_points = param.Integer(2048, bounds=(128, 4096), label="GP training points",
                               doc="Sec 3.6.2: 2¹¹.")
     gp_tests = param.Integer(1024, bounds=(16, 2048), label="GP test points",
@@ -162,13 +187,16 @@ class DSGExplorer(Explorer):
         Plot("features_plot", title="One block of features against k", depends=LIVE),
     )
     runs = (
-        Run("curve", quick=(("points", 200), ("steps", 64)),
+        Run("curve", quick=(("points", 200), ("steps", 64), ("baselines", True)),
             title="Fig 3.4: the averaged iterate approaches f* at rate 1/t",
-            button="Run doubly SGD", settings=("loss", "theta", "batch", "steps"),
+            button="Run doubly SGD",
+            settings=("loss", "theta", "batch", "steps", "baselines", "base_features"),
             uses=LIVE, compute="run_curve",
             plots=(Plot("fit_plot", title="Averaged iterate f̄ₜ"),
                    Plot("error_plot", title="Fig 3.4 (2): ‖f̄ₜ − f*‖² against t"),
-                   Plot("memory_plot", title="Memory: doubly SGD and NORMA")),
+                   Plot("memory_plot", title="Memory: doubly SGD and NORMA"),
+                   Plot("baselines_plot",
+                        title="Fig 3.4 (3): Table 3.2's methods")),
             timeline=CURVE_TIMELINE,
             text=r"""
 Doubly SGD with the knobs above: at step $t$ a minibatch of $m$ points and a block of $B$
@@ -179,8 +207,31 @@ Right: its mean squared distance to $f^*$ over the grid against $t$, with a $1/t
 steps) for its first 1,024 steps. Below: what each keeps: doubly SGD $B$ numbers a step
 (the features are regenerated from their seeds), NORMA $m(d + 1)$. With the hinge or logistic
 loss the labels are the sign of $y$ and the curve is the test error rate against the sign of
-the noiseless function (there is no closed-form optimum to compare with).""",
+the noiseless function (there is no closed-form optimum to compare with). With *Table 3.2's
+baselines* on (Fig 3.4 (3)), the last panel adds linear learners on $r$ explicit features
+visiting the same points: Pegasos (minibatch SGD, the same steps) and SDCA (dual coordinate
+ascent) on random Fourier ("r-") or Nyström ("n-") features, and SDCA on the exact kernel
+("k-", every training point a landmark). The paper's ranking: doubly SGD as good as NORMA,
+"Pegasos and SDCA using 2⁸ random or Nyström features perform worse"; the feature methods stop
+at the error of their fixed features.""",
             estimate="curve_estimate", summary="curve_summary"),
+        Run("digits", quick=(("digits_steps", 64),),
+            title="Fig 3.6 (2) at this scale: 8 against 6 by kernel SVM",
+            button="Run the digits", settings=("digits_loss", "digits_steps"),
+            uses=("seed",), compute="run_digits",
+            plots=(Plot("digits_plot", title="Test error against steps: 8 against 6"),),
+            text=r"""
+Sec 3.6.3 classifies MNIST 8M's eights against sixes with a kernel SVM (hinge loss, the median
+trick for the bandwidth, $
+u = 1/n$) and reports a test error of 0.26 %. Here: the eights and
+sixes of scikit-learn's 8 × 8 digits (shipped with it; 355 images, half for training), pixels
+in $[0, 1]$, the bandwidth the median pairwise distance, $
+u = 1/n$, doubly SGD with 16 images
+and 64 features a step and $	heta$ chosen from the data; the curve is the test error of the
+sign of $ar f_t$. Beside it, the full-kernel solution of the same risk by scikit-learn (`SVC`
+for the hinge loss, which adds an offset; `LogisticRegression` on the exact kernel for the
+logistic one) and the paper's number (on far more data).""",
+            estimate="digits_estimate", summary="digits_summary"),
         Run("gp", quick=(("gp_points", 128), ("gp_tests", 16), ("gp_batch", 4), ("gp_block", 8), ("gp_steps", 8)),
             title="Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
             button="Run the GP regression",
@@ -300,7 +351,9 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
             y, y_test = _labels(task.y), _labels(dsg.synthetic_truth(grid))
         target = task.target if loss == "squared" else y_test
         dsg_s, norma_s = self._curve_seconds(settings)
-        share = dsg_s / (dsg_s + norma_s)  # of the time: the progress fraction's first part
+        base_s = self._baseline_seconds(settings)
+        total = dsg_s + norma_s + base_s
+        share, share_n = dsg_s / total, (dsg_s + norma_s) / total  # the fraction's parts
 
         def stream(fraction, message, partial=None):
             if progress is None:
@@ -323,10 +376,16 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
             n_model = dsg.norma(task.X, y, bandwidth=task.bandwidth, nu=nu, theta=theta,
                                 t0=theta, batch_size=m, seed=seed,
                                 steps=min(steps, NORMA_STEPS), X_test=grid, y_test=y_test,
-                                progress=progress_part(progress, share, 1.0, "NORMA"))
+                                progress=progress_part(progress, share, share_n, "NORMA"))
             norma = n_model.history
+        baselines = None
+        if loss == "squared" and settings.get("baselines"):
+            baselines = dsg.compare_baselines(
+                task.X, y, grid, y_test, bandwidth=task.bandwidth, nu=nu, points=steps * m,
+                batch_size=m, features=int(settings["base_features"]), theta=theta, t0=theta,
+                seed=seed, progress=progress_part(progress, share_n, 1.0, "baselines"))
         return CurveRun(loss, target, model.test_fit, history, norma, B, m, steps,
-                        model.test_path)
+                        model.test_path, baselines)
 
     @staticmethod
     def _colour_scale(result: CurveRun) -> float:
@@ -374,8 +433,19 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                  * 5.5e-9 if settings["loss"] == "squared" else 0.0)
         return dsg_s + 0.5, norma
 
+    @staticmethod
+    def _baseline_seconds(settings: dict) -> float:
+        """Seconds of Fig 3.4 (3)'s baselines (measured: about 15 s of CPU for 2^14 steps of
+        16 over 2000 points, r = 256; k-SDCA's n x n eigendecomposition is most of it)."""
+        if not settings.get("baselines") or settings["loss"] != "squared":
+            return 0.0
+        n, r = int(settings["points"]), int(settings["base_features"])
+        visited = int(settings["steps"]) * int(settings["batch"])
+        return (2 * 4e-4 * int(settings["steps"]) + 4e-9 * visited * (2 * r + n)
+                + 1e-9 * n**3 + 0.5)
+
     def curve_estimate(self, settings: dict) -> float:
-        return sum(self._curve_seconds(settings))
+        return sum(self._curve_seconds(settings)) + self._baseline_seconds(settings)
 
     def curve_summary(self, settings: dict, result: CurveRun) -> str:
         h = result.history
@@ -387,12 +457,16 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                 norma = (f" NORMA after its {int(result.norma['step'][-1]):,} steps: "
                          f"{result.norma['error'][-1]:.2e}, keeping "
                          f"{int(result.norma['memory'][-1]):,} numbers.")
+            base = ""
+            if result.baselines is not None:
+                base = " " + verdict_markdown(dsg.baselines_claim(result.baselines, h,
+                                                                  norma=result.norma))
             return (f"**After {result.steps:,} steps** ({result.steps * result.batch:,} points "
                     f"seen): ‖f̄ₜ − f*‖² = **{h['error'][-1]:.2e}**, log-log slope "
                     f"**{verdict.numbers['slope']:.2f}** from step "
                     f"{verdict.numbers['first_step']} (Thm 11: −1), keeping "
                     f"{result.steps * result.block + 1:,} numbers.{norma} "
-                    + verdict_markdown(verdict))
+                    + verdict_markdown(verdict) + base)
         return (f"**After {result.steps:,} steps:** test error rate against the sign of the "
                 f"noiseless function **{h.get('rate', float('nan')):.3f}** ({result.loss} loss).")
 
@@ -443,6 +517,66 @@ follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is
                                color=NORMA_COLOR, bokeh=dict(size=5), mpl=dict(s=12)))
         return style(hv.Overlay(parts), logx=True, logy=True,
                      framewise=True)
+
+    def baselines_plot(self, result: CurveRun):
+        """Fig 3.4 (3): the error against the training points visited, doubly SGD and NORMA
+        with (when run) Table 3.2's methods on explicit features."""
+        what = ("‖f − f*‖² on the grid" if result.loss == "squared"
+                else "mean (f̄ₜ − label)² on the grid")
+        dims = [axis("seen", "training points visited"), axis("err", what)]
+        h = result.history
+        curves = [("doubly SGD", h, DSG_COLOR, "solid")]
+        if result.norma is not None and len(result.norma["step"]):
+            curves.append(("NORMA", result.norma, NORMA_COLOR, "solid"))
+        for name, bh in (result.baselines or {}).items():
+            color, dash = BASELINE_STYLE.get(name, ("#7f7f7f", "solid"))
+            curves.append((f"{name} (r = {int(bh['features'])})", bh, color, dash))
+        parts = []
+        for label, curve, color, dash in curves:
+            if not len(curve["seen"]):
+                continue
+            parts.append(style(hv.Curve((np.asarray(curve["seen"], float), curve["error"]),
+                                        *dims, label=label),
+                               color=color, bokeh=dict(line_width=2, line_dash=dash),
+                               mpl=dict(linewidth=1.5,
+                                        linestyle="--" if dash == "dashed" else "-")))
+        return style(hv.Overlay(parts), logx=True, logy=True, framewise=True)
+
+    # --- run: digits 8 against 6 (Sec 3.6.3) -----------------------------------------------
+    def run_digits(self, settings: dict, progress=None) -> dsg.ClassificationRun:
+        X, y, X_test, y_test = dsg.digits_pair(8, 6, seed=int(settings["seed"]))
+        bandwidth = dsg.median_bandwidth(X, factor=1.0)
+        nu = 1.0 / len(X)
+        loss = settings["digits_loss"]
+        model = dsg.doubly_sgd(X, y, loss=loss, bandwidth=bandwidth, nu=nu,
+                               steps=int(settings["digits_steps"]), batch_size=DIGITS_BATCH,
+                               block_size=DIGITS_BLOCK, seed=int(settings["seed"]),
+                               X_test=X_test, y_test=y_test, progress=progress)
+        return dsg.classification_run(model, X, y, X_test, y_test, loss=loss, nu=nu)
+
+    def digits_estimate(self, settings: dict) -> float:
+        # measured: 2.3 s of CPU for 1024 steps (355 images of 64 pixels, 64 features a step)
+        return 2.3 * int(settings["digits_steps"]) / 1024 + 1.0
+
+    def digits_summary(self, settings: dict, result: dsg.ClassificationRun) -> str:
+        return verdict_markdown(dsg.classification_claim(result))
+
+    def digits_plot(self, result: dsg.ClassificationRun):
+        dims = [axis("t", "steps t"), axis("rate", "test error rate")]
+        t = result.history["step"].astype(float)
+        ends = t[[0, -1]]
+        floor = 0.5 / result.n_test  # a zero error drawn at half an image on the log axis
+        return style(hv.Overlay([
+            style(hv.Curve((t, np.maximum(result.history["rate"], floor)), *dims,
+                           label=f"doubly SGD ({result.loss})"),
+                  color=DSG_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
+            style(hv.Curve((ends, [max(result.reference_rate, floor)] * 2), *dims,
+                           label="full kernel (scikit-learn)"),
+                  color=NORMA_COLOR, bokeh=DASHED, mpl=MPL_DASHED),
+            style(hv.Curve((ends, [dsg.PAPER_DIGITS_ERROR] * 2), *dims,
+                           label="the paper (MNIST 8M)"),
+                  color=EXACT_COLOR, bokeh=DOTTED, mpl=MPL_DOTTED)]),
+            logx=True, logy=True, framewise=True)
 
     # --- run: Fig 3.5 ------------------------------------------------------------------------
     def run_gp(self, settings: dict, progress=None) -> GPResult:

@@ -4,7 +4,9 @@ the noisy-measurement task of Sec 5.5, Fig 5.2 (a)).
 Live: one run of Embedding-SGD and of plain regression on the noisy inputs, their fits against
 the truth and their test error against the data visited. Run: Fig 5.2 (a), Embedding-SGD against
 the thesis's baselines (SGD with virtual samples, SGD-SAA), each at the constants chosen on
-validation data, over seeds at the paper's 0.1M data, against the paper's reported MSE.
+validation data, over seeds at the paper's 0.1M data, against the paper's reported MSE; Fig 5.1's
+toy; and policy evaluation (eq 5.18, Sec 5.6.2) on random MDPs with exact values, Embedding-SGD
+against GTD2, residual gradient and TD(0).
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ ESGD_COLOR, BASE_COLOR, TRUTH_COLOR, SMOOTH_COLOR = "#d62728", "#1f77b4", "#2222
 #: Fig 5.2 (a)'s methods, their colours.
 METHOD_COLORS = {"embedding": ESGD_COLOR, "virtual": "#2ca02c", "saa": "#9467bd",
                  "plain": BASE_COLOR}
+#: Policy evaluation (Sec 5.6.2): the methods' colours, and the step (eta, eta0) of every
+#: method (from the thesis's grid {0.1, 1, 10}; the best of it for Embedding-SGD on one MDP).
+POLICY_COLORS = {"embedding": ESGD_COLOR, "gtd2": "#2ca02c", "rg": "#9467bd", "td": BASE_COLOR}
+POLICY_STEP = (10.0, 10.0)
 #: The knobs of the model and its steps.
 MODEL = ("eta", "eta0", "lam", "bandwidth_f", "bandwidth_u", "dual_y_scale", "features")
 #: The paper's result (Sec 5.5): average MSE after 0.1M data over 10 runs.
@@ -67,7 +73,7 @@ class EmbeddingSGDExplorer(Explorer):
     summary = ("When the loss holds a conditional expectation, a saddle point in two functions "
                "makes SGD unbiased again: regression that undoes the noise on its inputs.")
     paper = "Dai, PhD thesis, chapter 5"
-    figures = "eq 5.14, Algorithm 4, eq C.7; Sec 5.6.1, Figs 5.1, 5.2 (a)"
+    figures = "eqs 5.14, 5.18, Algorithm 4, eq C.7; Secs 5.6.1-5.6.2, Figs 5.1, 5.2 (a), 5.3"
 
     data = param.Selector(default=20_000, objects=[2_000, 5_000, 10_000, 20_000, 50_000,
                                                    100_000],
@@ -99,10 +105,22 @@ class EmbeddingSGDExplorer(Explorer):
     toy_iterations = param.Selector(default=2000, objects=[200, 500, 1000, 2000, 5000],
                                     label="Iterations",
                                     doc="Steps of 20 fresh data (Fig 5.1 shows 0 to 2000).")
+    pe_states = param.Integer(30, bounds=(5, 200), label="MDP states",
+                              doc="States of each Garnet MDP (3 actions, 10 successors each).")
+    pe_dim = param.Integer(6, bounds=(1, 30), label="Value features",
+                           doc="Features of the linear value V(s) = θ·ψ(s) (a constant and "
+                               "random ones).")
+    pe_runs = param.Integer(5, bounds=(1, 20), label="MDPs",
+                            doc="Random MDPs (with their features) each method runs on "
+                                "(the paper: 10 trials).")
+    pe_iterations = param.Selector(default=5000, objects=[300, 1000, 2000, 5000, 10000],
+                                   label="Iterations (batch 20)",
+                                   doc="Steps of 20 sampled transitions (Sec 5.6.2's batch).")
 
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in (
-        "eta", "eta0", "bandwidth_f", "bandwidth_u", "dual_y_scale", "features", "runs_n")}
+        "eta", "eta0", "bandwidth_f", "bandwidth_u", "dual_y_scale", "features", "runs_n",
+        "pe_states", "pe_dim", "pe_runs")}
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("eta", [9.0, 9.5, 10.5, 11.0, 9.0, 9.5, 10.5, 11.0])
@@ -160,6 +178,28 @@ signal the data measure (cyan), the recovered $f$ (red) and the dual $u(x, y)$ a
 signal (green), which marks where $\mathbb{E}_{z|x} f(z)$ still misses $y$. Right: $f$ at the
 iterations of the thesis's panels.""",
             summary="toy_summary"),
+        Run("policy", quick=(("pe_runs", 1), ("pe_iterations", 300)),
+            title="Sec 5.6.2, Fig 5.3: policy evaluation on random MDPs with known values",
+            button="Run policy evaluation",
+            settings=("pe_states", "pe_dim", "pe_runs", "pe_iterations"), uses=("seed",),
+            compute="run_policy",
+            plots=(Plot("policy_plot", title="Bellman error against transitions"),
+                   Plot("policy_value_plot", title="V^π and the learned values (first MDP)")),
+            text=r"""
+Policy evaluation as a saddle point (eq 5.18): the mean square Bellman error
+$\mathbb{E}_sig(\mathbb{E}_{a,s'|s}[R + \gamma V(s') - V(s)]ig)^2$ holds an expectation inside
+the square, and $\min_V\max_u \mathbb{E}[u(s)\Delta_V(s,a,s')] - 	frac12\mathbb{E}[u(s)^2]$
+needs one transition a step. On random (Garnet) MDPs with a fixed random policy, $\gamma = 0.9$
+and a linear value $V = 	heta^	op\psi(s)$, **Embedding-SGD** takes a dual with one indicator
+a state (on finite states, the delta kernel: it holds $\mathbb{E}[\Delta|s]$ exactly),
+**GTD2** the same updates with the dual on $\psi$ (the thesis's Remark: GTD2 is that special
+case), **RG** the one-sample residual gradient, **TD(0)** for reference; steps
+$10/(10+\sqrt i)$ (the thesis's grid), 20 transitions a step, averaged iterates. Left: each
+method's exact MSBE (mean over the MDPs) as transitions are visited, with dotted lines at the
+MSBE of the point each converges to (exact linear algebra). Right: $V^\pi$ from the Bellman
+equation and the learned values on the first MDP. The thesis's benchmarks (navigation,
+cart-pole, PUMA-560) are continuous; here every quantity is exact.""",
+            estimate="policy_estimate", summary="policy_summary"),
     )
 
     text = r"""
@@ -318,6 +358,55 @@ last fit).
         return style(hv.Overlay(parts), framewise=True)
 
     # --- run: Fig 5.1, the GP toy -------------------------------------------------------------
+    def run_policy(self, settings: dict, progress=None) -> dict:
+        return es.compare_policy_evaluation(
+            states=int(settings["pe_states"]), dim=min(int(settings["pe_dim"]),
+                                                       int(settings["pe_states"])),
+            branching=min(10, int(settings["pe_states"])),
+            iterations=int(settings["pe_iterations"]), runs=int(settings["pe_runs"]),
+            eta=POLICY_STEP[0], eta0=POLICY_STEP[1], seed=int(settings["seed"]),
+            progress=progress)
+
+    def policy_estimate(self, settings: dict) -> float:
+        # measured: about 1 s of CPU per method for 5000 iterations of 20 on 30 states
+        return 4 * 2e-4 * int(settings["pe_iterations"]) * int(settings["pe_runs"]) + 0.5
+
+    def policy_summary(self, settings: dict, result: dict) -> str:
+        return verdict_markdown(es.policy_evaluation_claim(result))
+
+    def policy_plot(self, result: dict):
+        dims = [axis("seen", "transitions visited"), axis("msbe", "mean square Bellman error")]
+        parts = []
+        seen = result["runs"][0]["embedding"].history["seen"].astype(float)
+        for method in result["runs"][0]:
+            curve = np.mean([r[method].history["msbe"] for r in result["runs"]], axis=0)
+            color = POLICY_COLORS[method]
+            parts.append(style(hv.Curve((seen, curve), *dims,
+                                        label=es.PE_METHOD_NAMES[method]),
+                               color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
+            limit = np.mean([es.bellman_error(mdp, psi @ lim[method]) for mdp, psi, lim in
+                             zip(result["mdps"], result["features"], result["limits"])])
+            if method != "gtd2":  # GTD2's limit is TD(0)'s
+                parts.append(style(hv.Curve((seen[[0, -1]], [limit, limit]), *dims,
+                                            label=f"{es.PE_METHOD_NAMES[method]}'s limit"),
+                                   color=color, bokeh=dict(line_dash="dotted", line_width=1.5),
+                                   mpl=dict(linestyle=":", linewidth=1)))
+        return style(hv.Overlay(parts), logx=True, logy=True, framewise=True)
+
+    def policy_value_plot(self, result: dict):
+        dims = [axis("state", "state (sorted by V^π)"), axis("V", "value")]
+        exact, psi = result["exact"][0], result["features"][0]
+        order = np.argsort(exact)
+        x = np.arange(len(exact), dtype=float)
+        parts = [style(hv.Curve((x, exact[order]), *dims, label="V^π (Bellman equation)"),
+                       color=TRUTH_COLOR, bokeh=DASHED, mpl=MPL_DASHED)]
+        for method, run in result["runs"][0].items():
+            parts.append(style(hv.Curve((x, (psi @ run.theta)[order]), *dims,
+                                        label=es.PE_METHOD_NAMES[method]),
+                               color=POLICY_COLORS[method], bokeh=dict(line_width=1.5),
+                               mpl=dict(linewidth=1.2)))
+        return style(hv.Overlay(parts), framewise=True)
+
     def run_toy(self, settings: dict, progress=None) -> es.ToyRun:
         return es.gp_toy(int(settings["toy_iterations"]), seed=int(settings["seed"]))
 

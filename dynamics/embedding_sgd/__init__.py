@@ -37,15 +37,19 @@ upper bound E_{x,y,z} (f(z) - y)^2 / 2) and SGD-SAA (on (mean_j f(z_j) - y)^2 / 
 datum's virtual samples), and plain regression of y on the noisy x, which fits E[y | x], the
 truth smoothed by the input noise. ``experiment`` chooses each method's constants from the
 thesis's grids on validation data (``select``) and compares the methods over runs
-(``compare_methods``); ``claims`` judges Fig 5.2 (a); ``toy`` is Fig 5.1 (a GP-drawn f*).
+(``compare_methods``); ``claims`` judges Fig 5.2 (a); ``toy`` is Fig 5.1 (a GP-drawn f*);
+``policy`` is Sec 5.6.2's policy evaluation (eq 5.18) on a finite MDP with its exact value.
 """
 
 from __future__ import annotations
 
-from . import algorithm, claims, experiment, task, toy
+from . import algorithm, claims, experiment, policy, task, toy
 from .algorithm import (DIVERGED, INTERIOR, METHOD_NAMES, METHODS, EmbeddingRun, MethodRun,
                         embedding_sgd, fit_method, step_size)
 from .claims import mse_claim
+from .policy import (PE_METHOD_NAMES, PE_METHODS, FiniteMDP, PolicyRun, bellman_error,
+                     compare_policy_evaluation, exact_value, garnet, policy_evaluation,
+                     policy_evaluation_claim, state_features, value_limits)
 from .experiment import (BANDWIDTHS, COMPARED, ETA0S, ETAS, LAM, SELECTED, VALIDATION,
                          VIRTUAL_SAMPLES, Comparison, SeedRuns, Selection, compare_methods,
                          seed_runs, select, selection_grid, validation_inputs)
@@ -59,7 +63,10 @@ __all__ = ["INPUT_NOISE", "MAX_POINTS", "DIVERGED", "PAPER_DATA", "PAPER_MSE", "
            "ETA0S", "BANDWIDTHS", "VIRTUAL_SAMPLES", "VALIDATION", "LAM", "COMPARED",
            "SELECTED", "selection_grid", "validation_inputs", "Selection", "select",
            "Comparison", "compare_methods", "SeedRuns", "seed_runs", "mse_claim", "TOY_RANGE",
-           "TOY_SMOOTHING", "TOY_SNAPSHOTS", "ToyRun", "gp_toy", "recovery_claim"]
+           "TOY_SMOOTHING", "TOY_SNAPSHOTS", "ToyRun", "gp_toy", "recovery_claim",
+           "PE_METHODS", "PE_METHOD_NAMES", "FiniteMDP", "garnet", "state_features",
+           "exact_value", "bellman_error", "value_limits", "PolicyRun", "policy_evaluation",
+           "compare_policy_evaluation", "policy_evaluation_claim"]
 
 
 def _warmup() -> None:

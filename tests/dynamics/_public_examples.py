@@ -241,6 +241,43 @@ def _dsg():
                 n=16, checkpoints=2, max_points=16)
 
 
+def _dsg_linear():
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(12, 3))
+    return dict(Z=Z, y=np.sign(Z[:, 0] + 0.1), loss="hinge", nu=0.1, steps=5, batch_size=2,
+                updates=20, Z_test=Z[:4], y_test=np.sign(Z[:4, 0] + 0.1), w=np.ones(3),
+                checkpoints=2, t0=1.0, project=True)
+
+
+def _dsg_baselines():
+    X, y = _dsg()["X"], _dsg()["y"]
+    return dict(X=X, y=y, X_test=X[:4], y_test=y[:4], bandwidth=1.0, nu=0.1, points=32,
+                batch_size=4, features=4, methods=("r-Pegasos", "n-SDCA"), checkpoints=2,
+                kind="random")
+
+
+@functools.lru_cache(maxsize=None)
+def _dsg_baselines_claim():
+    from dynamics import dsg
+
+    a = _dsg_baselines()
+    return dict(baselines=dsg.compare_baselines(**{k: a[k] for k in a if k != "kind"}, seed=0),
+                dsg_history={"seen": np.array([4, 32]), "error": np.array([1.0, 0.1])},
+                norma={"error": np.array([0.5, 0.2])})
+
+
+@functools.lru_cache(maxsize=None)
+def _dsg_digits():
+    from dynamics import dsg
+
+    X, y = _dsg()["X"], np.sign(_dsg()["X"][:, 0] + 0.01)
+    model = dsg.doubly_sgd(X, y, loss="hinge", bandwidth=1.0, nu=0.1, steps=3, batch_size=4,
+                           block_size=4, seed=0, X_test=X[:4], y_test=y[:4], checkpoints=2)
+    run = dsg.classification_run(model, X, y, X[:4], y[:4], loss="hinge", nu=0.1)
+    return dict(X=X, y=y, X_test=X[:4], y_test=y[:4], loss="hinge", bandwidth=1.0, nu=0.1,
+                model=model, run=run, first=8, second=6, test_fraction=0.5, seed=0)
+
+
 def _dsg_loglog():
     return dict(x=np.array([1.0, 2.0, 4.0]), y=np.array([1.0, 0.5, 0.25]))
 
@@ -365,6 +402,19 @@ def _esgd_claims():
 
 
 @functools.lru_cache(maxsize=None)
+def _esgd_policy():
+    from dynamics import embedding_sgd as es
+
+    mdp = es.garnet(5, 2, 2, seed=0)
+    features = es.state_features(5, 2, seed=0)
+    return dict(mdp=mdp, features=features, values=np.zeros(5), states=5, dim=2, actions=2,
+                branching=2, iterations=5, batch_size=2, checkpoints=2, runs=1,
+                methods=("embedding", "rg"),
+                result=es.compare_policy_evaluation(states=5, dim=2, iterations=5, runs=1,
+                                                    methods=("embedding", "rg"), seed=0))
+
+
+@functools.lru_cache(maxsize=None)
 def _pmd_claim():
     from dynamics import pmd
 
@@ -459,6 +509,15 @@ FUNCTIONS = {
     "dynamics.pmd.metric_redraws": lambda: dict(m=10, redraws=2),
     "dynamics.dsg.loglog_slope": _dsg_loglog,
     "dynamics.dsg.doubly_sgd": lambda: dict(keep_values=False),  # a flag (None: by cost)
+    "dynamics.dsg.pegasos": _dsg_linear,
+    "dynamics.dsg.sdca": _dsg_linear,
+    "dynamics.dsg.primal_objective": _dsg_linear,
+    "dynamics.dsg.kernel_features": _dsg_baselines,
+    "dynamics.dsg.compare_baselines": _dsg_baselines,
+    "dynamics.dsg.baselines_claim": _dsg_baselines_claim,
+    **{f"dynamics.dsg.{name}": _dsg_digits for name in (
+        "digits_pair", "kernel_classifier_reference", "classification_run",
+        "classification_claim")},
     "dynamics.hbm.popcount": lambda: dict(n=3),
     "dynamics.hidden_herding.mosaic": lambda: dict(states=np.ones((3, 4)), columns=2, side=2),
     "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
@@ -501,6 +560,9 @@ FUNCTIONS = {
     "dynamics.embedding_sgd.mse_claim": _esgd_claims,
     "dynamics.embedding_sgd.recovery_claim": _esgd_claims,
     "dynamics.embedding_sgd.compare_methods": lambda: dict(methods=("embedding", "saa")),
+    **{f"dynamics.embedding_sgd.{name}": _esgd_policy for name in (
+        "garnet", "state_features", "exact_value", "bellman_error", "value_limits",
+        "policy_evaluation", "compare_policy_evaluation", "policy_evaluation_claim")},
     "dynamics.pmd.best_method_claim": _pmd_claim,
     "dynamics.pmd.both_modes_claim": _pmd_claim,
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,
