@@ -193,7 +193,7 @@ def split_rhat(samples) -> np.ndarray:
     """Gelman and Rubin's split R-hat per coordinate of ``samples`` (steps, chains, d): each
     chain cut in halves, between-half against within-half variance. Near 1 (below 1.01) when
     the chains agree."""
-    samples = check_array("samples", samples, ndim=3)
+    samples = check_array("samples", samples, ndim=3, max_abs=1e150)
     n = samples.shape[0] // 2
     if n < 2:
         raise ValueError(f"samples must hold at least 4 steps, got {samples.shape[0]}")
@@ -201,6 +201,8 @@ def split_rhat(samples) -> np.ndarray:
     means = halves.mean(0)
     within = halves.var(0, ddof=1).mean(0)
     between = n * means.var(0, ddof=1)
+    if np.any(within <= 0):
+        raise ValueError("samples must vary within each chain half (a constant chain has no R-hat)")
     return np.sqrt(((n - 1) / n * within + between / n) / within)
 
 
@@ -361,7 +363,7 @@ def logistic_pmd(data: LogisticData, *, particles: int = 1000, batch_size: int =
     data, m, b, passes, checkpoints = _check_run(data, particles, batch_size, passes,
                                                  checkpoints)
     kde_passes = check_count("kde_passes", kde_passes, low=0, high=passes)
-    scale = check_positive("bandwidth_scale", bandwidth_scale)
+    scale = check_in_range("bandwidth_scale", bandwidth_scale, 1e-3, 1e3)
     rng = as_generator(seed)
     x, y = data.train_x, data.train_y
     n, d = x.shape
