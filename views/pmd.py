@@ -242,6 +242,9 @@ class PMDExplorer(Explorer):
                    Plot("modes_plot", title="Smaller mode's weight, each repeat"),
                    Plot("exact_final", title="Exact posterior (Fig 4.1 (3))"),
                    *(Plot(f"final_{k}", title=f"{name}, end of the first repeat")
+                     for k, name in enumerate(pmd.METHODS)),
+                   Plot("average_exact", title="Exact posterior, mean of the repeats"),
+                   *(Plot(f"average_{k}", title=f"{name}, average solution (Fig 4.1)")
                      for k, name in enumerate(pmd.METHODS))),
             text=r"""
 Each method gets the same data and the budget of Sec 4.6.1: 1500 particles (the *Particles m*
@@ -260,7 +263,10 @@ and range over draws and repeats), what a perfect sampler scores. The second pan
 entropy minus the posterior's entropy, $\mathrm{KL}(p\,\|\,q)$, on a log axis; a missing mode
 makes it huge (the estimate is floored at 10⁻³⁰⁰ there). The third panel: the weight each method
 puts in the smaller of the two modes in each repeat (a Gaussian has one mode, however it is
-placed).
+placed). The last row is Fig 4.1's **average solution**: each method's final density averaged
+over the repeats (each repeat has its own data, so the densities are interpolated onto the first
+repeat's grid first): a method that keeps one mode per run shows two contours when the runs
+chose different modes, as the thesis warns for SGLD.
 """,
             estimate="fig41_estimate", summary="fig41_summary"),
         Run("rate", quick=(("rate_repeats", 3), ("rate_largest", 4000), ("rate_data", 30)),
@@ -684,3 +690,38 @@ Then run Fig 4.1 below.
 
     def lr_loglik_plot(self, result):
         return self._lr_plot(result, "loglik", "test log likelihood per point (nats)")
+
+
+    # --- Fig 4.1's average solution -------------------------------------------------------------
+    def _averages(self, result):
+        cached = getattr(self, "_average_cache", None)
+        if cached is None or cached[0] is not result:
+            cached = (result, pmd.average_densities(result))
+            self._average_cache = cached
+        return cached[1]
+
+    def average_exact(self, result):
+        grid, dens = self._averages(result)
+        return self._density_image(grid, dens["exact"], label="mean exact posterior")
+
+    def _average(self, result, k: int):
+        grid, dens = self._averages(result)
+        name = pmd.METHODS[k]
+        if name not in dens:  # a partial result: this method has not run yet
+            return self._density_image(grid, np.zeros(grid.shape), label=f"{name}: not run yet")
+        return self._density_image(grid, dens[name], label=f"{name}, mean density")
+
+    def average_0(self, result):
+        return self._average(result, 0)
+
+    def average_1(self, result):
+        return self._average(result, 1)
+
+    def average_2(self, result):
+        return self._average(result, 2)
+
+    def average_3(self, result):
+        return self._average(result, 3)
+
+    def average_4(self, result):
+        return self._average(result, 4)

@@ -94,7 +94,8 @@ from dynamics.pmd.metric import (  # noqa: F401
 )
 from dynamics.pmd import experiment
 from dynamics.pmd.experiment import (  # noqa: F401
-    EXTRA_METHODS, FLOOR_DRAWS, METHODS, GRID_SHARE, Comparison, RepeatSummary, compare_methods,
+    EXTRA_METHODS, FLOOR_DRAWS, METHODS, GRID_SHARE, Comparison, RepeatSummary, average_densities,
+    compare_methods,
     compare_repeats, metric_redraws, posterior_grid,
 )
 

@@ -495,6 +495,7 @@ FUNCTIONS = {
     "dynamics.embedding_sgd.compare_methods": lambda: dict(methods=("embedding", "saa")),
     "dynamics.pmd.best_method_claim": _pmd_claim,
     "dynamics.pmd.logistic_claim": _pmd_logistic_claim,
+    "dynamics.pmd.average_densities": _pmd_claim,
     "dynamics.pmd.digits_pair": lambda: dict(components=2),
     "dynamics.pmd.log_posterior": _pmd_logistic,
     "dynamics.pmd.predictive": _pmd_predictive,

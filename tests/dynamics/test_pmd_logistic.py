@@ -130,3 +130,32 @@ def test_particle_rate_errors_are_those_of_importance_sampling():
     verdict = pmd.rate_claim(result)
     assert verdict.agrees == (abs(result.slope + 0.5) <= max(pmd.RATE_TOLERANCE,
                                                              2 * result.slope_sd))
+
+
+def _bilinear(grid, dens, x, y):
+    """An independent bilinear interpolation of ``dens`` on ``grid`` at (x, y), 0 outside."""
+    if not (grid.x[0] <= x <= grid.x[-1] and grid.y[0] <= y <= grid.y[-1]):
+        return 0.0
+    i = min(int(np.searchsorted(grid.x, x, side="right")) - 1, grid.x.size - 2)
+    j = min(int(np.searchsorted(grid.y, y, side="right")) - 1, grid.y.size - 2)
+    u = (x - grid.x[i]) / (grid.x[i + 1] - grid.x[i])
+    v = (y - grid.y[j]) / (grid.y[j + 1] - grid.y[j])
+    return ((1 - u) * (1 - v) * dens[j, i] + u * (1 - v) * dens[j, i + 1]
+            + (1 - u) * v * dens[j + 1, i] + u * v * dens[j + 1, i + 1])
+
+
+def test_average_solution_interpolates_each_repeat_onto_the_first_grid():
+    model = pmd.MixtureModel(1.0, 1.0, 2.5, 0.5)
+    summary = pmd.compare_repeats(model, (1.0, -2.0), 20, repeats=2, methods=("PMD",),
+                                  particles=40, batch_size=5, checkpoints=2)
+    grid, avg = pmd.average_densities(summary)
+    first, second = summary.comparisons
+    assert grid is first.grid and set(avg) == {"exact", "PMD"}
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        j, i = rng.integers(grid.shape[0]), rng.integers(grid.shape[1])
+        for name in ("exact", "PMD"):
+            d1 = first.exact if name == "exact" else first.densities[name]
+            d2 = second.exact if name == "exact" else second.densities[name]
+            expect = 0.5 * (d1[j, i] + _bilinear(second.grid, d2, grid.x[i], grid.y[j]))
+            assert avg[name][j, i] == pytest.approx(expect, rel=1e-9, abs=1e-12)
