@@ -3,7 +3,10 @@
 Dai's thesis (seed 004), chapter 4: Algorithm 3 and the mixture-model experiment of Sec 4.6.1
 (Fig 4.1). The live panels follow one PMD run as the data arrive (a timeline over its
 log-spaced checkpoints, played in the browser); a run (a job) draws Fig 4.1: total variation and cross entropy of PMD, one-pass SMC,
-SGLD, Gibbs and SVI against the data visited, over repeats, and their final densities.
+SGLD, Gibbs and SVI against the data visited, over repeats, their final densities and their
+average over the repeats (Fig 4.1's "average solution"). Two more runs: PMD's error against the
+particle count (Theorems 18-19) and Bayesian logistic regression on the digits 8 against 6
+(Sec 4.6.2) beside a long MALA reference and SGLD.
 """
 
 from __future__ import annotations
