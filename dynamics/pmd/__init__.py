@@ -54,6 +54,10 @@ A package by subject, every public name imported here:
   chosen on exact posterior draws, in place of the paper's median trick, whose bandwidth follows
   a sample's mode split), the floor (``floor_scores``), ``estimate_on``, the mode shares;
 - ``experiment``: Fig 4.1, ``compare_methods``, ``compare_repeats`` and ``metric_redraws``;
+- ``logistic``: Bayesian logistic regression by PMD (Sec 4.6.2) on scikit-learn's digits 8
+  against 6, ``logistic_pmd`` (the hybrid in d dimensions), ``logistic_sgld``, the MALA
+  reference (``mala``, ``split_rhat``, ``reference_posterior``) and ``compare_logistic``;
+- ``rate``: Theorem 18's O(1/sqrt(m)) measured, ``particle_rate`` and ``rate_claim``;
 - ``claims``: Fig 4.1's claims judged on ``compare_repeats``: ``best_method_claim`` (PMD lowest
   in total variation and cross entropy) and ``both_modes_claim`` (PMD keeps both modes, Gibbs
   and SGLD one).
@@ -90,15 +94,31 @@ from dynamics.pmd.metric import (  # noqa: F401
 )
 from dynamics.pmd import experiment
 from dynamics.pmd.experiment import (  # noqa: F401
-    EXTRA_METHODS, FLOOR_DRAWS, METHODS, GRID_SHARE, Comparison, RepeatSummary, compare_methods,
+    EXTRA_METHODS, FLOOR_DRAWS, METHODS, GRID_SHARE, Comparison, RepeatSummary, average_densities,
+    compare_methods,
     compare_repeats, metric_redraws, posterior_grid,
 )
 
+from dynamics.pmd import logistic
+from dynamics.pmd.logistic import (  # noqa: F401
+    LOGISTIC_METHODS, LogisticComparison, LogisticData, LogisticRun, Reference, compare_logistic,
+    digits_pair, log_posterior, logistic_pmd, logistic_sgld, mala, predictive,
+    reference_posterior, split_rhat,
+)
+from dynamics.pmd import rate
+from dynamics.pmd.rate import (  # noqa: F401
+    BOOTSTRAPS, RATE_TOLERANCE, RateResult, fit_slope, particle_rate, rate_claim,
+)
+
 from dynamics.pmd import claims
-from dynamics.pmd.claims import MODE_RUNS, best_method_claim, both_modes_claim  # noqa: F401
+from dynamics.pmd.claims import (  # noqa: F401
+    ERROR_TOLERANCE, LOGLIK_TOLERANCE, MODE_RUNS, best_method_claim, both_modes_claim,
+    logistic_claim,
+)
 
 __all__ = [*model.__all__, *kde.__all__, *mirror.__all__, *baselines.__all__,
-           *npv.__all__, *metric.__all__, *experiment.__all__, *claims.__all__]
+           *npv.__all__, *metric.__all__, *experiment.__all__, *logistic.__all__,
+           *rate.__all__, *claims.__all__]
 
 
 def _warmup() -> None:

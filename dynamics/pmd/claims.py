@@ -8,9 +8,11 @@ import numpy as np
 from dynamics._common import check_instance
 from dynamics.claims import Verdict
 from dynamics.pmd.experiment import RepeatSummary
+from dynamics.pmd.logistic import LogisticComparison
 from dynamics.pmd.metric import MODE_FLOOR
 
-__all__ = ["best_method_claim", "both_modes_claim", "MODE_RUNS"]
+__all__ = ["best_method_claim", "both_modes_claim", "logistic_claim", "MODE_RUNS",
+           "ERROR_TOLERANCE", "LOGLIK_TOLERANCE"]
 
 #: ``both_modes_claim``'s tolerance: the thesis says "in each run"; we ask PMD to keep both
 #: modes in at least this fraction of the repeats, and Gibbs and SGLD in at most 1 minus it.
@@ -87,3 +89,49 @@ def both_modes_claim(summary: RepeatSummary) -> Verdict:
         "Dai, Fig 4.1 (modes)", statement, checks, measured=measured,
         why=(f"PMD keeps both modes in {kept['PMD']} of {repeats} repeats, Gibbs in "
              f"{kept['Gibbs']} and SGLD in {kept['SGLD']}"), numbers=numbers)
+
+
+#: ``logistic_claim``'s tolerances, set before any run: PMD's predictive within one percentage
+#: point of the reference posterior's test error and 0.05 nats per test point of its log
+#: likelihood ("comparable performance", Sec 4.6.2).
+ERROR_TOLERANCE = 0.01
+LOGLIK_TOLERANCE = 0.05
+
+
+def logistic_claim(comparison: LogisticComparison) -> Verdict:
+    """Dai, Sec 4.6.2 and Fig 4.2 (1): on Bayesian logistic regression (MNIST 8 against 6) PMD
+    "achieves comparable performance ... 98.8%" after enough data.
+
+    Rule: PMD's final test error (mean over repeats) is at most the long-MALA reference
+    posterior's plus ``ERROR_TOLERANCE`` and its test log likelihood per point at least the
+    reference's minus ``LOGLIK_TOLERANCE``. Our data differ (scikit-learn's 8 x 8 digits), so
+    the reference, not the thesis's 98.8%, is the bar; both are reported."""
+    check_instance("comparison", comparison, LogisticComparison)
+    ref = comparison.reference
+    err = {k: float(v.mean()) for k, v in comparison.error.items()}
+    ll = {k: float(v.mean()) for k, v in comparison.loglik.items()}
+    gap = {k: float(v.mean()) for k, v in comparison.mean_gap.items()}
+    checks = [(err["PMD"] <= ref.test_error + ERROR_TOLERANCE,
+               f"PMD's test error {err['PMD']:.2%} is more than {ERROR_TOLERANCE:.0%} above the "
+               f"reference's {ref.test_error:.2%}"),
+              (ll["PMD"] >= ref.test_loglik - LOGLIK_TOLERANCE,
+               f"PMD's test log likelihood {ll['PMD']:.3f} is more than {LOGLIK_TOLERANCE} below "
+               f"the reference's {ref.test_loglik:.3f}")]
+    repeats = len(comparison.error["PMD"])
+    return Verdict.from_checks(
+        "Dai, Fig 4.2 (1)",
+        "PMD's posterior predictive classifies 8 against 6 about as well as the best method "
+        "(98.8% test accuracy on MNIST8M).",
+        checks,
+        measured=("test accuracy " + ", ".join(f"{k} {1 - v:.2%}" for k, v in err.items())
+                  + f", MALA reference {1 - ref.test_error:.2%}; test log likelihood per point "
+                  + ", ".join(f"{k} {v:.4f}" for k, v in ll.items())
+                  + f", reference {ref.test_loglik:.4f}; largest posterior-mean gap to the "
+                  "reference in its standard deviations "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in gap.items())
+                  + f"; means over {repeats} repeats; {comparison.data.note}"),
+        why=(f"PMD's predictive is within {ERROR_TOLERANCE:.0%} and {LOGLIK_TOLERANCE} nats of "
+             "the reference posterior's"),
+        numbers=dict(test_error=err, test_loglik=ll, mean_gap=gap,
+                     reference_error=ref.test_error, reference_loglik=ref.test_loglik,
+                     reference_rhat=float(ref.rhat.max()), paper_accuracy=0.988))

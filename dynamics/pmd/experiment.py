@@ -21,7 +21,8 @@ from dynamics.pmd.model import (Grid, MixtureModel, check_data, cross_entropy, g
 from dynamics.sweep import sweep
 
 __all__ = ["METHODS", "EXTRA_METHODS", "GRID_SHARE", "FLOOR_DRAWS", "Comparison", "posterior_grid",
-           "compare_methods", "RepeatSummary", "compare_repeats", "metric_redraws"]
+           "compare_methods", "RepeatSummary", "compare_repeats", "metric_redraws",
+           "average_densities"]
 
 #: The methods of Fig 4.1 that the page runs, in its order.
 METHODS = ("PMD", "one-pass SMC", "SGLD", "Gibbs", "SVI")
@@ -322,3 +323,32 @@ def metric_redraws(model: MixtureModel, data, m: int = 1500, *, redraws: int = 8
             "reference": floor_scores(exact, grid, m, h, draws=redraws,
                                       seed=np.random.default_rng(seeds[2])),
             "bandwidth": h}
+
+
+def average_densities(summary: RepeatSummary) -> tuple[Grid, dict]:
+    """Fig 4.1 (3)-(9)'s "average solution" (Sec 4.6.1: "It should be noticed that this is the
+    average solution"): each method's final density averaged over the repeats of ``summary``,
+    and the exact posterior's ("exact"). Our repeats draw new data (``compare_repeats``), each on
+    its own grid: every density is interpolated bilinearly onto the first repeat's grid (zero
+    outside its own grid) before the mean, so the average of a method stuck in one mode per run
+    shows both modes when the runs chose different ones. Returns (grid, {name: density})."""
+    summary = check_instance("summary", summary, RepeatSummary)
+    from scipy.interpolate import RegularGridInterpolator
+
+    grid = summary.comparisons[0].grid
+    points = grid.points()[:, ::-1]  # (theta2, theta1): the densities' axis order
+
+    def on_grid(c: Comparison, dens: np.ndarray) -> np.ndarray:
+        if c.grid is grid:
+            return dens
+        f = RegularGridInterpolator((c.grid.y, c.grid.x), dens, bounds_error=False,
+                                    fill_value=0.0)
+        return f(points).reshape(grid.shape)
+
+    names = ["exact", *[n for n in METHODS + EXTRA_METHODS if n in summary.tv]]
+    out = {}
+    for name in names:
+        stack = [on_grid(c, c.exact if name == "exact" else c.densities[name])
+                 for c in summary.comparisons if name == "exact" or name in c.densities]
+        out[name] = np.mean(stack, axis=0)
+    return grid, out

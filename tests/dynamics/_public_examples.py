@@ -415,6 +415,50 @@ def _esgd_policy():
 
 
 @functools.lru_cache(maxsize=None)
+def _pmd_logistic_data():
+    from dynamics import pmd
+
+    return pmd.digits_pair(components=2, seed=0)
+
+
+def _pmd_logistic():
+    data = _pmd_logistic_data()
+    x, y = data.test_x[:6], data.test_y[:6]
+    cloud = np.zeros((4, 3))
+    return dict(data=data, particles=10, batch_size=50, passes=1, checkpoints=2, burn_in=5,
+                steps=20, chains=2, reference_steps=20, repeats=1, w=cloud, x=x, y=y,
+                weights=np.full(4, 0.25), components=2)
+
+
+def _pmd_predictive():
+    return dict(_pmd_logistic(), particles=np.zeros((4, 3)))
+
+
+def _pmd_mala():
+    return dict(log_density=lambda w: (-0.5 * (w * w).sum(1), -w), start=np.zeros((2, 2)),
+                steps=10, burn_in=5)
+
+
+@functools.lru_cache(maxsize=None)
+def _pmd_logistic_claim():
+    from dynamics import pmd
+
+    return dict(comparison=pmd.compare_logistic(_pmd_logistic_data(), particles=10, passes=1,
+                                                repeats=1, reference_steps=20, checkpoints=2))
+
+
+@functools.lru_cache(maxsize=None)
+def _pmd_rate():
+    from dynamics import pmd
+
+    model = pmd.MixtureModel(1.0, 1.0, 2.5, 0.5)
+    data = model.sample(10, (1.0, -2.0), seed=0)
+    return dict(model=model, data=data, counts=np.array([10, 40]), repeats=2, spacing=0.2,
+                result=pmd.particle_rate(model, data, counts=(10, 40), repeats=2, spacing=0.2,
+                                         seed=0))
+
+
+@functools.lru_cache(maxsize=None)
 def _pmd_claim():
     from dynamics import pmd
 
@@ -564,6 +608,22 @@ FUNCTIONS = {
         "garnet", "state_features", "exact_value", "bellman_error", "value_limits",
         "policy_evaluation", "compare_policy_evaluation", "policy_evaluation_claim")},
     "dynamics.pmd.best_method_claim": _pmd_claim,
+    "dynamics.pmd.logistic_claim": _pmd_logistic_claim,
+    "dynamics.pmd.average_densities": _pmd_claim,
+    "dynamics.pmd.digits_pair": lambda: dict(components=2),
+    "dynamics.pmd.log_posterior": _pmd_logistic,
+    "dynamics.pmd.predictive": _pmd_predictive,
+    "dynamics.pmd.mala": _pmd_mala,
+    "dynamics.pmd.split_rhat": lambda: dict(samples=np.random.default_rng(0).normal(
+        size=(8, 2, 2))),
+    "dynamics.pmd.reference_posterior": _pmd_logistic,
+    "dynamics.pmd.logistic_pmd": _pmd_logistic,
+    "dynamics.pmd.logistic_sgld": _pmd_logistic,
+    "dynamics.pmd.compare_logistic": _pmd_logistic,
+    "dynamics.pmd.particle_rate": _pmd_rate,
+    "dynamics.pmd.rate_claim": _pmd_rate,
+    "dynamics.pmd.fit_slope": lambda: dict(counts=np.array([10.0, 40.0]),
+                                           errors=np.array([0.5, 0.25])),
     "dynamics.pmd.both_modes_claim": _pmd_claim,
     "dynamics.sbeed.intermediate_best_claim": _sbeed_claim,
     "dynamics.sbeed.claims.panel_outcome": _sbeed_claim,

@@ -84,6 +84,14 @@ def _pmd_modes(e):
     return pmd.both_modes_claim(e.jobs["fig41"].result)
 
 
+def _pmd_rate(e):
+    return pmd.rate_claim(e.jobs["rate"].result)
+
+
+def _pmd_logistic(e):
+    return pmd.logistic_claim(e.jobs["logistic"].result)
+
+
 #: The thesis's "sigma_x = 2.5" read as a standard deviation: the reading the study sets beside
 #: the page's default (the variance reading).
 SD_READING = 2.5
@@ -448,7 +456,8 @@ ENTRIES = (
     Entry("dai.fig4_1", "pmd",
           "Dai, Fig 4.1: particle mirror descent on a two-mode mixture posterior",
           _pmd, panels=("tv_plot", "kl_plot", "modes_plot", "exact_final", "final_0",
-                        "final_1", "final_2", "final_3", "final_4"),
+                        "final_1", "final_2", "final_3", "final_4", "average_exact",
+                        "average_0", "average_1", "average_2", "average_3", "average_4"),
           runs=("fig41",), knobs=dict(repeats=10),
           quick=dict(repeats=2, n_data=200, particles=500), study=_pmd_study),
     Entry("dai.fig4_1_modes", "pmd",
@@ -456,6 +465,16 @@ ENTRIES = (
           _pmd_modes, panels=("modes_plot", "exact_final", "final_0", "final_2", "final_3"),
           runs=("fig41",), knobs=dict(repeats=10),
           quick=dict(repeats=2, n_data=100, particles=200)),
+    Entry("dai.thm18_rate", "pmd",
+          "Dai, Theorems 18-19: PMD's error in a posterior integral falls as 1/√m",
+          _pmd_rate, panels=("rate_plot",), runs=("rate",),
+          knobs=dict(rate_repeats=20, rate_largest=64000, rate_data=100),
+          quick=dict(rate_repeats=3, rate_largest=4000, rate_data=30)),
+    Entry("dai.fig4_2_logistic", "pmd",
+          "Dai, Sec 4.6.2 and Fig 4.2 (1): Bayesian logistic regression by PMD, digits 8 "
+          "against 6", _pmd_logistic, panels=("lr_error_plot", "lr_loglik_plot"),
+          runs=("logistic",), knobs=dict(lr_repeats=10, lr_passes=5, lr_particles=1000),
+          quick=dict(lr_repeats=1, lr_passes=1, lr_particles=200)),
     Entry("dai.fig6_1", "sbeed",
           "Dai, Fig 6.1: the SBEED ablation over λ, η and k",
           _ablation, panels=("ablation_lam", "ablation_eta", "ablation_k", "ablation_eta_noisy",
