@@ -122,12 +122,14 @@ def _check_labels(name, labels, n, n_classes=None):
     return labels, K
 
 
-def _check_inputs(X, X_test=None):
+def _check_inputs(X, X_test=None, *, test=True):
     X = check_array("X", X, ndim=2, max_abs=MAX_ABS)
     if X.shape[0] < 2 or X.shape[1] < 1:
         raise ValueError(f"X must have at least 2 rows and 1 column, got shape {X.shape}")
-    if X_test is None:
+    if not test:
         return X
+    if X_test is None:
+        raise ValueError("X_test must be a 2-d array of inputs, got None")
     Xt = check_array("X_test", X_test, ndim=2, max_abs=MAX_ABS)
     if Xt.shape[1] != X.shape[1]:
         raise ValueError(f"X_test must have {X.shape[1]} columns, got {Xt.shape[1]}")
@@ -221,7 +223,7 @@ def drbm_objective(X, labels, W, B, theta, alpha, *, l2: float = 0.0):
     dalpha = -mean_i r."""
     X, W, B, theta, alpha = _check_params(X, W, B, theta, alpha)
     labels, _ = _check_labels("labels", labels, X.shape[0], B.shape[0])
-    l2 = check_positive("l2", l2, allow_zero=True)
+    l2 = check_in_range("l2", l2, 0.0, 1e6)
     return _objective(X, labels, W, B, theta, alpha, l2)
 
 
@@ -235,13 +237,13 @@ def drbm_fit(X, labels, *, hidden: int = 20, n_classes: int | None = None, l2: f
     (early stopping, the first such iterate on ties); otherwise the last."""
     from scipy.optimize import minimize
 
-    X = _check_inputs(X)
+    X = _check_inputs(X, test=False)
     labels, K = _check_labels("labels", labels, X.shape[0], None if n_classes is None else
                               check_count("n_classes", n_classes, low=2, high=10_000))
     M = check_count("hidden", hidden, high=100_000)
-    l2 = check_positive("l2", l2, allow_zero=True)
+    l2 = check_in_range("l2", l2, 0.0, 1e6)
     max_iter = check_count("max_iter", max_iter, high=1_000_000)
-    init = check_positive("init", init, allow_zero=True)
+    init = check_in_range("init", init, 0.0, 1e6)
     progress = check_progress(progress)
     if (X_val is None) != (labels_val is None):
         raise ValueError("X_val and labels_val must be given together")
@@ -335,7 +337,7 @@ def _best_class(a, B, alpha):
 
 def conditional_herding_joint(X, labels, X_test, *, hidden: int = 100,
                               n_classes: int | None = None, epochs: int = 100,
-                              batch_size: int = 100, burn_in: int = 0, init: float = 1.0,
+                              batch_size: int = 100, burn_in: int = 0, init: float = 3.0,
                               seed=None, progress=None) -> ClassVotes:
     """Conditional herding with K classes (eqs 1.58-1.62, eq 1.69, the paper's joint procedure;
     ``hidden = 0`` is the voted perceptron). Per minibatch (fixed order, footnote 13):
@@ -354,7 +356,7 @@ def conditional_herding_joint(X, labels, X_test, *, hidden: int = 100,
     D = X.shape[0]
     b = check_count("batch_size", batch_size, low=1, high=D)
     burn_in = check_count("burn_in", burn_in, low=0)
-    init = check_positive("init", init, allow_zero=True)
+    init = check_in_range("init", init, 0.0, 1e6)
     progress = check_progress(progress)
     d = X.shape[1] + 2
     check_budget("epochs, hidden", epochs * (D + len(Xt) * -(-D // b)) * d * max(M, K), 1e13,
@@ -450,19 +452,15 @@ def table_experiment(name: str = "digits", *, hidden=(10, 50, 100), epochs: int 
     one of ``inits`` with the lowest validation error, trained without the validation cases
     (the paper chose it by cross-validation)."""
     name = check_choice("name", name, DATASETS)
-    try:
-        hidden = tuple(check_count("hidden", h, high=10_000) for h in hidden)
-    except TypeError as exc:
-        raise ValueError(f"hidden must be a sequence of counts, got {hidden!r}") from exc
+    hidden = check_array("hidden", hidden, ndim=1, dtype=np.int64)
+    hidden = tuple(check_count("hidden", int(h), high=10_000) for h in hidden)
     if not 1 <= len(hidden) <= 10:
         raise ValueError(f"hidden must hold 1 to 10 counts, got {len(hidden)}")
     epochs = check_count("epochs", epochs, high=100_000)
     drbm_iter = check_count("drbm_iter", drbm_iter, high=100_000)
     validation = check_in_range("validation", validation, 0.05, 0.5)
-    try:
-        inits = tuple(check_positive("inits", v) for v in inits)
-    except TypeError as exc:
-        raise ValueError(f"inits must be a sequence of positive scales, got {inits!r}") from exc
+    inits = check_array("inits", inits, ndim=1)
+    inits = tuple(check_in_range("inits", float(v), 0.0, 1e6, low_open=True) for v in inits)
     if not 1 <= len(inits) <= 10:
         raise ValueError(f"inits must hold 1 to 10 scales, got {len(inits)}")
     progress = check_progress(progress)
