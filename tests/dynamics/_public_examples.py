@@ -104,6 +104,25 @@ def _conditional_herding():
                 X_test=X[:4], hidden=3, epochs=3, batch_size=4)
 
 
+def _conditional_herding_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 2))
+    labels = np.arange(12) % 3
+    return dict(X=X, labels=labels, X_test=X[:4], W=rng.normal(size=(2, 3)),
+                B=rng.normal(size=(3, 3)), theta=np.zeros(3), alpha=np.zeros(3), hidden=3,
+                epochs=3, batch_size=4, max_iter=5, n_classes=3)
+
+
+@functools.lru_cache(maxsize=1)
+def _conditional_herding_table():
+    from dynamics import conditional_herding_data as cd
+
+    return cd.TableResult(dataset="digits", about="", hidden=(5, 10), vp_error=0.05,
+                          drbm_error=np.array([0.04, 0.03]), ch_error=np.array([0.04, 0.035]),
+                          n_train=100, n_test=50, epochs=1, drbm_iter=1, inits=np.ones(2),
+                          seconds={})
+
+
 def _online_bayes():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(6, 3))
@@ -503,6 +522,7 @@ MODULES = {
     "dynamics.generalized_herding": _generalized_herding,
     "dynamics.hidden_herding": _hidden_herding,
     "dynamics.conditional_herding": _conditional_herding,
+    "dynamics.conditional_herding_data": _conditional_herding_data,
     "dynamics.online_bayes": _online_bayes,
     "dynamics.doeblin": _doeblin,
     "dynamics.doeblin.dnf": _doeblin_dnf,
@@ -522,6 +542,8 @@ SMALL = {
     "dynamics.hbm": {"iterations", "epochs", "sweeps", "burn_in", "runs", "chains", "starts",
                      "max_iter", "steps", "ais_steps", "ais_runs", "repeats"},
     "dynamics.conditional_herding": {"hidden", "epochs", "batch_size"},
+    "dynamics.conditional_herding_data": {"hidden", "epochs", "batch_size", "max_iter",
+                                          "drbm_iter", "n_classes"},
     "dynamics.online_bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max", "sweeps",
                               "burn_in"},
     "dynamics.doeblin": {"n_train", "n_test", "transitions", "epochs", "seeds", "chains",
@@ -594,6 +616,11 @@ FUNCTIONS = {
     "dynamics.ising.cluster_exponent_claim": _ising_claim,
     "dynamics.conditional_herding.boundary_claim": lambda: dict(vp_error=0.2, ch_error=0.1,
                                                                 hidden=3),
+    "dynamics.conditional_herding_data.table_claim": lambda: dict(
+        result=_conditional_herding_table()),
+    "dynamics.conditional_herding_data.table_experiment": lambda: dict(
+        hidden=(2,), epochs=1, burn_in=1, drbm_iter=2, inits=(1.0,)),
+    "dynamics.conditional_herding_data.load_dataset": lambda: dict(name="breast cancer"),
     "dynamics.online_bayes.efficiency_claim": _online_bayes_claims,
     "dynamics.online_bayes.batch_bayes_claim": _online_bayes_claims,
     "dynamics.hbm.bias_variance_claim": _hbm_claim,
