@@ -14,7 +14,7 @@ import time
 #: Engine modules, in the order ``warmup`` compiles them. Each defines ``_warmup()``, which calls
 #: every numba kernel of the module once on tiny inputs with the production dtypes.
 ENGINES = ("herding", "neuron", "torus", "bifurcation", "doeblin", "pmd", "sbeed", "ising",
-           "generalized_herding", "conditional_herding", "online_bayes", "hbm",
+           "generalized_herding", "conditional_herding", "herding_data", "online_bayes", "hbm",
            "dsg", "embedding_sgd")
 
 #: Modules of this package that are tools rather than engines (no system, no kernels to warm):
