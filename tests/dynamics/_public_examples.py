@@ -96,6 +96,31 @@ def _hidden_herding():
                 hidden_counts=np.array([1, 2]))
 
 
+def _herding_data():
+    from dynamics import herding_data as hd
+
+    x = np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 0, 1], [1, 1, 1], [0, 0, 0]] * 6,
+                 dtype=np.int8)
+    y = np.array([0, 1, 1, 0, 1, 0] * 6, dtype=float)
+    b, W = np.array([0.1, -0.2, 0.3]), np.array([[0, 0.2, 0], [0.2, 0, -0.1], [0, -0.1, 0]])
+    table = hd.KLTable(name="t", n=3, cases=1, samples=1, data_joint=np.ones(8) / 8,
+                       data_p_k=np.ones(4) / 4,
+                       kl_count={"H.XXX": 0.01, "H.XX": 0.05, "PL": 0.1, "MARG": 0.4})
+    errors = hd.ClassificationTable(name="t", runs=2, train=10, test=10, steps=10,
+                                    errors={m: np.array([0.1, 0.2]) for m in hd.CLASSIFIERS})
+    return dict(name="diabetes", bits=3, n=3, states=x, order=2, data=x, distribution=np.ones(8) / 8,
+                steps=20, b=b, W=W, sweeps=20, burn_in=5, samples=400, x=x, y=y, runs=1,
+                train_fraction=0.5, tables=[table])
+
+
+def _herding_data_claims():
+    from dynamics import herding_data as hd
+
+    errors = hd.ClassificationTable(name="t", runs=2, train=10, test=10, steps=10,
+                                    errors={m: np.array([0.1, 0.2]) for m in hd.CLASSIFIERS})
+    return dict(tables=[errors])
+
+
 def _conditional_herding():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(12, 2))
@@ -523,6 +548,7 @@ MODULES = {
     "dynamics.hidden_herding": _hidden_herding,
     "dynamics.conditional_herding": _conditional_herding,
     "dynamics.conditional_herding_data": _conditional_herding_data,
+    "dynamics.herding_data": _herding_data,
     "dynamics.online_bayes": _online_bayes,
     "dynamics.doeblin": _doeblin,
     "dynamics.doeblin.dnf": _doeblin_dnf,
@@ -546,6 +572,7 @@ SMALL = {
                                           "drbm_iter", "n_classes"},
     "dynamics.online_bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max", "sweeps",
                               "burn_in"},
+    "dynamics.herding_data": {"samples", "steps", "runs"},
     "dynamics.doeblin": {"n_train", "n_test", "transitions", "epochs", "seeds", "chains",
                          "u_epochs", "trials", "max_steps", "samples", "sample_sizes", "repeats"},
     "dynamics.doeblin.dnf": {"max_steps", "trials"},
@@ -564,6 +591,7 @@ SMALL = {
 
 #: Per-function examples (override everything else).
 FUNCTIONS = {
+    "dynamics.herding_data.online_classifier_claim": _herding_data_claims,
     "dynamics.pmd.particle_mirror_descent": _pmd_functions,
     "dynamics.pmd.one_pass_smc": _pmd_functions,
     "dynamics.pmd.sgld": _pmd_functions,

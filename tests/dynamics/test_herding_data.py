@@ -1,0 +1,118 @@
+"""Herding on data (Chen & Welling Sec 1.4.1, Tables 1.1-1.2): each piece against an
+independent computation (exact enumeration over the 2^n states, finite differences,
+scikit-learn's logistic regression)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import check_grad
+
+from dynamics import generalized_herding as gh
+from dynamics import herding_data as hd
+
+
+def _random_machine(n, seed, scale=0.6):
+    rng = np.random.default_rng(seed)
+    W = np.triu(scale * rng.standard_normal((n, n)), 1)
+    return scale * rng.standard_normal(n), W + W.T
+
+
+def test_datasets_are_binary_and_said():
+    for name in hd.DATASETS:
+        d = hd.binary_dataset(name, bits=6)
+        assert d.data.shape[1] == 6 and len(d.labels) == len(d.data) > 300
+        assert set(np.unique(d.data)) == {0, 1} and set(np.unique(d.labels)) == {0, 1}
+        assert "scikit-learn" in d.description
+    with pytest.raises(ValueError, match="name"):
+        hd.binary_dataset("mnist")
+
+
+def test_features_and_counts_against_direct_computation():
+    states = hd.all_binary_states(4)
+    # order 2 in the +-1 basis is generalized_herding's fully visible Boltzmann machine features
+    np.testing.assert_array_equal(hd.monomial_features(states, 2),
+                                  gh.features(2 * states.astype(float) - 1))
+    assert hd.monomial_features(states, 3).shape == (16, 4 + 6 + 4)
+    rng = np.random.default_rng(0)
+    x = (rng.random((500, 4)) < [0.2, 0.5, 0.7, 0.4]).astype(np.int8)
+    p = hd.empirical_distribution(x)
+    np.testing.assert_allclose(hd.count_distribution(p),
+                               np.bincount(x.sum(axis=1), minlength=5) / 500)
+
+
+def test_herding_matches_the_moments_it_is_given():
+    rng = np.random.default_rng(1)
+    x = (rng.random((300, 3)) < [0.3, 0.6, 0.5]).astype(np.int8)
+    x[:, 2] = x[:, 0] ^ x[:, 1] ^ (rng.random(300) < 0.1)  # a triplet interaction
+    data = hd.empirical_distribution(x)
+    # all monomials of 3 bits determine the distribution: herding reproduces it (O(1/T))
+    full = hd.herd_distribution(x, 3, 4000)
+    assert 0.5 * np.abs(full - data).sum() < 5e-3
+    # pairs: the pair moments match, the distribution need not
+    table = hd.monomial_features(hd.all_binary_states(3), 2)
+    pairs = hd.herd_distribution(x, 2, 4000)
+    np.testing.assert_allclose(pairs @ table, data @ table, atol=5e-3)
+    assert 0.5 * np.abs(pairs - data).sum() > 0.05
+
+
+def test_pseudo_likelihood_against_enumerated_conditionals_and_its_gradient():
+    b, W = _random_machine(4, 2)
+    rng = np.random.default_rng(3)
+    x = (rng.random((50, 4)) < 0.5).astype(np.int8)
+    p = hd.boltzmann_distribution(b, W)
+    codes = (x.astype(int) << np.arange(4)).sum(axis=1)
+    expected = np.mean([sum(np.log(p[c] / (p[c] + p[c ^ (1 << i)])) for i in range(4))
+                        for c in codes])
+    assert hd.pseudo_likelihood(x, b, W) == pytest.approx(expected, rel=1e-10)
+    theta = np.concatenate([b, W[np.triu_indices(4, 1)]])
+    s = 2.0 * x - 1.0
+    assert check_grad(lambda t: hd._pl_objective(t, s, 0.1)[0],
+                      lambda t: hd._pl_objective(t, s, 0.1)[1], theta) < 1e-5
+
+
+def test_pseudo_likelihood_fit_recovers_a_machine_and_gibbs_samples_it():
+    b, W = _random_machine(4, 4)
+    p = hd.boltzmann_distribution(b, W)
+    rng = np.random.default_rng(5)
+    x = hd.all_binary_states(4)[rng.choice(16, size=20_000, p=p)]
+    fit = hd.fit_pseudo_likelihood(x, l2=1e-6)
+    np.testing.assert_allclose(fit.b, b, atol=0.06)
+    np.testing.assert_allclose(fit.W, W, atol=0.06)
+    samples = hd.gibbs_samples(b, W, 20_000, burn_in=100, seed=6)
+    assert 0.5 * np.abs(hd.empirical_distribution(samples) - p).sum() < 0.03
+
+
+def test_online_logistic_tends_to_scikit_learns_batch_logistic_regression():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(7)
+    x = (rng.random((200, 3)) < 0.5).astype(np.int8)
+    y = (rng.random(200) < 1 / (1 + np.exp(-(x @ [1.5, -1.0, 0.5] - 0.3)))).astype(float)
+    stream = np.tile(np.arange(200), 300)
+    rng.shuffle(stream)
+    w = hd.online_logistic(x[stream], y[stream], eta=1.0)
+    batch = LogisticRegression(C=1e8, max_iter=10_000, tol=1e-10).fit(x, y)
+    np.testing.assert_allclose(w, np.r_[batch.coef_[0], batch.intercept_], atol=0.05)
+
+
+def test_tables_and_their_claims_on_a_small_run():
+    d = hd.binary_dataset("diabetes", bits=5)
+    table = hd.kl_table(d.data, samples=2000, seed=0, name="diabetes")
+    assert set(table.kl_count) == set(hd.METHODS)
+    for m in hd.METHODS:
+        assert table.p_k[m].sum() == pytest.approx(1) and table.tv_joint[m] >= 0
+    v = hd.kl_table_claim([table])
+    assert v.agrees in (True, False) and "diabetes" in v.measured
+    # the rule: a table whose herding is worse than the marginals differs
+    worse = hd.KLTable(name="t", n=3, cases=1, samples=1, data_joint=np.ones(8) / 8,
+                       data_p_k=np.ones(4) / 4,
+                       kl_count={"H.XXX": 0.1, "H.XX": 0.5, "PL": 0.6, "MARG": 0.2})
+    assert hd.kl_table_claim(worse).agrees is False
+    good = hd.KLTable(name="t", n=3, cases=1, samples=1, data_joint=np.ones(8) / 8,
+                      data_p_k=np.ones(4) / 4,
+                      kl_count={"H.XXX": 0.01, "H.XX": 0.05, "PL": 0.1, "MARG": 0.4})
+    assert hd.kl_table_claim(good).agrees is True
+    errors = hd.classification_table(d.data, d.labels, runs=2, steps=500, seed=0)
+    assert all(0 <= e.min() and e.max() <= 1 for e in errors.errors.values())
+    assert hd.online_classifier_claim(errors).agrees in (True, False)
