@@ -222,13 +222,11 @@ at the error of their fixed features.""",
             plots=(Plot("digits_plot", title="Test error against steps: 8 against 6"),),
             text=r"""
 Sec 3.6.3 classifies MNIST 8M's eights against sixes with a kernel SVM (hinge loss, the median
-trick for the bandwidth, $
-u = 1/n$) and reports a test error of 0.26 %. Here: the eights and
+trick for the bandwidth, $\nu = 1/n$) and reports a test error of 0.26 %. Here: the eights and
 sixes of scikit-learn's 8 × 8 digits (shipped with it; 355 images, half for training), pixels
-in $[0, 1]$, the bandwidth the median pairwise distance, $
-u = 1/n$, doubly SGD with 16 images
-and 64 features a step and $	heta$ chosen from the data; the curve is the test error of the
-sign of $ar f_t$. Beside it, the full-kernel solution of the same risk by scikit-learn (`SVC`
+in $[0, 1]$, the bandwidth the median pairwise distance, $\nu = 1/n$, doubly SGD with 16 images
+and 64 features a step and $\theta$ chosen from the data; the curve is the test error of the
+sign of $\bar f_t$. Beside it, the full-kernel solution of the same risk by scikit-learn (`SVC`
 for the hinge loss, which adds an offset; `LogisticRegression` on the exact kernel for the
 logistic one) and the paper's number (on far more data).""",
             estimate="digits_estimate", summary="digits_summary"),

@@ -170,8 +170,7 @@ each method's final fit, averaged over the runs, against the truth.""",
                    Plot("toy_steps_plot", title="Fig 5.1: f along the iterations")),
             text=r"""
 The toy of Fig 5.1: $f^*$ drawn from a Gaussian process (Gaussian kernel, length scale 0.5),
-measured as $y = \mathbb{E}_{z|x} f^*(z)$ plus noise (sd 0.1) with $z \sim N(x, 0.3^2)$, $x$
-uniform on $[-2.5, 2.5]$; Embedding-SGD with one virtual sample a datum, 20 fresh data a step,
+measured as $y = \mathbb{E}_{z|x} f^*(z)$ plus noise (sd 0.1) with $z \sim N(x, 0.3^2)$, $x$\nuniform on $[-2.5, 2.5]$; Embedding-SGD with one virtual sample a datum, 20 fresh data a step,
 $\gamma_i = 10/(10+\sqrt i)$, $\lambda = 10^{-4}$ (the thesis gives none of these, nor whether
 0.3 is a variance; ours is a standard deviation). Left: $f^*$ (black dashes), the smoothed
 signal the data measure (cyan), the recovered $f$ (red) and the dual $u(x, y)$ at the smoothed
@@ -187,10 +186,10 @@ iterations of the thesis's panels.""",
                    Plot("policy_value_plot", title="V^π and the learned values (first MDP)")),
             text=r"""
 Policy evaluation as a saddle point (eq 5.18): the mean square Bellman error
-$\mathbb{E}_sig(\mathbb{E}_{a,s'|s}[R + \gamma V(s') - V(s)]ig)^2$ holds an expectation inside
-the square, and $\min_V\max_u \mathbb{E}[u(s)\Delta_V(s,a,s')] - 	frac12\mathbb{E}[u(s)^2]$
+$\mathbb{E}_s\big(\mathbb{E}_{a,s'|s}[R + \gamma V(s') - V(s)]\big)^2$ holds an expectation inside
+the square, and $\min_V\max_u \mathbb{E}[u(s)\Delta_V(s,a,s')] - \tfrac12\mathbb{E}[u(s)^2]$
 needs one transition a step. On random (Garnet) MDPs with a fixed random policy, $\gamma = 0.9$
-and a linear value $V = 	heta^	op\psi(s)$, **Embedding-SGD** takes a dual with one indicator
+and a linear value $V = \theta^\top\psi(s)$, **Embedding-SGD** takes a dual with one indicator
 a state (on finite states, the delta kernel: it holds $\mathbb{E}[\Delta|s]$ exactly),
 **GTD2** the same updates with the dual on $\psi$ (the thesis's Remark: GTD2 is that special
 case), **RG** the one-sample residual gradient, **TD(0)** for reference; steps

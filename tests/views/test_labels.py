@@ -120,3 +120,16 @@ def test_no_source_line_tags_in_the_docs():
              for n, line in enumerate(path.read_text().splitlines(), 1)
              for m in re.finditer(r"\bL\d{3,}(?:-\d+)?\b", line)]
     assert found == []
+
+
+def test_no_source_file_holds_control_characters():
+    """A page text written with an escape read as a control character (``\\nu`` as a newline
+    and "u", ``\\bar`` as a backspace) broke the DSG and Embedding-SGD pages' MathJax in the
+    browser (no plot drawn): source files hold no control characters but newlines."""
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    bad = [str(p.relative_to(root)) for folder in ("app", "views", "dynamics")
+           for p in (root / folder).rglob("*.py")
+           if re.search(r"[\x00-\x08\x0b-\x1f]", p.read_text(encoding="utf-8"))]
+    assert bad == []
