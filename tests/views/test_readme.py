@@ -16,7 +16,7 @@ def test_readme_table_lists_every_explorer():
 
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
-    command = 'pip install -e ".[test]" && pytest -n 2 --dist loadfile'
+    command = 'pip install -e ".[test]" && pytest -n 2 --dist loadfile --durations=30'
     assert command in readme
     assert command in (ROOT / ".ci" / "run").read_text()
 
