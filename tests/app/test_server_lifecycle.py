@@ -84,7 +84,7 @@ def _start_long_run(browser, url: str):
     """A page with the long run going (the server busy computing it)."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url + LONG_RUN, wait_until="domcontentloaded", timeout=120_000)
-    button = page.get_by_role("button", name="Train both")
+    button = page.get_by_role("button", name="Train all three")
     button.wait_for(timeout=120_000)
     page.wait_for_timeout(1500)  # the session is built and connected
     button.click()

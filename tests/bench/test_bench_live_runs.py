@@ -31,7 +31,7 @@ RUNS = {
     "herding": ("box_steps=2000000", "Measure the dimension"),
     "bayes": ("", "Run the learning curves"),
     "sbeed": ("", "Train on Pendulum"),
-    "pct": ("", "Train both"),
+    "pct": ("", "Train all three"),
 }
 
 WATCH_FIRST = """() => {
