@@ -378,3 +378,13 @@ def report(progress, fraction: float, message: str, partial=None) -> None:
         progress(fraction, message, partial=partial)
     else:
         progress(fraction, message)
+
+
+def check_signed_data(X, y) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs ``X`` (cases x features, finite) and labels ``y`` in {-1, +1}, one a case (the
+    perceptron-style engines: conditional herding, Opper's batch posterior)."""
+    X = check_array("X", X, ndim=2, max_abs=MAX_ABS)
+    y = check_array("y", y, shape=(X.shape[0],))
+    if not np.all(np.abs(y) == 1):
+        raise ValueError("y must hold labels -1 and +1")
+    return X, y

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._common import (MAX_ABS, as_generator, check_array, check_budget, check_count,
+                      check_signed_data,
                       check_in_range, check_positive, check_progress, check_real, report)
 from .claims import Verdict
 
@@ -103,14 +104,6 @@ def best_label(a, B, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     return ys, zs
 
 
-def _check_data(X, y):
-    X = check_array("X", X, ndim=2, max_abs=MAX_ABS)
-    y = check_array("y", y, shape=(X.shape[0],))
-    if not np.all(np.abs(y) == 1):
-        raise ValueError("y must hold labels -1 and +1")
-    return X, y
-
-
 def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
                         batch_size: int = 100, burn_in: int = 0, init: float = 0.1,
                         seed=None, progress=None) -> Votes:
@@ -118,7 +111,7 @@ def conditional_herding(X, y, X_test, *, hidden: int = 20, epochs: int = 1000,
     voted perceptron with minibatches. Votes are counted after ``burn_in`` steps.
     ``progress(fraction, message)`` is called every 1 % of the epochs (every epoch when there
     are fewer than 100) and at the end; it may raise ``Cancelled`` to stop the run."""
-    X, y = _check_data(X, y)
+    X, y = check_signed_data(X, y)
     Xt = check_array("X_test", X_test, ndim=2, max_abs=MAX_ABS)
     if Xt.shape[1] != X.shape[1]:
         raise ValueError(f"X_test must have {X.shape[1]} columns, got {Xt.shape[1]}")

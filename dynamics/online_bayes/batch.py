@@ -36,6 +36,7 @@ from numba import njit
 from scipy import special
 
 from .._common import (MAX_ABS, as_generator, check_array, check_budget, check_count,
+                       check_signed_data,
                        check_in_range, check_positive, check_progress, check_real, report)
 from .adf import (MAX_NOISE, QUOTED_ALPHA, _check_flip, _g, _log_ndtr_nb,
                   generalization_error, teacher_data)
@@ -74,14 +75,6 @@ def _check_sampler_noise(sigma0, flip) -> tuple[float, float]:
     return sigma0, flip
 
 
-def _check_data(X, y):
-    X = check_array("X", X, ndim=2, max_abs=MAX_ABS)
-    y = check_array("y", y, shape=(X.shape[0],))
-    if not np.all(np.abs(y) == 1):
-        raise ValueError("y must hold labels -1 and +1")
-    return X, y
-
-
 def _log_lik_np(fields, sigma0, flip):
     """sum_i log(kappa + (1 - 2 kappa) Phi(field_i / sigma0)) over the last axis, fields = S x.theta."""
     log_phi = special.log_ndtr(fields / sigma0)
@@ -95,7 +88,7 @@ def posterior_mean_quadrature(X, y, *, sigma0: float, flip: float = 0.0, points:
     """E[theta | D] of the prior N(0, I_N) times the likelihood of eq 9.1 on the examples (rows
     of ``X``, labels ``y``), by the rectangle rule on a grid of ``points`` per axis over
     [-extent, extent]^N, N <= ``MAX_QUADRATURE_N``."""
-    X, y = _check_data(X, y)
+    X, y = check_signed_data(X, y)
     sigma0, flip = _check_noise(sigma0, flip)
     N = X.shape[1]
     if N > MAX_QUADRATURE_N:
@@ -203,7 +196,7 @@ def posterior_mean_gibbs(X, y, *, sigma0: float, flip: float = 0.0, sweeps: int 
     """E[theta | D] (prior N(0, I_N), likelihood of eq 9.1) by Gibbs sampling with data
     augmentation, Rao-Blackwellised: the mean of E[theta | u] over ``sweeps`` sweeps after
     ``burn_in``, from a draw of the prior. Needs sigma0 > 0 (the latent fields' noise)."""
-    X, y = _check_data(X, y)
+    X, y = check_signed_data(X, y)
     sigma0, flip = _check_sampler_noise(sigma0, flip)
     if X.size and float(np.abs(X).max()) / sigma0 > 1e100 / math.sqrt(X.shape[0] + 1):
         raise ValueError("X / sigma0 is too large: the precision I + X^T X / sigma0^2 overflows")
