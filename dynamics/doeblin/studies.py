@@ -71,12 +71,12 @@ def word_study(*, quick: bool = False, seed: int = 0, progress=None) -> WordStud
     word lengths (4 and 6 letters) and budgets: with the key beside, every word length at every
     budget of the paper (T = 20, 50, 100), with uniform letters at T = 20; 20 passes and 3 seeds
     (``WORD_MIN_SEEDS``) a setting, so every row gets a verdict (``quick``: T = 10, 15, 20, the
-    longer two with 4 letters only, 3 passes and 1 seed, too few to judge). Each setting is
+    longer two with 4 letters only, 1 pass and 1 seed, too few to judge). Each setting is
     trained from scratch on its own seeds (``dynamics.sweep.task_seed``)."""
     quick = check_flag("quick", quick)
     seed = check_count("seed", seed, low=0, high=2**63 - 1)
     progress = check_progress(progress)
-    epochs, seeds = (3, 1) if quick else (20, 3)
+    epochs, seeds = (1, 1) if quick else (20, 3)
     budgets = (10, 15, 20) if quick else (20, 50, 100)
     settings = [dict(channel=c, noise=n, length=L, transitions=budgets[0], epochs=epochs,
                      seeds=seeds) for c, n in (("uniform", 0.5), ("neighbour", 0.7))

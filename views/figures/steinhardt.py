@@ -213,6 +213,6 @@ ENTRIES = (
           quick=dict(transitions=10, epochs=3, seeds=1), study=_word_study),
     Entry("steinhardt.table1", "doeblin",
           "Steinhardt & Liang, Table 1: DNF formula search with staged restarts",
-          _dnf, panels=("dnf_plot",), runs=("dnf",), quick=dict(trials=10),
+          _dnf, panels=("dnf_plot",), runs=("dnf",), quick=dict(trials=5),
           study=_dnf_study),
 )

@@ -224,7 +224,7 @@ class SBEEDExplorer(Explorer):
     p_steps = param.Integer(20_000, bounds=(2_000, 200_000), step=2_000, label="Steps",
                             doc="Environment steps per seed (episodes of 200).")
     p_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Runs with seeds 0, 1, ...")
-    a_steps = param.Integer(10_000, bounds=(1_000, 100_000), step=1_000, label="Steps per run",
+    a_steps = param.Integer(10_000, bounds=(200, 100_000), step=200, label="Steps per run",
                             doc="Environment steps of each ablation run.")
     a_seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
                             doc="Seeds per setting (paper: 5; at least 3 to name a best value).")
@@ -312,7 +312,7 @@ policy; $\gamma = 0.99$. Returns are the training
 episodes' (200 steps; a random policy scores about −1200 to −1500, a swing-up about −150).
 The line is the mean over seeds of a trailing mean over 10 episodes, the band its range over seeds.""",
             estimate="pendulum_estimate", summary="pendulum_summary"),
-        Run("ablation", quick=(("a_steps", 1_000), ("a_seeds", 1)),
+        Run("ablation", quick=(("a_steps", 200), ("a_seeds", 1)),
             title="Fig 6.1's ablation on Pendulum", button="Run the ablation",
             settings=("a_steps", "a_seeds"), compute="run_ablation",
             plots=(Plot("ablation_lam", title="(a) λ, with η = 0.1 and k = 10"),
