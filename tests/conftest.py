@@ -74,6 +74,8 @@ def _precompile_engines() -> None:
             err = "timed out after 600 s"
         if proc.returncode:
             failed.append(err.strip().splitlines()[-1] if err.strip() else str(proc.returncode))
+    if not failed:  # the workers' "first start" happened here (tests/dynamics/test_numba_cache)
+        os.environ["LDX_PRECOMPILED"] = "1"
     print(f"engines compiled or loaded from Numba's cache in {time.perf_counter() - start:.1f} s"
           + (f" (failed: {'; '.join(failed)}; the tests compile what they need)" if failed
              else ""), flush=True)

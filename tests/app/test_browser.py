@@ -415,14 +415,22 @@ def test_bifurcation_zoom_recomputes_and_resets(server, page):
     for _ in range(4):
         page.mouse.wheel(0, -300)
         page.wait_for_timeout(300)
-    page.wait_for_timeout(8000)  # the window is recomputed at full resolution on the server
+    # the window is recomputed at full resolution on the server: wait for its image (over
+    # 10 kB) to arrive and be drawn (an 8-s pause stood here)
+    deadline = time.monotonic() + REDRAW_TIMEOUT / 1000
+    while sum(received) <= 10_000 and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    _wait_until_idle(page)
     zoomed = canvas.screenshot()
     assert _mean_abs_difference(before, zoomed) > 1.0
     # the recomputed diagram (its image: over 10 kB) came from the server
     assert sum(received) > 10_000, f"the server sent {sum(received)} bytes after the zoom"
     page.screenshot(path=str(SCREENSHOTS / "bifurcation-zoomed.png"), full_page=True)
     page.get_by_role("button", name="Reset zoom").click()
-    page.wait_for_timeout(4000)
+    deadline = time.monotonic() + REDRAW_TIMEOUT / 1000
+    while (reset := canvas.screenshot()) == zoomed and time.monotonic() < deadline:
+        page.wait_for_timeout(100)  # until the reset redraws (a 4-s pause stood here)
+    _wait_until_idle(page)
     reset = canvas.screenshot()
     assert _mean_abs_difference(before, reset) < _mean_abs_difference(before, zoomed)
     assert page.errors == []
