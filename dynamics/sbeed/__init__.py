@@ -21,7 +21,7 @@ on gymnasium's Swimmer-v5 (MuJoCo; Fig 6.1's eta panel on the paper's environmen
 from __future__ import annotations
 
 from . import claims, mdp, pendulum, studies, swimmer, tabular
-from .claims import intermediate_best_claim, swimmer_claim
+from .claims import intermediate_best_claim, k_variance_claim, swimmer_claim
 from .mdp import (
     MDP,
     SoftValues,
@@ -49,7 +49,7 @@ from .studies import TabularEta, tabular_eta
 
 __all__ = [
     "claims", "mdp", "pendulum", "studies", "swimmer", "tabular", "intermediate_best_claim",
-    "swimmer_claim", "TabularEta",
+    "swimmer_claim", "k_variance_claim", "TabularEta",
     "tabular_eta",
     "MDP", "SoftValues", "frozen_lake", "garnet", "policy_entropy", "policy_values", "risky_choice",
     "soft_value_iteration", "Buffer", "FixedPoint", "TabularRun", "biased_fixed_point", "gradients",
