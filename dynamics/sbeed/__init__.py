@@ -13,7 +13,7 @@ where the dual rho cancels the variance of V(s') (eta = 1, Prop 55) and eta = 0 
 surrogate. ``mdp`` holds finite MDPs (Garnet, gymnasium's FrozenLake) and soft value iteration,
 ``tabular`` the exact and sampled SBEED iterations on them, ``pendulum`` the continuous-control
 version on gymnasium's Pendulum-v1 (and Fig 6.1's ablation on it), ``swimmer`` the same learner
-on gymnasium's Swimmer-v5 (MuJoCo; Fig 6.1's eta panel on the paper's environment),
+on gymnasium's Swimmer-v5 (MuJoCo; Fig 6.1's panels on the paper's environment),
 ``studies`` the ablation's eta panel on a stochastic Garnet (where the dual is exact),
 ``claims`` the ablation's claims.
 """
