@@ -240,8 +240,9 @@ def study_lam_k(quick: bool, seed: int = 0, progress=None, explorer=None) -> dic
         f"batches of 10,000-40,000). Ours: {steps:,} steps and {result.seeds} seeds a value, "
         "the 6 settings of the two panels (λ = 0.01 is k = 10) in one sweep; a run's CPU time "
         "grows with k (about (25 + k) / 35 of the k = 10 run's: k = 100 is 3.6 times). At the "
-        "gallery's full size (25,000 steps, 3 seeds: 2.5 % of the thesis's steps) that is "
-        "about 8 min of CPU on this 2-core machine.",
+        "gallery's full size (25,000 steps and 3 seeds: 2.5 % of the thesis's steps a run) the "
+        "18 runs took 561 s of CPU on this 2-core machine (33 min of wall time under "
+        "`nice -n 5` at load 5-8, measured 2026-11-26), about 280 s a panel.",
         "3. **The grids** are the thesis's: λ in {0.001, 0.01, 0.1}, k in {1, 10, 20, 100}, "
         "each around λ = 0.01, η = 0.1, k = 10 (our defaults; the thesis does not print its "
         "own).",
