@@ -13,7 +13,7 @@ where the dual rho cancels the variance of V(s') (eta = 1, Prop 55) and eta = 0 
 surrogate. ``mdp`` holds finite MDPs (Garnet, gymnasium's FrozenLake) and soft value iteration,
 ``tabular`` the exact and sampled SBEED iterations on them, ``pendulum`` the continuous-control
 version on gymnasium's Pendulum-v1 (and Fig 6.1's ablation on it), ``swimmer`` the same learner
-on gymnasium's Swimmer-v5 (MuJoCo; Fig 6.1's eta panel on the paper's environment),
+on gymnasium's Swimmer-v5 (MuJoCo; Fig 6.1's panels on the paper's environment),
 ``studies`` the ablation's eta panel on a stochastic Garnet (where the dual is exact),
 ``claims`` the ablation's claims.
 """
@@ -21,7 +21,7 @@ on gymnasium's Swimmer-v5 (MuJoCo; Fig 6.1's eta panel on the paper's environmen
 from __future__ import annotations
 
 from . import claims, mdp, pendulum, studies, swimmer, tabular
-from .claims import intermediate_best_claim, swimmer_claim
+from .claims import intermediate_best_claim, k_variance_claim, swimmer_claim
 from .mdp import (
     MDP,
     SoftValues,
@@ -49,7 +49,7 @@ from .studies import TabularEta, tabular_eta
 
 __all__ = [
     "claims", "mdp", "pendulum", "studies", "swimmer", "tabular", "intermediate_best_claim",
-    "swimmer_claim", "TabularEta",
+    "swimmer_claim", "k_variance_claim", "TabularEta",
     "tabular_eta",
     "MDP", "SoftValues", "frozen_lake", "garnet", "policy_entropy", "policy_values", "risky_choice",
     "soft_value_iteration", "Buffer", "FixedPoint", "TabularRun", "biased_fixed_point", "gradients",

@@ -11,7 +11,7 @@ from dynamics.sbeed.studies import TabularEta
 from dynamics.sbeed.swimmer import SwimmerAblation
 
 __all__ = ["FINAL_EPISODES", "MIN_SEEDS", "SPREAD", "panel_outcome", "intermediate_best_claim",
-           "swimmer_claim"]
+           "swimmer_claim", "k_variance_claim"]
 
 #: A run's final return: the mean of its last this many episodes.
 FINAL_EPISODES = 10
@@ -167,3 +167,48 @@ def swimmer_claim(result: SwimmerAblation) -> Verdict:
              "an inner value of every panel is best beyond the spread over seeds" if not misses
              else "; ".join(misses)),
         numbers=panels)
+
+
+def k_variance_claim(result: SwimmerAblation) -> Verdict:
+    """Dai, Sec 6.7.2, on Fig 6.1 (c): "increasing the length of steps will also increase the
+    variance", judged on the k panel of ``result`` (``swimmer.swimmer_ablation`` with "k" among
+    its panels) by the variance of delta_k (eq D.3) over each run's replay buffer (the mean
+    of its last 5 episodes, ``result.delta_var``).
+
+    Rule: the mean over seeds must rise at every step of the k grid, and the largest k's must
+    exceed the smallest k's by more than ``SPREAD`` standard errors of the difference; fewer
+    than ``MIN_SEEDS`` seeds are not judged."""
+    check_instance("result", result, SwimmerAblation)
+    if "k" not in result.panels or not result.delta_var or "k" not in result.delta_var:
+        raise ValueError(f"result must hold the k panel and its variances of delta_k, got panels "
+                         f"{tuple(result.panels)}")
+    var = {v: np.asarray(x, float) for v, x in result.delta_var["k"].items()}
+    if any(a.size == 0 or not np.all(np.isfinite(a)) for a in var.values()):
+        raise ValueError("result.delta_var['k'] must hold finite variances for every k and seed")
+    ks = list(var)
+    mean = {v: float(a.mean()) for v, a in var.items()}
+    se = {v: float(a.std(ddof=1) / np.sqrt(a.size)) if a.size > 1 else float("inf")
+          for v, a in var.items()}
+    rising = all(mean[b] > mean[a] for a, b in zip(ks, ks[1:]))
+    margin = mean[ks[-1]] - mean[ks[0]]
+    noise = SPREAD * float(np.hypot(se[ks[-1]], se[ks[0]]))
+    falls = [f"{a:g} to {b:g}" for a, b in zip(ks, ks[1:]) if not mean[b] > mean[a]]
+    seeds_ok = result.seeds >= MIN_SEEDS
+    agrees = (rising and margin > noise) if seeds_ok else None
+    why = (f"{result.seeds} seeds: at least {MIN_SEEDS} are needed" if not seeds_ok else
+           f"the variance rises at every step of the grid, k = {ks[-1]:g} above k = {ks[0]:g} "
+           f"by {margin:.3g} against a noise of {noise:.3g}" if agrees else
+           ("it does not rise from k = " + ", ".join(falls) if falls else
+            f"k = {ks[-1]:g} is above k = {ks[0]:g} by {margin:.3g}, within {SPREAD:g} standard "
+            f"errors ({noise:.3g})"))
+    return Verdict(
+        claim="Dai, Sec 6.7.2 (Fig 6.1 (c)) on Swimmer",
+        statement="Increasing the rollout length k increases the variance (of the k-step "
+                  "target delta_k).",
+        agrees=agrees,
+        measured=("variance of δₖ over the replay buffer (last 5 episodes of "
+                  f"{result.steps[-1]:,.0f} steps), mean ± standard error over {result.seeds} "
+                  "seeds: " + ", ".join(f"k = {v:g}: {mean[v]:.3g}{_plus_minus(se[v], '.2g')}"
+                                        for v in ks)),
+        why=why,
+        numbers=dict(mean=mean, se=se, rising=rising, margin=margin, margin_noise=noise))

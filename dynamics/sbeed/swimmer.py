@@ -53,7 +53,7 @@ from .mdp import check_gamma, check_lam
 from .pendulum import DUAL_RIDGE, ETA_GRID, _Adam, _dual_factor, _RandomFeatures, _segment_deltas
 
 __all__ = ["ENV_ID", "EPISODE", "OBS_DIM", "ACT_DIM", "GAMMA", "available", "make_env",
-           "swimmer_dual_inputs", "policy_prox", "SwimmerRun", "sbeed_swimmer", "SwimmerAblation",
+           "swimmer_dual_inputs", "segment_batch", "policy_prox", "SwimmerRun", "sbeed_swimmer", "SwimmerAblation",
            "SWIMMER_ABLATION", "SWIMMER_DEFAULTS", "NOISE_SWIMMER", "swimmer_ablation"]
 
 ENV_ID = "Swimmer-v5"
@@ -110,6 +110,53 @@ def _dual_inputs(observations, actions, k):
     return np.concatenate([observations[:, :T], padded[:, idx].reshape(n, T, k * d)], axis=-1)
 
 
+def segment_batch(rewards, log_pi, values, episodes, starts, *, k: int, gamma: float,
+                  lam: float) -> np.ndarray:
+    """delta_k of eq D.3 for a minibatch of k-step segments, as the learner's updates use it:
+    for segment i, starting at step t0 = ``starts[i]`` of episode e = ``episodes[i]`` of a
+    buffer of rewards (n, T), log pi(a_t | s_t) (n, T) and V(s_t) (n, T + 1),
+    delta_i = sum_{j<L} gamma^j (R_{t0+j} - lam log pi_{t0+j}) + gamma^L V(s_{t0+L}) with
+    L = min(k, T - t0) (cut at the episode's end, a time limit, where V bootstraps; eq 6.4's
+    entropy term with weight ``lam``). Returns delta (B,)."""
+    rewards = check_array("rewards", rewards, ndim=2, max_size=10_000_000, max_abs=1e100)
+    n, T = rewards.shape
+    if n == 0 or T == 0:
+        raise ValueError(f"rewards must hold at least one episode of one step, got shape "
+                         f"{rewards.shape}")
+    log_pi = check_array("log_pi", log_pi, shape=(n, T), max_abs=1e100)
+    values = check_array("values", values, shape=(n, T + 1), max_abs=1e100)
+    episodes = check_array("episodes", episodes, ndim=1, max_size=1_000_000)
+    starts = check_array("starts", starts, shape=episodes.shape)
+    for name, idx, high in (("episodes", episodes, n), ("starts", starts, T)):
+        if np.any(idx != np.round(idx)) or np.any(idx < 0) or np.any(idx >= high):
+            raise ValueError(f"{name} must hold whole numbers in [0, {high}), got {idx!r}")
+    k = check_count("k", k, low=1, high=T)
+    gamma = check_gamma(gamma)
+    lam = check_lam(lam)
+    e, t0 = episodes.astype(np.int64), starts.astype(np.int64)
+    idx, inside, length = _segments(t0, k, T)
+    ends = values[e, t0 + length]
+    return _batch_deltas(rewards[e[:, None], idx], log_pi[e[:, None], idx], inside, length,
+                         ends, lam, gamma ** np.arange(k + 1))[0]
+
+
+def _segments(t0, k, T):
+    """Each segment's steps (B, k; past the episode's end: its last step), which of them are
+    inside the episode, and its length L = min(k, T - t0)."""
+    length = np.minimum(k, T - t0)
+    idx = np.minimum(t0[:, None] + np.arange(k)[None, :], T - 1)
+    inside = np.arange(k)[None, :] < length[:, None]
+    return idx, inside, length
+
+
+def _batch_deltas(rews, log_pi, inside, length, v_end, lam, disc):
+    """delta_k (B,) and gamma^L (B,) of segments whose rewards and log pi are (B, k)."""
+    k = rews.shape[1]
+    terms = np.where(inside, disc[:k] * (rews - lam * log_pi), 0.0)
+    g_end = disc[length]
+    return terms.sum(axis=1) + g_end * v_end, g_end
+
+
 def policy_prox(features, actions, weights, w_pi, log_std, *, policy_kl: float,
                 max_std: float = 1.0):
     """The KL prox step of the policy (Algorithm 5, line 10 with the KL divergence, Sec 6.7.1)
@@ -163,7 +210,8 @@ class SwimmerRun:
     fraction of delta_k's variance on the replay buffer that the dual explains after the
     episode's updates (at eta = 0, whose dual is not used, the least-squares dual's: what a
     dual would explain), ``env_seconds`` the time
-    spent in the simulator, ``seconds`` the wall time."""
+    spent in the simulator, ``seconds`` the wall time, ``delta_var`` (episodes,) the variance
+    of delta_k (eq D.3) over the replay buffer's segments after the episode's updates."""
 
     steps: np.ndarray
     returns: np.ndarray
@@ -173,6 +221,7 @@ class SwimmerRun:
     seconds: float
     done: int
     config: tuple
+    delta_var: np.ndarray = None  # type: ignore[assignment]
 
 
 def sbeed_swimmer(*, steps: int = 50_000, episode: int = EPISODE, gamma: float = GAMMA,
@@ -223,6 +272,7 @@ def sbeed_swimmer(*, steps: int = 50_000, episode: int = EPISODE, gamma: float =
     returns = np.full(n_episodes, np.nan)
     stds = np.full((n_episodes, d), np.nan)
     explained = np.full(n_episodes, np.nan)
+    delta_var = np.full(n_episodes, np.nan)
     log_std = np.full(d, min(0.0, math.log(max_std)))
     disc = gamma ** np.arange(k + 1)
     config = (steps, episode, gamma, lam, eta, k, noise)
@@ -247,7 +297,7 @@ def sbeed_swimmer(*, steps: int = 50_000, episode: int = EPISODE, gamma: float =
         return SwimmerRun(steps=(np.arange(n_episodes) + 1.0) * T, returns=returns.copy(),
                           log_std=stds.copy(), dual_explained=explained.copy(),
                           env_seconds=env_time, seconds=time.perf_counter() - start,
-                          done=done, config=config)
+                          done=done, config=config, delta_var=delta_var.copy())
 
     def buffer_deltas(slots):
         """delta_k (eq D.3) of every segment of the episodes in ``slots`` at the current V, pi."""
@@ -299,19 +349,15 @@ def sbeed_swimmer(*, steps: int = 50_000, episode: int = EPISODE, gamma: float =
                                                        axes=([0, 1], [0, 1])))
             e = rng.integers(0, n_filled, batch_size)
             t0 = rng.integers(0, T, batch_size)
-            length = np.minimum(k, T - t0)
-            idx = np.minimum(t0[:, None] + np.arange(k)[None, :], T - 1)
-            inside = np.arange(k)[None, :] < length[:, None]
+            idx, inside, length = _segments(t0, k, T)
             f_pi = obs_pi[e[:, None], idx]                      # (B, k, F+1)
             std = np.exp(log_std)
             a_seg = acts[e[:, None], idx]                       # (B, k, d)
             z = (a_seg - f_pi @ w_pi) / std
             log_pi = (-0.5 * z * z - log_std - 0.5 * math.log(2 * math.pi)).sum(-1)
-            terms = np.where(inside, disc[:k] * (rews[e[:, None], idx] - lam * log_pi), 0.0)
-            end = t0 + length
-            f_end, f_start = obs_v[e, end], obs_v[e, t0]
-            g_end = disc[length]
-            delta = terms.sum(axis=1) + g_end * (f_end @ w_v)
+            f_end, f_start = obs_v[e, t0 + length], obs_v[e, t0]
+            delta, g_end = _batch_deltas(rews[e[:, None], idx], log_pi, inside, length,
+                                         f_end @ w_v, lam, disc)
             v0 = f_start @ w_v
             rho = obs_rho[e, t0] @ w_rho
             # Thm 27 (multi-step): V's gradient
@@ -329,7 +375,7 @@ def sbeed_swimmer(*, steps: int = 50_000, episode: int = EPISODE, gamma: float =
         if eta == 0:
             w_rho = cho_solve(factor, np.tensordot(obs_rho[filled], delta, axes=([0, 1], [0, 1])))
         rho = obs_rho[filled] @ w_rho
-        var = np.var(delta)
+        var = delta_var[ep] = np.var(delta)
         explained[ep] = 1 - np.mean((delta - rho) ** 2) / var if var > 0 else np.nan
         now = time.perf_counter()
         if progress is not None and (now - last_report > 0.5 or ep == n_episodes - 1):
@@ -354,7 +400,9 @@ SWIMMER_DEFAULTS = {"lam": 0.01, "eta": 0.1, "k": 10}
 class SwimmerAblation:
     """Fig 6.1 on Swimmer: for each panel and value, ``panels[name][value]`` the returns
     (seeds, episodes) and ``dual[name][value]`` the dual's explained fraction of delta_k's
-    variance per seed (mean of the last 5 episodes; NaN for eta = 0); ``steps`` the x axis,
+    variance per seed (mean of the last 5 episodes; NaN for eta = 0), ``delta_var[name][value]``
+    the variance of delta_k over the buffer per seed (mean of the last 5 episodes: what
+    Sec 6.7.2 says grows with k); ``steps`` the x axis,
     ``episode`` the episode length, ``noise`` the torque noise, ``seconds`` the total compute
     time and ``env_seconds`` the part spent in the simulator. ``noise`` and ``dual`` as
     ``pendulum.Ablation``'s, so ``claims.intermediate_best_claim`` judges it."""
@@ -367,32 +415,44 @@ class SwimmerAblation:
     episode: int
     noise: dict = None  # type: ignore[assignment]
     dual: dict = None  # type: ignore[assignment]
+    delta_var: dict = None  # type: ignore[assignment]
 
 
-def _swimmer_run(lam, eta, k, noise, seed, steps, episode, progress=None):
+def _swimmer_run(lam, eta, k, noise, seed, steps, episode, updates=50, progress=None):
     run = sbeed_swimmer(steps=steps, episode=episode, lam=lam, eta=eta, k=k, noise=noise,
-                        seed=seed, progress=progress)
+                        updates=updates, seed=seed, progress=progress)
     tail = run.dual_explained[-5:]
     dual = float(np.nanmean(tail)) if eta > 0 and np.isfinite(tail).any() else float("nan")
-    return run.returns, dual, run.env_seconds
+    return run.returns, dual, run.env_seconds, float(np.mean(run.delta_var[-5:]))
 
 
 def swimmer_ablation(*, steps: int = 50_000, seeds: int = 3, panels=("eta",),
-                     noise: float = NOISE_SWIMMER, episode: int = EPISODE, executor=None,
-                     progress=None) -> SwimmerAblation:
+                     noise: float = NOISE_SWIMMER, episode: int = EPISODE, updates: int = 50,
+                     executor=None, progress=None) -> SwimmerAblation:
     """Fig 6.1's one-factor-at-a-time ablation on Swimmer-v5 (``SWIMMER_ABLATION``'s ``panels``
     around ``SWIMMER_DEFAULTS``), each value over seeds 0..seeds-1 of ``steps`` environment steps
-    (episodes of ``episode`` steps) at torque noise ``noise``, through ``dynamics.sweep`` on
-    ``executor`` (None: in this process). Each run's seed is its seed index."""
+    (episodes of ``episode`` steps, ``updates`` primal-dual updates after each: as
+    ``sbeed_swimmer``'s) at torque noise ``noise``, through ``dynamics.sweep`` on
+    ``executor`` (None: in this process). Each run's seed is its seed index; a cell shared by
+    panels (the defaults) runs once.
+
+    The panels (Sec 6.7.2): "lam" (Fig 6.1 (a)) the entropy weight lambda of the smoothed
+    Bellman equation (eq 6.4), "eta" (b) the dual's weight in the saddle point (eq 6.10), "k"
+    (c) the rollout length of the multi-step objective (eq D.3, appendix D.3.2; the k panel
+    needs ``episode`` >= its largest k, 100)."""
     episode = check_count("episode", episode, low=10, high=EPISODE)
     steps = check_count("steps", steps, low=episode, high=10_000_000)
     seeds = check_count("seeds", seeds, low=1, high=100)
+    updates = check_count("updates", updates, low=0, high=10_000)
     if isinstance(panels, str) or not hasattr(panels, "__iter__"):
         raise TypeError(f"panels must be a tuple of names from {tuple(SWIMMER_ABLATION)}, "
                         f"got {panels!r}")
     panels = tuple(check_choice("panels", p, tuple(SWIMMER_ABLATION)) for p in panels)
     if not panels:
         raise ValueError(f"panels must name at least one of {tuple(SWIMMER_ABLATION)}")
+    if "k" in panels and episode < max(SWIMMER_ABLATION["k"]):
+        raise ValueError(f"episode must be at least {max(SWIMMER_ABLATION['k'])} (the k panel's "
+                         f"largest rollout) for the k panel, got {episode}")
     noise = check_in_range("noise", noise, 0.0, 10.0)
     progress = check_progress(progress)
     executor = check_executor(executor)
@@ -402,16 +462,21 @@ def swimmer_ablation(*, steps: int = 50_000, seeds: int = 3, panels=("eta",),
     jobs = [(c, s) for c in unique for s in range(seeds)]
     start = time.perf_counter()
     out = sweep(_swimmer_run, [dict(lam=lam, eta=eta, k=k, noise=noise, seed=s, steps=steps,
-                                    episode=episode) for (lam, eta, k), s in jobs],
+                                    episode=episode, updates=updates)
+                                for (lam, eta, k), s in jobs],
                 executor=executor, progress=progress, task_progress=True,
-                weights=[9.0 + c[2] for c, _ in jobs])
+                # a run's CPU time is about 25 + k (measured at k = 1, 10, 20 and 100)
+                weights=[25.0 + c[2] for c, _ in jobs])
     results = dict(zip(jobs, out))
-    returns, dual = {}, {}
+    returns, dual, spread = {}, {}, {}
     for name, value, cfg in cells:
         returns.setdefault(name, {})[value] = np.stack([results[(cfg, s)][0]
                                                         for s in range(seeds)])
         dual.setdefault(name, {})[value] = np.array([results[(cfg, s)][1] for s in range(seeds)])
+        spread.setdefault(name, {})[value] = np.array([results[(cfg, s)][3]
+                                                       for s in range(seeds)])
     return SwimmerAblation(panels=returns, steps=(np.arange(steps // episode) + 1.0) * episode,
                            seeds=seeds, seconds=time.perf_counter() - start,
                            env_seconds=float(sum(o[2] for o in out)), episode=episode,
-                           noise={name: noise for name in panels}, dual=dual)
+                           noise={name: noise for name in panels}, dual=dual,
+                           delta_var=spread)

@@ -247,7 +247,10 @@ def _swimmer():
     rng = np.random.default_rng(0)
     return dict(episode=10, steps=10, seeds=1, features=4, value_features=4, batch_size=4,
                 updates=1, buffer_episodes=1, k=2, observations=rng.normal(size=(2, 6, 8)),
-                actions=rng.normal(size=(2, 5, 2)), panels=("eta",))
+                actions=rng.normal(size=(2, 5, 2)), panels=("eta",),
+                rewards=rng.normal(size=(2, 5)), log_pi=rng.normal(size=(2, 5)),
+                values=rng.normal(size=(2, 6)), episodes=np.array([0, 1, 1]),
+                starts=np.array([0, 4, 2]), gamma=0.9, lam=0.1)
 
 
 def _swimmer_prox():
@@ -265,6 +268,19 @@ def _swimmer_claim():
                                        seeds=1, seconds=0.0, env_seconds=0.0, episode=10,
                                        noise={"eta": 0.3},
                                        dual={"eta": {v: np.full(1, np.nan) for v in runs}}))
+
+
+def _swimmer_k_claim():
+    from dynamics.sbeed.swimmer import SwimmerAblation
+
+    ks = (1, 10, 20, 100)
+    runs = {k: np.full((3, 3), 10.0) for k in ks}
+    return dict(result=SwimmerAblation(panels={"k": runs}, steps=np.array([10.0, 20.0, 30.0]),
+                                       seeds=3, seconds=0.0, env_seconds=0.0, episode=100,
+                                       noise={"k": 0.3},
+                                       dual={"k": {k: np.full(3, 0.5) for k in ks}},
+                                       delta_var={"k": {k: np.array([1.0, 1.1, 0.9]) * k
+                                                        for k in ks}}))
 
 
 def _pendulum_fit_dual():
@@ -686,6 +702,7 @@ FUNCTIONS = {
     "dynamics.sbeed.swimmer.policy_prox": _swimmer_prox,
     "dynamics.sbeed.swimmer.swimmer_ablation": lambda: dict(progress=stop_at_once),
     "dynamics.sbeed.swimmer_claim": _swimmer_claim,
+    "dynamics.sbeed.k_variance_claim": _swimmer_k_claim,
     "dynamics.sbeed.tabular_eta": _sbeed_studies,
     "dynamics.doeblin.restart_gap_claim": _doeblin_claims,
     "dynamics.doeblin.staged_gap_claim": _doeblin_claims,

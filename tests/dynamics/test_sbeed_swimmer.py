@@ -1,7 +1,8 @@
 """SBEED on Swimmer (Dai, Fig 6.1 on MuJoCo's Swimmer, issue 29 item 7): the simulator, the
 episode the learner records against one written out with gymnasium, the dual's input, the
 d-dimensional Gaussian policy's KL prox against finite differences and the closed-form Gaussian
-KL, the claim's rule, and the named input checks.
+KL, the k-step target of eq D.3 (a minibatch's, and the variance over the buffer the k panel
+reports) against NumPy loops, the claims' rules, and the named input checks.
 
 ``mujoco`` is a dependency of the project (pyproject.toml): it is imported at the top so that
 a machine without it fails here, loudly, instead of skipping."""
@@ -68,6 +69,57 @@ def test_dual_inputs_hold_the_start_and_the_next_k_actions():
             for j in range(k):
                 want += list(np.clip(acts[i, t + j], -1, 1)) if t + j < T else [0.0] * d
             np.testing.assert_allclose(got[i, t], want)
+
+
+def _k_step_loop(rewards, log_pi, values, e, t0, k, gamma, lam):
+    """eq D.3 written out: the discounted sum of the segment's entropy-regularised rewards up
+    to k steps or the episode's end, plus the discounted value where it stops."""
+    T = rewards.shape[1]
+    total, t = 0.0, t0
+    while t < T and t - t0 < k:
+        total += gamma ** (t - t0) * (rewards[e, t] - lam * log_pi[e, t])
+        t += 1
+    return total + gamma ** (t - t0) * values[e, t]
+
+
+def test_segment_batch_is_the_k_step_target_of_eq_d3():
+    """``segment_batch`` (the learner's minibatch delta_k) against a loop over the definition,
+    for k = 1, a k that segments near the episode's end cut short, and k = T."""
+    rng = np.random.default_rng(2)
+    n, T = 3, 12
+    rewards, log_pi = rng.normal(size=(n, T)), rng.normal(size=(n, T))
+    values = rng.normal(size=(n, T + 1))
+    episodes = np.array([0, 1, 2, 2, 1, 0])
+    starts = np.array([0, 5, 11, 9, 3, 7])
+    for k in (1, 4, T):
+        got = sw.segment_batch(rewards, log_pi, values, episodes, starts, k=k, gamma=0.9,
+                               lam=0.3)
+        want = [_k_step_loop(rewards, log_pi, values, e, t, k, 0.9, 0.3)
+                for e, t in zip(episodes, starts)]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="starts"):
+        sw.segment_batch(rewards, log_pi, values, episodes, starts + 1, k=2, gamma=0.9, lam=0.3)
+
+
+def test_the_variance_of_delta_k_is_eq_d3_over_the_first_episode():
+    """With no updates V = 0 and pi = N(0, I), so the run's ``delta_var`` after its one episode
+    is the variance over the episode's starts of sum_{i<L} gamma^i (R - lam log N(a; 0, I)),
+    written out here from the same draws (the order of the episode test above)."""
+    T, noise, k, gamma, lam = 40, 0.3, 7, 0.99, 0.5
+    run = sw.sbeed_swimmer(steps=T, episode=T, updates=0, noise=noise, seed=5, features=4,
+                           value_features=4, k=k, gamma=gamma, lam=lam)
+    rng = np.random.default_rng(5)
+    env = gymnasium.make("Swimmer-v5", max_episode_steps=T)
+    env.reset(seed=int(rng.integers(2**31)))
+    rewards, log_pi = np.zeros((1, T)), np.zeros((1, T))
+    for t in range(T):
+        a = rng.standard_normal(2)
+        rewards[0, t] = env.step(np.clip(a + noise * rng.standard_normal(2), -1, 1))[1]
+        log_pi[0, t] = np.sum(-0.5 * a * a - 0.5 * math.log(2 * math.pi))
+    deltas = [_k_step_loop(rewards, log_pi, np.zeros((1, T + 1)), 0, t, k, gamma, lam)
+              for t in range(T)]
+    assert run.delta_var.shape == (1,)
+    assert run.delta_var[0] == pytest.approx(np.var(deltas), rel=1e-9)
 
 
 def _log_pi(features, actions, w, log_std):
@@ -147,6 +199,31 @@ def test_swimmer_claim_names_an_inner_best_only_beyond_the_spread():
     assert few.agrees is None and "at least 3" in few.why
 
 
+def _k_ablation(variances, seeds=3):
+    ks = (1, 10, 20, 100)
+    return sw.SwimmerAblation(
+        panels={"k": {k: np.full((seeds, 4), 10.0) for k in ks}},
+        steps=np.arange(1.0, 5.0) * 100, seeds=seeds, seconds=0.0, env_seconds=0.0, episode=100,
+        noise={"k": 0.3}, dual={"k": {k: np.full(seeds, 0.5) for k in ks}},
+        delta_var={"k": {k: np.asarray(v, float) for k, v in zip(ks, variances)}})
+
+
+def test_k_variance_claim_wants_a_rise_at_every_step_beyond_the_spread():
+    rising = claims.k_variance_claim(_k_ablation(([1, 1.1, 0.9], [2, 2.1, 1.9], [3, 3.2, 2.8],
+                                                  [9, 10, 11])))
+    assert rising.agrees is True and rising.numbers["rising"]
+    dip = claims.k_variance_claim(_k_ablation(([1, 1.1, 0.9], [3, 3.1, 2.9], [2, 2.1, 1.9],
+                                               [9, 10, 11])))
+    assert dip.agrees is False and "from k = 10 to 20" in dip.why
+    noisy = claims.k_variance_claim(_k_ablation(([1, 5, 9], [2, 6, 10], [3, 7, 11],
+                                                 [4, 8, 12])))
+    assert noisy.agrees is False and "within 2 standard errors" in noisy.why
+    few = claims.k_variance_claim(_k_ablation(([1, 2], [2, 3], [3, 4], [4, 5]), seeds=2))
+    assert few.agrees is None
+    with pytest.raises(ValueError, match="result"):
+        claims.k_variance_claim(_ablation(([10, 11, 12], [20, 21, 22], [9, 10, 11]), 3))
+
+
 def test_inputs_are_refused_by_name():
     f, a, w = np.ones((4, 3)), np.zeros((4, 2)), np.zeros((3, 2))
     with pytest.raises(ValueError, match="w_pi"):
@@ -163,5 +240,7 @@ def test_inputs_are_refused_by_name():
         sw.sbeed_swimmer(steps=100, episode=100, eta=1.5)
     with pytest.raises(ValueError, match="panels"):
         sw.swimmer_ablation(panels=("nope",))
+    with pytest.raises(ValueError, match="episode"):
+        sw.swimmer_ablation(panels=("k",), episode=50, steps=50)
     with pytest.raises(TypeError, match="result"):
         claims.swimmer_claim("not an ablation")

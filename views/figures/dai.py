@@ -279,6 +279,10 @@ def _swimmer(e):
     return sbeed.claims.swimmer_claim(e.jobs["swimmer"].result)
 
 
+def _swimmer_lam_k(e):
+    return sbeed.claims.swimmer_claim(e.jobs["swimmer_lk"].result)
+
+
 # --- the Embedding-SGD page ------------------------------------------------------------------
 
 
@@ -484,8 +488,16 @@ ENTRIES = (
     Entry("dai.fig6_1_swimmer", "sbeed",
           "Dai, Fig 6.1 (b) on Swimmer: the SBEED ablation over η in MuJoCo",
           _swimmer, panels=("swimmer_eta",), runs=("swimmer",),
-          knobs=dict(sw_steps=SWIMMER_STEPS, sw_seeds=3, sw_episode=1000),
-          quick=dict(sw_steps=100, sw_seeds=1, sw_episode=100), study=sbeed_swimmer.study),
+          knobs=dict(sw_steps=SWIMMER_STEPS, sw_seeds=3, sw_episode=1000, sw_updates=50),
+          quick=dict(sw_steps=100, sw_seeds=1, sw_episode=100, sw_updates=5),
+          study=sbeed_swimmer.study),
+    Entry("dai.fig6_1_swimmer_lam_k", "sbeed",
+          "Dai, Fig 6.1 (a) and (c) on Swimmer: the SBEED ablation over λ and k in MuJoCo",
+          _swimmer_lam_k, panels=("swimmer_lam", "swimmer_k", "swimmer_k_variance"),
+          runs=("swimmer_lk",),
+          knobs=dict(sw_steps=SWIMMER_STEPS, sw_seeds=3, sw_episode=1000, sw_updates=50),
+          quick=dict(sw_steps=100, sw_seeds=1, sw_episode=100, sw_updates=5),
+          study=sbeed_swimmer.study_lam_k),
     Entry("dai.fig5_2a", "esgd",
           "Dai, Fig 5.2 (a): Embedding-SGD on noisy measurements",
           _mse, panels=("seeds_plot", "seeds_fit_plot"), runs=("seeds",),

@@ -3,7 +3,7 @@
 Dai's thesis (seed 004), chapter 6 (eqs 6.4-6.10, Thm 27, Algorithm 5) and appendix D (Prop 55,
 the multi-step objective D.3). The live panels run tabular SBEED on a finite MDP for several
 values of eta at once; runs (jobs) sweep the branching noise, the rollout length k, and train on
-gymnasium's Pendulum-v1 (Fig 6.1's ablation) and, for its eta panel, on MuJoCo's Swimmer-v5.
+gymnasium's Pendulum-v1 (Fig 6.1's ablation) and on MuJoCo's Swimmer-v5 (its three panels).
 """
 
 from __future__ import annotations
@@ -231,9 +231,11 @@ class SBEEDExplorer(Explorer):
     sw_steps = param.Integer(20_000, bounds=(100, 200_000), step=1_000, label="Steps per run",
                              doc="Environment steps of each Swimmer run.")
     sw_seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
-                             doc="Seeds per value of η (at least 3 to name a best value).")
+                             doc="Seeds per value (at least 3 to name a best value).")
     sw_episode = param.Integer(1000, bounds=(100, 1000), step=100, label="Episode length",
                                doc="Steps of a Swimmer episode (gymnasium's time limit: 1000).")
+    sw_updates = param.Integer(50, bounds=(1, 200), label="Updates per episode",
+                               doc="Primal-dual updates after each Swimmer episode.")
 
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in (
@@ -322,11 +324,23 @@ The line is the mean over seeds of a trailing mean over 10 episodes, the band it
                    Plot("ablation_tabular", title="η on a Garnet, where the dual is exact")),
             text=ablation.TEXT,
             estimate="ablation_estimate", summary="ablation_summary"),
-        Run("swimmer", quick=(("sw_steps", 100), ("sw_seeds", 1), ("sw_episode", 100)),
+        Run("swimmer", quick=(("sw_steps", 100), ("sw_seeds", 1), ("sw_episode", 100),
+                              ("sw_updates", 5)),
             title="Fig 6.1 (b) on Swimmer (MuJoCo)", button="Run η on Swimmer",
-            settings=("sw_steps", "sw_seeds", "sw_episode"), compute="run_swimmer",
+            settings=("sw_steps", "sw_seeds", "sw_episode", "sw_updates"),
+            compute="run_swimmer",
             plots=(Plot("swimmer_eta", title="η on Swimmer (λ = 0.01, k = 10)"),),
             text=swimmer.TEXT, estimate="swimmer_estimate", summary="swimmer_summary"),
+        Run("swimmer_lk", quick=(("sw_steps", 100), ("sw_seeds", 1), ("sw_episode", 100),
+                                 ("sw_updates", 5)),
+            title="Fig 6.1 (a) and (c) on Swimmer (MuJoCo)", button="Run λ and k on Swimmer",
+            settings=("sw_steps", "sw_seeds", "sw_episode", "sw_updates"),
+            compute="run_swimmer_lk",
+            plots=(Plot("swimmer_lam", title="(a) λ on Swimmer (η = 0.1, k = 10)"),
+                   Plot("swimmer_k", title="(c) k on Swimmer (λ = 0.01, η = 0.1)"),
+                   Plot("swimmer_k_variance", title="(c) the variance of δₖ against k")),
+            text=swimmer.TEXT_LAM_K, estimate="swimmer_lk_estimate",
+            summary="swimmer_lk_summary"),
     )
 
     text = r"""
@@ -746,3 +760,22 @@ $\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and
 
     def swimmer_eta(self, result):
         return swimmer.eta_panel(result)
+
+    # --- Fig 6.1 (a) and (c) on Swimmer -----------------------------------------------------------
+    def run_swimmer_lk(self, settings: dict, progress=None):
+        return swimmer.run_lam_k(settings, progress)
+
+    def swimmer_lk_estimate(self, settings: dict) -> float:
+        return swimmer.estimate_lam_k(settings)
+
+    def swimmer_lk_summary(self, settings: dict, result) -> str:
+        return swimmer.summary_lam_k(result)
+
+    def swimmer_lam(self, result):
+        return swimmer.lam_panel(result)
+
+    def swimmer_k(self, result):
+        return swimmer.k_panel(result)
+
+    def swimmer_k_variance(self, result):
+        return swimmer.k_variance_panel(result)
