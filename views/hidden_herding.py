@@ -384,9 +384,9 @@ the corners): the decoupling Sec 1.3.3 warns of, moments matched and the hidden 
             seed=int(settings["class_seed"]), progress=progress)
 
     def classify_estimate(self, settings: dict) -> float:
-        # measured at H = 100, 1,000 iterations: about 60 s a split on an idle core
+        # measured at H = 100, 1,000 iterations: 112 s of CPU a split (447 s for four)
         H, steps = settings["class_hidden"], settings["class_steps"]
-        return 2.0 + settings["class_splits"] * (0.6 * H * steps / 1000 + 1.0)
+        return 2.0 + settings["class_splits"] * (1.1 * H * steps / 1000 + 2.0)
 
     def classify_summary(self, settings: dict, result: hc.ClassifyResult) -> str:
         parts = []

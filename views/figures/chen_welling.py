@@ -192,7 +192,8 @@ CLASSIFY_DIFFERENCES = """Where our Fig 1.14 differs from the paper's:
    not comparable in level, only in order.
 2. **Sizes.** Hidden units 25, 50, 100 for H, SH and CD and 100 for PCD (the paper: H and SH
    50-1000, CD 50-250, PCD 500), and 1000 iterations a model with energies averaged over the
-   last 500 (the paper: 2000 and 1000): what this 2-core machine runs in about 15 minutes.
+   last 500 (the paper: 2000 and 1000): 450 s of CPU on this 2-core machine (23 minutes
+   wall beside other work).
 3. **What the text leaves open.** The energy of CD and PCD models (we use the free energy; for
    herding the text's energy of Prop 1.9, the best hidden state); the scale of the paper's CD
    step size 1e-3 (we use 0.05 on mean gradients, untuned); features scaled on the validation
