@@ -31,7 +31,7 @@ implementation), run in batch mode by ``partial_fit`` on the class's whole train
 The data are scikit-learn's 8 x 8 digits (``hidden_herding.binary_digits``: 1,797 images, about
 180 a class), not the paper's USPS (1,100 16 x 16 images a class, not shipped with a package);
 each class is split at random into training, validation and test cases (the paper: 700 / 300 /
-100 of USPS; here by default 100 / 40 / the rest, 34-82 a class).
+100 of USPS; here by default 100 / 40 / the rest, 34-43 a class).
 """
 
 from __future__ import annotations

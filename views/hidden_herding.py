@@ -148,10 +148,10 @@ class HiddenHerdingExplorer(Explorer):
                          doc="Seed of the data drawn, the starting weights and the independent "
                              "draws of the verdict.")
 
-    class_hidden = param.Integer(100, bounds=(4, 400), step=4, label="Largest hidden count H",
+    class_hidden = param.Integer(100, bounds=(4, 200), step=4, label="Largest hidden count H",
                                  doc="Herding (H, SH) and CD get H/4, H/2 and H hidden units, "
                                      "PCD H (the paper: 50-1000 for 256 pixels).")
-    class_steps = param.Integer(1000, bounds=(20, 4000), step=20, label="Iterations a model",
+    class_steps = param.Integer(1000, bounds=(20, 2000), step=20, label="Iterations a model",
                                 doc="Herding or (P)CD iterations of each class's model; energies "
                                     "are averaged over the second half (the paper: 2000).")
     class_splits = param.Integer(4, bounds=(1, 8), label="Splits",
