@@ -14,7 +14,7 @@ import time
 #: Engine modules, in the order ``warmup`` compiles them. Each defines ``_warmup()``, which calls
 #: every numba kernel of the module once on tiny inputs with the production dtypes.
 ENGINES = ("herding", "neuron", "torus", "bifurcation", "doeblin", "pmd", "sbeed", "ising",
-           "generalized_herding", "hidden_herding", "herding_data", "conditional_herding",
+           "generalized_herding", "hidden_herding", "herding_classify", "herding_data", "conditional_herding",
            "conditional_herding_data", "online_bayes", "hbm",
            "dsg", "embedding_sgd")
 

@@ -3,7 +3,9 @@ the experiment of Sec 1.4.2 and the picture of Fig 1.13).
 
 An RBM herded to scikit-learn's 8 x 8 digits, binarised: its pseudo-samples beside the data (a
 timeline plays them in the browser), the moments of the visible and hidden units against the
-data's, the perceptron cycling condition at every step and the moment errors over the run.
+data's, the perceptron cycling condition at every step and the moment errors over the run. A run
+classifies the digits with herded hidden units (Fig 1.14: one RBM a class, standardised energies
+into a logistic regression) against MLR, 1-NN, CD and PCD.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import holoviews as hv
 import numpy as np
 import param
 
+from dynamics import herding_classify as hc
 from dynamics import hidden_herding as hh
 from dynamics.claims import Verdict
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
-                             Plot, Section, Timeline, axis, log_spaced, style)
+                             Plot, Run, Section, Timeline, axis, log_spaced, style)
 from views.framework.text import verdict_markdown
 
 #: Pseudo-samples (and data cases) shown: ``ROWS`` rows of ``COLUMNS`` digits.
@@ -41,6 +44,28 @@ HIDDEN_MAX = 100
 EXACT_MAX = 12
 TILE_DIMS = (axis("px", "pixel column"), axis("py", "pixel row"), hv.Dimension("ink"))
 NOW = dict(color="gray", bokeh=dict(line_width=1.5, **DOTTED), mpl=dict(linewidth=1, **MPL_DOTTED))
+
+#: The classification run's methods: legend and colour (Fig 1.14's order, left to right).
+METHOD_STYLE = {"MLR": ("MLR (pixels)", "#555555"), "1NN": ("1-NN (pixels)", "#999999"),
+                "H": ("H: herding, local", "#d62728"), "SH": ("SH: herding, safe", "#ff9896"),
+                "CD": ("CD-1", "#1f77b4"), "PCD": ("PCD (BernoulliRBM)", "#9467bd")}
+
+CLASSIFY_TEXT = r"""
+Fig 1.14 turns herding into a classifier (Sec 1.4.2). For each digit class an RBM is herded to
+that class's training cases alone (eqs 1.47-1.49, the hidden biases not updated). During the
+second half of the iterations every validation and test case gets the energy
+$\mathcal{E}(x) = -\max_z w^\top\phi(x, z) = -(b^\top x + \sum_k |c_k + W_k^\top x|)$ under each
+class's current weights, standardised by that class's training energies,
+$\mathcal{E}' = (\mathcal{E} - \mu_{\rm trn}) / \sigma_{\rm trn}$, and averaged over the
+iterations. A multinomial logistic regression fitted to the validation cases' ten energies
+classifies the test cases. **H** finds $s^*$ by coordinate ascent from the previous
+pseudo-sample, **SH** from the training case of lowest energy (Prop 1.9). **CD-1** (momentum 0.9)
+and **PCD** (scikit-learn's `BernoulliRBM`, an independent implementation) learn each class's
+RBM instead; their free energies go the same way. **MLR** and **1-NN** (Manhattan) work on the
+pixels. The paper ran USPS (700 / 300 / 100 digits a class, 256 pixels, 50-1000 hidden units);
+here scikit-learn's 8 × 8 digits, binarised as the paper binarised USPS, 100 / 40 / the rest
+(34-43) a class, and $H/4$, $H/2$, $H$ hidden units. The figure's bars are not in the paper's
+text, so only its statements stand beside ours."""
 
 
 @functools.cache
@@ -123,8 +148,21 @@ class HiddenHerdingExplorer(Explorer):
                          doc="Seed of the data drawn, the starting weights and the independent "
                              "draws of the verdict.")
 
-    fields = ("seed",)
-    widgets = {name: {"throttled": True} for name in ("hidden", "sweeps", "cases", "steps")}
+    class_hidden = param.Integer(100, bounds=(4, 200), step=4, label="Largest hidden count H",
+                                 doc="Herding (H, SH) and CD get H/4, H/2 and H hidden units, "
+                                     "PCD H (the paper: 50-1000 for 256 pixels).")
+    class_steps = param.Integer(1000, bounds=(20, 2000), step=20, label="Iterations a model",
+                                doc="Herding or (P)CD iterations of each class's model; energies "
+                                    "are averaged over the second half (the paper: 2000).")
+    class_splits = param.Integer(4, bounds=(1, 8), label="Splits",
+                                 doc="Random splits of each class into 100 training, 40 "
+                                     "validation and the rest test cases (the paper: 4).")
+    class_seed = param.Integer(0, bounds=(0, 99_999), label="Split seed",
+                               doc="Seed of the splits and of every model's start.")
+
+    fields = ("seed", "class_seed")
+    widgets = {name: {"throttled": True} for name in ("hidden", "sweeps", "cases", "steps",
+                                                      "class_hidden", "class_steps")}
     example_change = {"seed": 2}
     bench_move = ("seed", list(range(101, 109)))
     # a larger m, then the exact argmax (clamps m); one digit (clamps D = 200 to its images)
@@ -140,6 +178,15 @@ class HiddenHerdingExplorer(Explorer):
     sections = (
         Section(("samples_image", "data_image")),
         Section(("visible_plot", "hidden_plot", "pct_plot", "error_plot")),
+    )
+    runs = (
+        Run("classify", quick=(("class_hidden", 4), ("class_steps", 20), ("class_splits", 1)),
+            title="Classification with herded hidden units (Fig 1.14)", button="Classify",
+            settings=("class_hidden", "class_steps", "class_splits", "class_seed"),
+            compute="run_classify",
+            plots=(Plot("classify_plot", title="Test error per method (mean ± 1 s.e.)"),),
+            text=CLASSIFY_TEXT, estimate="classify_estimate", summary="classify_summary",
+            extra="classify_extra"),
     )
     timeline = Timeline(
         "sample_frames", unit="step",
@@ -322,3 +369,65 @@ the corners): the decoupling Sec 1.3.3 warns of, moments matched and the hidden 
                 f"{v['herding_means']:.4f} on average ({len(run.visible):,} independent draws "
                 f"from the data: {v['iid_means']:.4f}), pixel pairs by {v['herding_pairs']:.4f} "
                 f"({v['iid_pairs']:.4f}). " + verdict_markdown(page.verdict))
+
+    # --- the classification run (Fig 1.14) -------------------------------------------------
+    @staticmethod
+    def class_counts(H: int) -> tuple:
+        """The hidden-unit counts of the classification run: H/4, H/2 and H."""
+        return tuple(sorted({max(1, H // 4), max(1, H // 2), H}))
+
+    def run_classify(self, settings: dict, progress=None) -> hc.ClassifyResult:
+        # the Run caches results per settings (views.framework.jobs)
+        return hc.classification_experiment(
+            hidden=self.class_counts(int(settings["class_hidden"])),
+            splits=int(settings["class_splits"]), steps=int(settings["class_steps"]),
+            seed=int(settings["class_seed"]), progress=progress)
+
+    def classify_estimate(self, settings: dict) -> float:
+        # measured at H = 100, 1,000 iterations: 112 s of CPU a split (447 s for four)
+        H, steps = settings["class_hidden"], settings["class_steps"]
+        return 2.0 + settings["class_splits"] * (1.1 * H * steps / 1000 + 2.0)
+
+    def classify_summary(self, settings: dict, result: hc.ClassifyResult) -> str:
+        parts = []
+        for m in result.methods:
+            for h, e, se in zip(result.hidden[m] or ("",), result.mean(m), result.stderr(m)):
+                parts.append(f"{m}{h} **{100 * e:.1f} %** ± {100 * se:.1f}")
+        return (f"**{result.splits} split(s), {result.n_test} test digits, {result.steps} "
+                f"iterations a model.** Test error: " + "; ".join(parts) + ". "
+                + verdict_markdown(hc.classification_claim(result)))
+
+    def classify_extra(self, settings: dict, result: hc.ClassifyResult) -> str:
+        rows = ["| | the paper (USPS, Fig 1.14) | this run (sklearn digits) |",
+                "| --- | --- | --- |",
+                "| data | 16 × 16 pixels; 700 / 300 / 100 a class | 8 × 8 pixels; "
+                f"{result.train} / {result.validation} / 34-43 a class |",
+                "| hidden units | H, SH: 50-1000; CD: 50-250; PCD: 500 | H, SH, CD: "
+                + ", ".join(map(str, result.hidden.get("H", ()))) + "; PCD: "
+                + ", ".join(map(str, result.hidden.get("PCD", ()))) + " |",
+                f"| iterations | 2000 (energies over the last 1000) | {result.steps} (the last "
+                f"{result.steps // 2}) |",
+                f"| splits | 4 | {result.splits} |"]
+        seconds = ", ".join(f"{m} {s:.0f} s" for m, s in result.seconds.items())
+        return ("Fig 1.14's bars are not in the paper's text; its statements are: local "
+                "herding performs as well as CD, safe herding worse, no over-fitting as hidden "
+                "units grow, PCD poor (untuned). CPU time of this run: " + seconds
+                + ".\n\n" + "\n".join(rows))
+
+    def classify_plot(self, result: hc.ClassifyResult):
+        dims = [axis("method", "method (hidden units)"), axis("error", "test error (%)")]
+        parts, ticks, x = [], [], 0.0
+        for m in result.methods:
+            label, color = METHOD_STYLE[m]
+            counts = result.hidden[m] or ("",)
+            xs = x + np.arange(len(counts), dtype=float)
+            ticks += [(float(p), f"{m}{h}") for p, h in zip(xs, counts)]
+            means, se = 100 * result.mean(m), 100 * result.stderr(m)
+            parts.append(style(hv.ErrorBars((xs, means, se), dims[0], [dims[1], "se"]),
+                               color=color, mpl=dict(edgecolor=color)))
+            parts.append(style(hv.Scatter((xs, means), *dims, label=label), color=color,
+                               bokeh=dict(size=9), mpl=dict(s=35)))
+            x = xs[-1] + 1.5
+        return style(hv.Overlay(parts), xticks=ticks, xlim=(-0.8, x - 0.7), framewise=True,
+                     padding=(0, 0.1), legend_position="top_left", xrotation=45)
+

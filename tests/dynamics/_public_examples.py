@@ -96,6 +96,20 @@ def _hidden_herding():
                 hidden_counts=np.array([1, 2]))
 
 
+def _herding_classify():
+    from dynamics import herding_classify as hc
+
+    data = np.array([[1, -1, 1], [-1, 1, 1], [1, 1, -1], [-1, -1, 1]], dtype=float)
+    result = hc.ClassifyResult(
+        methods=("H", "SH", "CD"), hidden={"H": (2, 4), "SH": (2, 4), "CD": (2, 4)},
+        errors={m: np.full((2, 2), 0.1) for m in ("H", "SH", "CD")}, splits=2, steps=4,
+        train=10, validation=5, n_test=100)
+    return dict(train=data, evaluate=data, X=data, hidden=2, steps=4, collect=2,
+                W=np.zeros((3, 2)), b=np.zeros(3), c=np.zeros(2), validation=np.eye(3),
+                validation_labels=np.array([0, 1, 1]), test=np.eye(3), result=result,
+                splits=1, pcd_hidden=2)
+
+
 def _herding_data():
     from dynamics import herding_data as hd
 
@@ -565,6 +579,7 @@ MODULES = {
     "dynamics.conditional_herding": _conditional_herding,
     "dynamics.conditional_herding_data": _conditional_herding_data,
     "dynamics.herding_data": _herding_data,
+    "dynamics.herding_classify": _herding_classify,
     "dynamics.online_bayes": _online_bayes,
     "dynamics.doeblin": _doeblin,
     "dynamics.doeblin.dnf": _doeblin_dnf,
@@ -589,6 +604,7 @@ SMALL = {
     "dynamics.online_bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max", "sweeps",
                               "burn_in"},
     "dynamics.herding_data": {"samples", "steps", "runs"},
+    "dynamics.herding_classify": {"hidden", "steps", "splits", "pcd_hidden"},
     "dynamics.doeblin": {"n_train", "n_test", "transitions", "epochs", "seeds", "chains",
                          "u_epochs", "trials", "max_steps", "samples", "sample_sizes", "repeats"},
     "dynamics.doeblin.dnf": {"max_steps", "trials"},
@@ -629,6 +645,9 @@ FUNCTIONS = {
         "digits_pair", "kernel_classifier_reference", "classification_run",
         "classification_claim")},
     "dynamics.hbm.popcount": lambda: dict(n=3),
+    "dynamics.herding_classify.split_digits": lambda: dict(train=10, validation=5),
+    "dynamics.herding_classify.classification_experiment": lambda: dict(
+        hidden=(2,), splits=1, steps=2, train=10, validation=5),
     "dynamics.hidden_herding.mosaic": lambda: dict(states=np.ones((3, 4)), columns=2, side=2),
     "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
     "dynamics.doeblin.restart_law": lambda: dict(kind="uniform", n=3),
