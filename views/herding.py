@@ -50,8 +50,7 @@ T_COLOR = "#111111"
 #: The knobs of the page's runs: the live panels ignore them.
 RUN_KNOBS = ("box_steps", "data_sets", "samples", "splits", "data_seed")
 #: The data sets of the Tables 1.1-1.2 run (``hd.binary_dataset``), as the page names them.
-DATA_NAMES = {"digits": "digits 3 vs 5", "breast_cancer": "breast cancer",
-              "diabetes": "diabetes"}
+DATA_NAMES = {"digits": "digits", "breast_cancer": "breast cancer", "diabetes": "diabetes"}
 #: Table 1.1's estimates and Table 1.2's classifiers: colour, Bokeh marker, matplotlib marker.
 METHOD_MARKS = {"H.XXX": ("#d62728", "circle", "o"), "H.XX": ("#ff7f0e", "square", "s"),
                 "PL": ("#1f77b4", "triangle", "^"), "MARG": ("#7f7f7f", "diamond", "D")}
@@ -188,7 +187,8 @@ class HerdingExplorer(Explorer):
                                    objects={DATA_NAMES[k]: k for k in hd.DATASETS},
                                    label="Data sets",
                                    doc="10-bit data sets built from data scikit-learn ships "
-                                       "(dynamics.herding_data.binary_dataset).")
+                                       "(dynamics.herding_data.binary_dataset): 8 x 8 "
+                                       "digits 3 and 5, breast cancer, diabetes.")
     samples = param.Integer(100_000, bounds=(1_000, 200_000), step=1_000,
                             label="Pseudo-samples S",
                             doc="Samples of each estimate of Table 1.1 (PL: 2S Gibbs sweeps, "
@@ -266,8 +266,8 @@ page's random models and a regular hexagon of features with $\bar\phi$ near its 
         Run("tables", quick=(("data_sets", ["diabetes"]), ("samples", 1_000), ("splits", 2)),
             title="Herding on data (Tables 1.1-1.2)", button="Run both tables",
             settings=("data_sets", "samples", "splits", "data_seed"), compute="run_tables",
-            plots=(Plot("kl_plot", title="Table 1.1: KL of the number of ones P(k)"),
-                   Plot("error_plot", title="Table 1.2: test error, mean ± sd over splits")),
+            plots=(Plot("kl_plot", title="Table 1.1: KL of P(k), the count of ones"),
+                   Plot("error_plot", title="Table 1.2: test error (± sd)")),
             text=TABLES_TEXT, estimate="tables_estimate", summary="tables_summary",
             extra="tables_extra"),
     )
