@@ -122,7 +122,7 @@ def run_herding(n_states: int, n_features: int, seed: int, steps: int, w0: tuple
 TABLES_TEXT = r"""
 Herding as a learning system on data (Sec 1.4.1). Herding is given only low-order statistics
 of $n = 10$ binary attributes, the means and the joint probabilities of all pairs (**H.XX**)
-or of all triplets (**H.XXX**), as the features $s_i$, $s_i s_j$, $s_i s_j s_k$ of
+or of all triplets (**H\.XXX**), as the features $s_i$, $s_i s_j$, $s_i s_j s_k$ of
 $s = 2x - 1$, and runs eqs 1.7-1.8 for $S$ steps from $w = 0$, the argmax exact over the
 $2^{10}$ states. **Table 1.1** asks for something global that none of those statistics holds:
 the distribution $P(k)$ of the number of ones $k = \sum_i x_i$. Each estimate draws $S$
@@ -142,7 +142,7 @@ standard deviation over the splits.
 digits, Newsgroups) ship with no package: ours are three 10-bit sets built from data
 scikit-learn ships, nothing downloaded. *Digits 3 vs 5*: the 365 8 x 8 digits 3 and 5, a pixel
 is 1 above grey level 7 of 16, the ten pixels whose ones-fraction is nearest 1/2 (the paper:
-all 64 pixels, so its Digits has no H.XXX), label "is a 5". *Breast cancer*: 569 cases, the ten
+all 64 pixels, so its Digits has no H\.XXX), label "is a 5". *Breast cancer*: 569 cases, the ten
 "mean" measurements, each 1 above its mean (the paper's recipe for Abalone), label malignant.
 *Diabetes*: 442 cases, the ten baseline variables at their means, label progression above its
 mean. At $S = 100{,}000$ (the paper's) the run takes about 12 s of CPU; the table under the
@@ -539,11 +539,12 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
                    if not np.isfinite(v)]
         note = (" Left out of the left panel (infinite KL, a count k never drawn): "
                 + ", ".join(missing) + "." if missing else "")
-        return (f"**S = {result.samples:,} pseudo-samples, {result.errors[0].runs} splits, "
+        text = (f"**S = {result.samples:,} pseudo-samples, {result.errors[0].runs} splits, "
                 f"{len(result.names)} data set{'s' if len(result.names) > 1 else ''}.** "
                 "Table 1.1: " + verdict_markdown(hd.kl_table_claim(list(result.kl)))
                 + " Table 1.2: " + verdict_markdown(hd.online_classifier_claim(
                     list(result.errors))) + note)
+        return text.replace("H.XXX", r"H\.XXX")  # not a web address (.xxx is a domain)
 
     def tables_extra(self, settings: dict, result: hd.DataTables) -> str:
         def kl_row(name, values):
@@ -552,12 +553,14 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
         def error_row(name, cells):
             return f"| {name} | " + " | ".join(cells) + " |"
 
-        rows = ["| data set | " + " | ".join(hd.METHODS) + " |", "|" + " --- |" * 5]
+        # plain: "H.XXX" would be linked as a web address (.xxx is a top-level domain)
+        rows = ["| data set | " + " | ".join(map(plain, hd.METHODS)) + " |", "|" + " --- |" * 5]
         rows += [kl_row(f"{name} (paper)", values)
                  for name, values in hd.PAPER_TABLE_1_1.items()]
         rows += [kl_row(f"**{plain(DATA_NAMES[t.name])} (ours)**", t.kl_count)
                  for t in result.kl]
-        errors = ["| data set | " + " | ".join(hd.CLASSIFIERS) + " |", "|" + " --- |" * 6]
+        errors = ["| data set | " + " | ".join(map(plain, hd.CLASSIFIERS)) + " |",
+                  "|" + " --- |" * 6]
         errors += [error_row(f"{name} (paper)",
                              [f"{values[m][0]:.2f} ± {values[m][1]:.2g}" for m in hd.CLASSIFIERS])
                    for name, values in hd.PAPER_TABLE_1_2.items()]
@@ -592,9 +595,21 @@ For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the othe
             layers.append(style(hv.Scatter((x[keep], y[keep]), *dims, label=method),
                                 color=color, bokeh=dict(size=9, marker=marker),
                                 mpl=dict(s=36, marker=mpl_marker)))
+        ticks = {}
+        if spread is not None:
+            # within two decades Bokeh's log axis labels one or two ticks: 1-2-5 steps instead
+            shown = [v for layer in layers if isinstance(layer, hv.ErrorBars)
+                     for v in (layer.dimension_values(1) - layer.dimension_values(2),
+                               layer.dimension_values(1) + layer.dimension_values(3))]
+            if shown and np.concatenate(shown).size:
+                lo, hi = np.concatenate(shown).min(), np.concatenate(shown).max()
+                steps = [float(m * 10.0 ** e) for e in range(-4, 1) for m in (1, 2, 5)
+                         if lo <= m * 10.0 ** e <= hi]
+                if len(steps) >= 3:  # a narrower range keeps the axis's own ticks
+                    ticks["yticks"] = [(v, f"{v:g}") for v in steps]
         return style(hv.Overlay(layers), logy=True, framewise=True,
                      xticks=[(float(i), DATA_NAMES[n]) for i, n in enumerate(names)],
-                     xlim=(-0.5, len(names) - 0.5))
+                     xlim=(-0.5, len(names) - 0.5), **ticks)
 
     def kl_plot(self, result: hd.DataTables):
         dims = [axis("set", "data set (10 bits)"),
