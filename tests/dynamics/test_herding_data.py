@@ -10,6 +10,7 @@ from scipy.optimize import check_grad
 
 from dynamics import generalized_herding as gh
 from dynamics import herding_data as hd
+from dynamics._common import kl_divergence
 
 
 def _random_machine(n, seed, scale=0.6):
@@ -116,3 +117,43 @@ def test_tables_and_their_claims_on_a_small_run():
     errors = hd.classification_table(d.data, d.labels, runs=2, steps=500, seed=0)
     assert all(0 <= e.min() and e.max() <= 1 for e in errors.errors.values())
     assert hd.online_classifier_claim(errors).agrees in (True, False)
+
+
+def test_both_tables_per_data_set_do_not_depend_on_the_other_sets():
+    """``data_tables`` is ``kl_table`` and ``classification_table`` per data set with one seed:
+    a set's rows are the same asked alone or after another, and the tables done so far are
+    streamed after each set."""
+    partials = []
+    both = hd.data_tables(["digits", "diabetes"], samples=300, runs=2, seed=3,
+                          progress=lambda f, m, partial=None: partials.append(partial))
+    alone = hd.data_tables("diabetes", samples=300, runs=2, seed=3)
+    assert both.names == ("digits", "diabetes") and alone.names == ("diabetes",)
+    assert both.kl[1].kl_count == alone.kl[0].kl_count
+    for m in hd.CLASSIFIERS:
+        np.testing.assert_array_equal(both.errors[1].errors[m], alone.errors[0].errors[m])
+    d = hd.binary_dataset("diabetes")
+    assert hd.kl_table(d.data, samples=300, seed=3).kl_count == alone.kl[0].kl_count
+    assert [p.names for p in partials if p is not None] == [("digits",), ("digits", "diabetes")]
+    for bad in ([], ["diabetes", "diabetes"], ["iris"]):
+        with pytest.raises(ValueError, match="names"):
+            hd.data_tables(bad, samples=300, runs=2)
+
+
+def test_pairs_against_pl_is_the_tables_h_xx_and_pl_with_the_exact_machine_beside():
+    d = hd.binary_dataset("diabetes", bits=5)
+    table = hd.kl_table(d.data, samples=2000, seed=0)
+    spread = hd.pairs_against_pl(d.data, samples=2000, seeds=3)
+    assert spread.herding == table.kl_count["H.XX"]
+    assert spread.pl_sampled[0] == table.kl_count["PL"] and spread.pl_sampled.shape == (3,)
+    # herding is deterministic: 2S steps are the first S and S more
+    twice = hd.herd_distribution(d.data, 2, 4000)
+    assert spread.herding_double == pytest.approx(kl_divergence(
+        table.data_p_k, hd.count_distribution(twice)))
+    # the exact machine's P(k), by a plain loop over the 32 states
+    machine = hd.fit_pseudo_likelihood(d.data)
+    weights = np.zeros(6)
+    for code in range(32):
+        s = 2.0 * ((code >> np.arange(5)) & 1) - 1.0
+        weights[int((s > 0).sum())] += np.exp(machine.b @ s + 0.5 * s @ machine.W @ s)
+    exact = weights / weights.sum()
+    assert spread.pl_exact == pytest.approx(kl_divergence(table.data_p_k, exact), rel=1e-9)
