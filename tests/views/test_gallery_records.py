@@ -123,6 +123,20 @@ def test_a_planted_pickle_is_rebuilt_never_run(tmp_path, capsys):
     assert not marker.exists()
 
 
+def test_an_entry_folder_that_is_a_link_is_refused_and_nothing_written_through_it(tmp_path):
+    from views.figures.files import write_entry
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "keep.csv").write_text("not the gallery's")
+    out = tmp_path / "figures"
+    out.mkdir()
+    (out / ENTRY).symlink_to(elsewhere)
+    with pytest.raises(ValueError, match="is there and is not a folder"):
+        write_entry(out, RESULT)
+    assert [p.name for p in elsewhere.iterdir()] == ["keep.csv"]
+
+
 def test_an_out_that_is_not_a_folder_is_refused_by_name(tmp_path, capsys):
     (tmp_path / "file").write_text("mine")
     for out in (tmp_path / "file", "/dev/null"):
@@ -132,3 +146,14 @@ def test_an_out_that_is_not_a_folder_is_refused_by_name(tmp_path, capsys):
         err = capsys.readouterr().err
         assert f"--out '{out}'" in err and "not a folder" in err and "Traceback" not in err
     assert (tmp_path / "file").read_text() == "mine"
+
+
+def test_ldx_figures_messages_escape_control_characters(tmp_path, capsys):
+    (tmp_path / "file\x1b[2J").write_text("mine")
+    for argv in (["--only", "bogus\x1b[2J\x07"], ["--out", str(tmp_path / "file\x1b[2J")],
+                 ["--serial", "stray\x1b]0;owned\x07"]):
+        with pytest.raises(SystemExit) as exit_:
+            figures.main(["--serial", *argv])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert "\x1b" not in err and "\x07" not in err and r"\x1b" in err, err

@@ -63,11 +63,15 @@ def remove_partials(out: pathlib.Path) -> list[pathlib.Path]:
 def write_entry(out: pathlib.Path, result: dict) -> None:
     """One entry's figure (PNG, PDF) and numbers (CSV, netCDF, the verdict's JSON and
     DIFFERENCES.md in ``<id>/``); files of an earlier build that this one no longer has are
-    removed after the new ones are in place."""
+    removed after the new ones are in place. ``ValueError`` if ``<id>`` is there and is not a
+    folder (a symbolic link included)."""
     entry_id = result["id"]
+    folder = out / entry_id
+    if folder.is_symlink() or folder.exists() and not folder.is_dir():
+        # through a link, its files (and the removal of stale ones) would land elsewhere
+        raise ValueError(f"--out {str(out)!r}: {str(folder)!r} is there and is not a folder")
     put(out / f"{entry_id}.png", result["png"])
     put(out / f"{entry_id}.pdf", result["pdf"])
-    folder = out / entry_id
     for name, data in result["tables"].items():
         put(folder / name, data)
     for old in [*folder.glob("[!.]*.csv"), *folder.glob("[!.]*.nc"), *folder.glob("[!.]*.md"),
