@@ -30,7 +30,8 @@ __all__ = ["state_text", "parse_state", "read_state", "settings_words", "file_st
 KEY = "ldx-state"
 #: Files whose state ``read_state`` reads.
 READABLE = (".png", ".svg", ".pdf", ".html", ".gif", ".mp4")
-#: The largest file ``read_state`` reads (bytes): 50 MB, far more than any export of a page.
+#: The largest file ``read_state`` reads (bytes): 50 MB (of 2**20 bytes), far more than any
+#: export of a page.
 MAX_FILE_BYTES = 50 * 2**20
 #: The most pixels of a PNG or GIF whose state ``read_state`` reads (its width times height:
 #: 8,000 x 8,000), far more than any export of a page.
