@@ -14,17 +14,26 @@ The state is read with ``views.framework.stamp.read_state``; the page is built w
 ``Explorer.from_query``, exactly as the served app builds it from a link, and what the state
 held that the page did not use is printed. Without ``-o`` the figure is written beside the
 source under the name the page gives it.
+
+A stranger's file is read within caps: ``--from`` reads a regular file of at most
+``stamp.MAX_FILE_BYTES`` (50 MB), in time linear in its size, and refuses a PNG or GIF of more
+than ``stamp.MAX_PIXELS`` pixels. ``-o`` writes a regular file only: a new name or an existing
+regular file, which is replaced whole (``views.framework.files.atomic_path``); a directory, a
+device node (``/dev/null``), a FIFO, a socket or a symbolic link is refused by name, never
+replaced. Every message quoting a file, a link or a path escapes control characters
+(``views.framework.text.printable``).
 """
 
 from __future__ import annotations
 
-import argparse
 import pathlib
 import sys
 import urllib.parse
 
 from views import EXPLORERS
 from views.framework import stamp
+from views.framework.files import check_target
+from views.framework.text import CommandParser, printable
 from views.framework.animation import (ANIMATION_FORMATS, DEFAULT_FPS, DEFAULT_FRAMES,
                                        run_file_stem)
 
@@ -41,15 +50,19 @@ def explorer_from_query(query: dict):
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="ldx-export", description=__doc__.split("\n\n")[0])
+    parser = CommandParser(prog="ldx-export", description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--from", dest="source", metavar="FIGURE",
                         help="an exported figure (.png, .svg, .pdf, .html) or animation (.gif, "
-                             ".mp4) to rebuild")
+                             f".mp4) to rebuild: a regular file of at most "
+                             f"{stamp.MAX_FILE_BYTES // 2**20} MB, an image of at most "
+                             f"{stamp.MAX_PIXELS:,} pixels")
     source.add_argument("--query", help="a link's query, e.g. 'page=herding&seed=7'")
     parser.add_argument("-o", "--output",
                         help="the file to write (.png .svg .pdf .html, or .gif .mp4: the "
-                             "timeline animated)")
+                             "timeline animated): a new name or a regular file, which is "
+                             "replaced; a directory, device, FIFO, socket or symbolic link is "
+                             "refused")
     parser.add_argument("--frames", type=int, default=None,
                         help=f"frames of an animation (default {DEFAULT_FRAMES}, or all of a "
                              "shorter timeline)")
@@ -57,10 +70,12 @@ def main(argv=None) -> int:
                         help=f"frames per second of an animation (default {DEFAULT_FPS})")
     args = parser.parse_args(argv)
     try:
+        if args.output:  # refused before any work, and again when the file is renamed there
+            check_target(args.output, "-o")
         if args.source is not None:
             query, version = stamp.read_state(args.source)
             if version != stamp.VERSION:
-                print(f"note: the figure was written by version {version}, this is "
+                print(f"note: the figure was written by version {printable(version)}, this is "
                       f"{stamp.VERSION}", file=sys.stderr)
         else:
             query = urllib.parse.parse_qs(args.query, keep_blank_values=True)
@@ -71,12 +86,12 @@ def main(argv=None) -> int:
             if run not in explorer.jobs:
                 raise ValueError(f"run must be one of the {explorer.title} page's runs "
                                  f"({', '.join(explorer.jobs) or 'it has none'}), got {run!r}")
-            print(f"computing the run {run!r} …", file=sys.stderr)
+            print(f"computing the run {printable(repr(run))} …", file=sys.stderr)
             explorer.jobs[run].compute()
     except ValueError as exc:
         parser.error(str(exc))
     for message in messages:
-        print(f"note: {message}", file=sys.stderr)
+        print(f"note: {printable(message)}", file=sys.stderr)
     if args.output:
         output = pathlib.Path(args.output)
     else:
@@ -94,7 +109,9 @@ def main(argv=None) -> int:
             explorer.export(output)
     except (ValueError, TypeError) as exc:
         parser.error(str(exc))
-    print(output)
+    except OSError as exc:  # a folder that cannot be made or written, a full disk
+        parser.error(f"{str(output)!r} could not be written: {exc.strerror or exc}")
+    print(printable(output))
     return 0
 
 

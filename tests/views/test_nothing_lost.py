@@ -4,8 +4,9 @@ had finished and rebuilds the others."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
-import pickle
 import signal
 import subprocess
 import sys
@@ -74,9 +75,9 @@ def _complete(snapshot, name, final) -> str | None:
     if snapshot.suffix == ".pdf":
         whole = snapshot.read_bytes().rstrip().endswith(b"%%EOF")
         return None if whole and len(PdfReader(snapshot).pages) > 0 else "half a PDF"
-    if snapshot.suffix == ".pickle":
-        record = pickle.loads(snapshot.read_bytes())
-        same = record["png"] == (final / f"{record['id']}.png").read_bytes()
+    if name.parent.name == ".cache":  # a record: JSON, its figure in base64
+        record = json.loads(snapshot.read_bytes())
+        same = base64.b64decode(record["png"]) == (final / f"{record['id']}.png").read_bytes()
         return None if same else "a record of another figure"
     if snapshot.suffix == ".png":
         with Image.open(snapshot) as image:
@@ -118,7 +119,7 @@ def test_a_gallery_run_killed_after_its_first_entry_reuses_it_and_rebuilds_the_s
 
     try:
         deadline = time.monotonic() + 120
-        while not list((out / ".cache").glob(f"{FIRST}-*.pickle")):
+        while not list((out / ".cache").glob(f"{FIRST}-*.json")):
             assert run.poll() is None and time.monotonic() < deadline, \
                 (tmp_path / "first.log").read_text()[-2000:]
             look()
@@ -128,7 +129,7 @@ def test_a_gallery_run_killed_after_its_first_entry_reuses_it_and_rebuilds_the_s
         run.wait()
         log.close()
     look()
-    assert not list((out / ".cache").glob(f"{SECOND}-*.pickle")), "the second entry finished"
+    assert not list((out / ".cache").glob(f"{SECOND}-*.json")), "the second entry finished"
     assert not (out / "REPORT.md").exists()
     kept = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()
             and (p.name.startswith(FIRST) or FIRST in p.parts)}
@@ -139,7 +140,7 @@ def test_a_gallery_run_killed_after_its_first_entry_reuses_it_and_rebuilds_the_s
     assert f"reused from {out / '.cache'}: {FIRST}\n" in capsys.readouterr().err
     # the finished entry was not rebuilt: none of its files, record included, was rewritten
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
-    assert len(list((out / ".cache").glob(f"{SECOND}-*.pickle"))) == 1
+    assert len(list((out / ".cache").glob(f"{SECOND}-*.json"))) == 1
     assert f"({SECOND}.png)" in (out / "REPORT.md").read_text()
     with Image.open(out / f"{SECOND}.png") as image:
         image.load()

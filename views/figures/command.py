@@ -3,18 +3,17 @@ dask.distributed cluster, a running one, or in this process, and write the galle
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import os
 import pathlib
-import pickle
 import sys
 import time
 
 from views.figures.builder import PROGRESS_TOPIC, build, cache_key, code_version
-from views.figures.files import remove_partials, store, write_entry
+from views.figures.files import load, remove_partials, store, write_entry
 from views.figures.gallery import ENTRIES
 from views.figures.report import write_report
+from views.framework.text import CommandParser, printable
 
 #: Where the gallery goes unless ``--out`` says otherwise.
 DEFAULT_OUT = pathlib.Path("figures")
@@ -53,26 +52,32 @@ def _close(cluster) -> None:
 def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
         executor=None, progress: bool = True) -> list[dict]:
     """Build the entries ``ids`` (cached ones are reused) on ``executor`` and write the
-    gallery into ``out``; returns the results in the order of ``ids``."""
+    gallery into ``out``; returns the results in the order of ``ids``. ``ValueError`` naming
+    ``--out`` when ``out`` or its ``.cache`` is there but is not a folder."""
     from tqdm import tqdm
 
     from dynamics.sweep import sweep
 
-    out.mkdir(parents=True, exist_ok=True)
+    out = pathlib.Path(out)
     cache = out / ".cache"
+    for folder in (out, cache):
+        if folder.exists() and not folder.is_dir():
+            raise ValueError(f"--out {str(out)!r}: {str(folder)!r} is there and is not a "
+                             "folder; the gallery is written into a folder")
+    out.mkdir(parents=True, exist_ok=True)
     cache.mkdir(exist_ok=True)
     remove_partials(out)  # what a killed run was writing; its finished entries have records
     version = code_version()
     keys = {i: cache_key(ENTRIES[i], quick, seed, version) for i in ids}
     results = {}
     for i in ids:
-        path = cache / f"{i}-{keys[i]}.pickle"
-        if path.exists():
-            results[i] = pickle.loads(path.read_bytes())
+        record = load(cache, i, keys[i])  # only ever parsed as JSON: never run
+        if record is not None:
+            results[i] = record
     todo = [i for i in ids if i not in results]
     if progress and len(todo) < len(ids):
-        print(f"figures: reused from {cache}: {', '.join(i for i in ids if i in results)}",
-              file=sys.stderr)
+        print(f"figures: reused from {printable(cache)}: "
+              f"{', '.join(i for i in ids if i in results)}", file=sys.stderr)
     bar = tqdm(total=len(ids), initial=len(ids) - len(todo), desc="figures", unit="figure",
                disable=not progress, file=sys.stderr)
     done_before = [0]
@@ -125,7 +130,7 @@ def run(ids: list[str], *, out: pathlib.Path, quick: bool, seed: int | None,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="ldx-figures", description="Regenerate the paper figures the project reproduces, "
         "with the paper's numbers beside ours (REPORT.md, index.html).")
     parser.add_argument("--only", action="append", metavar="ID",
@@ -134,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help="small sizes (tests and CI) instead of the paper's")
     parser.add_argument("--out", type=pathlib.Path, default=DEFAULT_OUT,
-                        help="output folder (default: ./figures)")
+                        help="output folder (default: ./figures): a folder or a new name; "
+                        "files in it are written only where nothing or a regular file is")
     parser.add_argument("--seed", type=int, default=None,
                         help="seed for every entry that has one (default: the pages' seeds)")
     where = parser.add_mutually_exclusive_group()
@@ -158,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.serial:
             client, cluster = _cluster(args.scheduler)
         results = run(ids, out=args.out, quick=args.quick, seed=args.seed, executor=client)
+    except ValueError as exc:  # an --out that is not a folder, a file there that is not regular
+        parser.error(str(exc))
+    except OSError as exc:  # a folder that cannot be made or written
+        parser.error(f"--out {str(args.out)!r} could not be written: {exc.strerror or exc}")
     finally:
         if client is not None:
             client.close()
@@ -165,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             _close(cluster)
     differs = [r["id"] for r in results if r["verdict"].startswith("differs")]
     unjudged = [r["id"] for r in results if r["verdict"].startswith("not judged")]
-    print(f"{len(results)} entries in {args.out} ({time.perf_counter() - started:.0f} s); "
+    print(f"{len(results)} entries in {printable(args.out)} ({time.perf_counter() - started:.0f} s); "
           f"reproduced {len(results) - len(differs) - len(unjudged)}, differs {len(differs)}"
           + (f": {', '.join(differs)}" if differs else "")
           + (f"; not judged {len(unjudged)}: {', '.join(unjudged)}" if unjudged else ""))

@@ -13,18 +13,31 @@ brackets, quotes or backslashes that a format would have to escape) and the vers
 from __future__ import annotations
 
 import html
+import io
+import os
 import pathlib
 import re
+import stat
+import struct
 import urllib.parse
 from importlib import metadata
 
 __all__ = ["state_text", "parse_state", "read_state", "settings_words", "file_stem", "script",
-           "VERSION", "KEY", "READABLE"]
+           "VERSION", "KEY", "READABLE",
+           "MAX_FILE_BYTES", "MAX_PIXELS", "MAX_STATE_CHARS"]
 
 #: The PNG text chunk's key and the HTML meta's name.
 KEY = "ldx-state"
 #: Files whose state ``read_state`` reads.
 READABLE = (".png", ".svg", ".pdf", ".html", ".gif", ".mp4")
+#: The largest file ``read_state`` reads (bytes): 50 MB (of 2**20 bytes), far more than any
+#: export of a page.
+MAX_FILE_BYTES = 50 * 2**20
+#: The most pixels of a PNG or GIF whose state ``read_state`` reads (its width times height:
+#: 8,000 x 8,000), far more than any export of a page.
+MAX_PIXELS = 64_000_000
+#: The longest state ``read_state`` takes from a file (characters).
+MAX_STATE_CHARS = 100_000
 
 
 def _version() -> str:
@@ -58,49 +71,143 @@ def parse_state(text: str) -> tuple[dict, str]:
 
 def read_state(path) -> tuple[dict, str]:
     """The state an exported figure or animation carries (``parse_state``); ``ValueError``
-    naming ``path`` if the file has none (or is not a PNG, SVG, PDF, HTML, GIF or MP4 file)."""
+    naming ``path`` if the file has none, is not a PNG, SVG, PDF, HTML, GIF or MP4 file, is not
+    a regular file, is larger than ``MAX_FILE_BYTES`` or is an image of more than
+    ``MAX_PIXELS`` pixels.
+
+    A file is read once, at most ``MAX_FILE_BYTES`` of it, and parsed in one pass (a search for
+    where the state starts, then for where it ends; a walk over an MP4's boxes; Pillow's PNG
+    and GIF readers, which stop before the pixels), so reading takes time linear in the file's
+    size whatever the file holds."""
     path = pathlib.Path(path)
     suffix = path.suffix.lower()
-    raw = None
-    if suffix in READABLE and not path.is_file():
-        raise ValueError(f"path {str(path)!r} is not a file")
-    if suffix in (".png", ".gif"):
-        from PIL import Image, UnidentifiedImageError
-
-        try:
-            with Image.open(path) as image:
-                raw = image.info.get(KEY if suffix == ".png" else "comment")
-        except UnidentifiedImageError:
-            raise ValueError(f"path {str(path)!r} is not a {suffix[1:].upper()} image") from None
-        if isinstance(raw, bytes):
-            raw = raw.decode("utf-8", errors="replace")
-    elif suffix in (".svg", ".pdf", ".html"):
-        data = path.read_bytes().decode("latin-1")
-        pattern = {".svg": r"<dc:description>([^<]*)</dc:description>",
-                   ".pdf": r"/Keywords \(([^)]*)\)",
-                   ".html": rf'<meta name="{KEY}" content="([^"]*)"'}[suffix]
-        found = re.search(pattern, data)
-        raw = html.unescape(found.group(1)) if found else None
-    elif suffix == ".mp4":
-        raw = _mp4_comment(path)
-    else:
+    if suffix not in READABLE:
         raise ValueError(f"path must be a .png, .svg, .pdf or .html figure or a .gif or .mp4 "
                          f"animation, got {str(path)!r}")
+    data = _read_capped(path)
+    if suffix in (".png", ".gif"):
+        raw = _image_text(path, data, suffix)
+    elif suffix == ".mp4":
+        raw = _mp4_comment(data)
+    else:
+        raw = _between(data, *_MARKERS[suffix])
+        raw = None if raw is None else html.unescape(raw.decode("utf-8", errors="replace"))
     if raw is None:
         raise ValueError(f"path {str(path)!r} carries no Learning Dynamics Explorer state")
+    if len(raw) > MAX_STATE_CHARS:
+        raise ValueError(f"path {str(path)!r} carries a state of {len(raw):,} characters, over "
+                         f"the cap of {MAX_STATE_CHARS:,}")
     return parse_state(raw)
 
 
-def _mp4_comment(path: pathlib.Path) -> str | None:
-    """The ``comment`` metadata of a video, as ffmpeg (the imageio-ffmpeg wheel's) lists it."""
-    import subprocess
+#: Where the state starts and ends in a text format: the text that opens it, the character
+#: that ends it (which the state never holds: it is percent-encoded) and what must follow.
+_MARKERS = {".svg": (b"<dc:description>", b"<", b"</dc:description>"),
+            ".pdf": (b"/Keywords (", b")", b")"),
+            ".html": (f'<meta name="{KEY}" content="'.encode(), b'"', b'"')}
 
-    import imageio_ffmpeg
 
-    listed = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-i", str(path)],
-                            capture_output=True, text=True, errors="replace", timeout=30)
-    found = re.search(r"^\s*comment\s*:\s?(.*)$", listed.stderr, flags=re.MULTILINE)
-    return found.group(1).strip() if found else None
+def _between(data: bytes, opener: bytes, stop: bytes, closer: bytes) -> bytes | None:
+    """What follows the first ``opener`` up to the next ``stop``, if ``closer`` is there; two
+    searches, so linear in ``len(data)`` (a regular expression retried at every ``opener`` of
+    a crafted file was quadratic)."""
+    start = data.find(opener)
+    if start < 0:
+        return None
+    start += len(opener)
+    end = data.find(stop, start)
+    return data[start:end] if end >= 0 and data.startswith(closer, end) else None
+
+
+def _read_capped(path: pathlib.Path) -> bytes:
+    """The bytes of the regular file ``path``, at most ``MAX_FILE_BYTES`` (``ValueError``
+    beyond). Opened without blocking and checked on the open file, so a FIFO or device put
+    there after a check is never read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ValueError(f"path {str(path)!r} is not a file") from None
+    except OSError as exc:
+        raise ValueError(f"path {str(path)!r} cannot be read: {exc.strerror}") from None
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise ValueError(f"path {str(path)!r} is not a file")
+        with open(fd, "rb", closefd=False) as file:  # the size said, then what it grew by
+            data = file.read(min(status.st_size, MAX_FILE_BYTES) + 1)
+            if len(data) > status.st_size:
+                data += file.read(max(0, MAX_FILE_BYTES + 1 - len(data)))
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"path {str(path)!r} is larger than the cap of "
+                         f"{MAX_FILE_BYTES // 2**20} MB for a figure or animation")
+    return data
+
+
+def _image_text(path: pathlib.Path, data: bytes, suffix: str) -> str | None:
+    """A PNG's ``ldx-state`` text or a GIF's comment, read by Pillow from the header and the
+    chunks before the pixels (which are never decoded); an image of more than ``MAX_PIXELS``
+    pixels is refused, as is whatever Pillow refuses (a decompression bomb, text over its
+    caps, a broken file)."""
+    import warnings
+
+    from PIL import Image
+
+    kind = suffix[1:].upper()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data), formats=[kind]) as image:
+                width, height = image.size
+                raw = image.info.get(KEY if suffix == ".png" else "comment")
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ValueError(f"path {str(path)!r} is an image of more than {MAX_PIXELS:,} pixels "
+                         "(the cap), refused") from None
+    except (OSError, ValueError, SyntaxError, EOFError, IndexError, TypeError,
+            struct.error) as exc:  # Image.UnidentifiedImageError is an OSError
+        raise ValueError(f"path {str(path)!r} is not a {kind} image that can be read "
+                         f"({type(exc).__name__})") from None
+    if width * height > MAX_PIXELS:
+        raise ValueError(f"path {str(path)!r} is an image of {width:,} x {height:,} pixels, "
+                         f"over the cap of {MAX_PIXELS:,} pixels")
+    return raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+
+
+#: The boxes from an MP4's top level down to its comment (``moov/udta/meta/ilst/©cmt``,
+#: as ffmpeg's ``-metadata comment=`` writes it), then the comment's ``data`` box.
+_MP4_PATH = (b"moov", b"udta", b"meta", b"ilst", b"\xa9cmt", b"data")
+
+
+def _mp4_boxes(data: bytes, start: int, end: int):
+    """``(type, body start, body end)`` of the ISO BMFF boxes in ``data[start:end]``, one
+    header read per box; stops at a malformed size."""
+    while start + 8 <= end:
+        size, kind = struct.unpack_from(">I4s", data, start)
+        header = 8
+        if size == 1 and start + 16 <= end:
+            size, header = struct.unpack_from(">Q", data, start + 8)[0], 16
+        elif size == 0:
+            size = end - start
+        if size < header or start + size > end:
+            return
+        yield kind, start + header, start + size
+        start += size
+
+
+def _mp4_comment(data: bytes) -> str | None:
+    """The ``comment`` metadata of an MP4: the boxes of ``_MP4_PATH`` walked once, each level
+    only through its own children, so linear in the file's size."""
+    start, end = 0, len(data)
+    for kind in _MP4_PATH:
+        for found, body, body_end in _mp4_boxes(data, start, end):
+            if found == kind:
+                # a meta box begins with a version and flags; a data box with a type and locale
+                start, end = body + {b"meta": 4, b"data": 8}.get(kind, 0), body_end
+                break
+        else:
+            return None
+    return data[start:end].decode("utf-8", errors="replace")
 
 
 def _changed(explorer) -> list[str]:

@@ -19,16 +19,20 @@ Whitespace runs become one space (no line breaks, so no block structure) and con
 characters (bidirectional overrides, zero-width joiners, NUL) show as U+FFFD. ``clip`` cuts what
 a user sent to a length a message can quote (a 10 kB link must not fill the page) and ``quote``
 quotes it so.
+
+A terminal is another sink: ``printable`` escapes what a terminal would act on (control
+characters, ESC's sequences among them) in everything the command lines print.
 """
 
 from __future__ import annotations
 
+import argparse
 import html
 import re
 import string
 import unicodedata
 
-__all__ = ["plain", "clip", "quote", "CLIP", "math_markdown", "verdict_markdown"]
+__all__ = ["plain", "clip", "quote", "printable", "CommandParser", "CLIP", "math_markdown", "verdict_markdown"]
 
 #: Characters of a user's text quoted in a message (beyond: an ellipsis).
 CLIP = 80
@@ -57,6 +61,44 @@ def quote(text, limit: int | None = CLIP) -> str:
 
 def _visible(c: str) -> str:
     return "\ufffd" if unicodedata.category(c) in ("Cc", "Cf", "Cs") else c
+
+
+#: What ``printable`` escapes: C0 controls (NUL, BEL, ESC, newline ...), DEL, C1 controls
+#: (CSI ...), format characters (bidirectional overrides, zero-width joiners), line and
+#: paragraph separators and lone surrogates (undecodable bytes of a file name).
+_UNPRINTABLE = ("Cc", "Cf", "Cs", "Zl", "Zp")
+
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(c: str) -> str:
+    if unicodedata.category(c) not in _UNPRINTABLE:
+        return c
+    if c in _SHORT:
+        return _SHORT[c]
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
+        else f"\\U{code:08x}"
+
+
+def printable(text) -> str:
+    """``text`` (bytes are decoded, undecodable bytes replaced) safe to print on a terminal:
+    each control, format or separator character (``_UNPRINTABLE``) written as Python's repr
+    writes it (``\\x1b``, ``\\n``, ``\\u202e``), everything else, ordinary Unicode included,
+    as it is. One line, whatever ``text`` holds."""
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    text = str(text)
+    return text if text.isprintable() else "".join(_escape(c) for c in text)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """The command lines' argument parser: its error messages, which quote what was typed
+    ("unrecognized arguments: ..."), go through ``printable``."""
+
+    def error(self, message):
+        super().error(printable(message))
 
 
 def plain(text, *, markup: str = "markdown", limit: int | None = None) -> str:
