@@ -24,15 +24,15 @@ def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:
     home page is served at once, and a page that needs a kernel before it is ready waits for it
     (Numba and Python's imports take locks).
 
-    The first page's kernels come first. When they had to be compiled (the very first start
+    The first page's kernels come first: those of the engines its code imports
+    (``engine_groups``). When they had to be compiled (the very first start
     after installing, or after their source changed), the others are compiled by a separate
     Python process, which fills Numba's on-disk cache on the other core, and then loaded from
     that cache: compiling the bifurcation and Doeblin kernels takes about 40 s, which in this
     process would hold the interpreter lock against every page served meanwhile.
 
     Then ``pages`` are drawn once each on the event loop (``_warm_page``, ``_warm_pages``)."""
-    first = ("herding", "neuron", "torus")
-    rest = [name for name in dynamics.ENGINES if name not in first]
+    first, rest = engine_groups()
     compiling = [name for name in dynamics.ENGINES if readiness.needs_compiling(name)]
     readiness.begin(bool(compiling))  # pages whose engines compile wait (app/main.py)
     if compiling:
@@ -53,6 +53,15 @@ def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:
         readiness.ready([name])
     if pages[1:]:  # the other pages, once their engines are loaded
         loop.add_callback(_warm_pages, pages[1:], time.perf_counter())
+
+
+def engine_groups() -> tuple[list[str], list[str]]:
+    """The engines a start loads first (the first page's: what its code imports, read by
+    ``readiness.engines_of``) and the others, in the menu's order of the pages that use them
+    (``readiness.start_order``)."""
+    pages = list(views.EXPLORERS.values())
+    first = readiness.engines_of(pages[0])
+    return first, [name for name in readiness.start_order(pages) if name not in first]
 
 
 #: ``LDX_WARM_PAGES``: which pages the server draws once at start, ``all`` (the default) or
