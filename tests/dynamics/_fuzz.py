@@ -13,7 +13,7 @@ matches may be named instead), or a ``ValueError`` saying that the run diverged 
 change), or returns a result with no NaN or infinity where the baseline's result had none;
 a value of the wrong type (``MUST_REFUSE``: a bool for a number, text for a number, complex or
 object data, ...) must raise, and so must a callable that returns nothing but NaN or inf
-(``Spoilt``), unless the function hands its results back (``_public_examples.RETURNED``).
+(``Spoilt``), unless the function hands its results back (``RETURNED``).
 Any other exception type fails (``LinAlgError``, ``ZeroDivisionError``): the values of the right
 shape that are hard to compute with (an entry of 1e-99, all zeros, a repeated column, the same
 at size 1e8) find those.
@@ -346,12 +346,15 @@ def judge(param: str, outcome, bad_kind: str = "", params=(), must: bool = False
 # --- the worker ----------------------------------------------------------------------------
 
 
-def _returned(qualname: str) -> set[str]:
-    """The callable arguments whose results ``qualname`` hands back as its own
-    (``_public_examples.RETURNED``): a NaN they return may come back."""
-    from tests.dynamics import _public_examples as examples
+#: Callable arguments whose results the function returns as its own (a map over tasks): a NaN
+#: they return may come back, where any other function must refuse a callable that returns
+#: nothing but NaN or inf (``Spoilt``).
+RETURNED = {"dynamics.sweep.sweep": ("fn",)}
 
-    return set(examples.RETURNED.get(qualname, ()))
+
+def _returned(qualname: str) -> set[str]:
+    """The callable arguments whose results ``qualname`` hands back as its own (``RETURNED``)."""
+    return set(RETURNED.get(qualname, ()))
 
 
 def _call(fn, kwargs):

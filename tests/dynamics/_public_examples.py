@@ -733,8 +733,3 @@ FUNCTIONS = {
     "dynamics.doeblin.word_study": lambda: dict(quick=True, progress=stop_at_once),
     "dynamics.doeblin.dnf_study": lambda: dict(quick=True, progress=stop_at_once),
 }
-
-#: Callable arguments whose results the function returns as its own (a map over tasks): a NaN
-#: they return may come back, where any other function must refuse a callable that returns
-#: nothing but NaN or inf (``_fuzz.Spoilt``).
-RETURNED = {"dynamics.sweep.sweep": ("fn",)}
