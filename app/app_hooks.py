@@ -24,15 +24,17 @@ def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:
     home page is served at once, and a page that needs a kernel before it is ready waits for it
     (Numba and Python's imports take locks).
 
-    The first page's kernels come first. When they had to be compiled (the very first start
+    The first page's kernels come first: those of the engines its code imports
+    (``engine_groups``). When they had to be compiled (the very first start
     after installing, or after their source changed), the others are compiled by a separate
-    Python process, which fills Numba's on-disk cache on the other core, and then loaded from
-    that cache: compiling the bifurcation and Doeblin kernels takes about 40 s, which in this
-    process would hold the interpreter lock against every page served meanwhile.
+    Python process, which fills Numba's on-disk cache on the other core, each loaded here from
+    that cache as soon as the child has compiled it (in the menu's order: the second page's
+    engines are ready before the last page's are compiled): compiling the bifurcation and
+    Doeblin kernels takes about 40 s, which in this process would hold the interpreter lock
+    against every page served meanwhile.
 
     Then ``pages`` are drawn once each on the event loop (``_warm_page``, ``_warm_pages``)."""
-    first = ("herding", "neuron", "torus")
-    rest = [name for name in dynamics.ENGINES if name not in first]
+    first, rest = engine_groups()
     compiling = [name for name in dynamics.ENGINES if readiness.needs_compiling(name)]
     readiness.begin(bool(compiling))  # pages whose engines compile wait (app/main.py)
     if compiling:
@@ -45,14 +47,30 @@ def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:
     views.warmup_rasters()
     print(f"views: datashader ready in {time.perf_counter() - start:.2f} s", flush=True)
     loop.add_callback(_warm_page)
-    if _compiled(first) or compiling:
-        _compile_elsewhere(rest)
-    for name in rest:
+    loaded: list[str] = []
+
+    def load(name: str) -> None:
         readiness.doing(f"loading {name}")
         dynamics.warmup(verbose=True, engines=[name])
         readiness.ready([name])
+        loaded.append(name)
+
+    if _compiled(first) or compiling:
+        _compile_elsewhere(rest, then=load)
+    for name in rest:
+        if name not in loaded:  # all of them when nothing was compiled, or the child failed
+            load(name)
     if pages[1:]:  # the other pages, once their engines are loaded
         loop.add_callback(_warm_pages, pages[1:], time.perf_counter())
+
+
+def engine_groups() -> tuple[list[str], list[str]]:
+    """The engines a start loads first (the first page's: what its code imports, read by
+    ``readiness.engines_of``) and the others, in the menu's order of the pages that use them
+    (``readiness.start_order``)."""
+    pages = list(views.EXPLORERS.values())
+    first = readiness.engines_of(pages[0])
+    return first, [name for name in readiness.start_order(pages) if name not in first]
 
 
 #: ``LDX_WARM_PAGES``: which pages the server draws once at start, ``all`` (the default) or
@@ -155,10 +173,11 @@ def _compiled(engines) -> bool:
                for kernel in vars(module).values())
 
 
-def _compile_elsewhere(engines: list[str]) -> None:
+def _compile_elsewhere(engines: list[str], then=None) -> None:
     """Run ``dynamics.warmup(engines=...)`` in a child Python process (same interpreter, same
     ``dynamics`` package), which writes Numba's on-disk cache; a failure there only means this
-    process compiles the kernels itself afterwards."""
+    process compiles the kernels itself afterwards. ``then(name)`` is called here with each
+    engine the child has readied, while it goes on with the next."""
     root = pathlib.Path(dynamics.__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
@@ -170,7 +189,10 @@ def _compile_elsewhere(engines: list[str]) -> None:
                                        f"engines={engines!r})"],
                 env=env, stdout=subprocess.PIPE, text=True) as child:
             # the child prints "dynamics.<name>: ready in ... s" after each engine
-            for done, _ in enumerate(child.stdout, start=1):
+            for done, line in enumerate(child.stdout, start=1):
+                name = line.partition(":")[0].removeprefix("dynamics.")
+                if then is not None and name in engines:
+                    then(name)
                 if done < len(engines):
                     readiness.doing(f"compiling {engines[done]} ({done + 1} of "
                                     f"{len(engines)}) in a child process")

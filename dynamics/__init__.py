@@ -11,8 +11,10 @@ from __future__ import annotations
 import importlib
 import time
 
-#: Engine modules, in the order ``warmup`` compiles them. Each defines ``_warmup()``, which calls
-#: every numba kernel of the module once on tiny inputs with the production dtypes.
+#: Engine modules (``tests/dynamics/test_layering.py`` checks that this is every one), in the
+#: order ``warmup`` compiles them when given no names; the served app's start orders them by its
+#: pages instead (``views.framework.readiness.start_order``). Each defines ``_warmup()``, which
+#: calls every numba kernel of the module once on tiny inputs with the production dtypes.
 ENGINES = ("herding", "neuron", "torus", "bifurcation", "doeblin", "pmd", "sbeed", "ising",
            "generalized_herding", "hidden_herding", "herding_classify", "herding_data", "conditional_herding",
            "conditional_herding_data", "online_bayes", "hbm",

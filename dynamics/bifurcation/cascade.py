@@ -396,7 +396,8 @@ def refine_doubling(features, moments, period: int, t_lo: float, t_hi: float, *,
 
     res_lo = continue_to(w_hi, t_hi, t_lo)
     if res_lo is None:
-        raise ValueError(f"the period-{q} cycle could not be continued from t_hi to t_lo = {t_lo!r}")
+        raise ValueError(f"the period-{q} cycle of these features and moments could not be "
+                         f"continued from t_hi to t_lo = {t_lo!r}")
     if max(abs(np.linalg.eigvals(res_lo[1]))) < 1.0:
         raise ValueError(
             f"the period-{q} cycle is still attracting at t_lo = {t_lo!r}: no doubling in "
@@ -407,7 +408,8 @@ def refine_doubling(features, moments, period: int, t_lo: float, t_hi: float, *,
         mid = 0.5 * (lo + hi)
         res = continue_to(w_hi, hi, mid)
         if res is None:
-            raise ValueError(f"the period-{q} cycle could not be continued to T = {mid!r}")
+            raise ValueError(f"the period-{q} cycle of these features and moments could not "
+                             f"be continued to T = {mid!r}")
         if max(abs(np.linalg.eigvals(res[1]))) < 1.0:
             hi, w_hi, mono_hi = mid, res[0], res[1]
         else:

@@ -202,12 +202,12 @@ def restart_stationary(P, u, eps: float) -> np.ndarray:
     return _restart_stationary(P, u, eps)
 
 
-def _restart_stationary(P: np.ndarray, u: np.ndarray, eps: float) -> np.ndarray:
+def _restart_stationary(P: np.ndarray, u: np.ndarray, eps: float, name="eps") -> np.ndarray:
     n = P.shape[0]
     try:
         pi = np.linalg.solve(np.eye(n) - (1.0 - eps) * P.T, eps * u)
-    except np.linalg.LinAlgError as exc:
-        raise ValueError(f"eps = {eps!r} leaves I - (1 - eps) P^T singular to working "
+    except np.linalg.LinAlgError as exc:  # named as the caller's argument (``name``)
+        raise ValueError(f"{name} = {eps!r} leaves I - (1 - eps) P^T singular to working "
                          "precision: use a larger eps") from exc
     pi = np.clip(pi, 0.0, None)
     return pi / pi.sum()
@@ -453,7 +453,7 @@ def restart_sweep(P, u, eps_grid) -> RestartSweep:
     gaps = np.empty(grid.size)
     maha = np.empty(grid.size)
     for k, eps in enumerate(grid):
-        s = _restart_stationary(P, u, float(eps))
+        s = _restart_stationary(P, u, float(eps), "eps (of eps_grid)")
         stat[k] = s
         kl_a[k] = kl_divergence(s, pi)
         kl_b[k] = kl_divergence(pi, s)

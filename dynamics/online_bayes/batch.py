@@ -135,8 +135,7 @@ def _gibbs_chain(X, y, theta, t, sigma0, flip, sweeps, burn):
     P = I + X^T X / sigma0^2. Returns the Rao-Blackwellised posterior mean, the average of
     E[theta | u] = P^-1 X^T u / sigma0^2 over the ``sweeps`` after ``burn``."""
     N = theta.size
-    Xt = X[:t]
-    L = np.linalg.cholesky(np.eye(N) + (Xt.T @ Xt) / (sigma0 * sigma0))
+    Qt, L = _precision_factor(X[:t] / sigma0)
     u = np.empty(t)
     mean = np.zeros(N)
     for sweep in range(burn + sweeps):
@@ -152,13 +151,16 @@ def _gibbs_chain(X, y, theta, t, sigma0, flip, sweeps, burn):
                     sign = -sign
             # u = field + sigma0 e with sign(u) = sign: e > -sign field / sigma0, times sign
             u[i] = sign * (sign * field + sigma0 * _truncated_normal(-sign * field / sigma0))
-        b = np.zeros(N)
-        for i in range(t):
-            for k in range(N):
-                b[k] += X[i, k] * u[i]
-        b /= sigma0 * sigma0
-        w = _forward(L, b)  # L w = b
-        mu = _backward(L, w)  # L^T mu = w: mu = P^-1 b
+        # E[theta | u] = P^-1 X^T u / sigma0^2 = R^-1 Q^T [u / sigma0; 0], the least-squares
+        # solution of [Z; I] mu = [u / sigma0; 0] by its QR factors: X^T u is never formed
+        # (with nearly dependent columns of X, its rounding is what P^-1 would magnify)
+        w = np.zeros(N)
+        for k in range(N):
+            acc = 0.0
+            for i in range(t):
+                acc += Qt[k, i] * u[i]
+            w[k] = acc / sigma0
+        mu = _backward(L, w)  # L^T mu = R mu = w
         noise = _backward(L, np.random.standard_normal(N))  # covariance P^-1
         for k in range(N):
             theta[k] = mu[k] + noise[k]
@@ -168,15 +170,24 @@ def _gibbs_chain(X, y, theta, t, sigma0, flip, sweeps, burn):
 
 
 @njit(cache=True, nogil=True)
-def _forward(L, b):
-    n = b.size
-    x = np.empty(n)
-    for i in range(n):
-        acc = b[i]
-        for j in range(i):
-            acc -= L[i, j] * x[j]
-        x[i] = acc / L[i, i]
-    return x
+def _precision_factor(Z):
+    """The QR factorisation A = Q R of the stacked matrix A = [Z; I] (t + N, N), A^T A = P =
+    I + Z^T Z: returns the first t rows of Q, transposed (N, t), and L = R^T, the lower Cholesky
+    factor of P (L L^T = P, positive diagonal). Forming P and factoring it loses the I beside a
+    large Z^T Z of rank < N (a column of X repeated at size 1e8 leaves P singular in doubles,
+    and Cholesky fails); the QR of A does not, and the diagonal of R is at least the smallest
+    singular value of A, which is >= 1."""
+    t, N = Z.shape
+    A = np.zeros((t + N, N))
+    A[:t] = Z
+    for k in range(N):
+        A[t + k, k] = 1.0
+    Q, R = np.linalg.qr(A)
+    for k in range(N):
+        if R[k, k] < 0.0:
+            R[k] = -R[k]
+            Q[:, k] = -Q[:, k]
+    return np.ascontiguousarray(Q[:t].T), np.ascontiguousarray(R.T)
 
 
 @njit(cache=True, nogil=True)

@@ -159,7 +159,10 @@ def mala(log_density, start, *, steps: int = 1000, burn_in: int = 500, step_size
     ratio of the two Langevin proposals. ``log_density(w)`` returns (log pi, gradient) for rows
     w. During ``burn_in`` steps the step s (from ``step_size``) adapts towards an acceptance of
     0.57 (Roberts and Rosenthal's optimum); then ``steps`` are kept at a fixed s. Returns the
-    samples (steps, chains, d) and each chain's acceptance rate over the kept steps."""
+    samples (steps, chains, d) and each chain's acceptance rate over the kept steps.
+
+    log pi and its gradient must be finite at ``start`` (ValueError otherwise); a proposal where
+    either is NaN, or log pi is -inf, is rejected; log pi = +inf is refused (no density)."""
     if not callable(log_density):
         raise TypeError(f"log_density must be callable, got {type(log_density).__name__}")
     w = check_array("start", start, ndim=2).copy()
@@ -168,17 +171,27 @@ def mala(log_density, start, *, steps: int = 1000, burn_in: int = 500, step_size
     log_s = math.log(check_positive("step_size", step_size))
     rng = as_generator(seed)
     chains, d = w.shape
-    logp, grad = log_density(w)
+    logp, grad = _evaluate(log_density, w)
+    bad = ~(np.isfinite(logp) & np.isfinite(grad).all(axis=1))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(f"log_density must return a finite log pi and gradient at start, got "
+                         f"log pi = {float(logp[row])!r} and gradient {grad[row].tolist()!r} at "
+                         f"row {row}: a chain cannot start where its density is undefined or 0")
     out = np.empty((steps, chains, d))
     accepted = np.zeros(chains)
     for t in range(burn_in + steps):
         s = math.exp(log_s)
         mean = w + 0.5 * s * s * grad
         prop = mean + s * rng.standard_normal(w.shape)
-        logp_new, grad_new = log_density(prop)
+        logp_new, grad_new = _evaluate(log_density, prop)
+        if np.any(logp_new == np.inf):
+            raise ValueError("log_density must return log pi < +inf, got +inf at a proposal")
         back = prop + 0.5 * s * s * grad_new
         log_ratio = (logp_new - logp - ((w - back) ** 2).sum(1) / (2 * s * s)
                      + ((prop - mean) ** 2).sum(1) / (2 * s * s))
+        # a proposal where log pi or its gradient is NaN (or -inf) has a NaN (or -inf) ratio:
+        # rejected, since the comparison is False
         take = np.log(rng.random(chains)) < log_ratio
         w[take], logp[take], grad[take] = prop[take], logp_new[take], grad_new[take]
         if t < burn_in:
@@ -187,6 +200,22 @@ def mala(log_density, start, *, steps: int = 1000, burn_in: int = 500, step_size
             out[t - burn_in] = w
             accepted += take
     return out, accepted / steps
+
+
+def _evaluate(log_density, w):
+    """``log_density(w)``, checked: a pair (log pi (chains,), gradient (chains, d)) of reals."""
+    out = log_density(w.copy())
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise TypeError(f"log_density must return a pair (log pi, gradient), got "
+                        f"{type(out).__name__}")
+    logp, grad = (np.asarray(x) for x in out)
+    if logp.dtype.kind not in "biuf" or grad.dtype.kind not in "biuf":
+        raise TypeError(f"log_density must return real numbers, got dtypes {logp.dtype} and "
+                        f"{grad.dtype}")
+    if logp.shape != w.shape[:1] or grad.shape != w.shape:
+        raise ValueError(f"log_density must return log pi of shape {w.shape[:1]} and a "
+                         f"gradient of shape {w.shape}, got {logp.shape} and {grad.shape}")
+    return logp.astype(float), grad.astype(float)
 
 
 def split_rhat(samples) -> np.ndarray:

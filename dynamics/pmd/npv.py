@@ -134,6 +134,10 @@ def _entropy_terms(means, widths):
             lg = log_g[a, j]
             # a's own row and j's row at a (g is symmetric)
             r = math.exp(lg - norm[a]) + math.exp(lg - norm[j])
+            if r == 0.0:
+                # a pair too far apart to count: skipped, since its |d|^2 / v^2 may overflow
+                # (0 * inf is NaN). With r > 0, |d|^2 / (2 v) is below about 1,000.
+                continue
             gx += r * dx / v
             gy += r * dy / v
             gs += r * ((dx * dx + dy * dy) / (2.0 * v * v) - 1.0 / v)
@@ -154,13 +158,19 @@ def _entropy(means, widths):
     return kernel(means, widths)
 
 
+#: The widths ``entropy_bound`` accepts: the kernel's v = s_k^2 + s_j^2 and v^2 stay normal
+#: doubles (a width of 1e-90 made v^2 underflow to 0, and the gradient NaN). SGD NPV's widths,
+#: exp of log-widths within +-100, lie inside.
+MIN_WIDTH, MAX_WIDTH = 1e-50, 1e50
+
+
 def _check_mixture(means, widths):
     means = check_array("means", means, ndim=2, shape=(None, 2), max_abs=MAX_ABS)
     if means.shape[0] == 0:
         raise ValueError("means must hold at least one component")
-    widths = check_array("widths", widths, shape=(means.shape[0],), max_abs=1e100)
-    if np.any(widths < 1e-100):
-        raise ValueError(f"widths must be positive (at least 1e-100), got minimum "
+    widths = check_array("widths", widths, shape=(means.shape[0],), max_abs=MAX_WIDTH)
+    if np.any(widths < MIN_WIDTH):
+        raise ValueError(f"widths must be in [{MIN_WIDTH:g}, {MAX_WIDTH:g}], got minimum "
                          f"{widths.min()!r}")
     if means.shape[0] > 20_000:
         raise ValueError(f"means must hold at most 20,000 components (K^2 pairs), got "
@@ -170,7 +180,8 @@ def _check_mixture(means, widths):
 
 def entropy_bound(means, widths) -> tuple[float, np.ndarray, np.ndarray]:
     """Gershman et al.'s lower bound H_l on the entropy of (1/K) sum_k N(mu_k, s_k^2 I) in
-    2-D (their eq 5), and its gradients in the means (K, 2) and in the widths (K,)."""
+    2-D (their eq 5), and its gradients in the means (K, 2) and in the widths (K,), each
+    width in [``MIN_WIDTH``, ``MAX_WIDTH``]."""
     means, widths = _check_mixture(means, widths)
     h, g_mu, g_s = _entropy(means, widths)
     return float(h), g_mu, g_s

@@ -191,8 +191,13 @@ def _policy_prox(features, actions, weights, w_pi, log_std, policy_kl, max_std):
     z = (actions - features @ w_pi) / std                                   # (n, d)
     g_w = features.T @ (weights[:, None] * z / std)                         # (p, d)
     g_s = weights @ (z * z - 1)                                             # (d,)
-    gram = features.T @ features / len(features) + 1e-4 * np.eye(features.shape[1])
-    nat_w = np.linalg.solve(gram, g_w) * std**2
+    # (mean(phi phi^T) + 1e-4 I)^-1 g_w through the eigenvectors of mean(phi phi^T): its
+    # eigenvalues are >= 0 (those rounding made negative are 0), so the ridge always keeps the
+    # system regular (solving the ridged matrix itself fails on feature columns that repeat at
+    # size 1e8: 1e-4 is lost beside their squares, and the matrix is singular in doubles).
+    eigenvalues, vectors = np.linalg.eigh(features.T @ features / len(features))
+    ridged = np.maximum(eigenvalues, 0.0) + 1e-4
+    nat_w = vectors @ ((vectors.T @ g_w) / ridged[:, None]) * std**2
     nat_s = g_s / 2.0
     quad = float(np.sum(g_w * nat_w) + g_s @ nat_s)
     if not quad > 0:

@@ -182,9 +182,13 @@ def test_warmup_names_a_page_that_does_not_exist():
 
 
 def test_child_process_fills_the_kernel_cache(capsys):
+    """And hands each engine on as soon as the child has readied it (the server loads it then,
+    while the child compiles the next)."""
     hooks = _hooks()
-    hooks._compile_elsewhere(["torus"])
-    assert "torus compiled or loaded by a child process" in capsys.readouterr().out
+    handed = []
+    hooks._compile_elsewhere(["torus", "neuron"], then=handed.append)
+    assert "torus, neuron compiled or loaded by a child process" in capsys.readouterr().out
+    assert handed == ["torus", "neuron"]
 
 
 def test_compiled_tells_a_compile_from_a_cache_load(tmp_path, monkeypatch):

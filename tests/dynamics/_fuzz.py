@@ -12,7 +12,11 @@ A call passes when it raises ``ValueError`` or ``TypeError`` whose message names
 matches may be named instead), or a ``ValueError`` saying that the run diverged (and what to
 change), or returns a result with no NaN or infinity where the baseline's result had none;
 a value of the wrong type (``MUST_REFUSE``: a bool for a number, text for a number, complex or
-object data, ...) must raise.
+object data, ...) must raise, and so must a callable that returns nothing but NaN or inf
+(``Spoilt``), unless the function hands its results back (``RETURNED``).
+Any other exception type fails (``LinAlgError``, ``ZeroDivisionError``): the values of the right
+shape that are hard to compute with (an entry of 1e-99, all zeros, a repeated column, the same
+at size 1e8) find those.
 """
 
 from __future__ import annotations
@@ -178,15 +182,56 @@ def bad_values(good) -> list[tuple[str, object]]:
             out.append(("scalar", array.reshape(-1)[0].item()))
         if array.size:
             for kind, x in (("NaN inside", np.nan), ("inf inside", np.inf),
-                            ("1e308 inside", 1e308), ("-1 inside", -1.0)):
+                            ("1e308 inside", 1e308), ("-1 inside", -1.0),
+                            ("1e-99 inside", 1e-99)):  # tiny, above the usual 1e-100 floor
                 spoilt = array.astype(float)
                 spoilt.reshape(-1)[-1] = x
                 out.append((kind, spoilt))
+            out.append(("zeros", np.zeros_like(array)))
+        if array.ndim == 2 and array.shape[0] > 1 and array.shape[1] > 1:
+            # the right shape, but singular: a column repeated (X^T X has a zero eigenvalue),
+            # and the same at a scale where a small ridge (+ 1e-4 I) is lost in rounding
+            twin = array.astype(float)
+            twin[:, -1] = twin[:, 0]
+            out += [("repeated column", twin), ("repeated column x 1e8", twin * 1e8)]
         return out
     if callable(good) and not isinstance(good, type):
-        return cases + [("not callable", 3)]
+        return cases + [("not callable", 3), ("returns NaN", Spoilt(good, np.nan)),
+                        ("returns inf", Spoilt(good, np.inf)),
+                        ("NaN after its first call", Spoilt(good, np.nan, after=1))]
     # a model object (MDP, SequenceModel, ...), a Generator, a tuple of things, ...
     return cases + [("int", 3), ("array", np.ones(3))]
+
+
+class Spoilt:
+    """A callable that returns what ``good`` returns with every float replaced by ``value``
+    (NaN, inf), from its call number ``after`` on (0: from the first). ``altered`` says whether
+    it has returned such a value (a ``progress`` callable returns None: nothing to spoil)."""
+
+    def __init__(self, good, value: float, after: int = 0):
+        self.good, self.value, self.after = good, value, after
+        self.calls, self.altered = 0, False
+
+    def __call__(self, *args, **kwargs):
+        out = self.good(*args, **kwargs)
+        self.calls += 1
+        if self.calls <= self.after:
+            return out
+        spoilt = self._spoil(out)
+        self.altered = self.altered or nonfinite_paths(spoilt) != nonfinite_paths(out)
+        return spoilt
+
+    def _spoil(self, out):
+        if isinstance(out, np.ndarray) and out.dtype.kind == "f":
+            return np.full_like(out, self.value)
+        if isinstance(out, (float, np.floating)):
+            return type(out)(self.value)
+        if isinstance(out, (tuple, list)):
+            return type(out)(self._spoil(item) for item in out)
+        return out
+
+    def __repr__(self):
+        return f"<a callable returning {self.value}>"
 
 
 def _numeric_array(value):
@@ -301,6 +346,17 @@ def judge(param: str, outcome, bad_kind: str = "", params=(), must: bool = False
 # --- the worker ----------------------------------------------------------------------------
 
 
+#: Callable arguments whose results the function returns as its own (a map over tasks): a NaN
+#: they return may come back, where any other function must refuse a callable that returns
+#: nothing but NaN or inf (``Spoilt``).
+RETURNED = {"dynamics.sweep.sweep": ("fn",)}
+
+
+def _returned(qualname: str) -> set[str]:
+    """The callable arguments whose results ``qualname`` hands back as its own (``RETURNED``)."""
+    return set(RETURNED.get(qualname, ()))
+
+
 def _call(fn, kwargs):
     positional, keywords = [], {}
     for param in inspect.signature(fn).parameters.values():
@@ -327,6 +383,24 @@ def _run(fn, kwargs, baseline_bad: set[str]):
     except Exception as exc:  # noqa: BLE001 - every exception is an outcome to judge
         return "raised", (type(exc).__name__, str(exc))
     return "returned", sorted(nonfinite_paths(result) - baseline_bad)
+
+
+def try_case(fn, kwargs: dict, param: str, bad_kind: str, bad, baseline_bad=frozenset(),
+             returned=()) -> str | None:
+    """Call ``fn`` with ``kwargs`` but ``param`` = ``bad``, and judge the outcome (None: it
+    behaved). A callable that returned nothing but NaN or inf where its example returned
+    numbers must be refused, unless ``param`` is in ``returned`` (the function hands back the
+    callable's results: NaN may come back)."""
+    trial = copy.deepcopy(kwargs)
+    trial[param] = bad
+    outcome = _run(fn, trial, set(baseline_bad))
+    must = must_refuse(bad_kind, kwargs[param])
+    if isinstance(bad, Spoilt) and bad.altered:
+        if param in returned:
+            outcome = ("returned", []) if outcome[0] == "returned" else outcome
+        elif bad.after == 0:  # no finite value to start from, ever
+            must = True
+    return judge(param, outcome, bad_kind, tuple(kwargs), must)
 
 
 def worker(names: list[str], resume: int = 0, out=None) -> None:
@@ -371,10 +445,8 @@ def worker(names: list[str], resume: int = 0, out=None) -> None:
             if index == 0 and case < resume:
                 continue
             emit({"start": [qualname, case]})
-            trial = copy.deepcopy(kwargs)
-            trial[param] = bad
-            problem = judge(param, _run(fn, trial, baseline_bad), bad_kind, tuple(kwargs),
-                            must_refuse(bad_kind, kwargs[param]))
+            problem = try_case(fn, kwargs, param, bad_kind, bad, baseline_bad,
+                               _returned(qualname))
             emit({"result": [qualname, case, param, bad_kind, problem]})
     emit({"done": True})
 

@@ -116,3 +116,66 @@ def test_a_waiting_page_says_what_it_waits_for_and_opens_the_page_once_ready(
     readiness.ready(["doeblin"])
     tick()  # ready: the browser reloads the same address (reload's jscallback)
     assert reload.value == 1 and ticker.stopped
+
+
+#: Import each page's module in a process of its own, with the ``views`` package bare (its
+#: ``__init__`` imports every page), and print the engines then in ``sys.modules``: what the
+#: page's code imports, directly or through the modules it imports. The shared framework is
+#: imported once, then each page in a fork of that process.
+_IMPORTS = """
+import importlib, json, os, sys, types
+root = sys.argv[1]
+bare = types.ModuleType("views")
+bare.__path__ = [os.path.join(root, "views")]
+sys.modules["views"] = bare
+import views.framework
+from dynamics import ENGINES
+for module in sys.argv[2:]:
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        importlib.import_module(module)
+        engines = sorted({key.split(".")[1] for key in sys.modules
+                          if key.startswith("dynamics.") and key.split(".")[1] in ENGINES})
+        os.write(write, json.dumps(engines).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        print(json.dumps([module, json.loads(pipe.read() or "null")]))
+    os.waitpid(pid, 0)
+"""
+
+
+def test_every_page_is_warmed_with_the_engines_its_code_imports():
+    """The engines a page's module imports (in a fresh process) are all among ``engines_of``:
+    the ones a compiling start makes the page wait for, and, for the first page, the group the
+    server loads before any other (``app/app_hooks.py``'s ``engine_groups``). A page that
+    imports an engine this misses fails here."""
+    modules = {cls.__module__: slug for slug, cls in EXPLORERS.items()}
+    done = subprocess.run([sys.executable, "-c", _IMPORTS, str(ROOT), *modules], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = dict(json.loads(line) for line in done.stdout.splitlines() if line.startswith("["))
+    assert set(imported) == set(modules)
+    spec = importlib.util.spec_from_file_location("ldx_hooks_order", ROOT / "app" / "app_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    first, rest = hooks.engine_groups()
+    assert sorted(first + rest) == sorted(dynamics.ENGINES)
+    first_page = next(iter(EXPLORERS.values()))
+    assert imported[first_page.__module__], "the first page imports no engine?"
+    assert set(imported[first_page.__module__]) <= set(first), (
+        f"the first page imports {imported[first_page.__module__]}, the start loads {first} "
+        "first")
+    for module, slug in modules.items():
+        assert imported[module] is not None, f"{slug}: its module did not import"
+        assert set(imported[module]) <= set(readiness.engines_of(EXPLORERS[slug])), (
+            f"{slug} imports {imported[module]}, engines_of says "
+            f"{readiness.engines_of(EXPLORERS[slug])}")
+    # then the menu's order: each page's engines not loaded for an earlier page, in a block
+    order, seen = first + rest, set()
+    for slug, cls in EXPLORERS.items():
+        own = [name for name in readiness.engines_of(cls) if name not in seen]
+        assert order[len(seen):len(seen) + len(own)] == own, f"{slug}: {own} in {order}"
+        seen.update(own)

@@ -21,8 +21,8 @@ import time
 
 from dynamics import ENGINES
 
-__all__ = ["begin", "doing", "ready", "needs_compiling", "engines_of", "waiting_for",
-           "progress"]
+__all__ = ["begin", "doing", "ready", "needs_compiling", "engines_of", "start_order",
+           "waiting_for", "progress"]
 
 _STATE: dict = {"compiling": False, "started": None, "ready": set(), "doing": ""}
 
@@ -77,19 +77,35 @@ def ready(names) -> None:
 
 def engines_of(cls) -> list[str]:
     """The engines an explorer's page computes with: those its module (and, for a package, its
-    submodules) imports from ``dynamics``, in ``ENGINES`` order."""
+    submodules) imports from ``dynamics``, and those that these engines' modules import in
+    turn, in ``ENGINES`` order. Read from the loaded modules' names (functions, classes and
+    modules imported), so a page's new import is followed with no list to keep."""
     base = cls.__module__
     package = base if hasattr(sys.modules[base], "__path__") else base.rpartition(".")[0]
-    modules = [m for key, m in list(sys.modules.items())
-               if key == base or (key.startswith(package + ".") and package.startswith("views."))]
-    used = set()
-    for module in modules:
-        for value in vars(module).values():
+    todo = [m for key, m in list(sys.modules.items())
+            if key == base or (key.startswith(package + ".") and package.startswith("views."))]
+    used, seen = set(), {id(m) for m in todo}
+    while todo:
+        for value in list(vars(todo.pop()).values()):
             where = value.__name__ if isinstance(value, type(sys)) else getattr(
                 value, "__module__", None)
-            if isinstance(where, str) and where.startswith("dynamics."):
-                used.add(where.split(".")[1])
+            if not (isinstance(where, str) and where.startswith("dynamics.")):
+                continue
+            used.add(where.split(".")[1])
+            module = sys.modules.get(where)
+            if module is not None and id(module) not in seen:  # what the engine uses in turn
+                seen.add(id(module))
+                todo.append(module)
     return [name for name in ENGINES if name in used]
+
+
+def start_order(classes) -> list[str]:
+    """Every engine, in the order a start loads them: the engines of each page in ``classes``
+    (the menu's order) not loaded for an earlier page, then those no page computes with."""
+    order: list[str] = []
+    for cls in classes:
+        order += [name for name in engines_of(cls) if name not in order]
+    return order + [name for name in ENGINES if name not in order]
 
 
 def waiting_for(cls) -> list[str]:
