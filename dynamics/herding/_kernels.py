@@ -20,19 +20,12 @@ def _direct(weights, t, features, d):
 
 
 @njit(cache=True, nogil=True)
-def _cycle_step(t, best, weights, rho, tol2, w2):
-    """cycling[t] = w_t . rho[best] and whether it violates eq 1.40 (given ||w_{t+1}||^2 = w2)."""
-    K = rho.shape[1]
-    c = 0.0
-    for k in range(K):
-        c += weights[t, k] * rho[best, k]
-    bad = False
-    if c > 0.0:
-        wn2 = 0.0
-        for k in range(K):
-            wn2 += weights[t, k] * weights[t, k]
-        bad = c * c > tol2 * wn2
-    return c, bad
+def _violates(weights, t, c, tol2):
+    """Whether cycling c = w_t . rho[s_t] > 0 breaks eq 1.40: c^2 > tol2 ||w_t||^2."""
+    wn2 = 0.0
+    for k in range(weights.shape[1]):
+        wn2 += weights[t, k] * weights[t, k]
+    return c * c > tol2 * wn2
 
 
 @njit(cache=True, nogil=True)
@@ -100,47 +93,48 @@ def _herd_kernel(features, moments, eta, refresh, rtol, states, weights, cycling
         j = 0
         while True:
             states[t] = best
+            c = 0.0
             w2 = 0.0
             for k in range(K):
+                c += weights[t, k] * rho[best, k]
                 wk = weights[t, k] + delta[best, k]
                 weights[t + 1, k] = wk
                 w2 += wk * wk
-            c, bad = _cycle_step(t, best, weights, rho, tol2, w2)
             cycling[t] = c
-            if bad:
-                violations += 1
             if c > c_max:
                 c_max = c
             if w2 > w2_max:
                 w2_max = w2
                 w_max = np.sqrt(w2_max)
+            if c > 0.0 and _violates(weights, t, c, tol2):
+                violations += 1
             t += 1
             j += 1
             if t >= stop:
                 break
-            # Incremental scores for the next step, fused with its two largest values.
+            # Incremental scores for the next step, fused with its argmax.
             prev = best
             x = g[0] + G[prev, 0]
             g[0] = x
             gb = x
-            gb2 = -np.inf
             best = 0
             for d in range(1, D):
                 x = g[d] + G[prev, d]
                 g[d] = x
                 if x > gb:
-                    gb2 = gb
                     gb = x
                     best = d
-                elif x > gb2:
-                    gb2 = x
-            eps = scale * ((2.0 * K + 2.0 * j) * w_max + j * K * d_max)
-            if gb - gb2 <= 2.0 * eps:
+            # Scores within 2 eps of the maximum (a branch-free count, vectorised).
+            low = gb - 2.0 * scale * ((2.0 * K + 2.0 * j) * w_max + j * K * d_max)
+            near = 0
+            for d in range(D):
+                near += g[d] >= low
+            if near > 1:
                 # A near or exact tie: the direct scores of the candidates decide.
                 best = -1
                 ab = 0.0
                 for d in range(D):
-                    if g[d] >= gb - 2.0 * eps:
+                    if g[d] >= low:
                         a = _direct(weights, t, features, d)
                         if best < 0 or a > ab:
                             ab = a
@@ -199,20 +193,21 @@ def _herd_exact_kernel(phi, r, u0, eta, n, rho, incremental, rtol, states, weigh
         w2_max += weights[0, k] * weights[0, k]
     for t in range(steps):
         states[t] = best
+        c = 0.0
         w2 = 0.0
         for k in range(K):
+            c += weights[t, k] * rho[best, k]
             u[k] += r[best, k]
             wk = eta * (u[k] / n)
             weights[t + 1, k] = wk
             w2 += wk * wk
-        c, bad = _cycle_step(t, best, weights, rho, tol2, w2)
         cycling[t] = c
-        if bad:
-            violations += 1
         if c > c_max:
             c_max = c
         if w2 > w2_max:
             w2_max = w2
+        if c > 0.0 and _violates(weights, t, c, tol2):
+            violations += 1
         if t + 1 < steps and not incremental:
             for d in range(D):
                 acc = 0
