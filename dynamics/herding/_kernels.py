@@ -78,6 +78,8 @@ def _herd_kernel(features, moments, eta, refresh, rtol, states, weights, cycling
     # (with a safety factor 4 on the first-order rounding bounds).
     scale = 4.0 * _U * K * p_max
     w_max = np.sqrt(w2_max)
+    e0 = 4.0 * scale * K * w_max                   # 2 eps_j = e0 + j e1
+    e1 = 2.0 * scale * (2.0 * w_max + K * d_max)
     t = 0
     while t < steps:
         # Direct scores from w_t, then the argmax (ties to the lowest index).
@@ -91,6 +93,7 @@ def _herd_kernel(features, moments, eta, refresh, rtol, states, weights, cycling
                 best = d
         stop = min(steps, t + refresh)
         j = 0
+        margin = e0
         while True:
             states[t] = best
             c = 0.0
@@ -103,13 +106,17 @@ def _herd_kernel(features, moments, eta, refresh, rtol, states, weights, cycling
             cycling[t] = c
             if c > c_max:
                 c_max = c
+            t += 1
+            j += 1
+            margin += e1
             if w2 > w2_max:
                 w2_max = w2
                 w_max = np.sqrt(w2_max)
-            if c > 0.0 and _violates(weights, t, c, tol2):
+                e0 = 4.0 * scale * K * w_max
+                e1 = 2.0 * scale * (2.0 * w_max + K * d_max)
+                margin = e0 + j * e1
+            if c > 0.0 and _violates(weights, t - 1, c, tol2):
                 violations += 1
-            t += 1
-            j += 1
             if t >= stop:
                 break
             # Incremental scores for the next step, fused with its argmax.
@@ -124,8 +131,8 @@ def _herd_kernel(features, moments, eta, refresh, rtol, states, weights, cycling
                 if x > gb:
                     gb = x
                     best = d
-            # Scores within 2 eps of the maximum (a branch-free count, vectorised).
-            low = gb - 2.0 * scale * ((2.0 * K + 2.0 * j) * w_max + j * K * d_max)
+            # Scores within 2 eps of the maximum: a branch-free count (vectorised).
+            low = gb - margin          # margin = 2 eps_j = e0 + j e1
             near = 0
             for d in range(D):
                 near += g[d] >= low
