@@ -361,7 +361,8 @@ def _integer_weights(m, c, weights, steps):
 
 def exact_argmax(w_node, w_right, w_down) -> tuple[float, np.ndarray]:
     """The global maximum of w . phi(x) over all 2^(L^2) states (L <= 4) by enumeration, and
-    one maximiser."""
+    one maximiser: the lowest state code (bit i of the code is spin i in raster order, 1 for
+    +1) among the maxima of the double scores, which are exact for integer weights."""
     w_node = check_array("w_node", w_node, ndim=2)
     L = w_node.shape[0]
     if w_node.shape != (L, L) or L > MAX_EXACT_L or L < MIN_L:
