@@ -15,7 +15,11 @@ perceptron is the special case without hidden units, phi = x y (eqs 1.56-1.57).
 
 Inputs are extended by the 'normalizing' feature phi_0(x) = sqrt(R_max^2 - ||x||^2), R_max the
 largest input norm of the training data (Sec 1.3.4), and a constant 1 (a bias), as the paper does
-on real-valued inputs. Initial weights: N(0, init^2) entries, ties sign(0) = +1; the paper's
+on real-valued inputs. Ties: sign(0) = +1 and y* = +1 on equal scores; the voted perceptron
+starts at w = 0, where every score is exactly 0 and these rules decide; later scores include the
+irrational normalizing feature and continuous inputs, so exact ties have probability zero
+(products are NumPy's, summed in an order that may differ across machines only in rounding).
+Initial weights: N(0, init^2) entries; the paper's
 conditional herders are not specified further (the dRBMs were initialised with variance 1e-4).
 
 Toy data (Fig 1.16's data sets are PRTools' and not given in the text; ours follow their usual

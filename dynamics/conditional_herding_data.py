@@ -19,7 +19,10 @@ Three learners of p(y | x) with K classes, y one-of-K, compared in Table 1.3:
   normalizing feature sqrt(R_max^2 - ||x||^2) and a constant (theta is W's last row). Each
   parameter block's initial scale and step are divided by its number of entries (Sec 1.4.3:
   sigma_W = sigma / (dim(x) dim(z)), the steps likewise). Minibatches go in a fixed order, and
-  herding stops once a whole epoch is classified without error (footnote 13).
+  herding stops once a whole epoch is classified without error (footnote 13). Ties go to the
+  lowest class index and z = +1 on a zero field; the voted perceptron's first step (w = 0) ties
+  every class and takes class 0; later scores hold the irrational normalizing feature, so exact
+  ties have probability zero.
 - **Voted perceptron**: the same with no hidden units, phi = x (x) y (the multi-class perceptron
   with votes, eqs 1.56-1.57 and 1.61-1.62).
 

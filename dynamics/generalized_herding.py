@@ -17,6 +17,7 @@ replacement only at O(1/sqrt tau) (L462).
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ from numba import njit
 
 from ._common import (as_generator, check_array, check_budget, check_count, check_flag,
                       check_positive)
+from ._exact import INT_LIMIT
 
 __all__ = [
     "MAX_UNITS", "MAX_VISIBLE", "MAX_FEATURE_UNITS", "MAX_RUN", "PCTRun", "RBMHerding", "features",
@@ -128,6 +130,12 @@ def pct_herding(data, steps: int, *, batch_size: int | None = None, replacement:
     without ``replacement``. ``search_sweeps`` None takes the exact argmax over all 2^n states;
     an integer runs that many coordinate-ascent sweeps from the previous state (a local,
     approximate argmax). ``seed`` draws the minibatches and the first state.
+
+    Ties are decided exactly, the same on every machine: the targets are multiples of 1/d (d the
+    batch size, D without batches) and the features +-1, so d w is kept as an integer vector
+    and every score is an integer. The exact argmax takes the lowest state index (``all_states``
+    order) among the maximisers; the local search keeps a unit whose field is exactly 0; the PCT
+    test (``pct_held``) compares the integer scores, with no tolerance.
     """
     X = check_array("data", data, ndim=2)
     D, n = X.shape
@@ -159,7 +167,16 @@ def pct_herding(data, steps: int, *, batch_size: int | None = None, replacement:
         epochs = -(-steps * d // D)
         stream = np.concatenate([rng.permutation(D) for _ in range(epochs)])
         batches = stream[: steps * d].reshape(steps, d)
-    w = np.zeros(K)
+    # Exact arithmetic: u = d w is an integer vector (u <- u + sum_batch phi - d phi(s_t)), so
+    # scores, local fields and the PCT test are integers and ties follow the rules above.
+    phi_int = phi_data.astype(np.int64)
+    phi_all_int = phi_all.astype(np.int64) if phi_all is not None else None
+    big = K * 2 * steps * d * d >= INT_LIMIT   # |u . sum_batch phi| may leave int64
+
+    def dot(a, b):
+        return sum(map(operator.mul, a.tolist(), b.tolist())) if big else int(a @ b)
+
+    u = np.zeros(K, np.int64)
     x = np.where(rng.random(n) < 0.5, -1, 1).astype(np.int8)
     out = np.empty((steps, n), np.int8)
     pct = np.empty(steps, bool)
@@ -169,19 +186,21 @@ def pct_herding(data, steps: int, *, batch_size: int | None = None, replacement:
     err_full = np.empty(steps)
     err_batch = np.empty(steps)
     W = np.zeros((n, n))
+    full_sum = phi_int.sum(axis=0)
     for t in range(steps):
-        target = phi_bar if batches is None else phi_data[batches[t]].mean(axis=0)
-        if phi_all is not None:
-            x = states_all[int(np.argmax(phi_all @ w))].copy()
+        bsum = full_sum if batches is None else phi_int[batches[t]].sum(axis=0)
+        target = bsum / d
+        if phi_all_int is not None:
+            x = states_all[int(np.argmax(phi_all_int @ u))].copy()   # the first maximum
         else:
-            W[iu, ju] = w[n:]
-            W[ju, iu] = w[n:]
-            _local_search(x, w[:n].copy(), W, search_sweeps)
-        f = features(x)
-        pct[t] = w @ f >= w @ target - 1e-12 * (1 + abs(w @ target))
-        w += target - f
+            W[iu, ju] = u[n:]      # integers below 2^53: the fields are exact in float64
+            W[ju, iu] = u[n:]
+            _local_search(x, u[:n].astype(np.float64), W, search_sweeps)
+        f = features(x).astype(np.int64)
+        pct[t] = d * dot(u, f) >= dot(u, bsum)       # w . phi(s_t) >= w . phi_bar_t, exactly
+        u += bsum - d * f
         out[t] = x
-        norm[t] = np.linalg.norm(w)
+        norm[t] = np.linalg.norm(u) / d
         sum_phi += f
         sum_target += target
         err_full[t] = np.linalg.norm(sum_phi / (t + 1) - phi_bar)
@@ -224,7 +243,10 @@ def rbm_features(v, z) -> np.ndarray:
 
 def rbm_joint_argmax(W, b, c, visible_states=None) -> tuple[np.ndarray, np.ndarray]:
     """argmax over (v, z) of v^T W z + b^T v + c^T z: every visible state (2^n_visible) with
-    its best hidden state z = sign(W^T v + c), whose score is b^T v + sum_j |W^T v + c|_j."""
+    its best hidden state z = sign(W^T v + c), whose score is b^T v + sum_j |W^T v + c|_j.
+    Ties go to the first maximiser (lowest row of ``visible_states``, then z_j = +1 at a zero
+    field); the scores are float sums, meant for weights with a continuous random part (as
+    ``herd_rbm``'s), where exact ties have probability zero."""
     W = check_array("W", W, ndim=2)
     nv, nh = W.shape
     if nv < 1 or nh < 1:

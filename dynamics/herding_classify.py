@@ -14,6 +14,11 @@ their energies (Sec 1.4.2, the paragraph after "We used two versions of herding"
 3. the 10 class-specific average standardised energies of a case are its features, and a
    multinomial logistic regression fitted to the validation cases classifies the test cases.
 
+Ties follow ``dynamics.hidden_herding``'s rules (continuous random initial weights: exact
+ties have probability zero); the lowest-energy training case is the first one of least energy;
+1-NN's scores of -1/+1 pixels are integers, exact in any order of summation, and a tie goes to
+the first training case.
+
 Two versions of herding: H (the joint argmax of eq 1.48 by coordinate ascent started from the
 previous pseudo-sample, "local optimization") and SH (the ascent started from the training case
 of lowest energy, Prop 1.9, "safe, tractable"). Contrastive divergence (CD-k, Hinton 2002) and

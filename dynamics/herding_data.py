@@ -203,7 +203,9 @@ def herd_distribution(data, order: int, steps: int) -> np.ndarray:
     """H.XX (``order`` 2) or H.XXX (``order`` 3) of Table 1.1: herding (eqs 1.7-1.8, from
     w_0 = 0, exact argmax over the 2^n states) on the data's moments of ``monomial_features``;
     returns the distribution of its ``steps`` pseudo-samples over the 2^n states. Deterministic,
-    as the paper notes."""
+    as the paper notes, and the same on every machine: the moments are multiples of 1/N (N data
+    cases) and the features +-1, so the scores are exact integers (``herding.herd``'s integer
+    mode) and a tie, which is common here, goes to the lowest state code."""
     x = _check_bits("data", data)
     n = x.shape[1]
     order = check_count("order", order, low=1, high=min(3, n))
@@ -216,7 +218,11 @@ def _herd_states(x: np.ndarray, order: int, steps: int) -> np.ndarray:
     table = monomial_features(all_binary_states(x.shape[1]), order)
     if (steps + 1) * table.shape[1] > herding.MAX_WEIGHT_ENTRIES:
         raise ValueError(f"steps is too large for {table.shape[1]} features")
-    moments = empirical_distribution(x) @ table
+    # Integer counts times +-1 monomials are exact in any order of summation, and one division
+    # by N leaves moments that `herding.herd` reads as exact multiples of 1/N: its argmax then
+    # runs on integer scores, and ties (common here) go to the lowest state code on any machine.
+    counts = np.bincount(_codes(x), minlength=1 << x.shape[1]).astype(np.float64)
+    moments = (counts @ table) / len(x)
     return herding.herd(table, moments, steps).states
 
 

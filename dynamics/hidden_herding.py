@@ -26,6 +26,14 @@ biases c (to keep the hidden units' entropy high): ``update_hidden_bias=False``.
 The data are scikit-learn's 8 x 8 digits (1,797 images of 0-16 grey levels, shipped with the
 package), binarised with the paper's USPS mapping x' = 2 Theta(x / x_max - 0.2) - 1 (Sec 1.4.2,
 x_max = 16 here, 256 there): a pixel is +1 ("ink") above 20 % of full intensity.
+
+Ties: the weights start N(0, init^2), a continuous random part that every later weight keeps
+(the steps are multiples of 1/D), so two states' scores, or a field and 0, are exactly equal with
+probability zero; the rules below fix what happens if they are, and the kernels compute in
+double in a fixed order (no BLAS), so a run is the same on every machine. A unit's sign is +1 on a
+zero field in eq 1.47 and in the closed-form layer; the ascent keeps v_i on a zero field; the
+exact search keeps the first maximiser in its Gray-code order; "safe" starts from the first data
+case of highest score.
 """
 
 from __future__ import annotations

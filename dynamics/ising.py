@@ -43,6 +43,7 @@ from ._common import (
     describe,
     report,
 )
+from ._exact import INT_LIMIT, rational_scale
 from .claims import Verdict
 
 __all__ = [
@@ -199,7 +200,7 @@ def swendsen_wang(L: int, beta: float, sweeps: int, *, J: float = 1.0, h: float 
 def _score(s, w_node, w_right, w_down):
     """w . phi(s) = sum_edges w_ij s_i s_j + sum_i w_i s_i."""
     L = s.shape[0]
-    total = 0.0
+    total = w_node[0, 0] * 0  # int64 for integer weights (exact), float64 otherwise
     for r in range(L):
         for c in range(L):
             x = s[r, c]
@@ -222,10 +223,10 @@ def _local_search(s, w_node, w_right, w_down, max_sweeps):
                 field = (w_node[r, c]
                          + w_right[r, c] * s[r, (c + 1) % L] + w_right[r, left] * s[r, left]
                          + w_down[r, c] * s[(r + 1) % L, c] + w_down[up, c] * s[up, c])
-                if field > 0.0 and s[r, c] < 0:
+                if field > 0 and s[r, c] < 0:
                     s[r, c] = 1
                     changed = True
-                elif field < 0.0 and s[r, c] > 0:
+                elif field < 0 and s[r, c] > 0:
                     s[r, c] = -1
                     changed = True
         if not changed:
@@ -234,21 +235,25 @@ def _local_search(s, w_node, w_right, w_down, max_sweeps):
 
 
 @njit(cache=True, nogil=True)
-def _herd(s, w_node, w_right, w_down, m, c, steps, max_sweeps, out, pct, sweeps_out):
+def _herd(s, w_node, w_right, w_down, m, c, n, steps, max_sweeps, out, pct, sweeps_out):
+    """Eqs 1.22-1.24 on the weights N w (N = ``n``) and the moments N m, N c: integers (int64
+    weights, the exact mode of `herd_ising`) or floats with n = 1.0. The PCT record compares
+    N w . phi(s) with N^2 w . phi_bar in double, with a relative tolerance of 1e-9."""
     L = s.shape[0]
     for t in range(steps):
         target = 0.0
         for r in range(L):
             for q in range(L):
-                target += m * w_node[r, q] + c * (w_right[r, q] + w_down[r, q])
+                target += float(m) * w_node[r, q] + float(c) * (w_right[r, q] + w_down[r, q])
         sweeps_out[t] = _local_search(s, w_node, w_right, w_down, max_sweeps)
-        pct[t] = _score(s, w_node, w_right, w_down) >= target - 1e-9 * (1.0 + abs(target))
+        got = float(n) * _score(s, w_node, w_right, w_down)
+        pct[t] = got >= target - 1e-9 * (1.0 + abs(target))
         for r in range(L):
             for q in range(L):
                 x = s[r, q]
-                w_node[r, q] += m - x
-                w_right[r, q] += c - x * s[r, (q + 1) % L]
-                w_down[r, q] += c - x * s[(r + 1) % L, q]
+                w_node[r, q] += m - n * x
+                w_right[r, q] += c - n * (x * s[r, (q + 1) % L])
+                w_down[r, q] += c - n * (x * s[(r + 1) % L, q])
         out[t] = s
 
 
@@ -276,6 +281,14 @@ def herd_ising(L: int, moments, steps: int, *, w0=None, seed=None, start=None,
     from ``seed``) or a tuple (w_node, w_right, w_down) of (L, L) arrays. ``start``: the state
     the first local search starts from (default random, from ``seed``: it breaks the symmetry).
     ``progress(fraction, message)`` every 1000 steps; raise ``Cancelled`` to stop.
+
+    Ties (a local field exactly 0 keeps the spin) are decided exactly when m, c and the
+    initial weights are multiples of 1/N (each the double nearest to a fraction of denominator
+    at most 2^24, as ``dynamics._exact.rational_scale`` reads it; w0 None qualifies): the run
+    then keeps N w in int64, every field is an exact integer, and the states are the same on
+    every machine; the returned weights are N w / N in double. Otherwise (noise in w0, moments
+    that are no such fraction, or weights that could leave int64) the weights and fields are
+    doubles, updated in a fixed order.
     """
     L = _check_L(L)
     mom = check_array("moments", moments, shape=(2,))
@@ -309,23 +322,47 @@ def herd_ising(L: int, moments, steps: int, *, w0=None, seed=None, start=None,
     out = np.empty((steps, L, L), np.int8)
     pct = np.empty(steps, np.bool_)
     sweeps = np.empty(steps, np.int64)
+    exact = _integer_weights(m, c, weights, steps)
+    if exact is None:
+        kernel_weights, mk, ck, scale = weights, m, c, 1.0
+    else:
+        kernel_weights, mk, ck, scale = exact
     done = 0
     chunk = 1000
     while done < steps:
         n = min(chunk, steps - done)
-        _herd(s, weights[0], weights[1], weights[2], m, c, n, max_sweeps, out[done:done + n],
-              pct[done:done + n], sweeps[done:done + n])
+        _herd(s, kernel_weights[0], kernel_weights[1], kernel_weights[2], mk, ck, scale, n,
+              max_sweeps, out[done:done + n], pct[done:done + n], sweeps[done:done + n])
         done += n
         report(progress, done / steps, f"herding: step {done:,} of {steps:,}")
+    if exact is not None:
+        weights = [u / scale for u in kernel_weights]
     base = _samples(out)
     return IsingHerding(samples=out, magnetisation=base.magnetisation,
                         correlation=base.correlation, pct_held=pct, sweeps=sweeps,
                         w_node=weights[0], w_right=weights[1], w_down=weights[2], w0=initial)
 
 
+def _integer_weights(m, c, weights, steps):
+    """The exact form of a run (see `herd_ising`): ([N w_node, N w_right, N w_down] as int64,
+    N m, N c, N) when m, c and every initial weight are multiples of 1/N (``rational_scale``)
+    and every weight and score stays below INT_LIMIT; else None."""
+    scaled = rational_scale(np.concatenate([[m, c], *(w.ravel() for w in weights)]))
+    if scaled is None:
+        return None
+    N, numerators = scaled
+    u_max = max(abs(x) for x in numerators[2:]) + steps * (max(abs(x) for x in numerators[:2]) + N)
+    if 3 * weights[0].size * u_max >= INT_LIMIT:
+        return None
+    L = weights[0].shape[0]
+    u = np.array(numerators[2:], dtype=np.int64).reshape(3, L, L)
+    return [u[0].copy(), u[1].copy(), u[2].copy()], numerators[0], numerators[1], N
+
+
 def exact_argmax(w_node, w_right, w_down) -> tuple[float, np.ndarray]:
     """The global maximum of w . phi(x) over all 2^(L^2) states (L <= 4) by enumeration, and
-    one maximiser."""
+    one maximiser: the lowest state code (bit i of the code is spin i in raster order, 1 for
+    +1) among the maxima of the double scores, which are exact for integer weights."""
     w_node = check_array("w_node", w_node, ndim=2)
     L = w_node.shape[0]
     if w_node.shape != (L, L) or L > MAX_EXACT_L or L < MIN_L:
@@ -473,6 +510,7 @@ def cluster_exponent_claim(sw: IsingSamples, herd: IsingSamples, sw_fit: PowerLa
 
 def _warmup() -> None:
     swendsen_wang(4, BETA_C, 2, seed=0)
-    herd_ising(4, (0.0, 0.7), 3, seed=0)
+    herd_ising(4, (0.0, 0.7), 3, seed=0)             # integer weights
+    herd_ising(4, (0.0, 0.7), 3, w0=0.1, seed=0)     # float weights
     local_search(np.ones((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)))
     score(np.ones((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3)))

@@ -247,9 +247,9 @@ running mean wanders off $\bar\phi$ at $O(1/\sqrt\tau)$. *Below:* the error itse
 $1/\tau$ and $1/\sqrt\tau$ guides. The line above gives the fitted rates and how often (1.40)
 held. The local search fails (1.40) at some steps (a local maximum can score below the data):
 then the weights grow and the guarantee is gone. At the default settings (seed 1, 2,000 steps)
-one sweep held (1.40) at 84 % of steps (rate $\tau^{-0.68}$, $\|w\|$ up to 66), five sweeps at
-92 % ($\tau^{-0.87}$, 30); the exact argmax always ($\tau^{-0.94}$, 14), minibatches of 10
-without replacement $\tau^{-0.89}$, with replacement $\tau^{-0.55}$. Over longer runs the
+one sweep held (1.40) at 85 % of steps (rate $\tau^{-0.73}$, $\|w\|$ up to 63), five sweeps at
+92 % ($\tau^{-0.83}$, 30); the exact argmax always ($\tau^{-0.91}$, 15), minibatches of 10
+without replacement $\tau^{-0.88}$, with replacement $\tau^{-0.53}$. Over longer runs the
 one-sweep search's $\|w\|$ keeps climbing while the exact argmax's stays put.
 
 **Try.** Raise the local search's sweeps and the units $n$. Shrink the

@@ -8,7 +8,8 @@ entropy of eqs 1.36-1.37, plus the cones of weight space (Fig 1.10).
 
 Conventions: ``features`` is the (D, K) table whose row d is phi(x_d); ``moments`` is the target
 phi_bar (K,); states are the row indices 0..D-1 of ``features``; ties in an argmax go to the
-lowest index.
+lowest index, found exactly (integer scores for integer features and moments that are multiples
+of 1/N; see ``herd``'s notes).
 
 A package by subject, every public name imported here: ``samples`` (the map, its samples and
 their statistics), ``attractor`` (the cones and the Tipi function), ``dimension`` (the box-counting

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from dynamics._common import (
     MAX_FEATURES,
@@ -26,6 +25,8 @@ from dynamics._common import (
     check_probability_vector,
     describe,
 )
+from dynamics._exact import INT_LIMIT, integer_table, rational_scale
+from dynamics.herding._kernels import _herd_exact_kernel, _herd_kernel
 
 __all__ = [
     "RandomModel",
@@ -166,94 +167,26 @@ def random_model(n_states: int, n_features: int, *, seed=None) -> RandomModel:
 # --------------------------------------------------------------------------------------------
 # The herding map
 # --------------------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)
-def _herd_kernel(features, moments, eta, refresh, rtol, states, weights, cycling):
-    """Run eqs 1.7-1.8 in place; weights[0] holds w0 on entry.
-
-    Scores g_d = w . phi(x_d) are recomputed exactly from w at the start of every block of
-    ``refresh`` steps; inside a block they are advanced by g += G[s] with the (D, D) table
-    G[s, d] = eta (phi_bar - phi(x_s)) . phi(x_d) (only built when refresh > 1).
-    A step violates eq 1.40 when cycling > rtol * ||w_{t-1}|| * max_x ||phi_bar - phi(x)||.
-    Returns (number of violations, max_t ||w_t||^2, max cycling)
-    """
-    D, K = features.shape
-    steps = states.shape[0]
-    rho = np.empty((D, K))
-    delta = np.empty((D, K))
-    rho_max2 = 0.0
-    for d in range(D):
-        r2 = 0.0
-        for k in range(K):
-            rho[d, k] = moments[k] - features[d, k]
-            delta[d, k] = eta * rho[d, k]
-            r2 += rho[d, k] * rho[d, k]
-        rho_max2 = max(rho_max2, r2)
-    tol2 = rtol * rtol * rho_max2  # compared with c^2 / ||w||^2 when c > 0
-    n_G = D if refresh > 1 else 0
-    G = np.empty((n_G, n_G))
-    for s in range(n_G):
-        for d in range(D):
-            acc = 0.0
-            for k in range(K):
-                acc += delta[s, k] * features[d, k]
-            G[s, d] = acc
-    g = np.empty(D)
-    violations = 0
-    c_max = -np.inf
-    w2_max = 0.0
-    for k in range(K):
-        w2_max += weights[0, k] * weights[0, k]
-    t = 0
-    while t < steps:
-        # Exact scores from w_t, then the argmax (ties to the lowest index).
-        for d in range(D):
-            acc = 0.0
-            for k in range(K):
-                acc += weights[t, k] * features[d, k]
-            g[d] = acc
-        best = 0
-        gb = g[0]
-        for d in range(1, D):
-            if g[d] > gb:
-                gb = g[d]
-                best = d
-        stop = min(steps, t + refresh)
-        while True:
-            states[t] = best
-            c = 0.0
-            w2 = 0.0
-            for k in range(K):
-                c += weights[t, k] * rho[best, k]
-                wk = weights[t, k] + delta[best, k]
-                weights[t + 1, k] = wk
-                w2 += wk * wk
-            cycling[t] = c
-            if c > c_max:
-                c_max = c
-            if w2 > w2_max:
-                w2_max = w2
-            if c > 0.0:
-                wn2 = 0.0
-                for k in range(K):
-                    wn2 += weights[t, k] * weights[t, k]
-                if c * c > tol2 * wn2:
-                    violations += 1
-            t += 1
-            if t >= stop:
-                break
-            # Incremental scores for the next step, fused with its argmax.
-            prev = best
-            x = g[0] + G[prev, 0]
-            g[0] = x
-            gb = x
-            best = 0
-            for d in range(1, D):
-                x = g[d] + G[prev, d]
-                g[d] = x
-                if x > gb:
-                    gb = x
-                    best = d
-    return violations, w2_max, c_max
+def _integer_problem(phi, phi_bar, v0, steps):
+    """The integer form of a herding run (see `herd`'s notes), or None: (phi as int64,
+    r = N phi_bar - N phi, u0 = N v0, N) when phi is integral, phi_bar and v0 = w0 / eta are
+    multiples of 1/N and every integer of the run stays below INT_LIMIT."""
+    phi_i = integer_table(phi)
+    if phi_i is None:
+        return None
+    scaled = rational_scale(np.concatenate([phi_bar, v0]))
+    if scaled is None:
+        return None
+    N, numerators = scaled
+    K = phi.shape[1]
+    m, u0 = numerators[:K], numerators[K:]
+    p = int(np.abs(phi_i).max())
+    r_max = max(abs(x) for x in m) + N * p
+    u_max = max(abs(x) for x in u0) + steps * r_max
+    if K * max(p, 1) * max(u_max, r_max) >= INT_LIMIT:
+        return None
+    r = np.array(m, dtype=np.int64) - N * phi_i
+    return phi_i, r, np.array(u0, dtype=np.int64), N
 
 
 def herd(features, moments, steps, *, w0=None, eta: float = 1.0) -> HerdingResult:
@@ -291,15 +224,30 @@ def herd(features, moments, steps, *, w0=None, eta: float = 1.0) -> HerdingResul
 
     Notes
     -----
-    The numba kernel keeps the scores g_d = w . phi(x_d) and advances them in O(D) per step with
-    a precomputed table G[s, d] = eta (phi_bar - phi(x_s)) . phi(x_d); the weights themselves are
-    updated exactly as in eq 1.8. The incremental scores are recomputed from w every
-    SCORE_REFRESH (1024) steps, so their rounding drift stays below about
-    SCORE_REFRESH * (K + 1) * 2**-53 * (max|g| + max|G|) (~1e-13 relative for small K), and a
-    state can differ from the argmax of the exactly computed scores only when two scores are that
-    close (a measure-zero event for generic features; exact ties between identical feature rows
-    are preserved and go to the lowest index). For K = 1 or runs of at most 2 D steps the scores
-    are computed from w at every step instead.
+    Ties in eq 1.7 are common when the features are integers and the moments multiples of 1/N
+    (data moments of 0/1 or +-1 monomials, Sec 1.4.1: a few steps in a hundred tie exactly), so
+    they are decided by an exact rule, the lowest row index among the maximisers, computed
+    one of two ways:
+
+    - **Integer scores** when every feature is an integer (|phi| < 2^53) and every entry x of
+      ``moments`` and of ``w0 / eta`` (a double division) is a fraction p/q with
+      q <= MAX_DENOMINATOR (2^24): the fraction ``Fraction(x).limit_denominator(2^24)``, taken
+      when it rounds back to x. With N the least common multiple of the q's, u_t = N w_t / eta
+      is an integer vector (u_t = u_{t-1} + N phi_bar - N phi(s_t)) and the kernel keeps the
+      scores u_t . phi(x) in int64, so ties are found exactly and s_t is the same on every
+      machine. ``weights`` holds eta * (u_t / N) in double (row 0 is ``w0`` as given). This mode
+      also needs every score, weight and step of the run below 2^62 in magnitude (checked
+      beforehand from T, N and max|phi|); otherwise, and in every other case:
+    - **Float scores**: the weights follow eq 1.8 in double (w_t = w_{t-1} + fl(eta fl(phi_bar -
+      phi(s_t)))), and s_t is the lowest index d maximising the double fl(sum_k w_{t-1,k} phi_dk)
+      summed over k in order. The kernel advances the scores in O(D) per step with a table
+      G[s, d] = eta (phi_bar - phi(x_s)) . phi(x_d), recomputes them from w every
+      SCORE_REFRESH steps, and bounds their rounding drift; whenever the two best scores are
+      within twice that bound the candidates are rescored directly, so the states are exactly
+      those of the direct rule (identical feature rows, for instance, always tie and go to the
+      lower index). Rounding of the moments themselves (e.g. a moment computed as ``p @ phi``
+      with p = counts / N, one ulp from counts @ phi / N) can still move a tie here: pass moments
+      computed as integer sums divided once by N to get the integer mode.
     """
     phi = check_features(features)
     D, K = phi.shape
@@ -330,8 +278,15 @@ def herd(features, moments, steps, *, w0=None, eta: float = 1.0) -> HerdingResul
     weights = np.empty((T + 1, K), dtype=np.float64)
     weights[0] = w_init
     cycling = np.empty(T, dtype=np.float64)
-    violations, w2_max, c_max = _herd_kernel(phi, phi_bar, eta, refresh, CYCLING_RTOL,
-                                             states, weights, cycling)
+    exact = _integer_problem(phi, phi_bar, w_init / eta, T)
+    if exact is None:
+        violations, w2_max, c_max = _herd_kernel(phi, phi_bar, eta, refresh, CYCLING_RTOL,
+                                                 states, weights, cycling)
+    else:
+        phi_i, r, u0, N = exact
+        violations, w2_max, c_max = _herd_exact_kernel(phi_i, r, u0, eta, float(N),
+                                                       phi_bar - phi, refresh > 1, CYCLING_RTOL,
+                                                       states, weights, cycling)
     return HerdingResult(
         states=states,
         weights=weights,
@@ -570,3 +525,6 @@ def _warmup() -> None:
         weights = np.zeros((9, 2), dtype=np.float64)
         cycling = np.empty(8, dtype=np.float64)
         _herd_kernel(phi, phi_bar, 1.0, refresh, CYCLING_RTOL, states, weights, cycling)
+        _herd_exact_kernel(phi.astype(np.int64), -phi.astype(np.int64), np.zeros(2, np.int64),
+                           1.0, 1.0, phi_bar - phi, refresh > 1, CYCLING_RTOL, states, weights,
+                           cycling)

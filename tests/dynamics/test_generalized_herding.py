@@ -114,3 +114,51 @@ def test_enumeration_and_shapes_are_checked_by_name():
         gh.rbm_features(np.ones((3, 2)), np.ones((2, 2)))
     with pytest.raises(TypeError, match="replacement"):
         gh.pct_herding(np.ones((2, 3)), 5, batch_size=1, replacement="yes")
+
+
+def _pct_reference(X, steps, x0, sweeps=None):
+    """Exact integer reference of pct_herding without minibatches: u = D w, the argmax the
+    first maximum (lowest state index), a local search that keeps a spin on a zero field, the
+    PCT as an integer comparison. Also counts the steps whose maximum (or some field) ties."""
+    D, n = X.shape
+    phi = gh.features(X).astype(np.int64)
+    states = gh.all_states(n)
+    table = gh.features(states).astype(np.int64)
+    total = phi.sum(axis=0)
+    iu, ju = np.triu_indices(n, 1)
+    u, x = np.zeros(table.shape[1], np.int64), x0.astype(np.int64).copy()
+    out, pct, ties = [], [], 0
+    for _ in range(steps):
+        if sweeps is None:
+            S = table @ u
+            ties += int(np.count_nonzero(S == S.max()) > 1)
+            x = states[np.flatnonzero(S == S.max())[0]].astype(np.int64)
+        else:
+            W = np.zeros((n, n), np.int64)
+            W[iu, ju] = W[ju, iu] = u[n:]
+            for _ in range(sweeps):
+                changed = False
+                for i in range(n):
+                    field = u[i] + W[i] @ x
+                    ties += int(field == 0)
+                    new = x[i] if field == 0 else (1 if field > 0 else -1)
+                    changed |= new != x[i]
+                    x[i] = new
+                if not changed:
+                    break
+        f = gh.features(x).astype(np.int64)
+        pct.append(D * (u @ f) >= u @ total)
+        u += total - D * f
+        out.append(x.copy())
+    return np.array(out), np.array(pct), ties
+
+
+@pytest.mark.parametrize("sweeps", [None, 1])
+def test_ties_are_decided_exactly_against_an_integer_reference(data, sweeps):
+    X = data[:37]                                        # moments: multiples of 1/37
+    x0 = np.where(np.random.default_rng(4).random(6) < 0.5, -1, 1)   # pct_herding's first state
+    run = gh.pct_herding(X, 1500, search_sweeps=sweeps, seed=4)
+    states, pct, ties = _pct_reference(X, 1500, x0, sweeps)
+    assert ties > 5                                      # the run meets exact ties
+    np.testing.assert_array_equal(run.states, states)
+    np.testing.assert_array_equal(run.pct_held, pct)

@@ -1,9 +1,9 @@
 """Herding (Chen & Welling, seed 000): the kernel against a NumPy loop, and the paper's properties.
 
-Random models draw Gaussian features from a seed rather than letting hypothesis pick raw floats:
-with generic real features exact ties between different states have probability zero, so the
-kernel's incremental scores and the reference's features @ w must pick the same states. Exact
-ties are tested separately with duplicated feature rows.
+Random models draw Gaussian features from a seed rather than letting hypothesis pick raw floats;
+the reference follows herd's float rule (scores summed over k in order, the lowest index of the
+maximum), so the states must agree exactly. Exact ties: duplicated rows here, and integer
+features with moments that are multiples of 1/N in test_herding_ties.py.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def herd_reference(features, moments, steps, w0=None, eta=1.0):
     cycling = np.empty(steps)
     weights[0] = w
     for t in range(steps):
-        # Row-wise sums, so that identical feature rows get bit-identical scores.
-        s = int(np.argmax((features * w).sum(axis=1)))
+        a = sum((w[k] * features[:, k] for k in range(K)), np.zeros(D))  # in k order
+        s = int(np.argmax(a))
         states[t] = s
         cycling[t] = w @ (moments - features[s])
         w = w + eta * (moments - features[s])

@@ -157,3 +157,27 @@ def test_pairs_against_pl_is_the_tables_h_xx_and_pl_with_the_exact_machine_besid
         weights[int((s > 0).sum())] += np.exp(machine.b @ s + 0.5 * s @ machine.W @ s)
     exact = weights / weights.sum()
     assert spread.pl_exact == pytest.approx(kl_divergence(table.data_p_k, exact), rel=1e-9)
+
+
+@pytest.mark.parametrize("order", [2, 3])
+def test_herding_on_table_1_1_data_breaks_exact_ties_by_the_lowest_state(order):
+    # Table 1.1's case at a small size: diabetes, 6 bits, H.XX / H.XXX. The features are +-1
+    # monomials and the moments multiples of 1/N, so states tie exactly; the reference keeps
+    # u = N w in integers and takes the lowest state code among the maxima.
+    x = hd.binary_dataset("diabetes", bits=6).data
+    table = hd.monomial_features(hd.all_binary_states(6), order).astype(np.int64)
+    counts = np.bincount((x.astype(np.int64) << np.arange(6)).sum(axis=1), minlength=64)
+    N, m = len(x), counts @ table
+    steps = 3000
+    u = np.zeros(table.shape[1], np.int64)
+    expected, ties = np.empty(steps, np.int64), 0
+    for t in range(steps):
+        scores = table @ u
+        best = np.flatnonzero(scores == scores.max())
+        ties += int(t > 0 and best.size > 1)
+        expected[t] = best[0]
+        u += m - N * table[best[0]]
+    assert ties >= 5                       # ties beyond the first step (w = 0) really occur
+    np.testing.assert_array_equal(hd._herd_states(x, order, steps), expected)
+    np.testing.assert_array_equal(hd.herd_distribution(x, order, steps),
+                                  np.bincount(expected, minlength=64) / steps)

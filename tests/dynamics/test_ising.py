@@ -179,3 +179,47 @@ def test_runs_too_big_to_store_are_refused_before_allocating():
         ising.swendsen_wang(1024, ising.BETA_C, 10**7)  # 10 TB of spins
     with pytest.raises(ValueError, match="steps"):
         ising.herd_ising(1024, (0.0, 0.5), 10**7)
+
+
+def _herd_reference(L, a, b, N, steps, start, max_sweeps=1000):
+    """Eqs 1.22-1.24 on integer weights U = N w (moments a / N, b / N, w0 = 0): coordinate
+    ascent in raster order, a spin flips only on a field of the other sign (a zero field keeps
+    it). Returns the samples and the number of exactly zero fields met."""
+    U = np.zeros((3, L, L), np.int64)
+    s = start.astype(np.int64).copy()
+    out, zeros = [], 0
+    for _ in range(steps):
+        for _ in range(max_sweeps):
+            changed = False
+            for r, c in itertools.product(range(L), range(L)):
+                up, left = (r - 1) % L, (c - 1) % L
+                field = (U[0, r, c] + U[1, r, c] * s[r, (c + 1) % L] + U[1, r, left] * s[r, left]
+                         + U[2, r, c] * s[(r + 1) % L, c] + U[2, up, c] * s[up, c])
+                zeros += int(field == 0)
+                if field * s[r, c] < 0:
+                    s[r, c] = -s[r, c]
+                    changed = True
+            if not changed:
+                break
+        out.append(s.copy())
+        U[0] += a - N * s
+        U[1] += b - N * s * np.roll(s, -1, 1)
+        U[2] += b - N * s * np.roll(s, -1, 0)
+    return np.array(out), zeros
+
+
+def test_herding_breaks_zero_fields_exactly_against_an_integer_reference():
+    L, steps = 4, 300
+    start = np.where(np.random.default_rng(2).random((L, L)) < 0.5, -1, 1)
+    ref, zeros = _herd_reference(L, 0, 3, 5, steps, start)          # m = 0, c = 3 / 5
+    assert zeros > 50                                                # ties really occur
+    run = ising.herd_ising(L, (0.0, 0.6), steps, start=start)
+    np.testing.assert_array_equal(run.samples, ref)
+    # the moments of the 12 x 12 run from 1/3 and 2/7 (N = 21): the same rule, larger lattice
+    start = np.where(np.random.default_rng(3).random((6, 6)) < 0.5, -1, 1)
+    ref, zeros = _herd_reference(6, 7, 6, 21, 100, start)
+    assert zeros > 10
+    run = ising.herd_ising(6, (1 / 3, 2 / 7), 100, start=start)
+    np.testing.assert_array_equal(run.samples, ref)
+    np.testing.assert_allclose(run.w_right, (21 * 100 * (2 / 7) - 21 * (
+        ref * np.roll(ref, -1, 2)).sum(0)) / 21, rtol=0, atol=1e-9)
