@@ -30,6 +30,7 @@ session's event loop.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 import weakref
@@ -416,8 +417,9 @@ class Job(param.Parameterized):
         loop = asyncio.get_running_loop()
         if _worker.enabled():  # the served app: in a worker process
             knobs = {name: getattr(self.explorer, name) for name in self.explorer.knob_names()}
-            future = _in_daemon_thread(loop, _worker.run, type(self.explorer), knobs,
-                                       self.run.name, settings, cancel, latest)
+            future = _in_daemon_thread(loop, functools.partial(
+                _worker.run, session=self.explorer.queue_session()), type(self.explorer), knobs,
+                self.run.name, settings, cancel, latest)
         else:
             future = _in_daemon_thread(loop, self._compute, settings,
                                        self._progress_callable(cancel, latest))
@@ -432,7 +434,8 @@ class Job(param.Parameterized):
             if token == self._token and latest:
                 fraction = min(max(latest["fraction"], 0.0), 1.0)
                 left = remaining.update(fraction, time.monotonic() - started)
-                message = f"{100 * fraction:.0f} %: {latest['message']}"
+                message = (latest["message"] if latest.get("queued")
+                           else f"{100 * fraction:.0f} %: {latest['message']}")
                 update = dict(fraction=fraction, message=message if left is None
                               else f"{message} ({_left(left)})")
                 now = time.monotonic()
