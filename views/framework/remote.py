@@ -3,8 +3,8 @@ holds the server's event loop (a PNG export of a page held it for seconds, and e
 session's slider waited).
 
 The session sends what its figure is drawn from (``page_state``: the page's class and knobs,
-the zoom windows it shows, the results of its runs and the times of their timelines), and a
-worker process (``views.framework.worker.call``) rebuilds the page from them and draws the
+the time its timeline shows, the zoom windows, the results of its runs and the times of their
+timelines), and a worker process (``views.framework.worker.call``) rebuilds the page from them and draws the
 file there (``export_task``, ``views.framework.animation``'s ``_animation_task``), returning
 its bytes: the same bytes ``explorer.export`` writes in the session's process. The job waits
 its turn in the fair queue (``views.framework.queue``) as a job of the page's session; a
@@ -31,19 +31,24 @@ WIDTH, QUEUED_WIDTH = 70, 190
 
 def page_state(explorer) -> tuple[type, dict, dict]:
     """What the page's figure is drawn from, to rebuild it in a worker process: its class, its
-    knobs (``Explorer(**knobs)``) and the rest (``restore``'s ``state``): the visible windows of
-    its zoomable panels, and each run's result, settings and timeline time."""
+    knobs (``Explorer(**knobs)``) and the rest (``restore``'s ``state``): the time its timeline
+    shows, the visible windows of its zoomable panels, and each run's result, settings and
+    timeline time."""
     knobs = {name: getattr(explorer, name) for name in explorer.knob_names()}
     windows = {m: (v.x_range, v.y_range) for m, v in explorer._view.items()
                if v.x_range is not None or v.y_range is not None}
     runs = {name: (job.result, job.settings, job.shown, explorer.time_of(name))
             for name, job in explorer.jobs.items()
             if job.result is not None or job.shown is not None}
-    return type(explorer), knobs, {"windows": windows, "runs": runs}
+    # the time shown (not a knob: it moves with the timeline's play, in the browser)
+    time = explorer.t if "t" in explorer.param else None
+    return type(explorer), knobs, {"windows": windows, "runs": runs, "time": time}
 
 
 def restore(explorer, state: dict) -> None:
     """Give a page rebuilt from its knobs the rest of what ``page_state`` read (in the worker)."""
+    if state["time"] is not None:
+        explorer.t = state["time"]
     for method, (x_range, y_range) in state["windows"].items():
         explorer._view[method].update(x_range=x_range, y_range=y_range)
     for name, (result, settings, shown, t) in state["runs"].items():
