@@ -97,3 +97,27 @@ def test_the_zoom_window_and_a_runs_result_go_with_the_page(monkeypatch, tmp_pat
     assert np.array_equal(_pixels(data, tmp_path, "dw.png"), _pixels(here, tmp_path, "dh.png"))
     without = DSGExplorer(points=200, steps=64).export_bytes(".png").getvalue()
     assert _pixels(without, tmp_path, "dn.png").shape != _pixels(here, tmp_path, "dh3.png").shape
+
+
+def test_a_job_waiting_its_turn_says_its_place_and_starts_after_the_other_session():
+    """Another session's job holds the only slot: the page's run says "queued: 1st of 1" in its
+    status text, then computes once that job ends."""
+    from views.framework.queue import QUEUE
+
+    page = DSGExplorer(points=200, steps=64)
+    job = page.jobs["curve"]
+    other = QUEUE.submit("another session", "run")
+    assert other.granted
+    released = []
+
+    def release_when_queued(event):
+        if event.new.startswith("queued") and not released:
+            released.append(event.new)
+            QUEUE.release(other)
+
+    job.param.watch(release_when_queued, "message")
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, job.start()).result(timeout=300)
+    assert released == ["queued: 1st of 1"]
+    assert job.error == "" and job.result is not None and "Done" in job.message
+    assert QUEUE.running() == [] and QUEUE.waiting() == []

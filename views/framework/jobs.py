@@ -431,11 +431,13 @@ class Job(param.Parameterized):
             await asyncio.wait({future}, timeout=REFRESH)
             if session is not None and not session.alive():
                 cancel.set()  # nobody is left to see it: stop at the engine's next report
-            if token == self._token and latest:
+            if token == self._token and latest.get("queued"):  # its place in the queue;
+                self.message = latest["message"]  # the run's time counts from its turn
+                started = time.monotonic()
+            elif token == self._token and latest:
                 fraction = min(max(latest["fraction"], 0.0), 1.0)
                 left = remaining.update(fraction, time.monotonic() - started)
-                message = (latest["message"] if latest.get("queued")
-                           else f"{100 * fraction:.0f} %: {latest['message']}")
+                message = f"{100 * fraction:.0f} %: {latest['message']}"
                 update = dict(fraction=fraction, message=message if left is None
                               else f"{message} ({_left(left)})")
                 now = time.monotonic()
