@@ -121,3 +121,15 @@ def test_a_job_waiting_its_turn_says_its_place_and_starts_after_the_other_sessio
     assert released == ["queued: 1st of 1"]
     assert job.error == "" and job.result is not None and "Done" in job.message
     assert QUEUE.running() == [] and QUEUE.waiting() == []
+
+
+def test_a_download_button_says_its_place_then_its_progress():
+    from views.framework.remote import QUEUED_WIDTH, WIDTH, show_progress
+
+    button = _Button("GIF").widget
+    show_progress(button, "GIF", {"fraction": 0.0, "message": "queued: 2nd of 3", "queued": True})
+    assert (button.label, button.width) == ("GIF queued: 2nd of 3", QUEUED_WIDTH)
+    show_progress(button, "GIF", {"fraction": 0.0, "message": "starting"})
+    assert (button.label, button.width) == ("GIF …", WIDTH)
+    show_progress(button, "GIF", {"fraction": 0.4, "message": "frame 40 of 100"})
+    assert button.label == "GIF 40%"

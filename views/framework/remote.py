@@ -91,8 +91,11 @@ async def in_worker(explorer, task, args, *, key, on_progress=None):
 
 def show_progress(button, label: str, latest: dict) -> None:
     """A download button's words while its file is made in a worker: its place in the queue
-    ("PNG queued: 2nd of 3", the button widened to hold it), then how far it is ("GIF 40%")."""
+    ("PNG queued: 2nd of 3", the button widened to hold it), then how far it is ("GIF 40%"),
+    or "…" while nothing says (an export reports no fraction)."""
     if latest.get("queued"):
         button.param.update(label=f"{label} {latest['message']}", width=QUEUED_WIDTH)
-    elif "fraction" in latest:
+    elif latest.get("fraction", 0.0) > 0:
         button.param.update(label=f"{label} {100 * latest['fraction']:.0f}%", width=WIDTH)
+    else:
+        button.param.update(label=f"{label} …", width=WIDTH)
