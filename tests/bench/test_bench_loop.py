@@ -17,7 +17,8 @@ Phases, on one served app (``LDX_BENCH_LOOP_PAGE``, default herding, the first p
 
 Target (issue 45 item 4): the median move while busy within 1.5x the idle median.
 
-Run: ``LDX_REQUIRE_BROWSER=1 pytest -m bench tests/bench/test_bench_loop.py -s``.
+Run: ``LDX_REQUIRE_BROWSER=1 pytest -m bench tests/bench/test_bench_loop.py -s``
+(``LDX_BENCH_PORT``: the served app's port, a free one by default).
 """
 
 from __future__ import annotations
