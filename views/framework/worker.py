@@ -7,8 +7,8 @@ computed by a process of its own, forked from a fork server that imported ``view
 (``multiprocessing``'s ``forkserver`` context: no thread or event loop of the server is
 copied, and a fork is ready in milliseconds). The child rebuilds the page's explorer from its
 class and knobs (``Explorer(**knobs)``: both pickle by value and by reference), calls the
-run's ``compute`` with its settings (or another task of the page, ``call``: an animation for
-its download button), and sends its progress and partial results back through a
+run's ``compute`` with its settings (or another task of the page, ``call``: an export or an
+animation for its download button), and sends its progress and partial results back through a
 pipe (at most every ``SEND_EVERY`` seconds); a thread of the server (``run``) reads them into
 the job's ``latest`` dict, which the session's event loop draws. Cancelling kills the child at
 once. At most ``MAX_WORKERS`` jobs compute at the same time (``LDX_JOB_WORKERS``, default 1:
