@@ -18,7 +18,6 @@ import numbers
 import os
 import pathlib
 import tempfile
-import threading
 
 import numpy as np
 import panel as pn
@@ -27,7 +26,7 @@ from views.framework import stamp
 from views.framework import worker as _worker
 from views.framework.files import atomic_path
 from views.framework.film import ANIMATION_DPI, Film, frame_title
-from views.framework.jobs import _in_daemon_thread
+from views.framework.remote import WIDTH, in_worker, page_state, restore, show_progress
 
 __all__ = ["ANIMATION_FORMATS", "DEFAULT_FRAMES", "MAX_FRAMES", "DEFAULT_FPS", "MAX_FPS",
            "ANIMATION_DPI", "AnimationMixin", "frame_indices", "frame_title",
@@ -308,18 +307,15 @@ def _animation_task(explorer, args, progress):
     """In a worker process (``views.framework.worker.call``): the page's animation as bytes,
     over the zoom windows the page shows; a run's, from the result the page shows (sent
     along: the worker does not compute it again)."""
-    suffix, windows, run, shown = args
-    for method, (x_range, y_range) in windows.items():
-        explorer._view[method].update(x_range=x_range, y_range=y_range)
-    if run is not None:
-        job = explorer.jobs[run]
-        job.param.update(result=shown, shown=shown, settings=job.current_settings())
+    suffix, state, run = args
+    restore(explorer, state)
     return explorer.animation_bytes(suffix, progress=progress, run=run)
 
 
 async def _encode(explorer, suffix: str, button, run: str | None = None) -> io.BytesIO:
-    """The page's animation for a download, its progress on the button meanwhile: in a worker
-    process on a served page (the server goes on answering), else here."""
+    """The page's animation for a download, its progress on the button meanwhile (its place in
+    the queue, then the frames drawn): in a worker process on a served page (the server goes
+    on answering), else here."""
     label = button.label
     # the button says how far it is (Panel's loading spinner would hide the words)
     button.param.update(disabled=True, label=f"{label} …")
@@ -327,28 +323,13 @@ async def _encode(explorer, suffix: str, button, run: str | None = None) -> io.B
         if not _worker.enabled():  # a script's or a notebook's page: here
             await asyncio.sleep(0)  # the button shows its sign before the work holds the loop
             return io.BytesIO(explorer.animation_bytes(suffix, run=run))
-        windows = {m: (v.x_range, v.y_range) for m, v in explorer._view.items()
-                   if v.x_range is not None or v.y_range is not None}
-        knobs = {name: getattr(explorer, name) for name in explorer.knob_names()}
-        cancel, latest = threading.Event(), {}
-        session = getattr(explorer, "_session", None)
-        future = _in_daemon_thread(asyncio.get_running_loop(), _worker.call, type(explorer),
-                                   knobs, _animation_task,
-                                   (suffix, windows, run,
-                                    None if run is None else explorer.jobs[run].shown),
-                                   cancel, latest)
-        try:
-            while not future.done():
-                await asyncio.wait({future}, timeout=0.25)
-                if session is not None and not session.alive():
-                    cancel.set()
-                if "fraction" in latest:
-                    button.label = f"{label} {100 * latest['fraction']:.0f}%"
-        finally:
-            cancel.set()  # the worker ends with the animation, or now
-        return io.BytesIO(future.result())
+        data = await in_worker(explorer, _animation_task,
+                               (suffix, page_state(explorer)[2], run),
+                               key=("animation", suffix, run),
+                               on_progress=lambda latest: show_progress(button, label, latest))
+        return io.BytesIO(data)
     finally:
-        button.param.update(disabled=False, label=label)
+        button.param.update(disabled=False, label=label, width=WIDTH)
 
 
 def animation_buttons(explorer, run: str | None = None) -> list:
@@ -360,7 +341,7 @@ def animation_buttons(explorer, run: str | None = None) -> list:
     for suffix in ANIMATION_FORMATS:
         button = pn.widgets.FileDownload(
             filename=f"{run_file_stem(explorer, run)}{suffix}",
-            label=suffix[1:].upper(), color="light", width=70, embed=False,
+            label=suffix[1:].upper(), color="light", width=WIDTH, embed=False,
             description=f"{what} as an animation ({DEFAULT_FRAMES} frames at most, "
                         f"{DEFAULT_FPS} a second); takes some seconds")
 

@@ -24,6 +24,7 @@ from views.framework.figure import FigureMixin, Plot, table_html
 from views.framework.jobs import Job, Run, SessionWatch
 from views.framework.live import LatestWins, session_post
 from views.framework.page import PageMixin, Section
+from views.framework.queue import QUEUE
 from views.framework.text import clip, quote
 from views.framework.timeline import Timeline, TimelineMixin, alias_time
 from views.framework.workarounds import WindowStream, dictionary_columns, one_graph_walk
@@ -112,6 +113,7 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         self.jobs = {run.name: Job(self, run) for run in self.runs}
         for job in self.jobs.values():
             self._session.on_gone(job.cancel)
+        self._session.on_gone(self._leave_queue)
         self._run_of = {p.method: run.name for run in self.runs for p in run.plots}
         self.notice = " ".join(self._constrain())
         #: The knob streams of the live panels (``dynamic``), triggered together by ``_draw``,
@@ -125,6 +127,15 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         post = session_post()
         self._live = None if post is None else LatestWins(self._warm, self._draw, post)
         self.param.watch(self._redraw, list(self.knob_names()))
+
+    def queue_session(self):
+        """Whose jobs this page's are in the worker processes' fair queue
+        (``views.framework.queue``): its session's (one page a session)."""
+        return self._session
+
+    def _leave_queue(self) -> None:
+        """The session is gone: its exports, animations and runs leave the queue."""
+        QUEUE.drop(self._session)
 
     # --- knobs -------------------------------------------------------------------------------
     @classmethod

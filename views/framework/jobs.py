@@ -30,6 +30,7 @@ session's event loop.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 import weakref
@@ -416,8 +417,9 @@ class Job(param.Parameterized):
         loop = asyncio.get_running_loop()
         if _worker.enabled():  # the served app: in a worker process
             knobs = {name: getattr(self.explorer, name) for name in self.explorer.knob_names()}
-            future = _in_daemon_thread(loop, _worker.run, type(self.explorer), knobs,
-                                       self.run.name, settings, cancel, latest)
+            future = _in_daemon_thread(loop, functools.partial(
+                _worker.run, session=self.explorer.queue_session()), type(self.explorer), knobs,
+                self.run.name, settings, cancel, latest)
         else:
             future = _in_daemon_thread(loop, self._compute, settings,
                                        self._progress_callable(cancel, latest))
@@ -429,7 +431,10 @@ class Job(param.Parameterized):
             await asyncio.wait({future}, timeout=REFRESH)
             if session is not None and not session.alive():
                 cancel.set()  # nobody is left to see it: stop at the engine's next report
-            if token == self._token and latest:
+            if token == self._token and latest.get("queued"):  # its place in the queue;
+                self.message = latest["message"]  # the run's time counts from its turn
+                started = time.monotonic()
+            elif token == self._token and latest:
                 fraction = min(max(latest["fraction"], 0.0), 1.0)
                 left = remaining.update(fraction, time.monotonic() - started)
                 message = f"{100 * fraction:.0f} %: {latest['message']}"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import html
+import io
 import weakref
 from dataclasses import dataclass
 
@@ -18,12 +19,14 @@ from bokeh.models import PrintfTickFormatter
 
 from views.framework import knobs as _knobs
 from views.framework import stamp
+from views.framework import worker as _worker
 from views.framework.animation import ANIMATION_FORMATS, animation_buttons
 from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plot, _extent,
                                     _same_window, style, table_html)
 from views.framework.jobs import JobSection
 from views.framework.legends import bokeh_legend
 from views.framework.present import Presentation
+from views.framework.remote import WIDTH, export_task, in_worker, page_state, show_progress
 from views.framework.text import math_markdown, plain
 from views.framework.workarounds import (WindowStream, no_pipeline, prompt_widget,
                                          snap_from_browser, steady_text)
@@ -309,7 +312,7 @@ class PageMixin:
         buttons = [
             pn.widgets.FileDownload(
                 filename=f"{stamp.file_stem(self)}{s}",
-                label=s[1:].upper(), color="light", width=70, embed=False,
+                label=s[1:].upper(), color="light", width=WIDTH, embed=False,
             )
             for s in EXPORT_FORMATS
         ]
@@ -331,16 +334,22 @@ class PageMixin:
                           *buttons, *animated, flex_wrap="wrap", sizing_mode="stretch_width")
 
     async def _export_with_sign(self, suffix: str, button) -> bytes:
-        """The figure as ``suffix`` for a download button, the button saying "…" and disabled
-        while it is drawn (a bifurcation PDF takes some 9 s, and the button gave no sign)."""
+        """The figure as ``suffix`` for a download button, the button saying "…" (or its place
+        in the queue) and disabled while it is drawn (a bifurcation PDF takes some 9 s, and the
+        button gave no sign). On a served page it is drawn in a worker process
+        (``views.framework.remote``), elsewhere here."""
         label = button.label
         button.param.update(disabled=True, label=f"{label} …")
         try:
-            # the sign reaches the browser before the drawing holds the server's loop
+            if _worker.enabled():  # the served app: drawn in a worker process, the loop free
+                return io.BytesIO(await in_worker(
+                    self, export_task, (suffix, page_state(self)[2]), key=("export", suffix),
+                    on_progress=lambda latest: show_progress(button, label, latest)))
+            # the sign reaches the browser before the drawing holds the loop
             await asyncio.sleep(EXPORT_SIGN_S)
             return self.export_bytes(suffix)
         finally:
-            button.param.update(disabled=False, label=label)
+            button.param.update(disabled=False, label=label, width=WIDTH)
 
     def alert(self) -> pn.viewable.Viewable:
         """Visible alerts: one while the last computation failed (the plots keep the last good

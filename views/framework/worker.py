@@ -7,12 +7,14 @@ computed by a process of its own, forked from a fork server that imported ``view
 (``multiprocessing``'s ``forkserver`` context: no thread or event loop of the server is
 copied, and a fork is ready in milliseconds). The child rebuilds the page's explorer from its
 class and knobs (``Explorer(**knobs)``: both pickle by value and by reference), calls the
-run's ``compute`` with its settings (or another task of the page, ``call``: an animation for
-its download button), and sends its progress and partial results back through a
+run's ``compute`` with its settings (or another task of the page, ``call``: an export or an
+animation for its download button), and sends its progress and partial results back through a
 pipe (at most every ``SEND_EVERY`` seconds); a thread of the server (``run``) reads them into
 the job's ``latest`` dict, which the session's event loop draws. Cancelling kills the child at
-once. At most ``MAX_WORKERS`` runs compute at the same time (``LDX_JOB_WORKERS``, default 1:
-the other core stays with the server); later ones wait for a slot.
+once. At most ``MAX_WORKERS`` jobs compute at the same time (``LDX_JOB_WORKERS``, default 1:
+the other core stays with the server); the others wait in the fair queue
+(``views.framework.queue``: one job per session at a time, the sessions in turn), their place
+in it in ``latest["message"]``.
 
 The served app turns this on (``enable``, from ``app/app_hooks.py``); elsewhere (scripts,
 tests) runs compute in a thread of the calling process, as before.
@@ -28,15 +30,14 @@ import threading
 import time
 
 from dynamics._common import Cancelled
+from views.framework.queue import MAX_WORKERS, QUEUE, place_text
 
 __all__ = ["MAX_WORKERS", "SEND_EVERY", "enable", "enabled", "run", "call", "kill_all"]
 
-MAX_WORKERS = max(1, int(os.environ.get("LDX_JOB_WORKERS", "1")))
 #: Seconds between the progress messages a child sends (the page refreshes every 0.25 s).
 SEND_EVERY = 0.2
 #: Said in a progress message whose partial result could not be sent back (it does not pickle).
 UNSENT = "partial result not sent"
-_SLOTS = threading.BoundedSemaphore(MAX_WORKERS)
 _STATE = {"context": None}
 _LOCK = threading.Lock()
 #: The worker processes computing now (``kill_all`` stops them when the server stops).
@@ -124,27 +125,40 @@ def _child(cls, knobs: dict, task, args, conn) -> None:
 
 
 def run(cls, knobs: dict, run_name: str, settings: dict, cancel: threading.Event,
-        latest: dict):
+        latest: dict, *, session=None):
     """Compute ``run_name`` of explorer class ``cls`` with ``knobs`` and ``settings`` in a
     worker process (blocking: call it from a thread), putting its progress into ``latest``
     (``fraction``, ``message``, ``partial``) as it comes; ``Cancelled`` once ``cancel`` is set
-    (the child is killed), and the child's error when it fails."""
+    (the child is killed), and the child's error when it fails. ``session``: whose job it is
+    in the fair queue (``call``)."""
     return call(cls, knobs, _compute_run, (run_name, settings), cancel, latest,
-                name=f"ldx-run-{run_name}")
+                name=f"ldx-run-{run_name}", session=session, key=("run", run_name))
 
 
 def call(cls, knobs: dict, task, args, cancel: threading.Event, latest: dict, *,
-         name: str = "ldx-task"):
+         name: str = "ldx-task", session=None, key=None):
     """``task(explorer, args, progress)`` in a worker process, ``explorer`` the page of class
     ``cls`` with ``knobs`` (``task`` a module-level function, ``args`` picklable), as ``run``
     computes a run (blocking; progress into ``latest``; ``Cancelled`` once ``cancel`` is set):
-    a page's animation (``views.framework.animation``)."""
+    a page's export or animation (``views.framework.remote``, ``views.framework.animation``).
+
+    The job first waits its turn in the fair queue (``views.framework.queue.QUEUE``) as a job
+    of ``session`` (None: a session of its own), its place in ``latest["message"]``
+    ("queued: 2nd of 3"); a job of the same session and ``key`` queued or computing is
+    superseded (cancelled)."""
     context = _context()
-    while not _SLOTS.acquire(timeout=0.1):
-        if cancel.is_set():
-            raise Cancelled()
-        latest.setdefault("message", "waiting for a free worker (another run is computing)")
-        latest.setdefault("fraction", 0.0)
+    ticket = QUEUE.submit(object() if session is None else session, key, cancel)
+
+    def on_place(place):
+        latest.update(fraction=0.0, message=place_text(place), queued=True)
+
+    try:
+        QUEUE.wait(ticket, on_place)
+    except Cancelled:
+        QUEUE.release(ticket)
+        raise
+    if latest.pop("queued", False):
+        latest.update(fraction=0.0, message="starting")
     try:
         if cancel.is_set():
             raise Cancelled()
@@ -182,7 +196,7 @@ def call(cls, knobs: dict, task, args, cancel: threading.Event, latest: dict, *,
             _LIVE.discard(child)
             reader.close()
     finally:
-        _SLOTS.release()
+        QUEUE.release(ticket)
 
 
 def kill_all() -> int:
