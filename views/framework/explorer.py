@@ -124,7 +124,8 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         #: In a served session, moves are computed off the event loop, the last one winning
         #: (``views.framework.live``); elsewhere a move draws at once.
         post = session_post()
-        self._live = None if post is None else LatestWins(self._warm, self._draw, post)
+        self._live = None if post is None else LatestWins(self._warm, self._draw, post,
+                                                          self._session.alive)
         # a plot refreshed before the page loaded waits for the load, not a tick loop
         refresh_when_loaded()
         self.param.watch(self._redraw, list(self.knob_names()))
