@@ -364,3 +364,107 @@ def test_the_browser_reports_a_window_stream_as_it_reports_a_range_stream():
     plot = hv.renderer("bokeh").get_plot(dmap)
     attached = [callback for callback in plot.callbacks if stream in callback.streams]
     assert [type(callback).__name__ for callback in attached] == ["RangeXYCallback"]
+
+
+class _Session:
+    """What Panel reads of a served session's Bokeh session: that there is one."""
+
+    connection_count = 1
+    destroyed = False
+    _subscribed_connections: frozenset = frozenset()
+
+
+def _unloaded_plot(guarded: bool):
+    """A HoloViews plot of a DynamicMap on a stream, in a served document whose client never
+    said it has loaded the page (a Python ``bokeh.client`` session), with or without
+    ``refresh_when_loaded``: the plot, its stream, its document, its session context (the
+    document holds it weakly: keep it) and its data source."""
+    import types
+    import weakref
+
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.server.contexts import BokehSessionContext
+    from panel.io.state import set_curdoc
+
+    _workarounds.bokeh_backend()
+    doc = Document()
+    context = BokehSessionContext("guard", None, doc)
+    doc._session_context = weakref.ref(context)
+    context._set_session(_Session())
+    context._request = types.SimpleNamespace(arguments={}, cookies={}, headers={})
+    stream = hv.streams.Stream.define("Level", x=0)()
+    dmap = hv.DynamicMap(lambda x: hv.Curve([0, x]), streams=[stream])
+    pane = pn.pane.HoloViews(dmap, backend="bokeh")
+    with set_curdoc(doc):
+        if guarded:
+            _workarounds.refresh_when_loaded()
+        pane.server_doc(doc)  # as a served page: Panel cleans it up with the session
+    plot = pane._plots[doc.roots[0].ref["id"]][0]
+    source = next(h for k, h in plot.traverse(lambda p: p.handles.items(), [
+        lambda p: "source" in p.handles])[0] if k == "source")
+    return plot, stream, doc, context, source
+
+
+def _tick(doc) -> int:
+    """Run the document's pending next-tick callbacks once, as the server's event loop does;
+    returns how many there were."""
+    pending = list(doc.session_callbacks)
+    for callback in pending:
+        callback.callback()
+    return len(pending)
+
+
+def test_a_refresh_before_the_page_loaded_waits_for_the_load_not_a_tick_loop():
+    """``refresh_when_loaded``: HoloViews' ``Plot.refresh`` in a document whose client has not
+    said it loaded the page (Panel's ``document_ready``) adds itself as a next-tick callback
+    and tries again on every tick, for good (its ``_triggering`` list growing each time): a
+    Python client that moved a slider left the server at a core and its session was never
+    destroyed. The unguarded case fails once HoloViews stops looping (the workaround can go
+    then). Guarded, a refresh schedules no tick callback, keeps only the newest trigger of its
+    stream, and draws once, the newest value, when the page loads."""
+    import panel as pn
+    from panel.io.state import set_curdoc
+
+    plot, stream, doc, context, _ = _unloaded_plot(guarded=False)
+    with set_curdoc(doc):
+        stream.event(x=3)
+    ticks = [_tick(doc) for _ in range(5)]
+    assert ticks == [1] * 5, f"HoloViews no longer loops ({ticks}): remove the workaround"
+    with set_curdoc(doc):
+        stream.event(x=4)
+    assert len(plot._triggering) == 2  # one more entry each trigger, however many of a stream
+
+    plot, stream, doc, context, source = _unloaded_plot(guarded=True)
+    assert list(source.data["y"]) == [0, 0]
+    with set_curdoc(doc):
+        for x in (3, 4, 5):
+            stream.event(x=x)
+    assert _tick(doc) == 0  # nothing waits on the event loop
+    assert len(plot._triggering) == 1
+    assert list(source.data["y"]) == [0, 0]
+    pn.state._on_load(doc)  # the browser's document_ready
+    assert list(source.data["y"]) == [0, 5]
+    assert plot._triggering == [] and _tick(doc) == 0
+    with set_curdoc(doc):  # loaded: refreshed at once, as without the workaround
+        stream.event(x=6)
+    assert list(source.data["y"]) == [0, 6]
+
+
+def test_a_destroyed_sessions_plot_is_cleaned_up_and_never_refreshed():
+    """A plot waiting for a load that never comes (its client closed) holds nothing on the
+    event loop; when Bokeh destroys the session, Panel's hook cleans the served page's plots
+    up (``HoloViews._cleanup``, ``Plot.cleanup``): the stream no longer reaches the plot, and a
+    later trigger draws and schedules nothing."""
+    from panel.io.state import set_curdoc
+
+    plot, stream, doc, context, source = _unloaded_plot(guarded=True)
+    with set_curdoc(doc):
+        stream.event(x=2)
+    assert plot.refresh in stream.subscribers
+    for callback in list(doc.session_destroyed_callbacks):
+        callback(context)  # what Bokeh calls when it destroys the session
+    assert plot.refresh not in stream.subscribers
+    with set_curdoc(doc):
+        stream.event(x=7)
+    assert _tick(doc) == 0 and list(source.data["y"]) == [0, 0]

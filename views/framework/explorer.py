@@ -27,7 +27,8 @@ from views.framework.page import PageMixin, Section
 from views.framework.queue import QUEUE
 from views.framework.text import clip, quote
 from views.framework.timeline import Timeline, TimelineMixin, alias_time
-from views.framework.workarounds import WindowStream, dictionary_columns, one_graph_walk
+from views.framework.workarounds import (WindowStream, dictionary_columns, one_graph_walk,
+                                        refresh_when_loaded)
 
 __all__ = ["Explorer", "UNKNOWN_NAMED"]
 
@@ -125,7 +126,10 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         #: In a served session, moves are computed off the event loop, the last one winning
         #: (``views.framework.live``); elsewhere a move draws at once.
         post = session_post()
-        self._live = None if post is None else LatestWins(self._warm, self._draw, post)
+        self._live = None if post is None else LatestWins(self._warm, self._draw, post,
+                                                          self._session.alive)
+        # a plot refreshed before the page loaded waits for the load, not a tick loop
+        refresh_when_loaded()
         self.param.watch(self._redraw, list(self.knob_names()))
 
     def queue_session(self):

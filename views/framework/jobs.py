@@ -196,11 +196,12 @@ class SessionWatch:
     """Whether the server session a page was built in is still there to see it.
 
     Built while the session's document is being built (``pn.state.curdoc``). A session is
-    gone once Bokeh destroyed it, or once the browser that showed it disconnected (its tab was
-    closed or reloaded: Bokeh destroys such a session only after ``--unused-session-lifetime``,
-    and until then its pending knob moves would still be computed, one after another, on the
-    server's event loop). Outside a served session (scripts, tests, the warm-up's throwaway
-    document) a page is always alive."""
+    gone once Bokeh destroyed it, or once the client that showed it or was seen connected
+    disconnected (a browser's tab closed or reloaded, a Python ``bokeh.client`` session
+    closed, which never says it has shown the page: Bokeh destroys such a session only after
+    ``--unused-session-lifetime``, and until then its pending knob moves would still be
+    computed, one after another, on the server's event loop). Outside a served session
+    (scripts, tests, the warm-up's throwaway document) a page is always alive."""
 
     def __init__(self):
         from bokeh.server.contexts import BokehSessionContext
@@ -209,6 +210,7 @@ class SessionWatch:
         context = getattr(doc, "session_context", None) if doc is not None else None
         self._doc = weakref.ref(doc) if isinstance(context, BokehSessionContext) else None
         self._shown = False
+        self._connected = False  # a client was seen connected (a knob move, a running job)
         self._on_destroyed: list = []
         if self._doc is not None:
             pn.state.onload(self._mark_shown)
@@ -238,7 +240,10 @@ class SessionWatch:
         if context is None or context.destroyed:
             return False
         session = context._session  # None while the session is being built
-        return session is None or session.connection_count > 0 or not self._shown
+        if session is None or session.connection_count > 0:
+            self._connected = self._connected or session is not None
+            return True
+        return not (self._shown or self._connected)
 
 
 #: Every job of every live session, so that a stopping server cancels them all.

@@ -37,9 +37,12 @@ class LatestWins:
     """One computation at a time, the newest wanted state winning.
 
     ``warm()`` computes (in a daemon thread) whatever drawing the current state needs;
-    ``draw()`` draws it (on the event loop). ``post(callback)`` runs ``callback`` on the event
-    loop (from any thread), ``post(callback, delay=s)`` after ``s`` seconds (from the loop). ``request(key)``, called on the event loop whenever the wanted
-    state changes, with ``key`` a comparable snapshot of that state.
+    ``draw()`` draws it (on the event loop); ``alive()``, if given, says whether anybody is
+    left to see it (a closed session's pending state is neither computed nor drawn).
+    ``post(callback)`` runs ``callback`` on the event loop (from any thread),
+    ``post(callback, delay=s)`` after ``s`` seconds (from the loop). ``request(key)``, called
+    on the event loop whenever the wanted state changes, with ``key`` a comparable snapshot of
+    that state.
 
     The browser is paced too: after a draw, the next one waits until the browser says it has
     painted it (``painted()``, from the page's paint acknowledgement, see ``Explorer``), or for
@@ -54,8 +57,9 @@ class LatestWins:
     PAINT_TIMEOUT = 3.0
 
     def __init__(self, warm: Callable[[], object], draw: Callable[[], None],
-                 post: Callable[..., None]):
+                 post: Callable[..., None], alive: Callable[[], bool] | None = None):
         self._warm, self._draw, self._post = warm, draw, post
+        self._alive = alive
         self._wanted = _NOTHING
         self._busy = False
         self._failure: tuple | None = None  # (key, exception) of the last failed computation
@@ -84,7 +88,17 @@ class LatestWins:
             return self._failure[1]
         return None
 
+    def _gone(self) -> bool:
+        """Nobody is left to see the page (``alive()`` says so): what was pending is dropped,
+        neither computed nor drawn."""
+        if self._alive is None or self._alive():
+            return False
+        self._wanted = self._ready = _NOTHING
+        return True
+
     def _start(self) -> None:
+        if self._gone():
+            return
         key = self._wanted
         self._busy = True
         self.computations += 1
@@ -121,7 +135,7 @@ class LatestWins:
         self._maybe_draw()
 
     def _maybe_draw(self) -> None:
-        if self._ready is _NOTHING:
+        if self._ready is _NOTHING or self._gone():
             return
         if self._ready != self._wanted:  # superseded while waiting for the browser
             self._ready = _NOTHING

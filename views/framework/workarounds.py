@@ -20,6 +20,7 @@ scoped to the page's own element building (``dictionary_columns``).
 | ``prompt_widget`` | a slider's key press or drag reaches the explorer at once instead of after Panel's 50 ms debounce of every browser event: about 45 ms of each move as the user feels it (neuron stripes in Chromium: median 220 -> 160 ms) | Panel still debounces through ``Syncable._debounce`` |
 | ``steady_text`` | a Markdown or HTML pane whose text changes sends only the text, not its stylesheets as new models: the browser no longer re-applies them after the content (a moved page's status line sat 12 px higher than a fresh load's: Bootstrap's paragraph margin won over Panel's), and such an update no longer makes the server walk the document's model graph | a text update sends no stylesheet, and the burst test's live == fresh screenshots |
 | ``served_stylesheets`` | a session Bokeh builds anew when the browser connects (it discards a session whose page was sent but whose browser had not connected within 15 s: a loaded server, a class opening pages at once) loads Panel's stylesheets from the server, as the first one did, instead of from cdn.holoviz.org: offline such a page drew unstyled, with 13 failed requests | the rebuilt-session browser test in ``tests/app/test_server_lifecycle.py`` |
+| ``refresh_when_loaded`` | a plot refreshed before its page has loaded in a browser (a Python ``bokeh.client`` session, which never says it has; a tab closed while loading) draws once when the page loads, instead of HoloViews retrying on every tick for good: twelve Python clients that moved a slider and closed left the server at 96-100 % of a core and their sessions were never destroyed (each try blocked their expiry); a test of 12 such clients: 99 % of a core 5-7 s after they closed, now 0 % (``tests/app/test_closed_sessions.py``) | unguarded, HoloViews still retries on every tick; guarded, no tick callback waits, one draw of the newest value on load; a destroyed session's plot is cleaned up and never drawn |
 | ``standalone_resources`` | an HTML export that works offline: Bokeh's inline resources without the external files that every imported extension's models (Panel's katex, MathJax) add | the offline export test in Chromium |
 | ``SQUARE_BOX`` (bug) | exported panels with one log axis are square like the others (HoloViews sized them from mixed log and linear spans: a third as wide) | a log-x, linear-y export's axes box is square |
 | ``COLORBAR_TITLE`` (bug) | a colour bar's title follows the data (HoloViews draws it once) | live == fresh test (torus q) |
@@ -37,7 +38,8 @@ __all__ = ["RasterImage", "bokeh_backend", "matplotlib_backend", "apply_options"
            "dictionary_columns", "no_pipeline", "one_graph_walk", "prompt_widget",
            "snap_from_browser", "steady_text", "WindowStream",
            "render_matplotlib", "matplotlib_plot", "tight_canvas",
-           "served_stylesheets", "standalone_resources", "COLORBAR_TITLE", "SQUARE_BOX"]
+           "served_stylesheets", "refresh_when_loaded", "standalone_resources",
+           "COLORBAR_TITLE", "SQUARE_BOX"]
 
 
 class RasterImage(hv.Image):
@@ -472,6 +474,85 @@ def served_stylesheets() -> None:
         return
     if not use_cdn():  # Panel's own test of the resource mode, and its own local path
         doc._template_variables["dist_url"] = get_dist_path(cdn=False)
+
+
+def refresh_when_loaded(doc=None) -> None:
+    """In the served document ``doc`` (default: the session being built), a HoloViews plot
+    whose refresh has to wait for the page to load waits for it once, instead of on every
+    tick of the event loop.
+
+    ``Plot.refresh`` (``holoviews/plotting/plot.py``) runs only where Panel says the document
+    is unblocked, which needs the browser's ``document_ready`` (``panel.io.state._connected``);
+    otherwise it adds itself as a next-tick callback and tries again. A client that never
+    says it is ready (a Python ``bokeh.client`` session, a tab closed while loading) made that
+    a busy loop for as long as the server ran: each try waits for and holds the document lock,
+    which blocks the session's expiry (Bokeh's ``_needs_document_lock``), so the session was
+    never destroyed either, and ``_triggering`` grew with every trigger. Here such a refresh
+    is handed to ``pn.state.onload`` instead (one per plot; what triggered it is kept, newest
+    per stream): it draws when the page loads, and never if it never does, and the session
+    expires as any other. No HoloViews class is changed: the session's document gets its own
+    ``add_next_tick_callback``.
+
+    No report of this loop was found among holoviz/holoviews's issues (the nearest:
+    holoviz/holoviews#5348, "Ensure Plot.refresh is dispatched immediately if possible"); one
+    should be filed with this reproduction (``panel serve mini.py``; the client then leaves
+    the server at 100 % of a core, measured)::
+
+        # mini.py
+        import holoviews as hv, panel as pn
+        s = hv.streams.Stream.define("S", x=0)()
+        slider = pn.widgets.IntSlider(end=10)
+        slider.param.watch(lambda e: s.event(x=e.new), "value")
+        pn.Column(slider, pn.pane.HoloViews(
+            hv.DynamicMap(lambda x: hv.Curve([0, x]), streams=[s]))).servable()
+
+        # the client
+        import panel.models  # the page's models
+        from bokeh.client import pull_session
+        from bokeh.models import Slider
+        session = pull_session(url="http://localhost:5006/mini")
+        next(m for m in session.document.models if isinstance(m, Slider)).value = 3
+        session.force_roundtrip()
+        session.close()
+    """
+    import weakref
+
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.server.contexts import BokehSessionContext
+    from holoviews.plotting.plot import Plot
+    from panel.io.state import set_curdoc
+
+    doc = pn.state.curdoc if doc is None else doc
+    context = getattr(doc, "session_context", None) if doc is not None else None
+    if not isinstance(context, BokehSessionContext) or "add_next_tick_callback" in vars(doc):
+        return
+    ref = weakref.ref(doc)  # the document holds this function: no cycle through it
+    waiting: weakref.WeakSet = weakref.WeakSet()  # plots whose refresh waits for the load
+
+    def refresh(plot_ref) -> None:
+        plot, document = plot_ref(), ref()
+        if plot is not None and document is not None and plot.document is document:
+            waiting.discard(plot)
+            plot.refresh()
+
+    def add_next_tick_callback(callback):
+        document = ref()
+        if document is None:  # the document is gone: nothing to run anything on
+            return None
+        plot = getattr(callback, "__self__", None)
+        if (not isinstance(plot, Plot) or getattr(callback, "__name__", "") != "refresh"
+                or pn.state._connected.get(document)):
+            return Document.add_next_tick_callback(document, callback)
+        # the newest trigger of each stream (HoloViews adds one entry per try)
+        plot._triggering = list({id(s): (s, m) for s, m in plot._triggering}.values())
+        if plot not in waiting and document.session_context is not None:
+            waiting.add(plot)
+            with set_curdoc(document):
+                pn.state.onload(functools.partial(refresh, weakref.ref(plot)))
+        return None
+
+    doc.add_next_tick_callback = add_next_tick_callback
 
 
 # --- standalone HTML ------------------------------------------------------------------------
