@@ -364,3 +364,25 @@ def test_the_browser_reports_a_window_stream_as_it_reports_a_range_stream():
     plot = hv.renderer("bokeh").get_plot(dmap)
     attached = [callback for callback in plot.callbacks if stream in callback.streams]
     assert [type(callback).__name__ for callback in attached] == ["RangeXYCallback"]
+
+
+def test_an_exported_figure_with_a_colour_bar_is_freed(tmp_path):
+    """HoloViews records every matplotlib colour bar on its ``ColorbarPlot`` class and never
+    forgets one (``forget_colorbars``): without the workaround each exported figure with a
+    colour bar (the torus page has one) stayed alive, and the HoloViews record grew."""
+    import gc
+
+    import matplotlib.figure
+    from holoviews.plotting.mpl.element import ColorbarPlot
+
+    def figures() -> int:
+        gc.collect()
+        return sum(isinstance(o, matplotlib.figure.Figure) for o in gc.get_objects())
+
+    explorer = EXPLORERS["torus"]()
+    before, recorded = figures(), len(ColorbarPlot._colorbars)
+    for _ in range(2):
+        explorer.export(tmp_path / "torus.png")
+    assert figures() == before and len(ColorbarPlot._colorbars) == recorded
+    # the record HoloViews keeps is still there, under the name the workaround reads
+    assert isinstance(ColorbarPlot.__dict__["_colorbars"], dict)
