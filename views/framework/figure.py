@@ -30,7 +30,7 @@ __all__ = [
     "EXPORT_FORMATS", "DENSE_POINTS", "PLOT_WIDTH", "PLOT_HEIGHT", "FIG_INCHES", "DASHED",
     "DOTTED", "MPL_DASHED", "MPL_DOTTED", "Plot", "FigureMixin", "exporting", "style", "dense",
     "shade_levels", "count_points", "warmup_rasters", "table_html", "axis", "log_spaced",
-    "integer_ticks", "export_figure", "export_styles", "put_title", "set_title", "PNG_DPI",
+    "integer_ticks", "export_figure", "export_styles", "put_title", "set_title", "title_width", "PNG_DPI",
     "TITLE_CHARS", "TITLE_LINES",
 ]
 
@@ -314,15 +314,27 @@ def put_title(fig, title: str):
     return set_title(fig.suptitle("", fontsize=13, y=1.0, va="bottom"), title)
 
 
-def set_title(artist, title: str):
+def title_width(fig) -> float:
+    """The width a title of ``fig`` may take (display pixels): the span of its axes, panels
+    and colour bars, so that no title widens the saved figure (``bbox_inches="tight"`` keeps
+    what the axes and their labels cover); the figure's width if it has no axes."""
+    boxes = [axes.get_position() for axes in fig.axes]
+    if not boxes:
+        return fig.bbox.width
+    return (max(b.x1 for b in boxes) - min(b.x0 for b in boxes)) * fig.bbox.width
+
+
+def set_title(artist, title: str, width: float | None = None):
     """Write ``title`` into a figure's title ``artist``: cut to ``TITLE_CHARS`` characters, and
-    where wider than the figure, wrapped into lines that fit it (long words broken), at most
-    ``TITLE_LINES``, the last ending in an ellipsis when the title was cut. Returns ``artist``."""
+    where wider than ``width`` (display pixels; default ``title_width``), wrapped into lines
+    that fit it (long words broken), at most ``TITLE_LINES``, the last ending in an ellipsis
+    when the title was cut. Returns ``artist``. An animation passes the width its figure had
+    before it was cut to its saved box, so each frame's title wraps as the export's does."""
     import textwrap
 
     text = clip(title, TITLE_CHARS)
     artist.set_text(text)
-    width = artist.figure.bbox.width
+    width = title_width(artist.figure) if width is None else width
     wide = artist.get_window_extent().width
     if wide <= width:
         return artist
