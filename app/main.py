@@ -20,7 +20,8 @@ from views.framework import stamp
 from views.framework.knobs import check_query
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
-from views.framework.workarounds import one_graph_walk, served_stylesheets, steady_text
+from views.framework.workarounds import (one_graph_walk, served_stylesheets, steady_text,
+                                         tolerant_location_query)
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TITLE = "Learning Dynamics Explorer"
@@ -45,6 +46,7 @@ NARROW_CSS = """
 pn.extension("katex", notifications=True, sizing_mode="stretch_width")
 pn.config.loading_indicator = True
 served_stylesheets()  # before any model: a session rebuilt on connect must not link the CDN
+tolerant_location_query()  # a 5,000-digit value in a link must not blank the page
 
 
 def _page_name() -> str:

@@ -492,6 +492,41 @@ def served_stylesheets() -> None:
         doc._template_variables["dist_url"] = get_dist_path(cdn=False)
 
 
+def tolerant_location_query() -> None:
+    """Let a served page's ``pn.state.location`` read any link.
+
+    Panel's ``Location`` parses its address's query with ``panel.util.parse_query`` whenever
+    it is built or moved, turning every value of digits into a number with ``int``: a value of
+    more than 4,300 digits (Python's limit for ``int`` of text) or a digit ``int`` does not
+    read (``?x=²``) raises ``ValueError`` out of the session's first ``pn.state.location``, and
+    the page is blank. Here a query Panel cannot read is read one value at a time, a value
+    Panel refuses kept as text (the app reads a link's settings from ``session_args``, through
+    ``views.framework.knobs``, not from the ``Location``). Idempotent; for the served app's
+    process (``app/main.py``), like ``served_stylesheets``. ``test_workarounds.py`` guards it."""
+    import urllib.parse
+
+    from panel.io import location
+
+    original = location.parse_query
+    if getattr(original, "ldx_tolerant", False):
+        return
+
+    def parse_query(query: str) -> dict:
+        try:
+            return original(query)
+        except ValueError:
+            parsed = {}
+            for key, value in urllib.parse.parse_qsl(query[1:]):
+                try:
+                    parsed.update(original("?" + urllib.parse.urlencode({key: value})))
+                except ValueError:
+                    parsed[key] = value
+            return parsed
+
+    parse_query.ldx_tolerant = True
+    location.parse_query = parse_query
+
+
 # --- standalone HTML ------------------------------------------------------------------------
 
 
