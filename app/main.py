@@ -17,9 +17,11 @@ import panel as pn
 from views import EXPLORERS
 from views.framework import math_markdown, readiness
 from views.framework import stamp
+from views.framework.knobs import check_query
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
-from views.framework.workarounds import one_graph_walk, served_stylesheets, steady_text
+from views.framework.workarounds import (one_graph_walk, served_stylesheets, steady_text,
+                                         tolerant_location_query)
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TITLE = "Learning Dynamics Explorer"
@@ -44,6 +46,7 @@ NARROW_CSS = """
 pn.extension("katex", notifications=True, sizing_mode="stretch_width")
 pn.config.loading_indicator = True
 served_stylesheets()  # before any model: a session rebuilt on connect must not link the CDN
+tolerant_location_query()  # a 5,000-digit value in a link must not blank the page
 
 
 def _page_name() -> str:
@@ -130,7 +133,8 @@ def explorer_page(slug: str):
 
     The query is read by ``Explorer.from_query``, which applies every valid value, clamps
     dependent knobs and falls back to the defaults if the values cannot be computed together;
-    what it did not use is said once, in a notification and in the page's notice. The URL is
+    what it did not use is said once, in a notification and in the page's notice (a link
+    longer than ``knobs.QUERY_CHARS`` as a whole: the page at its defaults). The URL is
     then written from the knobs' canonical text (floats on their slider's step, w0 as typed),
     so a link the app wrote reopens exactly this state: what the link held and the page did
     not use (unknown names, refused values) leaves the address once the page is loaded. A
@@ -138,8 +142,16 @@ def explorer_page(slug: str):
     in the address too."""
     cls = EXPLORERS[slug]
     args = dict(pn.state.session_args or {})
+    try:  # a link too long as a whole is not read at all (``knobs.check_query``)
+        check_query(args)
+        refused = []
+    except ValueError as exc:
+        args, refused = {}, [f"{exc}: the page shows the default settings."]
     presentation, shown_messages = Presentation.from_query(cls, args)
     explorer, messages = cls.from_query(Presentation.without(args))
+    if refused:
+        messages = refused + messages
+        explorer.notice = " ".join(filter(None, [*refused, explorer.notice]))
     explorer.presentation = presentation
     if shown_messages:
         messages = messages + shown_messages

@@ -34,6 +34,7 @@ from views import EXPLORERS
 from views.framework import stamp
 from views.framework.files import check_target
 from views.framework.text import CommandParser, printable
+from views.framework.knobs import CHOICE_CHARS, QUERY_CHARS, check_length
 from views.framework.animation import (ANIMATION_FORMATS, DEFAULT_FPS, DEFAULT_FRAMES,
                                        run_file_stem)
 
@@ -44,6 +45,8 @@ def explorer_from_query(query: dict):
     """The explorer a query (``{name: [value]}``) describes, and the sentences of what it did
     not use; ``ValueError`` naming ``page`` for a query of no page."""
     page = (query.get("page") or [None])[-1]
+    if page is not None:
+        check_length("page", page, CHOICE_CHARS)
     if page not in EXPLORERS:
         raise ValueError(f"page must be one of {', '.join(EXPLORERS)}, got {page!r}")
     return EXPLORERS[page].from_query(query)
@@ -78,9 +81,13 @@ def main(argv=None) -> int:
                 print(f"note: the figure was written by version {printable(version)}, this is "
                       f"{stamp.VERSION}", file=sys.stderr)
         else:
+            # bounded before it is read, as a served link is (``views.framework.knobs``)
+            check_length("--query", args.query, QUERY_CHARS)
             query = urllib.parse.parse_qs(args.query, keep_blank_values=True)
         query = dict(query)
         run = (query.pop("run", None) or [None])[-1]
+        if run is not None:
+            check_length("run", run, CHOICE_CHARS)
         explorer, messages = explorer_from_query(query)
         if run is not None:
             if run not in explorer.jobs:

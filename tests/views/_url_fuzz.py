@@ -2,7 +2,7 @@
 
 Queries are generated from each explorer's knobs, so a new explorer is covered by registering:
 valid values, values whose combination fails, malformed text, unknown keys, huge numbers, NaN,
-empty and repeated values.
+empty and repeated values, values longer than their knob's cap.
 
 Balance (issue 25 item 0): opening a link computes the page (``from_query`` falls back to the
 defaults when the settings cannot be computed together), so a link costs a page's computation.
@@ -32,6 +32,11 @@ QUERIES = 200
 PARTS = 3
 BAD = ["abc", "", "nan", "NaN", "inf", "-inf", "1e9", "3.7", "-5", "1" * 40, "[1,2", "[-1.0,-1.0]",
        "true", "None", "%", "0x10", "1,5", "  ", "½"]
+#: Values longer than any knob's cap (``views.framework.knobs.limits``): a 1,001-digit number
+#: (valid but for its length), a 5,000-digit whole number (beyond Python's own limit for
+#: ``int``), a list of 300 items. Every ``LONG_EVERY``-th link gives one to a knob.
+LONG = ["0." + "0" * 998 + "1", "7" * 5000, ",".join(["1"] * 300)]
+LONG_EVERY = 10
 
 
 def _is_size(p, dependent: set) -> bool:
@@ -105,7 +110,7 @@ def queries(cls, count: int, seed: int, *, small: bool = False) -> list[str]:
     names = cls.knob_names()
     base = size_knobs(cls) if small else {}
     out = []
-    for _ in range(count):
+    for i in range(count):
         pairs = [("page", cls.slug)]
         for _ in range(rng.integers(0, 5)):
             name = names[rng.integers(len(names))]
@@ -125,6 +130,9 @@ def queries(cls, count: int, seed: int, *, small: bool = False) -> list[str]:
             value = (str(int(rng.integers(-2, 6000))) if rng.random() < 0.6
                      else BAD[rng.integers(len(BAD))])
             pairs.append((keys[rng.integers(len(keys))], value))
+        if i % LONG_EVERY == LONG_EVERY - 1:  # no draw from rng: the other links stay as they were
+            k = i // LONG_EVERY
+            pairs.append((names[k % len(names)], LONG[k % len(LONG)]))
         given = {key for key, _ in pairs}
         pairs += [(k, v) for k, v in base.items() if k not in given]
         out.append(urllib.parse.urlencode(pairs))

@@ -316,19 +316,33 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         ``pn.state.session_args`` gives it), and a sentence for each part that was not used or
         was changed. Never raises for what a URL holds: unknown names, malformed, out-of-range
         or repeated values are reported and skipped; if the valid values together cannot be
-        computed, the defaults are used and that is reported too.
+        computed, the defaults are used and that is reported too. What a link may hold is
+        bounded (``views.framework.knobs``): a value longer than its knob's cap, a key given
+        more than ``REPEATS`` times and a query longer than ``QUERY_CHARS`` are refused, saying
+        the cap (a refused query as a whole opens the defaults).
 
         The sentences quote what the link holds (cut to ``_text.CLIP`` characters, at most
         ``UNKNOWN_NAMED`` unknown names): they are plain text, which the page shows through
         ``plain``, never as markup."""
         messages, values, unknown = [], {}, []
         time = None
+        try:
+            _knobs.check_query(args)
+        except ValueError as exc:
+            messages.append(f"{exc}: the page shows the default settings.")
+            args = {}
         for key, raws in args.items():
             key = key.decode(errors="replace") if isinstance(key, bytes) else str(key)
             if key == "page":
                 continue
-            if cls.timeline is not None and (key == "t" or key in cls.timeline.aliases):
-                raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
+            raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
+            timed = cls.timeline is not None and (key == "t" or key in cls.timeline.aliases)
+            if len(raws) > _knobs.REPEATS and (timed or key in cls._knob_set()):
+                label = cls.param[key].label if key in cls.param else key
+                messages.append(f"{label} was given {len(raws):,} times, more than the "
+                                f"{_knobs.REPEATS} read: none was used.")
+                continue
+            if timed:
                 if raws and key != "t":  # an older link's frame knob: its time
                     time = alias_time(raws[-1], cls.timeline.aliases[key])
                 elif raws:
@@ -337,7 +351,6 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
             if key not in cls._knob_set():
                 unknown.append(key)
                 continue
-            raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
             if not raws:
                 continue
             if len(raws) > 1:

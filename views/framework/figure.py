@@ -21,15 +21,17 @@ import numpy as np
 from views.framework import stamp
 from views.framework.files import atomic_path
 from views.framework.legends import bokeh_legend, place_legends
+from views.framework.text import clip
 from views.framework.workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
-                                         bokeh_backend, matplotlib_backend, render_matplotlib,
-                                         standalone_resources)
+                                         bokeh_backend, forget_colorbars, matplotlib_backend,
+                                         render_matplotlib, standalone_resources)
 
 __all__ = [
     "EXPORT_FORMATS", "DENSE_POINTS", "PLOT_WIDTH", "PLOT_HEIGHT", "FIG_INCHES", "DASHED",
     "DOTTED", "MPL_DASHED", "MPL_DOTTED", "Plot", "FigureMixin", "exporting", "style", "dense",
     "shade_levels", "count_points", "warmup_rasters", "table_html", "axis", "log_spaced",
-    "integer_ticks", "export_figure", "export_styles", "put_title", "PNG_DPI",
+    "integer_ticks", "export_figure", "export_styles", "put_title", "set_title", "title_width", "PNG_DPI",
+    "TITLE_CHARS", "TITLE_LINES",
 ]
 
 #: Formats ``export`` writes, by file suffix.
@@ -298,9 +300,51 @@ def integer_ticks(lo: float, hi: float, most: int = 10) -> list[int]:
     return list(range(start, last + 1, stride))
 
 
+#: An exported figure's title holds at most this many characters (an ellipsis beyond) ...
+TITLE_CHARS = 300
+#: ... in at most this many lines, each as wide as the figure at most: however long the
+#: settings a title names, the figure is never widened by it (a 2,001-digit w0 once drew a
+#: 44,867-pixel-wide PNG).
+TITLE_LINES = 3
+
+
 def put_title(fig, title: str):
-    """The title of an exported figure, above its panels (``export_figure``, animations)."""
-    return fig.suptitle(title, fontsize=13, y=1.0, va="bottom")
+    """The title of an exported figure, above its panels (``export_figure``, animations),
+    fitted to the figure's width (``set_title``); returns the title's artist."""
+    return set_title(fig.suptitle("", fontsize=13, y=1.0, va="bottom"), title)
+
+
+def title_width(fig) -> float:
+    """The width a title of ``fig`` may take (display pixels): the span of its axes, panels
+    and colour bars, so that no title widens the saved figure (``bbox_inches="tight"`` keeps
+    what the axes and their labels cover); the figure's width if it has no axes."""
+    boxes = [axes.get_position() for axes in fig.axes]
+    if not boxes:
+        return fig.bbox.width
+    return (max(b.x1 for b in boxes) - min(b.x0 for b in boxes)) * fig.bbox.width
+
+
+def set_title(artist, title: str, width: float | None = None):
+    """Write ``title`` into a figure's title ``artist``: cut to ``TITLE_CHARS`` characters, and
+    where wider than ``width`` (display pixels; default ``title_width``), wrapped into lines
+    that fit it (long words broken), at most ``TITLE_LINES``, the last ending in an ellipsis
+    when the title was cut. Returns ``artist``. An animation passes the width its figure had
+    before it was cut to its saved box, so each frame's title wraps as the export's does."""
+    import textwrap
+
+    text = clip(title, TITLE_CHARS)
+    artist.set_text(text)
+    width = title_width(artist.figure) if width is None else width
+    wide = artist.get_window_extent().width
+    if wide <= width:
+        return artist
+    chars = max(8, int(len(text) * width / wide))  # the characters a line holds, about
+    while True:
+        lines = textwrap.wrap(text, chars, max_lines=TITLE_LINES, placeholder=" …")
+        artist.set_text("\n".join(lines))
+        if chars == 8 or artist.get_window_extent().width <= width:
+            return artist
+        chars = max(8, int(chars * 0.9))
 
 
 def export_figure(figure, path, *, title: str | None = None,
@@ -347,6 +391,7 @@ def export_figures(figure, paths, *, title: str | None = None,
                             metadata=_metadata(suffix, state))
     finally:
         plt.close(fig)
+        forget_colorbars(fig)
     return paths
 
 
@@ -369,7 +414,7 @@ def _export_html(figure, path: pathlib.Path, *, title: str | None, state: str | 
 
     bokeh_backend()
     model = hv.render(figure, backend="bokeh")
-    text = file_html(model, standalone_resources(), title=title or path.stem)
+    text = file_html(model, standalone_resources(), title=clip(title or path.stem, TITLE_CHARS))
     if state is not None:
         meta = f'<meta name="{stamp.KEY}" content="{html.escape(state, quote=True)}">'
         text = text.replace("<head>", "<head>\n    " + meta, 1)

@@ -33,9 +33,9 @@ import numpy as np
 import param
 
 from views.framework import stamp
-from views.framework.figure import export_styles, put_title
+from views.framework.figure import export_styles, put_title, set_title, title_width
 from views.framework.legends import place_legends
-from views.framework.workarounds import matplotlib_plot, tight_canvas
+from views.framework.workarounds import forget_colorbars, matplotlib_plot, tight_canvas
 
 __all__ = ["Film", "frame_title", "ANIMATION_DPI"]
 
@@ -215,13 +215,14 @@ class Film:
         # the box of the saved figure (``savefig(bbox_inches="tight")``), wide enough for the
         # title of every frame (its numbers grow wider)
         self.title = put_title(fig, self._title(first))
+        self.title_width = title_width(fig)  # every frame's title wraps as the export's
         fig.draw_without_rendering()
         renderer = fig.canvas.get_renderer()
         boxes = [fig.get_tightbbox(renderer)]
         inches = fig.dpi_scale_trans.inverted()
         titles = [self.title.get_window_extent(renderer).transformed(inches)]
         for i in sorted({int(np.max(indices)), int(indices[-1])}):
-            self.title.set_text(self._title(i))
+            set_title(self.title, self._title(i), self.title_width)
             titles.append(self.title.get_window_extent(renderer).transformed(inches))
         pad = matplotlib.rcParams["savefig.pad_inches"]
         box = Bbox.union(boxes + titles).padded(pad)
@@ -393,7 +394,7 @@ class Film:
         there, in the figure's order."""
         for layer in self.layers:
             layer.show(self.frames, i, self.key)
-        self.title.set_text(self._title(i))
+        set_title(self.title, self._title(i), self.title_width)
         canvas = self.figure.canvas
         renderer = canvas.get_renderer()
         marks = self._marks()
@@ -423,3 +424,4 @@ class Film:
         import matplotlib.pyplot as plt
 
         plt.close(self.figure)
+        forget_colorbars(self.figure)

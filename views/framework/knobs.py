@@ -5,8 +5,13 @@ shared link (``?page=herding&seed=3``) and a typed field (the seed, the firing r
 both go through ``parse``: it never reinterprets text (``1e9`` or ``3.7`` is not a whole
 number, ``nan`` is not a number) and its refusals are sentences for the page, naming the knob by
 its label and giving the allowed range; they quote what was sent (cut to ``_text.CLIP``
-characters), so wherever they are shown they go through ``views.framework.text.plain``. ``text`` is the inverse: the canonical text of a value,
-so that a URL written by the app reopens to exactly the same state.
+characters), so wherever they are shown they go through ``views.framework.text.plain``.
+``text`` is the inverse: the canonical text of a value, so that a URL written by the app
+reopens to exactly the same state.
+
+Every value is bounded before it is read (``limits``, by the kind of knob; ``check_query`` for
+a link as a whole, ``REPEATS`` for one key given many times): what a page spends on a value,
+in parsing it, in a figure's title or in a file, must not grow with what a client sends.
 
 ``Field`` is the typed-field widget built on them: a text box that answers a refused value with
 an inline message and restores the last good value.
@@ -26,7 +31,26 @@ import param
 from views.framework.text import plain, quote
 from views.framework.workarounds import prompt_widget, steady_text
 
-__all__ = ["parse", "text", "snap", "decimals", "describe", "Field", "parse_vector"]
+__all__ = ["parse", "text", "snap", "decimals", "describe", "Field", "parse_vector", "limits",
+           "check_length", "check_query", "NUMBER_CHARS", "RANGE_CHARS", "CHOICE_CHARS",
+           "TEXT_CHARS", "QUERY_CHARS", "REPEATS"]
+
+#: The most characters a knob's value may have as text, from a link or a typed field, by kind
+#: of knob; a longer value is refused by name before it is read (``limits``, ``parse``).
+#: A whole number or a decimal (sign, digits, point, exponent: a float's ``repr`` is at most 24).
+NUMBER_CHARS = 40
+#: Two numbers and what separates them.
+RANGE_CHARS = 100
+#: One choice's name (a menu, a flag, one item of a list of choices).
+CHOICE_CHARS = 100
+#: Free text (herding's w0: K numbers).
+TEXT_CHARS = 200
+#: A link's query as a whole: its keys and values, one separator each (``check_query``). Far
+#: above the longest link a page writes, with every knob at its longest text.
+QUERY_CHARS = 20_000
+#: Values a link may give one key: a key given more often is not used at all (up to this many,
+#: the last one is).
+REPEATS = 10
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -87,11 +111,57 @@ def _choices(p: param.Selector) -> list:
     return list(names.values()) if names else list(p.objects)
 
 
+def limits(p: param.Parameter) -> tuple[int, int | None]:
+    """``(characters, items)``: the most characters a value of knob ``p`` may have as text,
+    and for a list of choices the most items (its number of choices; None for other knobs)."""
+    if isinstance(p, param.ListSelector):
+        items = len(_choices(p))
+        return items * (CHOICE_CHARS + 1), items
+    if isinstance(p, (param.Boolean, param.Selector)):
+        return CHOICE_CHARS, None
+    if isinstance(p, param.Range):
+        return RANGE_CHARS, None
+    if isinstance(p, param.Number):  # param.Integer too
+        return NUMBER_CHARS, None
+    return TEXT_CHARS, None
+
+
+def check_length(label: str, text, chars: int) -> None:
+    """Refuse ``text`` (``ValueError`` naming ``label``, with the cap, quoting the text's
+    start: ``quote``) when it is longer than ``chars`` characters."""
+    if len(text) > chars:
+        raise ValueError(f"{label} must be at most {chars:,} characters, got {len(text):,}: "
+                         f"{quote(text)}")
+
+
+def _values(raws) -> list:
+    return list(raws) if isinstance(raws, (list, tuple)) else [raws]
+
+
+def _chars(value) -> int:
+    return len(value) if isinstance(value, (str, bytes)) else len(repr(value))
+
+
+def check_query(args: dict) -> None:
+    """Refuse a link's query (``ValueError``, with the cap) whose keys and values (name ->
+    list of values, as ``pn.state.session_args`` gives it) hold more than ``QUERY_CHARS``
+    characters in all, counting one separator a key and a value."""
+    total = 0
+    for key, raws in args.items():
+        total += _chars(key) + sum(_chars(v) + 2 for v in _values(raws))
+    if total > QUERY_CHARS:
+        raise ValueError(f"the link's settings must be at most {QUERY_CHARS:,} characters, "
+                         f"got {total:,}")
+
+
 def parse(p: param.Parameter, raw, bounds=None):
     """The value of knob ``p`` written as ``raw`` (text), checked against ``bounds`` (default:
-    the parameter's). Raises ``ValueError`` with a sentence for the page."""
+    the parameter's). Raises ``ValueError`` with a sentence for the page; a value longer than
+    ``limits`` allows is refused before it is read."""
     label = p.label or p.name
+    chars, items = limits(p)
     raw_text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+    check_length(label, raw_text, chars)
     s = raw_text.strip()
     if bounds is None:
         bounds = getattr(p, "bounds", None)
@@ -108,6 +178,8 @@ def parse(p: param.Parameter, raw, bounds=None):
         refuse()
     if isinstance(p, param.ListSelector):  # before Selector: a subclass of it
         parts = [x.strip() for x in s.split(",")] if s else []
+        if len(parts) > items:
+            raise ValueError(f"{label} must list at most {items} choices, got {len(parts):,}")
         choices = {str(o): o for o in p.objects}
         if any(x not in choices for x in parts) or len(set(parts)) != len(parts):
             refuse()
@@ -172,9 +244,11 @@ class Field(pn.viewable.Viewer):
         super().__init__()
         self.explorer, self.knob = explorer, name
         p = explorer.param[name]
+        # the browser takes no more characters than ``parse`` reads (a client that sends more
+        # is refused by ``parse``)
         self.input = prompt_widget(pn.widgets.TextInput(
             label=p.label, value=explorer.knob_text(name), description=p.doc,
-            sizing_mode="stretch_width", **params))
+            max_length=limits(p)[0], sizing_mode="stretch_width", **params))
         self.message = steady_text(pn.pane.Markdown(
             "", visible=False, sizing_mode="stretch_width", margin=(0, 10),
             css_classes=["ldx-field-message"], styles={"color": "#b00020", "font-size": "13px"}))
@@ -209,9 +283,14 @@ class Field(pn.viewable.Viewer):
 def parse_vector(name: str, text: str, size: int) -> tuple[float, ...]:
     """Parse a typed vector: one number (repeated ``size`` times) or ``size`` comma-separated numbers.
 
-    Raises ``ValueError`` with a message meant for the page, never a traceback.
+    Raises ``ValueError`` with a message meant for the page, never a traceback; text longer
+    than ``TEXT_CHARS`` is refused before it is read.
     """
+    check_length(name, str(text), TEXT_CHARS)
     parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p]
+    if len(parts) > max(size, 1):
+        raise ValueError(f"{name} needs 1 or {size} numbers, got {len(parts):,} in "
+                         f"{quote(text)}")
     try:
         values = [float(p) for p in parts]
     except ValueError:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from views.framework.knobs import CHOICE_CHARS, check_length
 from views.framework.text import quote
 
 __all__ = ["Presentation", "PRESENT_KEYS"]
@@ -48,15 +49,31 @@ class Presentation:
         messages = []
         present = False
         if "present" in args:
-            raw = _last_text(args["present"]).strip().lower()
+            raw = _last_text(args["present"])
+            try:
+                check_length("present", raw, CHOICE_CHARS)
+            except ValueError as exc:
+                messages.append(f"{exc}.")
+                raw = "0"
+            raw = raw.strip().lower()
             if raw in ("1", "true", "yes", "on"):
                 present = True
             elif raw not in ("0", "false", "no", "off"):
                 messages.append(f"present must be 1 or 0; got {quote(raw)}.")
         show = None
+        knobs = explorer_cls.knob_names()
         if "show" in args:
-            names = [n.strip() for n in _last_text(args["show"]).split(",") if n.strip()]
-            knobs = explorer_cls.knob_names()
+            text = _last_text(args["show"])
+            try:  # at most every control, each named once: a list of choices' caps
+                check_length("show", text, len(knobs) * (CHOICE_CHARS + 1))
+                names = [n.strip() for n in text.split(",") if n.strip()]
+                if len(names) > len(knobs):
+                    raise ValueError(f"show must name at most {len(knobs)} controls, got "
+                                     f"{len(names):,}")
+            except ValueError as exc:
+                messages.append(f"{exc}; every control is shown.")
+                names = None
+        if "show" in args and names is not None:
             unknown = [n for n in names if n not in knobs]
             show = tuple(dict.fromkeys(n for n in names if n in knobs))
             if unknown:

@@ -19,11 +19,14 @@ import pathlib
 import re
 import stat
 import struct
+import textwrap
 import urllib.parse
 from importlib import metadata
 
+from views.framework.text import clip
+
 __all__ = ["state_text", "parse_state", "read_state", "settings_words", "file_stem", "script",
-           "VERSION", "KEY", "READABLE",
+           "VERSION", "KEY", "READABLE", "VALUE_CHARS", "SETTINGS_CHARS",
            "MAX_FILE_BYTES", "MAX_PIXELS", "MAX_STATE_CHARS"]
 
 #: The PNG text chunk's key and the HTML meta's name.
@@ -227,15 +230,27 @@ def _time_text(explorer, time: bool) -> str | None:
     return explorer.time_text() if time and hasattr(explorer, "time_text") else None
 
 
+#: A value in a figure's title holds at most this many characters, and the settings in words
+#: at most ``SETTINGS_CHARS`` (an ellipsis beyond): a title never grows with a value (the
+#: file's state holds every value whole).
+VALUE_CHARS = 40
+SETTINGS_CHARS = 160
+
+
 def settings_words(explorer, *, time: bool = True) -> str:
     """The settings in words for a figure's title: the knobs not at their default, by label
     ("States D = 5, Model seed = 7"), and the time on the timeline (unless ``time`` is False);
-    "default settings" if none."""
-    words = [f"{explorer.param[n].label} = {explorer.knob_text(n)}" for n in _changed(explorer)]
+    "default settings" if none. Each value is cut to ``VALUE_CHARS`` characters, the whole to
+    ``SETTINGS_CHARS`` (an ellipsis for the words left out)."""
+    words = [f"{explorer.param[n].label} = {clip(explorer.knob_text(n), VALUE_CHARS)}"
+             for n in _changed(explorer)]
     time = _time_text(explorer, time)
     if time is not None:
         words.append(f"t = {time}")
-    return ", ".join(words) if words else "default settings"
+    if not words:
+        return "default settings"
+    # cut at a word's end (a value cut to VALUE_CHARS is one word at most that long)
+    return textwrap.shorten(", ".join(words), SETTINGS_CHARS, placeholder=" …")
 
 
 def file_stem(explorer, limit: int = 120, *, time: bool = True) -> str:

@@ -79,6 +79,8 @@ def alias_time(raw, offset: int) -> str:
     """The ``t`` of an older link's frame knob (``Timeline.aliases``): its whole number plus
     ``offset``, as text; anything else as it is (``parse_time`` then refuses it in words)."""
     text = raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
+    if len(text) > _knobs.NUMBER_CHARS:
+        return text  # refused by its length, unread
     try:
         return str(int(text.strip()) + int(offset))
     except ValueError:
