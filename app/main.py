@@ -130,10 +130,10 @@ def home() -> pn.Column:
 
 
 #: Build an explorer's page with a frame in each plot's place and put its plots in one per
-#: turn of the event loop (``Explorer.defer_plots``): off, see docs/speed.md ("The event loop
-#: while others export or open"): a move in another session while four tabs opened took
-#: longer with it, the loop's longest stall was shorter.
-DEFER_PLOTS = False
+#: turn of the event loop (``Explorer.defer_plots``): the browser shows the page before its
+#: plots, and a session being built holds the loop for one plot's render at a time instead of
+#: its page's. What it does to another session's moves: docs/speed.md ("Building a session").
+DEFER_PLOTS = True
 
 #: Seconds a session's build waits for its page's result before it shows the page's
 #: "computing" note and computes the result off the event loop (``opened``): a result in the
@@ -142,11 +142,12 @@ HEAD_START_S = 0.05
 
 
 def opened(slug: str):
-    """The explorer of ``slug`` for this session from the URL's query, computing (off the event
-    loop, in a daemon thread: the kernels release the interpreter lock) and, if the result is
-    ready within ``HEAD_START_S``, checked (``explorer_page``). Returns ``(explorer, None)``
-    then, else ``(None, finish)``: ``await finish()`` gives the explorer once computed; and
-    the link's presentation first.
+    """The explorer of ``slug`` for this session from the URL's query, its settings computed
+    off the event loop (in a daemon thread: the kernels release the interpreter lock).
+
+    Returns ``(presentation, explorer, None)`` (the link's presentation; the explorer checked,
+    ``explorer_page``) if the result was ready within ``HEAD_START_S``, else
+    ``(presentation, None, finish)``: ``await finish()`` gives the explorer once computed.
 
     Outside a served session (a script, a test) the result is computed here."""
     cls = EXPLORERS[slug]
