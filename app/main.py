@@ -8,8 +8,11 @@ start a fresh session: nothing mutable is shared between sessions.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import html
 import pathlib
+import threading
 import urllib.parse
 
 import panel as pn
@@ -18,6 +21,8 @@ from views import EXPLORERS
 from views.framework import math_markdown, readiness
 from views.framework import stamp
 from views.framework.knobs import check_query
+from views.framework.jobs import _in_daemon_thread
+from views.framework.live import session_post
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
 from views.framework.workarounds import (one_graph_walk, served_stylesheets, steady_text,
@@ -127,31 +132,83 @@ def home() -> pn.Column:
     return pn.Column(pn.pane.Markdown(math_markdown(home_text()), max_width=900), cards)
 
 
-def explorer_page(slug: str):
-    """Build the explorer of ``slug`` for this session from the URL's query, and keep the URL
-    equal to its knobs from then on.
+#: Build an explorer's page with a frame in each plot's place and put its plots in one per
+#: turn of the event loop (``Explorer.defer_plots``): the browser shows the page before its
+#: plots, and a session being built holds the loop for one plot's render at a time instead of
+#: its page's. What it does to another session's moves: docs/speed.md ("Building a session").
+DEFER_PLOTS = True
 
-    The query is read by ``Explorer.from_query``, which applies every valid value, clamps
-    dependent knobs and falls back to the defaults if the values cannot be computed together;
-    what it did not use is said once, in a notification and in the page's notice (a link
-    longer than ``knobs.QUERY_CHARS`` as a whole: the page at its defaults). The URL is
+#: Seconds a session's build waits for its page's result before it shows the page's
+#: "computing" note and computes the result off the event loop (``opened``): a result in the
+#: results cache is back well within it.
+HEAD_START_S = 0.05
+
+
+def opened(slug: str):
+    """The explorer of ``slug`` for this session from the URL's query, its settings computed
+    off the event loop (in a daemon thread: the kernels release the interpreter lock).
+
+    Returns ``(presentation, explorer, None)`` (the link's presentation; the explorer checked,
+    ``explorer_page``) if the result was ready within ``HEAD_START_S``, else
+    ``(presentation, None, finish)``: ``await finish()`` gives the explorer once computed.
+
+    Outside a served session (a script, a test) the result is computed here."""
+    cls = EXPLORERS[slug]
+    args = dict(pn.state.session_args or {})
+    try:  # a link too long as a whole is not read at all (``knobs.check_query``) ...
+        check_query(args)
+    except ValueError:  # ... the explorer says so (``unchecked_query``) and shows the defaults
+        presentation, shown_messages = Presentation.from_query(cls, {})
+        unchecked = cls.unchecked_query(args)
+    else:
+        presentation, shown_messages = Presentation.from_query(cls, args)
+        unchecked = cls.unchecked_query(Presentation.without(args))
+    if session_post() is None:
+        return presentation, explorer_page(slug, presentation, shown_messages,
+                                           cls.checked_query(*unchecked)), None
+    explorer, done, outcome = unchecked[0], threading.Event(), {}
+
+    def compute():
+        try:
+            explorer._compute()
+        except Exception as exc:  # noqa: BLE001 - checked_query falls back to the defaults
+            outcome["failure"] = exc
+        else:
+            try:
+                explorer.prepare()
+            except Exception:  # noqa: BLE001 - the page's draw computes what it lacks
+                pass
+        finally:
+            done.set()
+
+    future = _in_daemon_thread(asyncio.get_running_loop(), compute)
+    if done.wait(HEAD_START_S):
+        return presentation, explorer_page(slug, presentation, shown_messages, cls.checked_query(
+            *unchecked, failure=outcome.get("failure"))), None
+
+    async def finish():
+        await future
+        return explorer_page(slug, presentation, shown_messages, cls.checked_query(
+            *unchecked, failure=outcome.get("failure")))
+
+    return presentation, None, finish
+
+
+def explorer_page(slug: str, presentation: Presentation, shown_messages: list[str],
+                  checked: tuple):
+    """The explorer of ``slug`` built from the URL's query (``checked``: what
+    ``Explorer.unchecked_query`` and ``checked_query`` made of it, ``opened``), kept equal to
+    the URL from then on.
+
+    The query is read by ``Explorer.from_query``'s halves, which apply every valid value, clamp
+    dependent knobs and fall back to the defaults if the values cannot be computed together;
+    what it did not use is said once, in a notification and in the page's notice. The URL is
     then written from the knobs' canonical text (floats on their slider's step, w0 as typed),
     so a link the app wrote reopens exactly this state: what the link held and the page did
     not use (unknown names, refused values) leaves the address once the page is loaded. A
     teacher's link (``present=1``, ``show=...``, ``views.framework.present``) keeps its keys
     in the address too."""
-    cls = EXPLORERS[slug]
-    args = dict(pn.state.session_args or {})
-    try:  # a link too long as a whole is not read at all (``knobs.check_query``)
-        check_query(args)
-        refused = []
-    except ValueError as exc:
-        args, refused = {}, [f"{exc}: the page shows the default settings."]
-    presentation, shown_messages = Presentation.from_query(cls, args)
-    explorer, messages = cls.from_query(Presentation.without(args))
-    if refused:
-        messages = refused + messages
-        explorer.notice = " ".join(filter(None, [*refused, explorer.notice]))
+    explorer, messages = checked
     explorer.presentation = presentation
     if shown_messages:
         messages = messages + shown_messages
@@ -302,28 +359,28 @@ def build() -> pn.template.BootstrapTemplate:
         pn.state.onload(_shown)
     elif page in EXPLORERS:
         # the page's address comes from the explorer's knobs (explorer_page)
-        explorer = explorer_page(page)
-        code, code_pane = code_view(explorer)
-        if explorer.presentation.present:
-            # no sidebar: the controls the link keeps go in a row above the plots
-            sidebar = []
-            controls = explorer.controls()
-            for widget in controls.objects:  # side by side, each as wide as a sidebar's
-                widget.param.update(sizing_mode="fixed", width=300)
-            main = [pn.FlexBox(copy_link(), reset_link(page, explorer.presentation), code,
-                               *controls.objects, gap="4px 16px", align_items="end",
-                               sizing_mode="stretch_width"),
-                    code_pane, explorer.panel()]
+        presentation, explorer, finish = opened(page)
+        title = f"{TITLE}: {EXPLORERS[page].title}"
+        if presentation.present:
+            sidebar = []  # no sidebar: the controls the link keeps go in a row above the plots
+        if explorer is not None:
+            side, main = explorer_parts(page, explorer)
+            sidebar += side
+            draw_plots(explorer)
         else:
-            sidebar += [pn.Row(copy_link(), reset_link(page, explorer.presentation), code),
-                        pn.pane.Markdown("### Settings"), explorer.controls()]
-            main = [code_pane, explorer.panel()]
-        title = f"{TITLE}: {explorer.title}"
-        # Explorer.defer_plots (the page's frame first, its plots after) is not switched on:
-        # with it the herding page test once saw no redraw within 30 s of two key presses, and
-        # an export button's download once did not arrive within 30 s at a load of 9-10
-        # (2026-11-26, docs/speed.md), neither understood yet
-        pn.state.onload(_shown)
+            # the result is computed off the loop meanwhile; then the page is put in these
+            side, main = pn.Column(sizing_mode="stretch_width"), [computing(page)]
+            if not presentation.present:
+                sidebar.append(side)
+
+            async def fill():
+                ready = await finish()
+                parts, body = explorer_parts(page, ready)
+                side.objects = parts
+                main[0].objects = body
+                draw_plots(ready)
+
+            pn.state.onload(fill)
     else:
         main = [home()]
         title = TITLE
@@ -344,6 +401,51 @@ def build() -> pn.template.BootstrapTemplate:
     )
     template.config.raw_css.append(NARROW_CSS)
     return template
+
+
+def explorer_parts(page: str, explorer) -> tuple[list, list]:
+    """The parts of an explorer's page in the sidebar (none in a teacher's view) and in the
+    main area. With ``DEFER_PLOTS``, a served page's plots are frames until ``draw_plots``
+    puts them in."""
+    if DEFER_PLOTS and session_post() is not None:
+        explorer.defer_plots()
+    code, code_pane = code_view(explorer)
+    if explorer.presentation.present:
+        controls = explorer.controls()
+        for widget in controls.objects:  # side by side, each as wide as a sidebar's
+            widget.param.update(sizing_mode="fixed", width=300)
+        return [], [pn.FlexBox(copy_link(), reset_link(page, explorer.presentation), code,
+                               *controls.objects, gap="4px 16px", align_items="end",
+                               sizing_mode="stretch_width"),
+                    code_pane, explorer.panel()]
+    return ([pn.Row(copy_link(), reset_link(page, explorer.presentation), code),
+             pn.pane.Markdown("### Settings"), explorer.controls()],
+            [code_pane, explorer.panel()])
+
+
+def draw_plots(explorer) -> None:
+    """With ``DEFER_PLOTS``: once the browser has shown the page's frame, put its plots in, one
+    per turn of the event loop (``Explorer.draw_deferred``). The server's warm-up waits until
+    the page is shown (``_shown``): then once its last plot is in, else its own page draws
+    would come between the plots."""
+    post = session_post()
+    if DEFER_PLOTS and post is not None:
+        pn.state.onload(functools.partial(explorer.draw_deferred, post, done=_shown))
+    else:
+        pn.state.onload(_shown)
+
+
+def computing(page: str) -> pn.Column:
+    """The main area of an explorer's page while its result for the link's settings is
+    computed off the event loop (``opened``)."""
+    return pn.Column(
+        pn.pane.Markdown(f"## {EXPLORERS[page].title}\n\n**Computing this page's result for "
+                         "the link's settings**: the page follows once it is ready.",
+                         sizing_mode="stretch_width",
+                         # a place of plots still to come, as a plot's frame is (ldx-skeleton)
+                         css_classes=["ldx-computing", "ldx-skeleton"]),
+        pn.indicators.Progress(active=True, sizing_mode="stretch_width", max_width=600),
+        sizing_mode="stretch_width")
 
 
 def _shown() -> None:

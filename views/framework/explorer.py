@@ -324,6 +324,14 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         The sentences quote what the link holds (cut to ``_text.CLIP`` characters, at most
         ``UNKNOWN_NAMED`` unknown names): they are plain text, which the page shows through
         ``plain``, never as markup."""
+        return cls.checked_query(*cls.unchecked_query(args))
+
+    @classmethod
+    def unchecked_query(cls, args: dict) -> tuple["Explorer", list[str], object]:
+        """``from_query``'s first half: the explorer with the link's valid values applied, not
+        computed; the sentences so far; and the link's time (None: none). Computes nothing,
+        so a served page can compute the settings off the event loop (``_warm``) before
+        ``checked_query``."""
         messages, values, unknown = [], {}, []
         time = None
         try:
@@ -376,7 +384,18 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
                 setattr(explorer, key, cls.param[key].default)
         if explorer.notice:
             messages.append(explorer.notice)
+        return explorer, messages, time
+
+    @classmethod
+    def checked_query(cls, explorer: "Explorer", messages: list[str], time,
+                      failure: BaseException | None = None) -> tuple["Explorer", list[str]]:
+        """``from_query``'s second half: compute the settings ``unchecked_query`` applied (a
+        served page computed them in a thread first, ``failure`` being what that raised, so
+        that here the result is a cache hit or the failure is not computed again), fall back
+        to the defaults if they cannot be computed together, and apply the link's time."""
         try:
+            if failure is not None:
+                raise failure
             explorer.result()
         except Exception as exc:  # noqa: BLE001 - any failure: fall back to the defaults
             messages.append(f"these settings could not be computed together ({clip(exc, 300)});"

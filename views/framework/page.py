@@ -418,7 +418,7 @@ class PageMixin:
         placed = dict(zip((p.method for p in self.plots), panes))
         if getattr(self, "_defer_plots", False):
             # each plot's place holds its frame until ``draw_deferred`` puts the plot there
-            frames = {method: self._frame(plot) for method, plot in
+            frames = {method: self._plot_frame(plot) for method, plot in
                       ((p.method, p) for p in self.plots)
                       if isinstance(placed[method], pn.pane.HoloViews)}
             self._deferred = [(frames[m], placed[m]) for m in placed if m in frames]
@@ -497,7 +497,7 @@ class PageMixin:
             return pane
         return live_pane(self.dynamic(plot), self.presentation.present)
 
-    def _frame(self, plot: Plot) -> pn.viewable.Viewable:
+    def _plot_frame(self, plot: Plot) -> pn.viewable.Viewable:
         """The place of a plot not drawn yet: a frame of the plot's size with its title and a
         loading sign (``defer_plots``)."""
         return pn.pane.HTML(
