@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import html
+import os
 import pathlib
 import threading
 import urllib.parse
@@ -136,7 +137,9 @@ def home() -> pn.Column:
 #: turn of the event loop (``Explorer.defer_plots``): the browser shows the page before its
 #: plots, and a session being built holds the loop for one plot's render at a time instead of
 #: its page's. What it does to another session's moves: docs/speed.md ("Building a session").
-DEFER_PLOTS = True
+#: ``LDX_DEFER_PLOTS=0`` builds a page's plots at once (the served test of closed sessions uses
+#: it: with the frame first, a client that never shows the page never gets plots to refresh).
+DEFER_PLOTS = os.environ.get("LDX_DEFER_PLOTS", "1") != "0"
 
 #: Seconds a session's build waits for its page's result before it shows the page's
 #: "computing" note and computes the result off the event loop (``opened``): a result in the

@@ -14,6 +14,7 @@ process), in a 2-s window 5 s after the last client closed.
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import pathlib
 import tempfile
 import threading
@@ -57,7 +58,10 @@ def served():
     debug log that says when (``Discarding session``); idle after its start. Its process, URL
     and log text."""
     with tempfile.NamedTemporaryFile("w", suffix=".log") as log:
-        proc, url = panel_serve("app", _free_port(), log=log, args=[
+        # the page's plots built at once (``LDX_DEFER_PLOTS=0``): with the frame first, a
+        # client that never says it has shown the page gets no plot, and nothing to refresh
+        env = {**os.environ, "LDX_DEFER_PLOTS": "0"}
+        proc, url = panel_serve("app", _free_port(), log=log, env=env, args=[
             "--check-unused-sessions", str(CHECK), "--unused-session-lifetime", str(LIFETIME),
             "--log-level", "debug"])
         server = psutil.Process(proc.pid)
@@ -83,28 +87,38 @@ def _pull(url: str):
                          if isinstance(m, Slider) and m.title == label)
 
 
-def _client_closing_mid_move(url: str, number: int, ready: threading.Barrier) -> None:
-    """One Python client: open the herding page and, once every client has (``ready``), move
-    ``KNOB`` three times (each move sent and received) and close at once, the last move under
-    way."""
-    session, slider = _pull(url)
+def _client_closing_mid_move(url: str, number: int, ready: threading.Barrier,
+                             one_at_a_time: threading.Lock) -> None:
+    """One Python client: open the herding page (one client at a time: a session is built on
+    the server's event loop, and twelve requests at once on a loaded server outlast the
+    client's 20-s request timeout) and, once every client has (``ready``), move ``KNOB`` three
+    times (each move sent and received) and close at once, the last move under way. A client
+    that fails breaks the barrier, so that the others do not wait for it."""
+    session = None
     try:
-        ready.wait(timeout=600)
+        with one_at_a_time:
+            session, slider = _pull(url)
+        ready.wait(timeout=300)
         lo, hi = int(slider.start), int(slider.end)
         for k in (1, 2, 3):
             slider.value = lo + (int(slider.value) - lo + number + k) % (hi - lo + 1)
             session.force_roundtrip()  # the move has reached the server
+    except BaseException:
+        ready.abort()
+        raise
     finally:
-        session.close()  # the last move is being computed or drawn now
+        if session is not None:
+            session.close()  # the last move is being computed or drawn now
 
 
 def test_python_clients_that_close_mid_move_leave_the_server_idle(served):
     server, url, log = served
     discarded = log().count("Discarding session")
     ready = threading.Barrier(CLIENTS)  # all open first: the sessions end together
+    one_at_a_time = threading.Lock()
     with concurrent.futures.ThreadPoolExecutor(CLIENTS) as pool:
         list(pool.map(_client_closing_mid_move, [url] * CLIENTS, range(CLIENTS),
-                      [ready] * CLIENTS))
+                      [ready] * CLIENTS, [one_at_a_time] * CLIENTS))
     closed = time.monotonic()
     time.sleep(max(0.0, closed + AFTER - time.monotonic()))
     cpu = _cpu(server, WINDOW)
