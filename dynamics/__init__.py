@@ -1,38 +1,41 @@
 """Engines of Learning Dynamics Explorer: plain NumPy + Numba, no GUI imports.
 
-Each system lives in one module (``dynamics.herding``, ``dynamics.neuron``, ...). Public functions
-take arrays first and options keyword-only, validate their inputs, and return frozen dataclasses
-of NumPy arrays whose first axis is time. The paper claims that the pages and the gallery judge
-are functions beside their engines too (``*_claim``, returning a ``dynamics.claims.Verdict``).
+Each system lives in one package named by its page's slug (``dynamics.herding``,
+``dynamics.neuron``, ..., ``dynamics.esgd``). Public functions take arrays first and options
+keyword-only, validate their inputs, and return frozen dataclasses of NumPy arrays whose first
+axis is time. The paper claims that the pages and the gallery judge are functions beside their
+engines too (``*_claim``, returning a ``dynamics.claims.Verdict``). Beside the system packages
+stand a few shared modules: ``checks`` (input checks), ``claims`` (the ``Verdict``), ``exact``
+(exact tie rules for argmaxes), ``papers`` (the source papers) and ``sweep`` (a pure function
+mapped over a parameter grid on any executor).
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import time
 
-#: Engine modules (``tests/dynamics/test_layering.py`` checks that this is every one), in the
-#: order ``warmup`` compiles them when given no names; the served app's start orders them by its
-#: pages instead (``views.framework.readiness.start_order``). Each defines ``_warmup()``, which
-#: calls every numba kernel of the module once on tiny inputs with the production dtypes.
-ENGINES = ("herding", "neuron", "torus", "bifurcation", "doeblin", "pmd", "sbeed", "ising",
-           "generalized_herding", "hidden_herding", "herding_classify", "herding_data", "conditional_herding",
-           "conditional_herding_data", "online_bayes", "hbm",
-           "dsg", "embedding_sgd")
+_LISTING = sorted(pkgutil.iter_modules(__path__), key=lambda info: info.name)
 
-#: Modules of this package that are tools rather than engines (no system, no kernels to warm):
-#: ``sweep`` maps a pure function over a parameter grid on any executor; ``claims`` holds the
-#: ``Verdict`` that every paper claim's function (beside its engine) returns.
-HELPERS = ("sweep", "claims")
+#: The system packages, one per page and named by its slug, found in this folder (so a new
+#: system is an engine by being here), in the order ``warmup`` compiles them when given no
+#: names; the served app's start orders them by its pages instead
+#: (``views.framework.readiness.start_order``). Each defines ``_warmup()``, which calls every
+#: numba kernel of the package once on tiny inputs with the production dtypes.
+ENGINES = tuple(info.name for info in _LISTING if info.ispkg)
+
+#: The shared modules beside them: tools rather than systems (no kernels to warm).
+HELPERS = tuple(info.name for info in _LISTING if not info.ispkg)
 
 __all__ = ["ENGINES", "HELPERS", "warmup"]
 
 
 def warmup(verbose: bool = False, engines=None) -> dict[str, float]:
-    """Compile (or load from the on-disk cache) every numba kernel of the given engine modules
+    """Compile (or load from the on-disk cache) every numba kernel of the given engine packages
     (names from ``ENGINES``; default: all of them, in that order).
 
-    Returns the seconds spent per engine module. The served app calls this at start so that the
+    Returns the seconds spent per engine package. The served app calls this at start so that the
     first slider move does not pay for compilation.
     """
     if engines is not None and (isinstance(engines, str) or not hasattr(engines, "__iter__")):

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 
-from ._common import check_array, check_executor, check_flag, check_progress, describe, report
+from .checks import check_array, check_executor, check_flag, check_progress, describe, report
 
 __all__ = ["grid", "task_seed", "sweep"]
 

@@ -5,6 +5,8 @@ numba kernels from the on-disk cache, which says nothing about the property unde
 """
 
 import os
+import pathlib
+import re
 
 # Two test workers share two cores: a multithreaded BLAS in each oversubscribes them (a 20-state
 # L-BFGS solve measured 2.5 s instead of 0.04 s while another process ran). Set before NumPy
@@ -27,10 +29,16 @@ settings.load_profile("ci" if os.environ.get("CI") else "ldx")
 
 
 # --- one compilation of the engines before the test workers start ------------------------------
-#: Seconds each engine's kernels took to compile from an empty Numba cache (a fresh clone, this
-#: 2-core VM, idle, 2026-11-26): the weights that share them out over ``PRECOMPILERS`` processes.
-COLD_COMPILE_S = {"doeblin": 28.9, "bifurcation": 19.9, "pmd": 14.5, "sbeed": 5.4,
-                  "online_bayes": 4.9, "hbm": 4.0, "herding": 3.7, "dsg": 3.4, "ising": 3.3}
+def _kernels(name: str) -> int:
+    """How many Numba kernels engine ``name``'s package defines (its ``@njit`` decorators, read
+    from the source, nothing imported): the weight that shares the engines out over
+    ``PRECOMPILERS`` processes (compile time grows with it; doeblin, bifurcation and pmd have
+    the most)."""
+    folder = pathlib.Path(__file__).resolve().parents[1] / "dynamics" / name
+    return sum(len(re.findall(r"^\s*@(?:numba\.)?njit\b", path.read_text(), flags=re.M))
+               for path in folder.rglob("*.py"))
+
+
 PRECOMPILERS = 2
 
 
@@ -44,7 +52,6 @@ def _precompile_engines() -> None:
     the same kernels many times over (89 s of CPU for all the engines once, in one process). Done
     once here, every later process loads the kernels in about 2 s. With a warm cache this costs
     about 3 s. A failure only means the processes compile for themselves, as before."""
-    import pathlib
     import subprocess
     import sys
     import time
@@ -54,10 +61,11 @@ def _precompile_engines() -> None:
     root = pathlib.Path(__file__).resolve().parents[1]
     groups: list[list[str]] = [[] for _ in range(PRECOMPILERS)]
     loads = [0.0] * PRECOMPILERS
-    for name in sorted(dynamics.ENGINES, key=lambda n: -COLD_COMPILE_S.get(n, 0.5)):
+    weights = {name: _kernels(name) + 0.5 for name in dynamics.ENGINES}
+    for name in sorted(dynamics.ENGINES, key=lambda n: -weights[n]):
         i = loads.index(min(loads))
         groups[i].append(name)
-        loads[i] += COLD_COMPILE_S.get(name, 0.5)
+        loads[i] += weights[name]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
     start = time.perf_counter()

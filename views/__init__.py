@@ -7,20 +7,20 @@ over it. Each explorer has ``figure()`` (the current figure as a HoloViews objec
 
 from __future__ import annotations
 
-from views.herding import HerdingExplorer
-from views.neuron import NeuronExplorer
-from views.torus import TorusExplorer
-from views.bifurcation import BifurcationExplorer
-from views.doeblin import DoeblinExplorer
-from views.pmd import PMDExplorer
-from views.sbeed import SBEEDExplorer
-from views.online_bayes import OnlineBayesExplorer
-from views.hbm import HBMExplorer
-from views.ising import IsingExplorer
-from views.pct import PCTExplorer
-from views.hidden_herding import HiddenHerdingExplorer
-from views.dsg import DSGExplorer
-from views.embedding_sgd import EmbeddingSGDExplorer
+from views.pages.herding import HerdingExplorer
+from views.pages.neuron import NeuronExplorer
+from views.pages.torus import TorusExplorer
+from views.pages.bifurcation import BifurcationExplorer
+from views.pages.doeblin import DoeblinExplorer
+from views.pages.pmd import PMDExplorer
+from views.pages.sbeed import SBEEDExplorer
+from views.pages.bayes import OnlineBayesExplorer
+from views.pages.hbm import HBMExplorer
+from views.pages.ising import IsingExplorer
+from views.pages.pct import PCTExplorer
+from views.pages.rbm import HiddenHerdingExplorer
+from views.pages.dsg import DSGExplorer
+from views.pages.esgd import EmbeddingSGDExplorer
 from views.framework import warmup_rasters
 
 #: Short name -> explorer class, in the order of the app's navigation.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from dynamics._common import (
+from dynamics.checks import (
     check_array,
     check_features,
     check_moments,

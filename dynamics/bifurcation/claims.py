@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynamics._common import check_instance
+from dynamics.checks import check_instance
 from dynamics.bifurcation._kernels import FEIGENBAUM_DELTA
 from dynamics.bifurcation.cascade import PeriodDoublings
 from dynamics.claims import Verdict

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynamics._common import (
+from dynamics.checks import (
     check_count,
 )
 from dynamics.bifurcation._kernels import (MAX_LYAPUNOV_EVALUATIONS, _check_model, _check_temperature, _check_temperatures, _ensure_finite, _inverse_temperatures, _lyapunov_kernel)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynamics._common import (
+from dynamics.checks import (
     MAX_STEPS,
     check_count,
     check_features,

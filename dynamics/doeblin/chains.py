@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynamics._common import (
+from dynamics.checks import (
     MAX_STATES,
     as_generator,
     check_array,

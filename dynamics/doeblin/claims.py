@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dynamics._common import check_count, check_instance
+from dynamics.checks import check_count, check_instance
 from dynamics.claims import Verdict
 from dynamics.doeblin.chains import RestartSweep
 from dynamics.doeblin.dnf import DNFTable

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dynamics._common import (
+from dynamics.checks import (
     as_generator,
     check_array,
     check_choice,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dynamics._common import as_generator, check_count
+from dynamics.checks import as_generator, check_count
 from dynamics.doeblin.chains import (_check_chain_and_law, _check_eps, _restart_stationary,
                                      stationary, three_state_chain)
 

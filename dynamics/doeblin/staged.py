@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dynamics._common import (
+from dynamics.checks import (
     MAX_STATES,
     check_array,
     check_count,

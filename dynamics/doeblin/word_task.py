@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dynamics._common import (as_generator, check_choice, check_count, check_in_range,
+from dynamics.checks import (as_generator, check_choice, check_count, check_in_range,
                               check_progress, describe, report)
 from dynamics.doeblin.learning import (SequenceModel, _add_grad_log_u, _algorithm1, _code_of,
                                        _edit_weighted_gradient, _geometric, _gibbs_step,

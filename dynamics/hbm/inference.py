@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._common import (as_generator, check_budget, check_count, check_in_range, check_instance,
+from ..checks import (as_generator, check_budget, check_count, check_in_range, check_instance,
                        check_positive, check_progress, kl_divergence, report)
 from ..claims import Verdict
 from .model import _n_of, _normalised, ais_log_z, eta_of, fit_hbm, kl, order_mask, project, \

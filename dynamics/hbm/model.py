@@ -56,7 +56,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._common import (as_generator, check_array, check_budget, check_choice, check_count,
+from ..checks import (as_generator, check_array, check_budget, check_choice, check_count,
                       check_executor, check_in_range, check_instance, check_positive,
                       check_progress, kl_divergence, report)
 from .rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of,

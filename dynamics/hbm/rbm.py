@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize
 
-from .._common import as_generator, check_array, check_count, check_instance, check_positive
+from ..checks import as_generator, check_array, check_count, check_instance, check_positive
 
 __all__ = ["MAX_N", "MAX_HIDDEN", "MAX_DATA", "RBM", "visible_states", "rbm_log_p", "fit_rbm_cd",
            "fit_rbm_exact", "rbm_parameters"]

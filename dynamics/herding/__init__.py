@@ -14,13 +14,14 @@ of 1/N; see ``herd``'s notes).
 A package by subject, every public name imported here: ``samples`` (the map, its samples and
 their statistics), ``attractor`` (the cones and the Tipi function), ``dimension`` (the box-counting
 and correlation dimensions of the attractor, scale by scale, and the hexagon example),
-``claims`` (the paper's claims, judged on runs of these) and ``studies`` (the attractor's
-dimension over several models, for the gallery's report).
+``claims`` (the paper's claims, judged on runs of these), ``studies`` (the attractor's
+dimension over several models, for the gallery's report) and ``data`` (herding as a learning
+system on binary data sets: Tables 1.1-1.2, Fig 1.12; its names are not imported here).
 """
 
 from __future__ import annotations
 
-from dynamics.herding import attractor, claims, dimension, samples, studies
+from dynamics.herding import attractor, claims, data, dimension, samples, studies
 from dynamics.herding.samples import (  # noqa: F401
     MAX_STEPS,
     SCORE_REFRESH,
@@ -68,5 +69,6 @@ __all__ = [*samples.__all__, *attractor.__all__, *dimension.__all__, *claims.__a
 
 
 def _warmup() -> None:
-    """Compile (or load from cache) the herding kernel with the production dtypes."""
+    """Compile (or load from cache) the package's kernels with the production dtypes."""
     samples._warmup()
+    data._warmup()

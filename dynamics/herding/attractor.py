@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynamics._common import (
+from dynamics.checks import (
     check_array,
     check_features,
     check_moments,

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from dynamics._common import check_array, check_instance
+from dynamics.checks import check_array, check_instance
 from dynamics.claims import Verdict
 from dynamics.herding.dimension import AttractorDimension
 from dynamics.herding.samples import MomentError

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynamics._common import (
+from dynamics.checks import (
     MAX_STEPS,
     as_generator,
     check_array,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynamics._common import (
+from dynamics.checks import (
     MAX_FEATURES,
     MAX_STATES,
     MAX_STEPS,
@@ -25,7 +25,7 @@ from dynamics._common import (
     check_probability_vector,
     describe,
 )
-from dynamics._exact import INT_LIMIT, integer_table, rational_scale
+from dynamics.exact import INT_LIMIT, integer_table, rational_scale
 from dynamics.herding._kernels import _herd_exact_kernel, _herd_kernel
 
 __all__ = [

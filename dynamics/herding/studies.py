@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dynamics._common import check_count, check_flag, check_progress
+from dynamics.checks import check_count, check_flag, check_progress
 from dynamics.herding.claims import attractor_claim
 from dynamics.herding.dimension import AttractorDimension, attractor_dimension, hexagon_model
 from dynamics.herding.samples import random_model

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from dynamics._common import (as_generator, check_array, check_count, check_in_range,
+from dynamics.checks import (as_generator, check_array, check_count, check_in_range,
                               check_positive, check_progress, report)
 from dynamics.pmd.kde import GaussianFit, Particles, effective_sample_size, median_bandwidth
 from dynamics.pmd.mirror import (check_run, checkpoint_steps, minibatch_schedule, normalise_log,

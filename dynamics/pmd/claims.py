@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dynamics._common import check_instance
+from dynamics.checks import check_instance
 from dynamics.claims import Verdict
 from dynamics.pmd.experiment import RepeatSummary
 from dynamics.pmd.logistic import LogisticComparison

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynamics._common import (check_array, check_count, check_flag, check_instance,
+from dynamics.checks import (check_array, check_count, check_flag, check_instance,
                               check_positive, check_progress, report)
 from dynamics.pmd.baselines import gibbs, one_pass_smc, sgld, svi
 from dynamics.pmd.kde import GaussianFit

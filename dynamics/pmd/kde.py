@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit, prange
 
-from dynamics._common import (MAX_ABS, as_generator, check_array, check_count, check_flag,
+from dynamics.checks import (MAX_ABS, as_generator, check_array, check_count, check_flag,
                               check_in_range, check_positive)
 from dynamics.pmd.model import Grid, check_thetas
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dynamics._common import (as_generator, check_array, check_count, check_in_range,
+from dynamics.checks import (as_generator, check_array, check_count, check_in_range,
                               check_instance, check_positive, check_progress, report)
 from dynamics.pmd.kde import effective_sample_size
 from dynamics.pmd.mirror import MIN_ESS, checkpoint_steps, normalise_log

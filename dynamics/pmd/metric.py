@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from dynamics._common import (MAX_ABS, as_generator, check_array, check_choice, check_count,
+from dynamics.checks import (MAX_ABS, as_generator, check_array, check_choice, check_count,
                               check_flag, check_in_range, check_instance)
 from dynamics.pmd.kde import GaussianFit, Particles, median_bandwidth
 from dynamics.pmd.model import Grid, cross_entropy, total_variation

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from dynamics._common import (as_generator, check_choice, check_count, check_in_range,
+from dynamics.checks import (as_generator, check_choice, check_count, check_in_range,
                               check_instance, check_positive, check_progress, report)
 from dynamics.pmd.kde import Particles, _kde_cells, effective_sample_size, median_bandwidth
 from dynamics.pmd.model import Grid, MixtureModel, check_data, log_likelihood

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from dynamics._common import (MAX_ABS, as_generator, check_array, check_count, check_in_range,
+from dynamics.checks import (MAX_ABS, as_generator, check_array, check_count, check_in_range,
                               check_instance, check_positive)
 
 __all__ = [

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit, prange
 from scipy.special import erfc
 
-from dynamics._common import (MAX_ABS, as_generator, check_array, check_count, check_in_range,
+from dynamics.checks import (MAX_ABS, as_generator, check_array, check_count, check_in_range,
                               check_positive, check_progress, report)
 from dynamics.pmd.kde import CUTOFF
 from dynamics.pmd.mirror import check_run, minibatch_schedule

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dynamics._common import (as_generator, check_array, check_count, check_instance,
+from dynamics.checks import (as_generator, check_array, check_count, check_instance,
                               check_in_range)
 from dynamics.claims import Verdict
 from dynamics.pmd.mirror import particle_mirror_descent

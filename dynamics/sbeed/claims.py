@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dynamics._common import check_instance
+from dynamics.checks import check_instance
 from dynamics.claims import Verdict
 from dynamics.sbeed.pendulum import Ablation
 from dynamics.sbeed.studies import TabularEta

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._common import (as_generator, check_array, check_choice, check_count, check_flag,
+from ..checks import (as_generator, check_array, check_choice, check_count, check_flag,
                        check_in_range, check_instance, check_positive)
 
 __all__ = ["MAX_STATES", "MAX_ACTIONS", "MAX_LAM", "MDP", "garnet", "frozen_lake", "risky_choice",

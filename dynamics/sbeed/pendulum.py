@@ -52,7 +52,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.signal import lfilter
 
-from .._common import (
+from ..checks import (
     as_generator,
     check_array,
     check_choice,
@@ -311,7 +311,7 @@ def sbeed_pendulum(*, steps: int = 100_000, gamma: float = 0.99, lam: float = 0.
     torque clipped at 2, wide noise gives the bang-bang pushes a swing-up needs; capping it at
     0.5 or 1 made the returns worse). ``progress(fraction, message[, partial=PendulumRun])``
     once per few episodes; raise
-    ``dynamics._common.Cancelled`` from it to stop.
+    ``dynamics.checks.Cancelled`` from it to stop.
     """
     steps = check_count("steps", steps, low=EPISODE, high=10_000_000)
     gamma = check_gamma(gamma)

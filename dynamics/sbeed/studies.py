@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._common import check_array, check_count, check_executor, check_progress
+from ..checks import check_array, check_count, check_executor, check_progress
 from ..sweep import sweep
 from .mdp import garnet
 from .pendulum import ETA_GRID

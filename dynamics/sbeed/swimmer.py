@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import cho_solve
 
-from .._common import (
+from ..checks import (
     as_generator,
     check_array,
     check_choice,

@@ -53,7 +53,7 @@ import numpy as np
 from numba import njit
 from scipy.optimize import minimize
 
-from .._common import (
+from ..checks import (
     MAX_ABS,
     as_generator,
     check_array,
@@ -587,7 +587,7 @@ def sbeed_tabular(mdp: MDP, *, gamma: float, lam: float, eta: float, iterations:
     behaviour, state_weights : beta (S, A) and d (S,), uniform by default.
     seed : the initial V, theta (small random) and, sampled, the buffer and batches.
     progress : ``callable(fraction, message[, partial=TabularRun])``; raise
-        ``dynamics._common.Cancelled`` from it to stop.
+        ``dynamics.checks.Cancelled`` from it to stop.
     """
     mdp = check_mdp(mdp)
     gamma, lam, eta = _check_common(gamma, lam, eta)

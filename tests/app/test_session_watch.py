@@ -18,9 +18,9 @@ from bokeh.server.session import ServerSession
 from panel.io.state import set_curdoc
 
 from tests.views.conftest import worker_processes  # noqa: F401 - a fixture used below
-from views.doeblin import DoeblinExplorer
+from views.pages.doeblin import DoeblinExplorer
 from views.framework import worker as _worker
-from views.herding import HerdingExplorer
+from views.pages.herding import HerdingExplorer
 
 
 def _served(cls, page: bool = False, **knobs):

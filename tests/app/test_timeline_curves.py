@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from dynamics import bifurcation as bf
-from dynamics import embedding_sgd as es
+from dynamics import esgd as es
 from dynamics import herding, torus
-from views.embedding_sgd import EmbeddingSGDExplorer
+from views.pages.esgd import EmbeddingSGDExplorer
 
 from .test_timeline import MARK, _only_the_time_was_sent, _open, _scrubbed
 

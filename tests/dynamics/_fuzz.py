@@ -42,12 +42,21 @@ def _is_dispatcher(obj) -> bool:
     return type(obj).__module__.startswith("numba") and hasattr(obj, "py_func")
 
 
+#: The engines' own toolkit: shared modules whose functions an engine calls with the name of
+#: the parameter it checks (``check_array("moments", moments)``) or on values already checked;
+#: they are not functions a user calls with a user's value, so the fuzz leaves them out (each
+#: engine that uses them is fuzzed through its own public functions).
+TOOLKIT = ("dynamics.checks", "dynamics.exact")
+
+
 def engine_modules(package: str = "dynamics") -> list[str]:
-    """Every public module of the package (no component starting with ``_``), package first."""
+    """Every public module of the package (no component starting with ``_``), package first,
+    except the ``TOOLKIT``."""
     pkg = importlib.import_module(package)
     names = [package]
     for info in pkgutil.walk_packages(pkg.__path__, package + "."):
-        if not any(part.startswith("_") for part in info.name.split(".")):
+        if not any(part.startswith("_") for part in info.name.split(".")) \
+                and info.name not in TOOLKIT:
             names.append(info.name)
     return names
 
@@ -370,7 +379,7 @@ def _call(fn, kwargs):
 
 
 def _run(fn, kwargs, baseline_bad: set[str]):
-    from dynamics._common import Cancelled
+    from dynamics.checks import Cancelled
 
     try:
         with warnings.catch_warnings():

@@ -87,7 +87,7 @@ def _generalized_herding():
 
 
 def _hidden_herding():
-    from dynamics import hidden_herding
+    from dynamics.rbm import hidden_herding
 
     data = np.array([[1, -1, 1], [-1, 1, 1], [1, 1, -1], [-1, -1, 1]], dtype=float)
     run = hidden_herding.herd_hidden(data, 2, 20, seed=0)
@@ -97,7 +97,7 @@ def _hidden_herding():
 
 
 def _herding_classify():
-    from dynamics import herding_classify as hc
+    from dynamics.rbm import herding_classify as hc
 
     data = np.array([[1, -1, 1], [-1, 1, 1], [1, 1, -1], [-1, -1, 1]], dtype=float)
     result = hc.ClassifyResult(
@@ -111,7 +111,7 @@ def _herding_classify():
 
 
 def _herding_data():
-    from dynamics import herding_data as hd
+    from dynamics.herding import data as hd
 
     x = np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 0, 1], [1, 1, 1], [0, 0, 0]] * 6,
                  dtype=np.int8)
@@ -128,7 +128,7 @@ def _herding_data():
 
 
 def _herding_data_claims():
-    from dynamics import herding_data as hd
+    from dynamics.herding import data as hd
 
     errors = hd.ClassificationTable(name="t", runs=2, train=10, test=10, steps=10,
                                     errors={m: np.array([0.1, 0.2]) for m in hd.CLASSIFIERS})
@@ -154,7 +154,7 @@ def _conditional_herding_data():
 
 @functools.lru_cache(maxsize=1)
 def _conditional_herding_table():
-    from dynamics import conditional_herding_data as cd
+    from dynamics.pct import conditional_herding_data as cd
 
     return cd.TableResult(dataset="digits", about="", hidden=(5, 10), vp_error=0.05,
                           drbm_error=np.array([0.04, 0.03]), ch_error=np.array([0.04, 0.035]),
@@ -376,7 +376,7 @@ def example_task(x, seed=None):
 def stop_at_once(fraction, message):
     """A ``progress`` callable that stops a long run at its first report: the arguments are
     checked before any work, so a bad one still fails, and an accepted one costs little."""
-    from dynamics._common import Cancelled
+    from dynamics.checks import Cancelled
 
     raise Cancelled
 
@@ -430,7 +430,7 @@ def _ising_claim():
 
 @functools.lru_cache(maxsize=None)
 def _online_bayes_claims():
-    from dynamics import online_bayes as ob
+    from dynamics import bayes as ob
 
     curve = ob.learning_curve(3, 2.0, 2, seed=0)
     return dict(right=ob.toy_runs(20, 4, seed=0), wrong=ob.toy_runs(20, 4, logistic_tau=0.5,
@@ -469,7 +469,7 @@ def _dsg_claims():
 
 @functools.lru_cache(maxsize=None)
 def _esgd_claims():
-    from dynamics import embedding_sgd as es
+    from dynamics import esgd as es
 
     return dict(runs=1, data=100, features=8, result=es.compare_methods(1, 100, features=8),
                 run=es.gp_toy(20, features=8, grid_points=10, batch_size=4))
@@ -477,7 +477,7 @@ def _esgd_claims():
 
 @functools.lru_cache(maxsize=None)
 def _esgd_policy():
-    from dynamics import embedding_sgd as es
+    from dynamics import esgd as es
 
     mdp = es.garnet(5, 2, 2, seed=0)
     features = es.state_features(5, 2, seed=0)
@@ -574,13 +574,13 @@ MODULES = {
     "dynamics.bifurcation": _bifurcation,
     "dynamics.ising": _ising,
     "dynamics.hbm": _hbm,
-    "dynamics.generalized_herding": _generalized_herding,
-    "dynamics.hidden_herding": _hidden_herding,
-    "dynamics.conditional_herding": _conditional_herding,
-    "dynamics.conditional_herding_data": _conditional_herding_data,
-    "dynamics.herding_data": _herding_data,
-    "dynamics.herding_classify": _herding_classify,
-    "dynamics.online_bayes": _online_bayes,
+    "dynamics.pct.generalized_herding": _generalized_herding,
+    "dynamics.rbm.hidden_herding": _hidden_herding,
+    "dynamics.pct.conditional_herding": _conditional_herding,
+    "dynamics.pct.conditional_herding_data": _conditional_herding_data,
+    "dynamics.herding.data": _herding_data,
+    "dynamics.rbm.herding_classify": _herding_classify,
+    "dynamics.bayes": _online_bayes,
     "dynamics.doeblin": _doeblin,
     "dynamics.doeblin.dnf": _doeblin_dnf,
     "dynamics.pmd": _pmd,
@@ -588,7 +588,7 @@ MODULES = {
     "dynamics.sbeed.pendulum": _pendulum,
     "dynamics.sbeed.swimmer": _swimmer,
     "dynamics.dsg": _dsg,
-    "dynamics.embedding_sgd": _embedding_sgd,
+    "dynamics.esgd": _embedding_sgd,
     "dynamics.sweep": _sweep,
 }
 
@@ -598,13 +598,13 @@ SMALL = {
     "dynamics.ising": {"max_sweeps"},
     "dynamics.hbm": {"iterations", "epochs", "sweeps", "burn_in", "runs", "chains", "starts",
                      "max_iter", "steps", "ais_steps", "ais_runs", "repeats"},
-    "dynamics.conditional_herding": {"hidden", "epochs", "batch_size"},
-    "dynamics.conditional_herding_data": {"hidden", "epochs", "batch_size", "max_iter",
+    "dynamics.pct.conditional_herding": {"hidden", "epochs", "batch_size"},
+    "dynamics.pct.conditional_herding_data": {"hidden", "epochs", "batch_size", "max_iter",
                                           "drbm_iter", "n_classes"},
-    "dynamics.online_bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max", "sweeps",
+    "dynamics.bayes": {"N", "runs", "points", "t_max", "nodes", "alpha_max", "sweeps",
                               "burn_in"},
-    "dynamics.herding_data": {"samples", "steps", "runs", "seeds"},
-    "dynamics.herding_classify": {"hidden", "steps", "splits", "pcd_hidden"},
+    "dynamics.herding.data": {"samples", "steps", "runs", "seeds"},
+    "dynamics.rbm.herding_classify": {"hidden", "steps", "splits", "pcd_hidden"},
     "dynamics.doeblin": {"n_train", "n_test", "transitions", "epochs", "seeds", "chains",
                          "u_epochs", "trials", "max_steps", "samples", "sample_sizes", "repeats"},
     "dynamics.doeblin.dnf": {"max_steps", "trials"},
@@ -616,17 +616,17 @@ SMALL = {
     "dynamics.sbeed.swimmer": {"steps", "episode", "seeds", "features", "value_features",
                                "batch_size", "updates", "buffer_episodes", "k"},
     "dynamics.dsg": {"checkpoints", "max_points"},
-    "dynamics.embedding_sgd": {"batch_size", "features_f", "features_u", "checkpoints",
+    "dynamics.esgd": {"batch_size", "features_f", "features_u", "checkpoints",
                                "test_points", "data", "features", "virtual_samples",
                                "iterations", "grid_points"},
 }
 
 #: Per-function examples (override everything else).
 FUNCTIONS = {
-    "dynamics.herding_data.online_classifier_claim": _herding_data_claims,
+    "dynamics.herding.data.online_classifier_claim": _herding_data_claims,
     # digits: every count k the data hold has marginal probability >= 0.011, so 2000 draws
     # miss none (an infinite KL of MARG, legitimate with fewer draws, as on the other sets)
-    "dynamics.herding_data.data_tables": lambda: dict(names=("digits",), samples=2000, runs=2),
+    "dynamics.herding.data.data_tables": lambda: dict(names=("digits",), samples=2000, runs=2),
     "dynamics.pmd.particle_mirror_descent": _pmd_functions,
     "dynamics.pmd.one_pass_smc": _pmd_functions,
     "dynamics.pmd.sgld": _pmd_functions,
@@ -648,10 +648,10 @@ FUNCTIONS = {
         "digits_pair", "kernel_classifier_reference", "classification_run",
         "classification_claim")},
     "dynamics.hbm.popcount": lambda: dict(n=3),
-    "dynamics.herding_classify.split_digits": lambda: dict(train=10, validation=5),
-    "dynamics.herding_classify.classification_experiment": lambda: dict(
+    "dynamics.rbm.herding_classify.split_digits": lambda: dict(train=10, validation=5),
+    "dynamics.rbm.herding_classify.classification_experiment": lambda: dict(
         hidden=(2,), splits=1, steps=2, train=10, validation=5),
-    "dynamics.hidden_herding.mosaic": lambda: dict(states=np.ones((3, 4)), columns=2, side=2),
+    "dynamics.rbm.hidden_herding.mosaic": lambda: dict(states=np.ones((3, 4)), columns=2, side=2),
     "dynamics.neuron.rabbit_sequence": lambda: dict(n=10),
     "dynamics.doeblin.restart_law": lambda: dict(kind="uniform", n=3),
     # a point set to count boxes over (the module's two points serve the cone functions)
@@ -667,10 +667,10 @@ FUNCTIONS = {
     "dynamics.doeblin.dnf_search": _doeblin_dnf,
     "dynamics.doeblin.dnf_experiment": _doeblin_dnf,
     "dynamics.hbm.sweep": lambda: dict(models=(_hbm_model(),)),
-    "dynamics.online_bayes.adf_perceptron": _online_bayes_many,
-    "dynamics.online_bayes.adf_path": _online_bayes_many,
-    "dynamics.online_bayes.posterior_mean_quadrature": _online_bayes_many,
-    "dynamics.online_bayes.posterior_mean_gibbs": _online_bayes_many,
+    "dynamics.bayes.adf_perceptron": _online_bayes_many,
+    "dynamics.bayes.adf_path": _online_bayes_many,
+    "dynamics.bayes.posterior_mean_quadrature": _online_bayes_many,
+    "dynamics.bayes.posterior_mean_gibbs": _online_bayes_many,
     "dynamics.warmup": lambda: dict(engines=("neuron",)),
     "dynamics.sbeed.pendulum.ablation": lambda: dict(progress=stop_at_once),
     "dynamics.bifurcation.feigenbaum_claim": lambda: dict(cascade=_bifurcation()["doublings"]),
@@ -680,24 +680,24 @@ FUNCTIONS = {
     "dynamics.herding.moment_rates_claim": _herding_claims,
     "dynamics.herding.attractor_claim": _herding_claims,
     "dynamics.ising.cluster_exponent_claim": _ising_claim,
-    "dynamics.conditional_herding.boundary_claim": lambda: dict(vp_error=0.2, ch_error=0.1,
+    "dynamics.pct.conditional_herding.boundary_claim": lambda: dict(vp_error=0.2, ch_error=0.1,
                                                                 hidden=3),
-    "dynamics.conditional_herding_data.table_claim": lambda: dict(
+    "dynamics.pct.conditional_herding_data.table_claim": lambda: dict(
         result=_conditional_herding_table()),
-    "dynamics.conditional_herding_data.table_experiment": lambda: dict(
+    "dynamics.pct.conditional_herding_data.table_experiment": lambda: dict(
         hidden=(2,), epochs=1, burn_in=1, drbm_iter=2, inits=(1.0,)),
-    "dynamics.conditional_herding_data.load_dataset": lambda: dict(name="breast cancer"),
-    "dynamics.online_bayes.efficiency_claim": _online_bayes_claims,
-    "dynamics.online_bayes.batch_bayes_claim": _online_bayes_claims,
+    "dynamics.pct.conditional_herding_data.load_dataset": lambda: dict(name="breast cancer"),
+    "dynamics.bayes.efficiency_claim": _online_bayes_claims,
+    "dynamics.bayes.batch_bayes_claim": _online_bayes_claims,
     "dynamics.hbm.bias_variance_claim": _hbm_claim,
     "dynamics.hbm.inference_claim": _hbm_inference_claim,
     "dynamics.dsg.rate_claim": _dsg_claims,
     "dynamics.dsg.posterior_claim": _dsg_claims,
-    "dynamics.embedding_sgd.seed_runs": _esgd_claims,
-    "dynamics.embedding_sgd.mse_claim": _esgd_claims,
-    "dynamics.embedding_sgd.recovery_claim": _esgd_claims,
-    "dynamics.embedding_sgd.compare_methods": lambda: dict(methods=("embedding", "saa")),
-    **{f"dynamics.embedding_sgd.{name}": _esgd_policy for name in (
+    "dynamics.esgd.seed_runs": _esgd_claims,
+    "dynamics.esgd.mse_claim": _esgd_claims,
+    "dynamics.esgd.recovery_claim": _esgd_claims,
+    "dynamics.esgd.compare_methods": lambda: dict(methods=("embedding", "saa")),
+    **{f"dynamics.esgd.{name}": _esgd_policy for name in (
         "garnet", "state_features", "exact_value", "bellman_error", "value_limits",
         "policy_evaluation", "compare_policy_evaluation", "policy_evaluation_claim")},
     "dynamics.pmd.best_method_claim": _pmd_claim,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from dynamics import doeblin as db
-from dynamics._common import kl_divergence
+from dynamics.checks import kl_divergence
 
 # ---------------------------------------------------------------- strategies and references
 

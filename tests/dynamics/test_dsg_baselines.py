@@ -132,7 +132,7 @@ def test_digits_pair_and_the_classification_run_against_scikit_learn():
 
 @pytest.mark.parametrize("kind", [0, 1])
 def test_sdca_kernel_matches_a_numpy_reference_step_by_step(kind):
-    from dynamics._dsg_baselines import _sdca_updates
+    from dynamics.dsg.baselines import _sdca_updates
 
     rng = np.random.default_rng(kind)
     Z = rng.normal(size=(30, 4))

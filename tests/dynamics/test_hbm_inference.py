@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from dynamics import hbm
-from dynamics._common import as_generator
+from dynamics.checks import as_generator
 
 
 def test_gibbs_eta_of_a_third_order_model_against_exact_eta():

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.optimize import check_grad
 
-from dynamics import generalized_herding as gh
-from dynamics import herding_data as hd
-from dynamics._common import kl_divergence
+from dynamics.pct import generalized_herding as gh
+from dynamics.herding import data as hd
+from dynamics.checks import kl_divergence
 
 
 def _random_machine(n, seed, scale=0.6):

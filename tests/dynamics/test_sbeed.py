@@ -10,7 +10,7 @@ import pytest
 from scipy.optimize import fsolve
 
 from dynamics import sbeed
-from dynamics._common import Cancelled
+from dynamics.checks import Cancelled
 from dynamics.sbeed import tabular
 
 

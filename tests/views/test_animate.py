@@ -16,11 +16,11 @@ from views import export_cli
 from views.framework import stamp
 from views.framework.animation import ANIMATION_DPI, frame_indices, frame_title
 from views.framework.figure import export_figure
-from views.dsg import DSGExplorer
-from views.herding import HerdingExplorer
-from views.hbm import HBMExplorer
-from views.neuron import NeuronExplorer
-from views.pmd import PMDExplorer
+from views.pages.dsg import DSGExplorer
+from views.pages.herding import HerdingExplorer
+from views.pages.hbm import HBMExplorer
+from views.pages.neuron import NeuronExplorer
+from views.pages.pmd import PMDExplorer
 
 
 def _gif(path) -> list[np.ndarray]:

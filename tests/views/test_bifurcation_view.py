@@ -7,7 +7,7 @@ import holoviews as hv
 import numpy as np
 import pytest
 
-from views.bifurcation import BifurcationExplorer
+from views.pages.bifurcation import BifurcationExplorer
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from views import EXPLORERS
 from views.figures import ENTRIES
 from views.framework import jobs as _jobs
 from views.framework.text import verdict_markdown
-from views.sbeed.ablation import AblationRuns
+from views.pages.sbeed.ablation import AblationRuns
 
 #: (page, run) -> a stand-in for the page's compute method: the engine below the knobs' bounds.
 SMALLER = {

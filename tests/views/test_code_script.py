@@ -49,7 +49,7 @@ def test_the_code_of_a_page_recomputes_its_numbers_and_figure(slug, tmp_path, mo
 
 
 def test_the_code_holds_a_links_text_as_data():
-    from views.herding import HerdingExplorer
+    from views.pages.herding import HerdingExplorer
 
     explorer, _ = HerdingExplorer.from_query({"w0": ["1, 2"]})
     code = stamp.script(explorer)
@@ -61,7 +61,7 @@ def test_the_code_runs_in_a_fresh_interpreter(tmp_path):
     import subprocess
     import sys
 
-    from views.neuron import NeuronExplorer
+    from views.pages.neuron import NeuronExplorer
 
     explorer = NeuronExplorer(**NeuronExplorer.example_change)
     (tmp_path / "code.py").write_text(stamp.script(explorer))

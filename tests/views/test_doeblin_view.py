@@ -9,10 +9,10 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 
-import views.doeblin as vd
+import views.pages.doeblin as vd
 from dynamics import doeblin as db
 from views import EXPLORERS
-from views.doeblin import DoeblinExplorer
+from views.pages.doeblin import DoeblinExplorer
 from views.framework.jobs import cached_result
 from views.framework.text import verdict_markdown
 

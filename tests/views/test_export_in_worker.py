@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from views.bifurcation import BifurcationExplorer
-from views.dsg import DSGExplorer
+from views.pages.bifurcation import BifurcationExplorer
+from views.pages.dsg import DSGExplorer
 from views.framework import worker as _worker
-from views.torus import TorusExplorer
+from views.pages.torus import TorusExplorer
 
 pytestmark = pytest.mark.usefixtures("worker_processes")
 

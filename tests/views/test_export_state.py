@@ -9,7 +9,7 @@ import pytest
 from views import export_cli
 from views.framework import stamp
 from views.framework.figure import EXPORT_FORMATS
-from views.neuron import NeuronExplorer
+from views.pages.neuron import NeuronExplorer
 
 SETTINGS = dict(max_word=12, stripes=20)
 

@@ -15,7 +15,7 @@ from bokeh.document import Document
 
 from views.framework import jobs as _jobs
 from views.framework.jobs import JobSection
-from views.doeblin import DoeblinExplorer
+from views.pages.doeblin import DoeblinExplorer
 
 
 @pytest.fixture(autouse=True)
@@ -159,7 +159,7 @@ def test_a_run_timeline_plays_the_shown_result():
     import holoviews as hv
 
     from views.framework.timeline import _LocalPlayer
-    from views.sbeed import SBEEDExplorer
+    from views.pages.sbeed import SBEEDExplorer
 
     e = SBEEDExplorer(p_steps=2000, p_seeds=1, p_k=1)
     job = e.jobs["pendulum"]
@@ -187,7 +187,7 @@ def test_a_setting_move_updates_the_run_placeholder_in_place():
     one of its settings updates that text in the same pane. A new pane per move made the
     browser lay the whole page out again for every move: a burst of 15 γ presses on the SBEED
     page (whose runs use γ) settled 9-11 s after the last press, 1.3 s with the pane kept."""
-    from views.sbeed import SBEEDExplorer
+    from views.pages.sbeed import SBEEDExplorer
 
     explorer = SBEEDExplorer()
     job = next(job for job in explorer.jobs.values()

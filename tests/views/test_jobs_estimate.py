@@ -12,7 +12,7 @@ import pytest
 
 from views.framework import jobs as _jobs
 from views.framework.jobs import Remaining, measured_estimate
-from views.doeblin import DoeblinExplorer
+from views.pages.doeblin import DoeblinExplorer
 
 
 def test_remaining_is_exact_at_a_constant_rate_after_a_start_up():

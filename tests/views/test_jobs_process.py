@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from views.framework import worker as _worker
-from views.doeblin import DoeblinExplorer
+from views.pages.doeblin import DoeblinExplorer
 
 
 pytestmark = pytest.mark.usefixtures("worker_processes")

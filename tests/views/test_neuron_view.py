@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dynamics.neuron import GOLDEN_MEAN, RATE_PRESETS, rabbit_sequence
-from views.neuron import CUSTOM, STARTS, NeuronExplorer, _envelope
+from views.pages.neuron import CUSTOM, STARTS, NeuronExplorer, _envelope
 
 RABBIT, HALF, ZERO = list(STARTS)
 

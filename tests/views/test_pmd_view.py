@@ -6,7 +6,7 @@ import holoviews as hv
 import numpy as np
 
 from views import EXPLORERS
-from views.pmd import PARTICLE_CMAP
+from views.pages.pmd import PARTICLE_CMAP
 
 
 def _luminance(color: str) -> float:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import panel as pn
 
 from views.framework.present import PRESENT_KEYS, Presentation
-from views.herding import HerdingExplorer
+from views.pages.herding import HerdingExplorer
 
 
 def test_a_teachers_link_is_read_and_written_back():

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from dynamics._common import Cancelled
+from dynamics.checks import Cancelled
 from views.framework.queue import FairQueue, ordinal, place_text
 
 

@@ -27,15 +27,13 @@ def fresh_state():
 
 
 def test_each_page_names_the_engines_it_computes_with():
-    # the herding page's run of Tables 1.1-1.2 computes with herding_data
-    assert readiness.engines_of(EXPLORERS["herding"]) == ["herding", "herding_data"]
+    # a page computes with its own system's package, and with what that package uses in turn
+    assert readiness.engines_of(EXPLORERS["herding"]) == ["herding"]
     assert readiness.engines_of(EXPLORERS["torus"]) == ["herding", "torus"]
-    assert readiness.engines_of(EXPLORERS["doeblin"]) == ["doeblin"]  # a package of modules
-    assert readiness.engines_of(EXPLORERS["pct"]) == ["generalized_herding",
-                                                       "conditional_herding",
-                                                       "conditional_herding_data"]
+    assert readiness.engines_of(EXPLORERS["doeblin"]) == ["doeblin"]  # a page package
+    assert readiness.engines_of(EXPLORERS["rbm"]) == ["pct", "rbm"]  # rbm uses pct's rate
     for slug, cls in EXPLORERS.items():
-        assert readiness.engines_of(cls), f"{slug}: no engine found"
+        assert slug in readiness.engines_of(cls), f"{slug}: its own engine not found"
 
 
 def test_only_a_compiling_start_holds_pages_back(fresh_state):
@@ -74,7 +72,7 @@ def test_a_start_knows_before_compiling_whether_it_will(tmp_path):
     cold = needs({**env, "NUMBA_CACHE_DIR": str(tmp_path)})
     assert warm == []
     assert {"herding", "doeblin", "pmd", "sbeed", "hbm"} <= set(cold)
-    assert "embedding_sgd" not in cold  # no Numba kernel of its own
+    assert "esgd" not in cold  # no Numba kernel of its own
     assert not any(p.is_file() for p in tmp_path.rglob("*"))  # nothing compiled or written
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from dynamics import sbeed
-from views.sbeed import ACTION_NAMES, K_RUN_COST, SBEEDExplorer
+from views.pages.sbeed import ACTION_NAMES, K_RUN_COST, SBEEDExplorer
 
 
 def test_frozen_lake_panel_puts_each_value_on_its_cell(tmp_path):

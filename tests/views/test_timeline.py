@@ -13,16 +13,16 @@ from bokeh.models import BoxAnnotation, ColumnDataSource, Span
 from panel.links import Callback
 
 from dynamics import bifurcation as bf
-from dynamics import embedding_sgd as es
-from dynamics import generalized_herding as gh
+from dynamics import esgd as es
+from dynamics.pct import generalized_herding as gh
 from dynamics import herding, neuron, torus
-from views.bifurcation import BifurcationExplorer
-from views.embedding_sgd import EmbeddingSGDExplorer
+from views.pages.bifurcation import BifurcationExplorer
+from views.pages.esgd import EmbeddingSGDExplorer
 from views.framework.timeline import Frames, _LocalPlayer, strided
-from views.herding import HerdingExplorer
-from views.neuron import NeuronExplorer
-from views.pct import PCTExplorer
-from views.torus import TorusExplorer
+from views.pages.herding import HerdingExplorer
+from views.pages.neuron import NeuronExplorer
+from views.pages.pct import PCTExplorer
+from views.pages.torus import TorusExplorer
 
 
 def _control_models(explorer):
@@ -169,7 +169,7 @@ def test_ising_samples_at_t_are_the_engines(t):
     import json
 
     from dynamics import ising
-    from views.ising import BURN_IN, IsingExplorer
+    from views.pages.ising import BURN_IN, IsingExplorer
 
     e = IsingExplorer(L=32, steps=400, seed=5)
     e.t = t
@@ -192,7 +192,7 @@ def test_ising_samples_at_t_are_the_engines(t):
 
 def test_pmd_particles_at_t_are_the_engines():
     from dynamics import pmd
-    from views.pmd import PMDExplorer
+    from views.pages.pmd import PMDExplorer
 
     e = PMDExplorer(n_data=200, particles=300)
     page = e.result()

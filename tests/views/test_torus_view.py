@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dynamics import torus
-from views.torus import WEIGHT_POINTS, TorusExplorer
+from views.pages.torus import WEIGHT_POINTS, TorusExplorer
 
 
 def _element(overlay, kind):

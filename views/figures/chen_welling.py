@@ -4,14 +4,14 @@ entries, each beside the page it uses, judged by the claim functions the pages c
 from __future__ import annotations
 
 from dynamics import bifurcation as bf
-from dynamics import conditional_herding as ch
-from dynamics import conditional_herding_data as cd
-from dynamics import herding_classify as hc
+from dynamics.pct import conditional_herding as ch
+from dynamics.pct import conditional_herding_data as cd
+from dynamics.rbm import herding_classify as hc
 from dynamics import herding, ising, neuron, torus
-from dynamics import herding_data as hd
-from dynamics import hidden_herding as hh
+from dynamics.herding import data as hd
+from dynamics.rbm import hidden_herding as hh
 from views.figures.entry import Entry
-from views.herding import DATA_NAMES
+from views.pages.herding import DATA_NAMES
 
 # --- the bifurcation page --------------------------------------------------------------------
 
@@ -123,13 +123,13 @@ TABLE1_1_DIFFERENCES = """Where our Table 1.1 differs from the paper's:
 
 1. **Data.** The paper's sets (Bowling, 10 pins of 298 games; Abalone, 9 bits; 2,200 binarised
    8 x 8 digits, 64 bits; Newsgroups, 100 bits) ship with no package. Ours are three 10-bit
-   sets built from data scikit-learn ships (`dynamics.herding_data.binary_dataset`): the 8 x 8
+   sets built from data scikit-learn ships (`dynamics.herding.data.binary_dataset`): the 8 x 8
    digits 3 and 5 (365 images, the ten pixels whose ones-fraction is nearest 1/2), breast cancer
    (569 cases, ten measurements binarised at their means, the paper's Abalone recipe) and
    diabetes (442 cases, ten variables at their means). All three are "low-dimensional" in the
    paper's sense, where it found H.XX below PL; at 10 bits herding's argmax is exact, in
    integer arithmetic (ties go to the lowest state, the same on every machine).
-2. **Verdict.** `dynamics.herding_data.kl_table_claim` asks every ordering of the paper on
+2. **Verdict.** `dynamics.herding.data.kl_table_claim` asks every ordering of the paper on
    every set: H.XXX < H.XX < MARG and PL < MARG hold everywhere; the low-dimensional remark
    H.XX < PL holds on breast cancer four- to fivefold and on digits, and on diabetes the two
    are within a few per cent of each other, so the check falls either way with PL's Gibbs
@@ -229,7 +229,7 @@ def _hidden_study(quick: bool, seed: int = 0, progress=None, *, explorer) -> dic
    pixel is ink above 20 % of full intensity), not Newsgroups or USPS (neither ships with a
    package; nothing is downloaded).
 2. **Rule.** Means and pairs are judged against as many independent draws from the data
-   (`dynamics.hidden_herding.moment_matching_claim`), the Monte Carlo baseline herding claims
+   (`dynamics.rbm.hidden_herding.moment_matching_claim`), the Monte Carlo baseline herding claims
    to beat. The pixel means always beat it (they are herded); the pairs come closer as hidden
    units are added, but at these sizes stay farther than the independent draws.
 
@@ -269,7 +269,7 @@ CLASSIFY_DIFFERENCES = """Where our Fig 1.14 differs from the paper's:
    PCD is scikit-learn's `BernoulliRBM` (0/1 units, as many persistent chains as training
    cases, learning rate 0.05), not a single chain.
 4. **The paper's numbers.** Fig 1.14's bars are not in its text; only its statements are
-   compared (`dynamics.herding_classify.classification_claim`).
+   compared (`dynamics.rbm.herding_classify.classification_claim`).
 """
 
 
@@ -346,7 +346,7 @@ def _table_study(quick: bool, seed: int = 0, progress=None, explorer=None) -> di
                      for r in results)
     about = (f"Test errors on the test split (digits {results[0].n_test} cases, breast cancer "
              f"{results[1].n_test}); herding {results[0].epochs} epochs. CPU seconds: {cost}. "
-             "Verdicts: `dynamics.conditional_herding_data.table_claim`, the rule of the page "
+             "Verdicts: `dynamics.pct.conditional_herding_data.table_claim`, the rule of the page "
              "and of the entry above.")
     return dict(markdown="\n".join([TABLE_DIFFERENCES, "The table:", "", about, "", *lines]),
                 tables={"table.csv": "\n".join(csv) + "\n"})

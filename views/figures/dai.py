@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 
 from dynamics import dsg, pmd, sbeed
-from dynamics import embedding_sgd as es
+from dynamics import esgd as es
 from views.figures.entry import Entry
-from views.sbeed import ablation as sbeed_ablation
-from views.sbeed import swimmer as sbeed_swimmer
+from views.pages.sbeed import ablation as sbeed_ablation
+from views.pages.sbeed import swimmer as sbeed_swimmer
 
 # --- the doubly stochastic gradients page ----------------------------------------------------
 
@@ -37,7 +37,7 @@ def _features_study(quick: bool, seed: int = 0, progress=None, explorer=None) ->
     """Fig 3.4 (3) against the number of features: SDCA on r random Fourier or Nystrom features
     (solved nearly to its optimum: ``STUDY_PASSES`` passes) for r in ``FEATURE_COUNTS``, its
     error against f* beside doubly SGD's at the end of the page's run."""
-    from views.dsg import _grid, make_task
+    from views.pages.dsg import _grid, make_task
 
     settings = explorer.jobs["curve"].settings
     result = explorer.jobs["curve"].result

@@ -3,7 +3,7 @@ judged by the claim functions the page calls."""
 
 from __future__ import annotations
 
-from dynamics import online_bayes as ob
+from dynamics import bayes as ob
 from views.figures.entry import Entry
 
 # --- the Bayes page --------------------------------------------------------------------------

@@ -4,14 +4,14 @@ explorer.
 An explorer declares what it offers with ``Run`` (class attribute ``runs``); each page gets one
 ``Job`` per run, and ``JobSection`` draws it: the run's settings, Run and Cancel buttons, a
 progress bar with status text, an alert when a run fails, and the run's panels, which grow while
-it runs (the engine's partial results, see ``dynamics._common.report``) and keep the last result
+it runs (the engine's partial results, see ``dynamics.checks.report``) and keep the last result
 on screen. In the served app the computation runs in a worker process (``views.framework.worker``), so
 that it never holds the server's interpreter lock against the pages' moves; elsewhere in a
 worker thread. Either way the page answers meanwhile; every update of the page happens on the
 session's event loop.
 
 - A newer request supersedes an older one: the older is cancelled (its progress callable raises
-  ``dynamics._common.Cancelled`` at the engine's next report) and whatever it returns is never
+  ``dynamics.checks.Cancelled`` at the engine's next report) and whatever it returns is never
   shown.
 - Results are cached per settings across sessions, in the pages' one results store with a
   byte budget (``views.framework.cache``): asking again is instant.
@@ -41,7 +41,7 @@ import numpy as np
 import panel as pn
 import param
 
-from dynamics._common import Cancelled
+from dynamics.checks import Cancelled
 from views.framework import worker as _worker
 from views.framework.cache import LOCK, STORE
 from views.framework.text import plain

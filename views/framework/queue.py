@@ -32,7 +32,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 
-from dynamics._common import Cancelled
+from dynamics.checks import Cancelled
 
 __all__ = ["FairQueue", "Ticket", "QUEUE", "place_text", "ordinal"]
 

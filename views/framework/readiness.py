@@ -81,9 +81,9 @@ def engines_of(cls) -> list[str]:
     turn, in ``ENGINES`` order. Read from the loaded modules' names (functions, classes and
     modules imported), so a page's new import is followed with no list to keep."""
     base = cls.__module__
-    package = base if hasattr(sys.modules[base], "__path__") else base.rpartition(".")[0]
+    package = hasattr(sys.modules[base], "__path__")  # a page with its runs beside it
     todo = [m for key, m in list(sys.modules.items())
-            if key == base or (key.startswith(package + ".") and package.startswith("views."))]
+            if key == base or (package and key.startswith(base + "."))]
     used, seen = set(), {id(m) for m in todo}
     while todo:
         for value in list(vars(todo.pop()).values()):

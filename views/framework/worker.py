@@ -29,7 +29,7 @@ import signal
 import threading
 import time
 
-from dynamics._common import Cancelled
+from dynamics.checks import Cancelled
 from views.framework.queue import MAX_WORKERS, QUEUE, place_text
 
 __all__ = ["MAX_WORKERS", "SEND_EVERY", "enable", "enabled", "run", "call", "kill_all"]
