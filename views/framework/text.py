@@ -149,13 +149,13 @@ _PROSE: dict[Path, str] = {}
 
 def prose(module_file, name: str) -> str:
     """The page prose in the Markdown file ``name`` beside ``module_file`` (the calling module's
-    ``__file__``): UTF-8, read once, without its leading and trailing blank space. The page
-    renders it as before: through ``math_markdown`` into a Markdown pane.
+    ``__file__``): UTF-8, read once, without its leading and trailing blank space. A page
+    renders it through ``math_markdown`` into a Markdown pane.
 
     Where the files are: a page module ``views/pages/<slug>.py`` keeps its page text in
     ``<slug>.md`` beside it and each other piece in ``<slug>.<part>.md``; a page package
-    ``views/pages/<slug>/`` keeps ``page.md`` and ``<part>.md`` inside it (its run modules read
-    from there too). ``<part>`` is a run's name for the run's text, ``timeline`` for the
+    ``views/pages/<slug>/`` keeps ``page.md`` and ``<part>.md`` inside it (where every module of
+    the package finds them). ``<part>`` is a run's name for the run's text, ``timeline`` for the
     timeline's caption (``<run>.timeline`` for a run's own timeline), a word naming a section
     for its aside. ``name`` is a file name ending in ``.md`` (no folder); a missing or empty
     file raises, naming it."""
