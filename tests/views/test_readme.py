@@ -48,7 +48,7 @@ def test_the_source_papers_list_names_every_page_under_its_paper():
     assert "to come" not in section.lower()
     items = [" ".join(item.split()) for item in section.split("\n- ")[1:]]
     for cls in EXPLORERS.values():
-        author = cls.paper.split()[0].strip(",")  # "Chen & Welling, ..." -> Chen
+        author = cls.paper.surnames[0]
         item = [i for i in items if author in i.split(",")[0]]
         assert len(item) == 1, (cls.title, author)
         name = cls.title.split(":")[0]  # "Bias and variance: HBM against RBM" -> Bias and variance
