@@ -94,7 +94,7 @@ def navigation(current: str) -> pn.pane.HTML:
 
 
 def card(slug: str, cls) -> pn.Column:
-    """A home-page card: thumbnail, title, one line and the paper."""
+    """A home-page card: thumbnail, title, one line and the paper (from its ``Paper`` record)."""
     thumb = ASSETS / "thumbnails" / f"{slug}.png"
     picture = (pn.pane.PNG(str(thumb), width=300, height=200, fixed_aspect=True)
                if thumb.exists() else pn.Spacer(height=0))
@@ -102,7 +102,8 @@ def card(slug: str, cls) -> pn.Column:
         f'<a href="?page={slug}" style="text-decoration:none;color:inherit">'
         f"<h3 style='margin:4px 0'>{html.escape(cls.title)}</h3></a>"
         f"<p style='margin:4px 0'>{html.escape(cls.summary)}</p>"
-        f"<p style='margin:4px 0;color:#666;font-size:13px'><i>{html.escape(cls.paper)}</i>,"
+        f"<p style='margin:4px 0;color:#666;font-size:13px'>{html.escape(cls.paper.short)},"
+        f" <i>{html.escape(cls.paper.title)}</i> ({cls.paper.year}),"
         f" {html.escape(cls.figures.split(';')[0])}</p>"
         f'<a href="?page={slug}">Open the explorer →</a>',
         sizing_mode="stretch_width",

@@ -11,6 +11,7 @@ from bokeh.document import Document
 
 import views.pages.doeblin as vd
 from dynamics import doeblin as db
+from dynamics.papers import CHEN_WELLING
 from views import EXPLORERS
 from views.pages.doeblin import DoeblinExplorer
 from views.framework.jobs import cached_result
@@ -43,7 +44,7 @@ def test_registered_after_the_chen_welling_pages():
     slugs = list(EXPLORERS)
     before = slugs[: slugs.index("doeblin")]
     assert EXPLORERS["doeblin"] is DoeblinExplorer and len(before) >= 4
-    assert all("Chen" in EXPLORERS[s].paper for s in before)
+    assert all(EXPLORERS[s].paper is CHEN_WELLING for s in before)
 
 
 def test_first_slider_is_delta_and_changes_the_first_panel():

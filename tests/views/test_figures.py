@@ -162,6 +162,6 @@ def test_the_gallery_opens_with_contents_linking_every_entry_and_the_report(tmp_
         entry = ENTRIES[r["id"]]
         row = f'<a href="#{r["id"]}">'
         assert row in head and f'<section id="{r["id"]}">' in page
-        assert html.escape(EXPLORERS[entry.slug].paper) in head
+        assert html.escape(EXPLORERS[entry.slug].paper.citation) in head
         assert r["verdict"] in head
     assert "statement &lt;0&gt;" in page  # text escaped

@@ -75,7 +75,7 @@ def test_the_contents_link_every_entry_with_its_paper_and_verdict(tmp_path, real
     assert gallery.sections == [r["id"] for r in results]  # each link reaches its section
     for row, r in zip(rows, results):
         entry = ENTRIES[r["id"]]
-        assert row["cells"] == [entry.title, EXPLORERS[entry.slug].paper, r["verdict"]]
+        assert row["cells"] == [entry.title, EXPLORERS[entry.slug].paper.citation, r["verdict"]]
     assert "REPORT.md" in gallery.links  # a link, before the contents
     assert page.index('href="REPORT.md"') < page.index('class="contents"')
     assert "img" in gallery.tags and "b" in gallery.tags  # the figures, the labels

@@ -20,8 +20,9 @@ what changed. Every file is written whole or not at all, and an entry's record a
 (``files``), so a run killed in the middle and started again rebuilds only the entries that had
 not finished.
 
-A package: one module per paper (``chen_welling``, ``steinhardt``, ``opper``, ``luo``, ``dai``)
-holds its entries, each beside the page it uses, in the order ``gallery`` lists them; ``entry``
+A package: one module per paper, named by its record's key in ``dynamics.papers.PAPERS``
+(``chen_welling``, ``steinhardt``, ``opper``, ``luo``, ``dai``), holds its entries, each beside
+the page it uses; ``gallery`` collects them in the papers' order; ``entry``
 is what an entry is, ``builder`` builds one (and the cache key), ``files`` and ``report`` write
 the gallery, ``command`` is the command line.
 """

@@ -67,7 +67,7 @@ def contents(results: list[dict], entries: dict) -> str:
     rows = "".join(
         f'<tr><td><a href="#{html.escape(r["id"])}">'
         f'{html.escape(entries[r["id"]].title)}</a></td>'
-        f'<td>{html.escape(EXPLORERS[entries[r["id"]].slug].paper)}</td>'
+        f'<td>{html.escape(EXPLORERS[entries[r["id"]].slug].paper.citation)}</td>'
         f'<td>{html.escape(r["verdict"])}</td></tr>' for r in results)
     return ('<h2 id="contents">Contents</h2><table class="contents"><tr><th>figure</th>'
             f"<th>paper</th><th>verdict</th></tr>{rows}</table>")

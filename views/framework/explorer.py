@@ -18,6 +18,7 @@ from typing import ClassVar
 import holoviews as hv
 import param
 
+from dynamics.papers import Paper
 from views.framework import knobs as _knobs
 from views.framework.animation import AnimationMixin
 from views.framework.figure import FigureMixin, Plot, table_html
@@ -48,8 +49,10 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     title: ClassVar[str] = ""
     #: One line for the home-page card.
     summary: ClassVar[str] = ""
-    #: The paper the page comes from, and which figures it reproduces.
-    paper: ClassVar[str] = ""
+    #: The paper the page comes from (its record in ``dynamics.papers.PAPERS``: every citation
+    #: of the page is derived from it), and the sections it reproduces: figures and tables first,
+    #: then after a ";" the equations and theorems (the home card shows the part before it).
+    paper: ClassVar[Paper | None] = None
     figures: ClassVar[str] = ""
     #: Page text (Markdown with LaTeX): what the plot shows, the equations, what to try.
     text: ClassVar[str] = ""

@@ -440,7 +440,7 @@ class PageMixin:
                 "resolution.", margin=(10, 10))), grid)
         about = pn.Card(
             pn.pane.Markdown(math_markdown(self.text), sizing_mode="stretch_width", max_width=960),
-            title=f"About this page: {self.paper}, {self.figures.split(';')[0]}",
+            title=f"About this page: {self.paper.citation}, {self.figures.split(';')[0]}",
             # closed: the plots come first on the screen (a projector's 1024 x 768 showed
             # none below the open text); one click opens it
             collapsible=True, collapsed=True, sizing_mode="stretch_width", margin=(5, 10),

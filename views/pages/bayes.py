@@ -19,6 +19,7 @@ import numpy as np
 import param
 
 from dynamics import bayes as ob
+from dynamics.papers import OPPER
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark, Plot,
                              Run, Section, Timeline, axis, style)
@@ -124,8 +125,8 @@ class OnlineBayesExplorer(Explorer):
     title = "Bayesian online learning"
     summary = ("Bayes' rule made online by projecting every posterior onto a Gaussian: it "
                "reaches the Cramér-Rao bound and learns the perceptron almost like batch Bayes.")
-    paper = "Opper, A Bayesian Approach to Online Learning"
-    figures = "eqs 7.1-7.2, 8.10-8.12, 9.1-9.4; Figs 1-2"
+    paper = OPPER
+    figures = "Figs 1-2; eqs 7.1-7.2, 8.10-8.12, 9.1-9.4"
 
     # the live 2-D run
     examples = param.Integer(200, bounds=(10, 2000), step=10, label="Examples (2-D run)",

@@ -18,6 +18,7 @@ import param
 
 from dynamics import bifurcation as bf
 from dynamics import herding
+from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, dense, exporting, style
 from views.framework.text import prose, verdict_markdown
@@ -128,7 +129,7 @@ class BifurcationExplorer(Explorer):
     slug = "bifurcation"
     title = "Temperature bifurcation"
     summary = "Lower the temperature: a fixed point splits 2, 4, 8 ... ways, then herding's chaos."
-    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
+    paper = CHEN_WELLING
     figures = "Fig 1.1; eqs 1.6-1.9"
 
     n_states = param.Integer(4, bounds=(2, 8), label="States D",

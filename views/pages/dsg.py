@@ -18,6 +18,7 @@ import numpy as np
 import param
 
 from dynamics import dsg
+from dynamics.papers import DAI
 from views.framework.cache import results_cache
 from views.framework.jobs import progress_part
 from views.framework.timeline import Frames, Mark, Timeline
@@ -122,8 +123,9 @@ class DSGExplorer(Explorer):
     title = "Doubly stochastic functional gradients"
     summary = ("A kernel machine learned by SGD in function space, sampling a data point and a "
                "random feature at every step: the error falls like 1/t in little memory.")
-    paper = "Dai, PhD thesis, chapter 3 (Dai et al. 2014)"
-    figures = "Algorithms 1-2, Thm 11, eqs 3.9-3.10, Table 3.2; Figs 3.4-3.6"
+    paper = DAI
+    figures = ("Ch 3 (Dai et al. 2014): Algorithms 1-2, Table 3.2, Figs 3.4-3.6; Thm 11, eqs "
+               "3.9-3.10")
 
     points = param.Integer(2000, bounds=(200, 4000), step=100, label="Training points n",
                            doc="Points of the 2-D task; f* is the exact solution on them.")

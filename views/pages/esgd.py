@@ -18,6 +18,7 @@ import numpy as np
 import param
 
 from dynamics import esgd as es
+from dynamics.papers import DAI
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
 from views.framework.text import prose, verdict_markdown
@@ -72,8 +73,9 @@ class EmbeddingSGDExplorer(Explorer):
     title = "Embedding-SGD: regression from noisy inputs"
     summary = ("When the loss holds a conditional expectation, a saddle point in two functions "
                "makes SGD unbiased again: regression that undoes the noise on its inputs.")
-    paper = "Dai, PhD thesis, chapter 5"
-    figures = "eqs 5.14, 5.18, Algorithm 4, eq C.7; Secs 5.6.1-5.6.2, Figs 5.1, 5.2 (a), 5.3"
+    paper = DAI
+    figures = ("Ch 5: Algorithm 4, Figs 5.1, 5.2 (a), 5.3; eqs 5.14 and 5.18, eq C.7, Secs "
+               "5.6.1-5.6.2")
 
     data = param.Selector(default=20_000, objects=[2_000, 5_000, 10_000, 20_000, 50_000,
                                                    100_000],

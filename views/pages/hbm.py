@@ -18,6 +18,7 @@ import panel as pn
 import param
 
 from dynamics import hbm
+from dynamics.papers import LUO
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
 from views.framework.text import prose, verdict_markdown
@@ -54,8 +55,9 @@ class HBMExplorer(Explorer):
     title = "Bias and variance: HBM against RBM"
     summary = ("Learning a distribution over n bits with more interactions or more hidden "
                "units: exact bias and variance of the KL error against N and model size.")
-    paper = "Luo & Sugiyama, Bias-Variance Trade-off in Hierarchical Probabilistic Models"
-    figures = "eqs 4-8 and the bias-variance decomposition, Figs 3-9"
+    paper = LUO
+    figures = ("Figs 3-9 and eq 8's inference; eqs 4-8, the bias-variance decomposition of the "
+               "KL error")
 
     n = param.Integer(8, bounds=(4, 12), label="Variables n",
                       doc="Binary variables; the states are the 2^n subsets (bitmasks).")

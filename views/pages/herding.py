@@ -18,6 +18,7 @@ import param
 
 from dynamics import herding
 from dynamics.herding import data as hd
+from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework.jobs import progress_part
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
@@ -125,8 +126,9 @@ class HerdingExplorer(Explorer):
     slug = "herding"
     title = "Herding"
     summary = "A deterministic map that samples: cones, a fractal attractor and O(1/T) moments."
-    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
-    figures = "Figs 1.2, 1.4, 1.10, 1.11; eqs 1.7-1.8, 1.10, 1.13, 1.36-1.37, 1.40"
+    paper = CHEN_WELLING
+    figures = ("Figs 1.2, 1.4, 1.10, 1.11, Sec 1.4.1 and Tables 1.1-1.2; eqs 1.7-1.8, 1.10, "
+               "1.13, 1.36-1.40")
 
     n_states = param.Integer(6, bounds=(2, 16), label="States D",
                              doc="Number of discrete states x; each has a feature vector phi(x).")

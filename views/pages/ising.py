@@ -16,6 +16,7 @@ import numpy as np
 import param
 
 from dynamics import ising
+from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework.marks import legend_layer
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
@@ -69,7 +70,7 @@ class IsingExplorer(Explorer):
     title = "Ising herding"
     summary = ("Herding a 2-D Ising lattice at the critical temperature from two numbers, "
                "against Swendsen-Wang: samples, clusters and the perceptron cycling condition.")
-    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
+    paper = CHEN_WELLING
     figures = "Sec 1.2.5: eqs 1.21-1.24, Figs 1.6-1.7"
 
     L = param.Integer(64, bounds=(16, 128), step=8, label="Lattice side L",

@@ -14,6 +14,7 @@ import numpy as np
 import param
 
 from dynamics import neuron
+from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
 from views.framework.text import prose, verdict_markdown
@@ -74,7 +75,7 @@ class NeuronExplorer(Explorer):
     slug = "neuron"
     title = "Single neuron"
     summary = "One herded neuron writes the Fibonacci rabbit sequence: Sturmian, |D(T)| ≤ 1."
-    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
+    paper = CHEN_WELLING
     figures = "Figs 1.8-1.9; eqs 1.25-1.32, Prop 1.5, Cor 1.6, eqs 1.36-1.37"
 
     preset = param.Selector(

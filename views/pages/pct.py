@@ -21,6 +21,7 @@ import param
 from dynamics.pct import conditional_herding as ch
 from dynamics.pct import conditional_herding_data as cd
 from dynamics.pct import generalized_herding as gh
+from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, axis,
                            log_spaced, style)
@@ -123,8 +124,9 @@ class PCTExplorer(Explorer):
     title = "Perceptron cycling"
     summary = ("When herding's guarantees hold: bounded weights and O(1/τ) moments with local "
                "search and minibatches, and conditional herding against the voted perceptron.")
-    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
-    figures = "Thm 1.7, eqs 1.38-1.40; eqs 1.56-1.62, 1.69; Fig 1.16"
+    paper = CHEN_WELLING
+    figures = ("Thm 1.7, Fig 1.16 and Table 1.3; eqs 1.38-1.40, Sec 1.3.2 (local search and "
+               "mini-batches), eqs 1.56-1.62, 1.65-1.66 and 1.69")
 
     n_units = param.Integer(8, bounds=(2, 12), label="Units n",
                             doc="Binary units of the fully visible Boltzmann machine; features "

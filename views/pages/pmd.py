@@ -21,6 +21,7 @@ import param
 from bokeh.palettes import Inferno256
 
 from dynamics import pmd
+from dynamics.papers import DAI
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Section, Timeline, style)
@@ -124,8 +125,8 @@ class PMDExplorer(Explorer):
     title = "Particle mirror descent"
     summary = ("Bayesian inference as mirror descent over densities: weighted particles find "
                "both modes of a posterior where local samplers find one.")
-    paper = "Dai, Learning over functions, distributions and dynamics via stochastic optimization"
-    figures = "Ch 4: Algorithm 3, eqs 4.5-4.8, Fig 4.1"
+    paper = DAI
+    figures = "Ch 4: Algorithm 3, Fig 4.1; eqs 4.3-4.8, Thms 18-19, Secs 4.6.1-4.6.2"
 
     preset = param.Selector(objects=[*PRESETS, CUSTOM], default=next(iter(PRESETS)),
                             label="Model preset",

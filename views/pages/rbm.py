@@ -20,6 +20,7 @@ import param
 from dynamics.rbm import herding_classify as hc
 from dynamics.rbm import hidden_herding as hh
 from dynamics.claims import Verdict
+from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Run, Section, Timeline, axis, log_spaced, style)
@@ -103,8 +104,8 @@ class HiddenHerdingExplorer(Explorer):
     title = "Herding with hidden units"
     summary = ("Herding an RBM on scikit-learn's 8×8 digits: pseudo-samples beside the data, "
                "moments of visible and hidden units matched, the perceptron cycling condition.")
-    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
-    figures = "Sec 1.3.3: eqs 1.46-1.52, Prop 1.8-1.9; Sec 1.4.2, Fig 1.13"
+    paper = CHEN_WELLING
+    figures = "Sec 1.3.3: eqs 1.46-1.52, Prop 1.8-1.9; Sec 1.4.2, Figs 1.13-1.14"
 
     hidden = param.Integer(20, bounds=(1, HIDDEN_MAX), label="Hidden units m",
                            doc="Hidden units z_j of the RBM (features x_i z_j, x_i, z_j).")

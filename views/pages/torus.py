@@ -17,6 +17,7 @@ import param
 from holoviews import dim
 
 from dynamics import herding, torus
+from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
 from views.framework.text import prose, verdict_markdown
@@ -102,8 +103,8 @@ class TorusExplorer(Explorer):
     slug = "torus"
     title = "Torus rotation"
     summary = "With D = K + 1 states herding is a constant rotation on a torus: it fills it evenly."
-    paper = "Chen & Welling, Herding as a Learning System with Edge-of-Chaos Dynamics"
-    figures = "Fig 1.17; eq 1.72, Prop 1.11"
+    paper = CHEN_WELLING
+    figures = "Fig 1.17; appendix: eq 1.72, Prop 1.11"
 
     seed = param.Integer(4, bounds=(0, 99_999), label="Model seed",
                          doc="Seed of the three random features phi(x) and of both target "

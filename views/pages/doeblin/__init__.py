@@ -20,6 +20,7 @@ import numpy as np
 import param
 
 from dynamics import doeblin as db
+from dynamics.papers import STEINHARDT
 from views.framework.cache import results_cache
 from views.framework.marks import legend_layer
 from views.framework.text import prose, verdict_markdown
@@ -210,8 +211,8 @@ class DoeblinExplorer(Explorer):
     slug = "doeblin"
     title = "Doeblin mixing"
     summary = "Restart a slow chain with probability ε: it mixes in 1/ε steps, with a biased law."
-    paper = "Steinhardt & Liang, Learning Fast-Mixing Models for Structured Prediction"
-    figures = "Figs 1, 2, 4 and Table 1; eqs 1-3, Props 3.1-3.5, Thm 3.6, Cor 3.7"
+    paper = STEINHARDT
+    figures = "Figs 1, 2, 4 and Table 1; eqs 1-3, Props 3.1-3.5, Thm 3.6, Cor 3.7, Algorithm 1"
 
     # --- the chain ---------------------------------------------------------------------------
     chain = param.Selector(default="three-state", objects=["three-state", "random", "barbell"],

@@ -18,6 +18,7 @@ import param
 from dynamics import sbeed
 from dynamics.checks import report
 from dynamics.sbeed import pendulum as pend
+from dynamics.papers import DAI
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Timeline, axis, integer_ticks, style)
@@ -165,8 +166,9 @@ class SBEEDExplorer(Explorer):
     title = "SBEED"
     summary = ("Smoothed Bellman error embedding: a dual function removes the bias that "
                "stochastic transitions put into Bellman residual minimisation.")
-    paper = "Dai, Learning over functions, distributions and dynamics via stochastic optimization"
-    figures = "Ch 6: eqs 6.4-6.10, Thm 27, Algorithm 5, Prop 55, Fig 6.1"
+    paper = DAI
+    figures = ("Ch 6 and appendix D: Algorithm 5, Fig 6.1 (on Pendulum-v1 and on Swimmer-v5); "
+               "eqs 6.4-6.10, Props 24-26 and 55, Thm 27, eq D.3")
 
     mdp_name = param.Selector(objects=list(MDPS), default=MDPS[0], label="MDP",
                               doc="risky choice: the 4-state example where eta = 0 flips the "
