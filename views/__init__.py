@@ -1,8 +1,9 @@
 """Explorers of Learning Dynamics Explorer: param knobs -> HoloViews plots, page text, export.
 
 ``EXPLORERS`` maps each page's short name to its explorer class, one ``register`` line a page;
-the app, the warm-up, the tests and the benches iterate over it. Each explorer has ``figure()`` (the current figure as a HoloViews object), ``export(path)``
-(.png .svg .pdf .html) and ``panel()`` (the page body).
+the app, the warm-up, the tests and the benches iterate over it. Each explorer has ``figure()``
+(the current figure as a HoloViews object), ``export(path)`` (.png .svg .pdf .html) and
+``panel()`` (the page body).
 """
 
 from __future__ import annotations
