@@ -88,6 +88,9 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     #: Smaller knob values for tests of what is done with a result, not of computing it (the
     #: offline HTML export).
     quick: ClassVar[dict] = {}
+    #: Knob values at which the timeline benchmark plays the page, when its defaults make a short
+    #: timeline (``tests/bench/test_bench_timeline.py``; default: the defaults).
+    bench_timeline: ClassVar[dict] = {}
 
     error = param.String(default="", precedence=-1, doc="Message of the last failed computation.")
     notice = param.String(default="", precedence=-1,
