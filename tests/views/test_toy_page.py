@@ -11,7 +11,7 @@ labels, docs and bounds, a change changes its plots, its ignored knobs leave the
 it exports PNG (matplotlib) and HTML, a live page equals a fresh page opened at its URL after
 random moves, and a third of the URL fuzz's links open it cleanly. Its URL goes out and comes
 back in, and the served app (``app/main.py``, loaded in-process) lists it in its menu and home
-page and builds its page. The repository's files are the same before and after, and the
+page and builds its page, and its start (``app/app_hooks.py``) draws it. The repository's files are the same before and after, and the
 registration is undone at the end.
 """
 
@@ -256,3 +256,12 @@ def test_the_app_shows_the_toy_page(toy, monkeypatch):
     assert menu and f"<b>{toy.title}</b>" in menu[0] and "ldx-nav ldx-current" in menu[0]
     plots = _select(page.main, pn.pane.HoloViews)
     assert len(plots) == len(toy.plots)
+
+
+def test_the_server_warms_the_toy_page_at_start(toy, monkeypatch):
+    spec = importlib.util.spec_from_file_location("ldx_hooks_toy", ROOT / "app" / "app_hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    monkeypatch.delenv("LDX_WARM_PAGES", raising=False)
+    assert hooks.pages_to_warm()[-1] == SLUG
+    views.warmup(SLUG)  # what the server's start does with it: one draw into a throwaway document
