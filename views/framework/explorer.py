@@ -76,7 +76,7 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     timeline: ClassVar[Timeline | None] = None
 
     # What the generic tests and benches need of a page, declared with it (so that adding a
-    # page touches its engine, its view, its tests and one registration, ``views.EXPLORERS``).
+    # page touches its engine, its view, its tests and one registration, ``views.register``).
     #: Knob values that must change what the page plots (``tests/views/test_explorers.py``).
     example_change: ClassVar[dict] = {}
     #: A knob and fresh values to move it through, for the redraw benchmark
