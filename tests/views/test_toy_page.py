@@ -83,6 +83,7 @@ import param
 from dynamics import toy
 from views.framework import Explorer, Plot, style
 from views.framework.cache import results_cache
+from views.pages.torus import TorusExplorer
 
 PATH_DIMS = [hv.Dimension("t", label="step t"), hv.Dimension("x", label="position xₜ")]
 
@@ -98,7 +99,7 @@ class ToyExplorer(Explorer):
     slug = "toy"
     title = "Toy walk"
     summary = "A random walk with drift: where it goes and where it has been."
-    paper = "A toy for the tests"
+    paper = TorusExplorer.paper  # no paper of its own: the torus page's, in the form pages declare
     figures = "none"
     text = r"""
 ### A random walk
