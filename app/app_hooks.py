@@ -106,8 +106,8 @@ SHOWN = "ldx-sessions-shown"
 def on_session_created(session_context):
     """A session was created: the warm-up steps aside until its page is shown in the browser
     (its template, scripts, stylesheets and websocket come one request at a time, and each
-    waited behind a page's warm-up draw: a herding page opened as the server started was
-    drawn 34.7-42.1 s later, after all 13 warm-up pages; measured 2026-11-26)."""
+    waited behind a page's warm-up draw: a page opened as the server started was drawn after
+    all the warm-up pages; docs/speed.md has the times)."""
     _LAST_SESSION["at"] = time.monotonic()
     _LOADING[session_context.id] = time.monotonic()
 

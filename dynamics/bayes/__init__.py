@@ -3,14 +3,15 @@ Learning*, secs 6-9), and the exact batch posterior it approximates.
 
 A package by subject, every public name imported here: ``adf`` (the ADF updates, eqs 7.1-7.2 and
 9.1-9.4, the 1-D toy of Fig 1 and eq 8.10, the teacher-student learning curve of Fig 2 and the
-replica curve of batch Bayes for N -> infinity, the claims) and ``batch`` (the batch Bayes
+replica curve of batch Bayes for N -> infinity), ``batch`` (the batch Bayes
 posterior at finite N, by quadrature and by elliptical slice sampling, and the Hebbian form of the
-spherical update, the remark after eq 9.4). See each module's docstring for the equations.
+spherical update, the remark after eq 9.4) and ``claims`` (both claims, judged on runs of
+these). See each module's docstring for the equations.
 """
 
 from __future__ import annotations
 
-from dynamics.bayes import adf, batch
+from dynamics.bayes import adf, batch, claims
 from dynamics.bayes.adf import (  # noqa: F401
     MAX_NOISE,
     TOY_THETA,
@@ -33,10 +34,6 @@ from dynamics.bayes.adf import (  # noqa: F401
     toy_fisher,
     toy_sandwich,
     toy_runs,
-    EFFICIENCY_TOLERANCE,
-    BAYES_TOLERANCE,
-    efficiency_claim,
-    batch_bayes_claim,
     _g,
     _g_nb,
     _log_ndtr_nb,
@@ -52,7 +49,14 @@ from dynamics.bayes.batch import (  # noqa: F401
     hebb_weight,
 )
 
-__all__ = [*adf.__all__, *batch.__all__]
+from dynamics.bayes.claims import (  # noqa: F401
+    EFFICIENCY_TOLERANCE,
+    BAYES_TOLERANCE,
+    efficiency_claim,
+    batch_bayes_claim,
+)
+
+__all__ = [*adf.__all__, *batch.__all__, *claims.__all__]
 
 
 def _warmup() -> None:

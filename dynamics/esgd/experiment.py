@@ -32,8 +32,8 @@ LAM = 1e-4
 #: The methods of Fig 5.2 (a).
 COMPARED = ("embedding", "virtual", "saa")
 #: Each method's constants as ``select`` chose them at the paper's size (0.1M data, 500
-#: features, 10 virtual samples, ``LAM``, seed 0; run on 2026-11-26, validation MSE 0.0043,
-#: 0.176 and 0.037; the gallery's study reruns it): the constants ``compare_methods`` uses by
+#: features, 10 virtual samples, ``LAM``, seed 0; validation MSE 0.0043, 0.176 and 0.037; the
+#: gallery's study reruns it): the constants ``compare_methods`` uses by
 #: default. Every method chose the grid's largest eta and smallest primal bandwidth.
 SELECTED = {
     "embedding": dict(eta=10.0, eta0=10.0, bandwidth_f=0.05, bandwidth_u=0.1),

@@ -420,7 +420,7 @@ def classification_experiment(*, hidden=(25, 50, 100), pcd_hidden: int | None = 
     iterations and averages energies over the second half (the paper: 2000).
 
     The paper's counts are 50-1000 hidden units for 256 pixels; the default 25, 50, 100 for 64
-    pixels are the counts this machine runs in minutes (about 4 x fewer pixels, 10 x fewer
+    pixels are counts that run in minutes on two cores (about 4 x fewer pixels, 10 x fewer
     hidden units at the top). The MLR baseline is scikit-learn's ``LogisticRegression``
     (default L2, C = 1) and 1NN the Manhattan nearest neighbour, both on the training and
     validation cases (the paper does not say which cases its baselines saw)."""

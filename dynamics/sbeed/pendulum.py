@@ -541,11 +541,11 @@ ABLATION_DEFAULTS = {"lam": 0.01, "eta": 0.1, "k": 10}
 PANEL_PARAMETER = {"lam": "lam", "eta": "eta", "k": "k", "eta_noisy": "eta"}
 
 
-#: ``run_cost``'s model: a run's time grows like (K_COST_OFFSET + k), measured at 10,000 steps
-#: (seed 0, the ablation's noise): 1.0, 2.0, 3.5 and 11.0 s for k = 1, 10, 20 and 100 on the
-#: development machine; lam and eta change it by under 10 %. Measured before the dual was solved
-#: on the buffer (issue 28): the solve adds a cost that does not grow with k (and that eta = 0
-#: skips), so the model now overweighs k = 100 a little; not re-measured.
+#: ``run_cost``'s model: a run's time grows like (K_COST_OFFSET + k): at 10,000 steps (seed 0,
+#: the ablation's noise) the times for k = 1, 10, 20 and 100 stand about as 1 : 2 : 3.5 : 11
+#: (docs/speed.md); lam and eta change them by under 10 %. Solving the dual on the buffer adds a
+#: cost that does not grow with k (and that eta = 0 skips), so the model overweighs k = 100 a
+#: little.
 K_COST_OFFSET = 9.0
 
 

@@ -309,7 +309,7 @@ def test_a_diverging_run_raises_naming_theta(monkeypatch):
         dsg.doubly_sgd(X, y, theta=100.0, **kw)
     dsg.doubly_sgd(X, y, theta=None, **kw)  # the data's own theta runs
     dsg.doubly_sgd(X, y, theta=100.0, t0=99.0, **kw)  # and so does theta = 100 from step 1
-    monkeypatch.setattr(dsg, "data_step_scale", lambda *args, **kwargs: 1e9)
+    monkeypatch.setattr(dsg.algorithm, "data_step_scale", lambda *args, **kwargs: 1e9)
     with pytest.raises(ValueError, match="diverged by step .*theta = 100"):
         dsg.doubly_sgd(X, y, theta=100.0, **kw)
     with pytest.raises(ValueError, match="diverged.*theta"):

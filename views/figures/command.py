@@ -34,14 +34,15 @@ def _cluster(scheduler: str | None):
 
 
 #: Seconds a local worker is given to exit on its own once the run is over.
-WORKER_EXIT_S = 30
+WORKER_EXIT_S = 90
 
 
 def _close(cluster) -> None:
     """Stop the local cluster, giving each worker ``WORKER_EXIT_S`` to exit on its own. The
     nanny's default (4 s, then it kills the process and logs a warning) was too short for a
     worker tearing down its heap of HoloViews, Bokeh and Matplotlib on a loaded machine: two
-    ``distributed.nanny - WARNING ... killing`` lines ended normal runs."""
+    ``distributed.nanny - WARNING ... killing`` lines ended normal runs. The nanny waits only as
+    long as the worker takes; 30 s was still too short on a heavily loaded machine."""
     async def stop(nannies):
         await asyncio.gather(*(nanny.close(timeout=WORKER_EXIT_S) for nanny in nannies))
 

@@ -5,7 +5,8 @@
 - ``legends``: where legends go (under their plot, on the page and in exports);
 - ``page``: the page layout (``Section``, panels, controls, alerts, downloads);
 - ``knobs``: parsing and writing knob values, typed fields;
-- ``text``: plain text from users never rendered as markup, page text with LaTeX;
+- ``text``: plain text from users never rendered as markup, page text (``prose``, read from
+  Markdown files beside each page) with LaTeX;
 - ``jobs`` and ``worker``: long runs (``Run``) with progress, in a worker process when served;
 - ``live``: the last move wins (computation off the event loop, draws paced by the browser);
 - ``timeline``: time as an axis (``Timeline``, ``Mark``, ``Frames``): frames sent once per run,
@@ -26,7 +27,7 @@ from views.framework.figure import (DASHED, DENSE_POINTS, DOTTED, EXPORT_FORMATS
 from views.framework.jobs import Run
 from views.framework.knobs import parse_vector
 from views.framework.page import Section
-from views.framework.text import math_markdown, plain, quote, verdict_markdown
+from views.framework.text import math_markdown, plain, prose, quote, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 from views.framework.workarounds import (RasterImage, matplotlib_backend, prompt_widget,
                                          render_matplotlib)
@@ -35,7 +36,7 @@ __all__ = [
     "Explorer", "Plot", "Section", "Run", "RasterImage", "EXPORT_FORMATS", "DENSE_POINTS",
     "PLOT_WIDTH", "PLOT_HEIGHT", "DASHED", "DOTTED", "MPL_DASHED", "MPL_DOTTED",
     "export_figure", "export_figures", "exporting", "style", "dense", "count_points", "shade_levels",
-    "warmup_rasters", "parse_vector", "math_markdown", "plain", "quote", "verdict_markdown",
+    "warmup_rasters", "parse_vector", "math_markdown", "plain", "prose", "quote", "verdict_markdown",
     "matplotlib_backend", "prompt_widget", "render_matplotlib", "axis", "log_spaced",
     "integer_ticks", "Timeline", "Mark", "Frames",
 ]

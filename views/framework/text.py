@@ -22,6 +22,9 @@ quotes it so.
 
 A terminal is another sink: ``printable`` escapes what a terminal would act on (control
 characters, ESC's sequences among them) in everything the command lines print.
+
+Page text is ours, not a user's: ``prose`` reads it from the Markdown files beside each page
+and ``math_markdown`` makes its LaTeX survive the Markdown pane.
 """
 
 from __future__ import annotations
@@ -31,8 +34,10 @@ import html
 import re
 import string
 import unicodedata
+from pathlib import Path
 
-__all__ = ["plain", "clip", "quote", "printable", "CommandParser", "CLIP", "math_markdown", "verdict_markdown"]
+__all__ = ["plain", "clip", "quote", "printable", "CommandParser", "CLIP", "math_markdown",
+           "verdict_markdown", "prose", "prose_files"]
 
 #: Characters of a user's text quoted in a message (beyond: an ellipsis).
 CLIP = 80
@@ -137,6 +142,42 @@ def math_markdown(text: str) -> str:
         return "\\\\(" + _protect(m.group(2)) + "\\\\)"
 
     return _MATH.sub(convert, text)
+
+
+_PROSE: dict[Path, str] = {}
+
+
+def prose(module_file, name: str) -> str:
+    """The page prose in the Markdown file ``name`` beside ``module_file`` (the calling module's
+    ``__file__``): UTF-8, read once, without its leading and trailing blank space. A page
+    renders it through ``math_markdown`` into a Markdown pane.
+
+    Where the files are: a page module ``views/pages/<slug>.py`` keeps its page text in
+    ``<slug>.md`` beside it and each other piece in ``<slug>.<part>.md``; a page package
+    ``views/pages/<slug>/`` keeps ``page.md`` and ``<part>.md`` inside it (where every module of
+    the package finds them). ``<part>`` is a run's name for the run's text, ``timeline`` for the
+    timeline's caption (``<run>.timeline`` for a run's own timeline), a word naming a section
+    for its aside. ``name`` is a file name ending in ``.md`` (no folder); a missing or empty
+    file raises, naming it."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    if not name.endswith(".md") or name == ".md" or Path(name).name != name:
+        raise ValueError(f"name must be a Markdown file's name (ending in .md, no folder), "
+                         f"got {name!r}")
+    path = Path(module_file).resolve().parent / name
+    if path not in _PROSE:
+        if not path.is_file():
+            raise FileNotFoundError(f"the page prose {path} is missing (read by {module_file})")
+        text = path.read_text(encoding="utf-8").strip()
+        if not text:
+            raise ValueError(f"the page prose {path} is empty")
+        _PROSE[path] = text
+    return _PROSE[path]
+
+
+def prose_files() -> tuple[Path, ...]:
+    """The Markdown files ``prose`` has read (every page's, once ``views`` is imported)."""
+    return tuple(_PROSE)
 
 
 _VERDICT_HEADS = {True: "Agrees with the paper", False: "Differs from the paper",

@@ -22,7 +22,7 @@ from dynamics import bayes as ob
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark, Plot,
                              Run, Section, Timeline, axis, style)
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 from views.framework.jobs import progress_part
 from views.framework.marks import legend_layer
 
@@ -178,9 +178,7 @@ class OnlineBayesExplorer(Explorer):
     sections = (Section(("plane_plot", "plane_error_plot", "spread_plot")),)
     timeline = Timeline(
         "example_frames", unit="example", aliases={"frame": 0},
-        caption="**Examples arriving.** t is the examples seen by the 2-D run: the posterior "
-                "after them (mean, its path, 1σ and 2σ ellipses, the examples so far), and the "
-                "dotted lines on the error and variance panels.",
+        caption=prose(__file__, "bayes.timeline.md"),
         marks=(*_plane_marks(),
                *(Mark(p, "vline", x="T1", options=NOW)
                  for p in ("plane_error_plot", "spread_plot"))))
@@ -191,15 +189,7 @@ class OnlineBayesExplorer(Explorer):
             compute="run_toy",
             plots=(Plot("toy_plot", title="Fig 1: error and the bound"),
                    Plot("sandwich_plot", title="t × error: J⁻¹ or the sandwich")),
-            text=r"""
-    The toy of Fig 1: inputs $x \sim U[-1, 1]$ (the paper does not give their law), labels
-    $P(S|\theta,x) = \Phi(S(x-\theta)/\sigma_0)$ with $\theta^* = 0.1$, $\sigma_0 = 0.5$, prior
-    $N(0, 1)$. Left: the mean squared error over the runs (band: 2 standard errors) reaches the
-    Cramér-Rao bound $1/(tJ)$ (eq 3.1), $J$ the Fisher information by quadrature: ADF is
-    asymptotically efficient (eq 8.10 with $A = B = J$). Right: $t$ times the error; in purple the
-    labels come from a logistic teacher $1/(1+e^{-S(x-\theta^*)/\tau})$ while the model stays probit:
-    ADF then converges to the pseudo-true $\theta_p$ of eq 8.3, and its error follows the sandwich
-    $A^{-1}BA^{-1}/t$ of eq 8.10 (by quadrature), not $J(\theta_p)^{-1}/t$.""",
+            text=prose(__file__, "bayes.toy.md"),
             estimate="toy_estimate", summary="toy_summary"),
         Run("curve", quick=(("N", 2), ("n_runs", 2), ("alpha_max", 1.0)),
             title="Fig 2: the perceptron's learning curve against batch Bayes",
@@ -208,56 +198,11 @@ class OnlineBayesExplorer(Explorer):
             compute="run_curve",
             plots=(Plot("curve_plot", title="Fig 2: ε against α"),
                    Plot("entropic_plot", title="Entropic error (eq 8.12)")),
-            text=r"""
-    Teacher $\theta^*$ and inputs with i.i.d. $N(0,1)$ components, labels
-    $\mathrm{sign}(\theta^*\cdot x + \sigma_0\xi)$; the student starts from $m = 0$ and the true prior
-    $C = I$. Left: $\varepsilon$ (eq 9.3) averaged over the runs (band: 2 standard errors) for the
-    full update and the spherical one (eq 9.4), against batch Bayes. In the thermodynamic limit (black, dashed) it is derived here from the replica-symmetric equations of Bayes-optimal learning
-    ($\hat q = \frac{\alpha}{V}\mathbb{E}_\xi[\phi(u)^2/(\Phi(u)\Phi(-u))]$, $u = \sqrt{q/V}\,\xi$,
-    $V = \sigma^2 + 1 - q$, $q = \hat q/(1+\hat q)$, $\varepsilon = \arccos(\sqrt q)/\pi$ with
-    $\sigma = \sigma_0/\sqrt N$), not printed in the paper; in green (band: 2 standard errors) the **exact
-    batch posterior at the same finite N**: for other teachers and data sets of the same law,
-    the mean of $p(\theta|D) \propto N(\theta; 0, I)\prod_i \Phi(S_i\,\theta\cdot x_i/\sigma_0)$ by
-    Gibbs sampling with a latent field per label (Albert & Chib; Rao-Blackwellised, checked
-    against quadrature in 2 and 3 dimensions), and its $\varepsilon$ by eq 9.3, as ADF's (drawn
-    from a noise to signal $\sigma_0/\sqrt N \ge 0.5$: below, the sampler mixes too slowly).
-    The spherical update is a **weighted Hebb rule**: with $C = cI$ the mean moves along the
-    input itself, $m \leftarrow m + F\,S x$ with $F = c\,r(z)/s > 0$, which depends on the
-    example only through its stability $z$ (large for misclassified examples); the paper notes
-    that this is the locally optimal weighted Hebbian rule of the thermodynamic-limit studies
-    when the model is well specified. Right: the entropic error (eq 8.11, the
-    KL divergence of the predictive $\Phi(S\,m\cdot x/s)$ from the teacher's law, over 200 fresh
-    inputs per point) times $2t/N$, which eq 8.12 says tends to 1.""",
+            text=prose(__file__, "bayes.curve.md"),
             estimate="curve_estimate", summary="curve_summary"),
     )
 
-    text = r"""
-### Bayesian online learning: a Gaussian that follows the data
-
-Bayes' rule updates a posterior with each example, $p_{t+1}(\theta) \propto
-P(y_{t+1}|\theta)\,p_t(\theta)$, but the result soon has no closed form. **Assumed-density
-filtering** keeps a Gaussian $N(m, C)$ and after each example replaces the exact update by the
-Gaussian with the same mean and covariance (eqs 7.1-7.2):
-
-$$m \leftarrow m + C\,\nabla \ln \mathbb{E}_u P(y|m + u),\qquad
-C \leftarrow C + C\,[\nabla\nabla^\top \ln \mathbb{E}_u P(y|m + u)]\,C,\qquad u \sim N(0, C).$$
-
-It is gradient ascent with a matrix learning rate $C$ that the data shrink by themselves. For the
-probit perceptron $P(S|\theta,x) = \Phi(S\,\theta\cdot x/\sigma_0)$ (eq 9.1) the average is
-$\Phi(z)$, $z = S\,m\cdot x/s$, $s^2 = \sigma_0^2 + x^\top C x$ (eq 9.2), and with
-$r = \phi(z)/\Phi(z)$: $m \mathrel{+}= (rS/s)\,Cx$, $C \mathrel{-}= r(z+r)/s^2\,(Cx)(Cx)^\top$.
-
-**What you see.** *Left:* a teacher $\theta^*$ (black arrow) labels Gaussian inputs (red $+1$,
-blue $-1$, with label noise $\sigma_0$); the student's posterior mean (green path and dot) and its
-1σ and 2σ ellipses after the examples seen so far (press play on the timeline). The ellipse
-narrows across the teacher's direction first: examples near the boundary are the informative ones. *Right:* the
-2-D run's generalization error $\varepsilon = \arccos(R)/\pi$ (eq 9.3), $R$ the cosine of $m$ and
-$\theta^*$. *Below:* the two variances of the posterior, which fall like $1/t$ once the
-data dominate the prior ($C^{-1}/t \to J$, eq 8.5). The **runs** below reproduce the paper's figures: Fig 1's efficiency and the sandwich
-of a misspecified model (eq 8.10), and Fig 2's learning curve against batch Bayes.
-
-**Try.** Switch to the spherical update (eq 9.4), raise the 2-D noise, flip labels.
-"""
+    text = prose(__file__, "bayes.md")
 
     # --- the live 2-D run --------------------------------------------------------------------
     def _compute(self) -> PlanePage:

@@ -20,7 +20,7 @@ from dynamics import bifurcation as bf
 from dynamics import herding
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, dense, exporting, style
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 #: Temperatures of the Lyapunov sweep and of the attractor-set panel (subsampled from the grid).
@@ -190,10 +190,7 @@ class BifurcationExplorer(Explorer):
 
     timeline = Timeline(
         "iterate_frames", unit="iteration",
-        caption=r"""**Time $t$ is the iteration of the tempered map** at the dashed
-temperature, from $w_0 = 0$: the ringed iterate $w_t$ on the orbit diagram, on the attractor
-sets with its last iterations, and against $t$. Play from $t = 0$ to watch it fall onto a
-cycle or the chaotic set.""",
+        caption=prose(__file__, "bifurcation.timeline.md"),
         marks=(Mark("orbit_annotations", "point", x="logT", y="wk", dims=(LOG_T, W_DIM),
                     options=RING),
                Mark("attractor_plot", "trail", x="w1", y="w2", dims=("w1", "w2"), length=TRAIL,
@@ -203,29 +200,7 @@ cycle or the chaotic set.""",
                Mark("iterates_plot", "future", x="t", offset=0.5, options=VEIL),
                Mark("iterates_plot", "point", x="t", y="wk", dims=("t", W_DIM), options=RING)))
 
-    text = r"""
-### From maximum likelihood to herding: a period-doubling cascade
-
-Gradient ascent on the log-likelihood of an MRF at temperature $T$ with a constant step $\eta$ is
-the map (eq 1.9, written in the herding scale)
-
-$$w_{t+1} = w_t + \eta\,\big(\bar\phi - \mathbb{E}_{p_T(w_t)}[\phi]\big), \qquad p_T(x) \propto e^{w^\top\phi(x)/T}.$$
-
-**What you see.** At high $T$ the map converges to one point, the maximum-likelihood solution
-where the model's moments equal $\bar\phi$. Its Jacobian is $I - (\eta/T)\,\mathrm{Cov}_{p_T}(\phi)$;
-when its lowest eigenvalue crosses $-1$, at $T_1 = \eta\,\lambda_{\max}(\mathrm{Cov})/2$, the point
-splits into a 2-cycle, then 4, 8, 16 ... at temperatures $T_n$ that crowd together
-geometrically: the ratios $\delta_n = (T_{n-1} - T_n)/(T_n - T_{n+1})$ approach Feigenbaum's
-universal $4.669$, as for the logistic map. Below the accumulation point $T_\infty$ the motion is
-aperiodic (the paper's example: $T_{\rm thresh} \approx 0.116$); as $T \to 0$ the map becomes
-herding (eqs 1.7-1.8), whose attractor is the black cloud. The Lyapunov exponent is negative on
-periodic windows, touches 0 at each doubling, and herding itself has zero exponents.
-
-**Try.** Zoom (box zoom) into the orbit diagram near $T_\infty$: the window is recomputed at full
-resolution and the cascade repeats itself. Change the seed: most random 4-state models show a
-cascade, some stop after one or two doublings. Raise $\eta$: only $\eta/T$ matters, so the whole
-picture slides to higher temperatures.
-"""
+    text = prose(__file__, "bifurcation.md")
 
     # --- knobs -------------------------------------------------------------------------------
     def knob_bounds(self) -> dict[str, tuple]:

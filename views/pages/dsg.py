@@ -23,7 +23,7 @@ from views.framework.jobs import progress_part
 from views.framework.timeline import Frames, Mark, Timeline
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                            Run, axis, style)
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 
 DSG_COLOR, NORMA_COLOR, EXACT_COLOR, MEAN_COLOR, VAR_COLOR = (
     "#d62728", "#1f77b4", "#222222", "#d62728", "#9467bd")
@@ -47,9 +47,7 @@ ERROR_DIMS = (axis("t", "steps t"), axis("err", "error"))
 #: error curve.
 CURVE_TIMELINE = Timeline(
     "curve_frames", unit="step",
-    caption="**Time t is the step of the run** (log-spaced: the run records its averaged "
-            "iterate at about 30 steps). Left: f̄ₜ at step t, in the colours of the final "
-            "one; right: the line at t and the ring on the error after t steps.",
+    caption=prose(__file__, "dsg.curve.timeline.md"),
     marks=(Mark("fit_plot", "image", x="fit", bounds="grid",
                 dims=(*XY_DIMS, hv.Dimension("f", label="f̄ₜ(x) / its colour scale")),
                 options=dict(cmap=SURFACE["cmap"], clim=(-1.0, 1.0),
@@ -198,37 +196,14 @@ class DSGExplorer(Explorer):
                    Plot("baselines_plot",
                         title="Fig 3.4 (3): Table 3.2's methods")),
             timeline=CURVE_TIMELINE,
-            text=r"""
-Doubly SGD with the knobs above: at step $t$ a minibatch of $m$ points and a block of $B$
-features drawn from seed $t$, $\gamma_t = \theta/(t + t_0)$ with $t_0 = \theta$. Left: the
-averaged iterate $\bar f_t = \frac1t\sum_{s\le t} f_s$ on the grid, growing while the run goes.
-Right: its mean squared distance to $f^*$ over the grid against $t$, with a $1/t$ guide
-(Thm 11 needs $\theta\nu \ge 1$), and NORMA (the full kernel, every visited point kept, the same
-steps) for its first 1,024 steps. Below: what each keeps: doubly SGD $B$ numbers a step
-(the features are regenerated from their seeds), NORMA $m(d + 1)$. With the hinge or logistic
-loss the labels are the sign of $y$ and the curve is the test error rate against the sign of
-the noiseless function (there is no closed-form optimum to compare with). With *Table 3.2's
-baselines* on (Fig 3.4 (3)), the last panel adds linear learners on $r$ explicit features
-visiting the same points: Pegasos (minibatch SGD, the same steps) and SDCA (dual coordinate
-ascent) on random Fourier ("r-") or Nyström ("n-") features, and SDCA on the exact kernel
-("k-", every training point a landmark). The paper's ranking: doubly SGD as good as NORMA,
-"Pegasos and SDCA using 2⁸ random or Nyström features perform worse"; the feature methods stop
-at the error of their fixed features.""",
+            text=prose(__file__, "dsg.curve.md"),
             estimate="curve_estimate", summary="curve_summary"),
         Run("digits", quick=(("digits_steps", 64),),
             title="Fig 3.6 (2) at this scale: 8 against 6 by kernel SVM",
             button="Run the digits", settings=("digits_loss", "digits_steps"),
             uses=("seed",), compute="run_digits",
             plots=(Plot("digits_plot", title="Test error against steps: 8 against 6"),),
-            text=r"""
-Sec 3.6.3 classifies MNIST 8M's eights against sixes with a kernel SVM (hinge loss, the median
-trick for the bandwidth, $\nu = 1/n$) and reports a test error of 0.26 %. Here: the eights and
-sixes of scikit-learn's 8 × 8 digits (shipped with it; 355 images, half for training), pixels
-in $[0, 1]$, the bandwidth the median pairwise distance, $\nu = 1/n$, doubly SGD with 16 images
-and 64 features a step and $\theta$ chosen from the data; the curve is the test error of the
-sign of $\bar f_t$. Beside it, the full-kernel solution of the same risk by scikit-learn (`SVC`
-for the hinge loss, which adds an offset; `LogisticRegression` on the exact kernel for the
-logistic one) and the paper's number (on far more data).""",
+            text=prose(__file__, "dsg.digits.md"),
             estimate="digits_estimate", summary="digits_summary"),
         Run("gp", quick=(("gp_points", 128), ("gp_tests", 16), ("gp_batch", 4), ("gp_block", 8), ("gp_steps", 8)),
             title="Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
@@ -239,44 +214,11 @@ logistic one) and the paper's number (on far more data).""",
             plots=(Plot("gp_error_plot", title="Fig 3.5: error against the closed form"),
                    Plot("gp_mean_plot", title="Posterior mean: ours against eq 3.9"),
                    Plot("gp_variance_plot", title="Posterior variance: ours against eq 3.9")),
-            text=r"""
-GP regression with noise variance $\sigma^2 = 0.1$ on the task above (Sec 3.6.2). The posterior
-mean $k_*^\top(K + \sigma^2 I)^{-1}y$ is kernel ridge regression with $n\nu = \sigma^2$; the
-variance $k(x_*, x_*) - k_*^\top(K + \sigma^2 I)^{-1}k_*$ needs, for each test point, the same
-regression with targets $k(x_*, x_j)$ (the second formulation of Sec 3.3.1: the test points are
-known). All of them share each step's minibatch and features. Left: the mean squared errors of
-mean and variance against the closed form (eq 3.9) as the data are visited; right: ours against
-the closed form at every test point (on the diagonal when exact).""",
+            text=prose(__file__, "dsg.gp.md"),
             estimate="gp_estimate", summary="gp_summary"),
     )
 
-    text = r"""
-### Doubly stochastic functional gradients
-
-A kernel machine $f(x) = \sum_i \alpha_i k(x_i, x)$ grows by one term per data point, and
-evaluating it costs as much as all the data seen. Random Fourier features make the kernel an
-average: $k(x, x') = \mathbb{E}_\omega\,\phi_\omega(x)\phi_\omega(x')$ with
-$\phi_\omega(x) = \sqrt2\cos(\omega^\top x + b)$, $\omega \sim N(0, \sigma^{-2}I)$. **Doubly
-stochastic** gradient descent samples both: at step $t$ a minibatch and a block of features
-drawn from seed $t$, and (Algorithm 1, squared loss)
-
-$$f_t = (1 - \gamma_t\nu)\,f_{t-1} - \frac{\gamma_t}{mB}\sum_{k}\big(f_{t-1}(x_k) - y_k\big)
-\sum_j \phi_{\omega_{tj}}(x_k)\,\phi_{\omega_{tj}}(\cdot).$$
-
-Each step stores $B$ numbers; the features are regenerated from the seed when $f$ is evaluated.
-With $\gamma_t = \theta/t$ and $\theta\nu \ge 1$, the averaged iterate reaches the regularised
-optimum $f^*$ at rate $O(1/t)$ (Thm 11), for all its randomness.
-
-**What you see.** *Top left:* the function that generates the data (Fig 3.4 (1)),
-$\cos(0.5\pi\|x\|)e^{-0.1\pi\|x\|}$, and the training points' positions (their $y$ are noisy). *Top right:*
-$f^*$, the exact kernel ridge solution $(K + n\nu I)^{-1}y$ on those points: what the runs below
-converge to (the regulariser shrinks it: its colours span its own range). *Below:* the kernel $k(x, 0)$ along the $x_1$ axis and its estimate from one
-block of $B$ features (and from 16 blocks): one block is noisy, the average over steps is not.
-The **runs** below the knobs reproduce Fig 3.4 (rate and memory) and Fig 3.5 (the GP posterior).
-
-**Try.** Set the block to 1 and watch the estimate; shrink the bandwidth factor and see $f^*$
-follow the noise; in the run, lower $\theta$ below $1/\nu$ and the $1/t$ rate is lost.
-"""
+    text = prose(__file__, "dsg.md")
 
     # --- live --------------------------------------------------------------------------------
     def _compute(self) -> Task:

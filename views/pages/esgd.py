@@ -20,7 +20,7 @@ import param
 from dynamics import esgd as es
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 ESGD_COLOR, BASE_COLOR, TRUTH_COLOR, SMOOTH_COLOR = "#d62728", "#1f77b4", "#222222", "#7f7f7f"
@@ -132,10 +132,7 @@ class EmbeddingSGDExplorer(Explorer):
     )
     timeline = Timeline(
         "seen_frames", unit="data seen",
-        caption=r"""**Time $t$ is the number of data visited** by the live run (50 a step). On the
-test error the vertical line marks $t$ and the rings the test MSE of Embedding-SGD (red) and of
-plain regression (blue) after $t$ data. The run records its error at about 25 log-spaced points,
-not its fits, so the fits shown are the final ones.""",
+        caption=prose(__file__, "esgd.timeline.md"),
         marks=(Mark("mse_plot", "vline", x="t", options=dict(
                    color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5),
                    mpl=dict(linewidth=1))),
@@ -150,17 +147,7 @@ not its fits, so the fits shown are the final ones.""",
             uses=("features", "seed"), compute="run_seeds",
             plots=(Plot("seeds_plot", title="Fig 5.2 (a): test MSE, runs averaged"),
                    Plot("seeds_fit_plot", title="Each method's fit, runs averaged")),
-            text=r"""
-Sec 5.6.1's comparison: Embedding-SGD, SGD with virtual samples (which minimises the upper
-bound $\mathbb{E}_{x,y,z}\,\ell(y, f(z))$) and SGD-SAA ($\ell(y, \tfrac1M\sum_j f(z_j))$), each
-with 10 virtual samples $z \sim N(x, 0.05^2)$ a datum, one pass over fresh data, the l2 weight
-$10^{-4}$ on both functions, and the step $\eta/(\eta_0+\sqrt i)$ and bandwidths that the
-thesis's grids ($\eta \in \{0.1, 1, 10\}$, $\eta_0 \in \{1, 10, 100\}$, bandwidths 0.05-0.2)
-gave each method on validation data (`dynamics.esgd.SELECTED`; the gallery's study
-reruns the selection). The page's knobs above drive the live run only; the number of features
-and the seed are shared. Left: the test MSE against the data visited, averaged over the runs
-(band: Embedding-SGD's runs' range), with the paper's 0.0029 after 0.1M data marked. Right:
-each method's final fit, averaged over the runs, against the truth.""",
+            text=prose(__file__, "esgd.seeds.md"),
             estimate="seeds_estimate", summary="seeds_summary"),
         Run("toy", quick=(("toy_iterations", 200),),
             title="Fig 5.1: recovering a GP-drawn function from its smoothed measurements",
@@ -168,14 +155,7 @@ each method's final fit, averaged over the runs, against the truth.""",
             compute="run_toy",
             plots=(Plot("toy_plot", title="Fig 5.1: f* and what was learnt"),
                    Plot("toy_steps_plot", title="Fig 5.1: f along the iterations")),
-            text=r"""
-The toy of Fig 5.1: $f^*$ drawn from a Gaussian process (Gaussian kernel, length scale 0.5),
-measured as $y = \mathbb{E}_{z|x} f^*(z)$ plus noise (sd 0.1) with $z \sim N(x, 0.3^2)$, $x$\nuniform on $[-2.5, 2.5]$; Embedding-SGD with one virtual sample a datum, 20 fresh data a step,
-$\gamma_i = 10/(10+\sqrt i)$, $\lambda = 10^{-4}$ (the thesis gives none of these, nor whether
-0.3 is a variance; ours is a standard deviation). Left: $f^*$ (black dashes), the smoothed
-signal the data measure (cyan), the recovered $f$ (red) and the dual $u(x, y)$ at the smoothed
-signal (green), which marks where $\mathbb{E}_{z|x} f(z)$ still misses $y$. Right: $f$ at the
-iterations of the thesis's panels.""",
+            text=prose(__file__, "esgd.toy.md"),
             summary="toy_summary"),
         Run("policy", quick=(("pe_runs", 1), ("pe_iterations", 300)),
             title="Sec 5.6.2, Fig 5.3: policy evaluation on random MDPs with known values",
@@ -184,54 +164,11 @@ iterations of the thesis's panels.""",
             compute="run_policy",
             plots=(Plot("policy_plot", title="Bellman error against transitions"),
                    Plot("policy_value_plot", title="V^π and the learned values (first MDP)")),
-            text=r"""
-Policy evaluation as a saddle point (eq 5.18): the mean square Bellman error
-$\mathbb{E}_s\big(\mathbb{E}_{a,s'|s}[R + \gamma V(s') - V(s)]\big)^2$ holds an expectation inside
-the square, and $\min_V\max_u \mathbb{E}[u(s)\Delta_V(s,a,s')] - \tfrac12\mathbb{E}[u(s)^2]$
-needs one transition a step. On random (Garnet) MDPs with a fixed random policy, $\gamma = 0.9$
-and a linear value $V = \theta^\top\psi(s)$, **Embedding-SGD** takes a dual with one indicator
-a state (on finite states, the delta kernel: it holds $\mathbb{E}[\Delta|s]$ exactly),
-**GTD2** the same updates with the dual on $\psi$ (the thesis's Remark: GTD2 is that special
-case), **RG** the one-sample residual gradient, **TD(0)** for reference; steps
-$10/(10+\sqrt i)$ (the thesis's grid), 20 transitions a step, averaged iterates. Left: each
-method's exact MSBE (mean over the MDPs) as transitions are visited, with dotted lines at the
-MSBE of the point each converges to (exact linear algebra). Right: $V^\pi$ from the Bellman
-equation and the learned values on the first MDP. The thesis's benchmarks (navigation,
-cart-pole, PUMA-560) are continuous; here every quantity is exact.""",
+            text=prose(__file__, "esgd.policy.md"),
             estimate="policy_estimate", summary="policy_summary"),
     )
 
-    text = r"""
-### Embedding-SGD: when the loss holds an expectation
-
-Suppose the inputs are measured with noise: we see $x = \tilde x + 0.05\,e$ and $y$, but $y$
-depends on the clean $\tilde x$. Plain regression of $y$ on $x$ learns $\mathbb{E}[y|x]$, the
-truth blurred by the noise. To learn the truth $f$ itself we need
-$\min_f \mathbb{E}_{x,y}\,\ell\big(y, \mathbb{E}_{z|x} f(z)\big)$ with $z$ the clean input given
-$x$: an expectation *inside* the loss, so a single sample no longer gives an unbiased gradient.
-Writing the loss through its Fenchel dual (eq 5.14),
-
-$$\min_f\max_u\ \mathbb{E}_{x,y}\Big[\mathbb{E}_{z|x}f(z)\,u(x,y) - \ell_y^*\big(u(x,y)\big)\Big],$$
-
-both expectations can be sampled. **Algorithm 4** steps both functions with one datum and one
-virtual sample $z \sim N(x, 0.05^2)$: $f \leftarrow (1-\gamma_i\lambda) f - \gamma_i\,u(x_i,y_i)\,
-k(z_i,\cdot)$ and $u \leftarrow (1-\gamma_i\lambda) u + \gamma_i\,[f(z_i) - y_i - u(x_i,y_i)]\,
-k((x_i,y_i),\cdot)$ (square loss: $\ell^*_y(u) = uy + u^2/2$; $\lambda$ the l2 weight of both
-functions, eq C.7), and outputs the averages weighted by the steps. Here both live on random
-Fourier features, 50 data a step, $\gamma_i = \eta/(\eta_0+\sqrt i)$ as in Sec 5.6.1.
-
-**What you see.** *First:* the test MSE against the data visited, both methods. The paper
-reports 0.0029 after 0.1M data. *Next:* the learned functions on noiseless inputs: Embedding-SGD
-(red) against plain regression on the noisy inputs (blue, the same features and steps), which
-can only reach the dashes. *Last:* the data of Sec 5.5, $y = (\sin 3.5\pi\tilde x + \cos
-7.7\pi\tilde x)\,e^{-1.67|\tilde x|} + 3\tilde x^2 + 0.01e$, drawn at the noisy $x$ (grey
-points), the truth (black) and $\mathbb{E}[y|x]$ (grey dashes).
-
-**Try.** Raise the data visited; set the dual's y scale to 1 (one bandwidth for x and y) and
-watch the dual stall; set η₀ to 0 (the step γ/√i of Theorem 22) and compare; at η = 20 with
-η₀ = 0 and both bandwidths at 0.3 the saddle point diverges (the page then says so and keeps the
-last fit).
-"""
+    text = prose(__file__, "esgd.md")
 
     def _compute(self) -> LiveRun:
         return live_run(int(self.data), float(self.eta), float(self.eta0), float(self.lam),

@@ -20,7 +20,7 @@ import param
 from dynamics import hbm
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 
 PSTAR_COLOR, PROJ_COLOR, FIT_COLOR = "#222222", "#d62728", "#1f77b4"
 #: Sample sizes whose error is drawn against the number of parameters (Figs 7-9).
@@ -122,14 +122,7 @@ class HBMExplorer(Explorer):
                    Plot("variance_plot", title="Variance against N"),
                    Plot("bias_plot", title="Bias against parameters"),
                    Plot("params_plot", title="Error against parameters (Figs 7-9)")),
-            text=r"""
-For every model (HBM orders $1..n$, solid; RBMs with the chosen hidden units, dashed) and every
-sample size $N$ of the paper between the two bounds, datasets of $N$ samples are drawn from $P^*$
-and fitted. The error splits into the **bias** $\mathrm{KL}(P^*, P^*_B)$, the distance
-from $P^*$ to the best model, and the **variance** $\mathbb{E}\,\mathrm{KL}(P^*_B, \hat P)$, how
-far a fit to $N$ samples lands from that best model. For the HBM the split is exact for every
-dataset (Pythagoras in the dually flat manifold); for the RBM, $P^*_B$ is itself a fit and the
-residual is printed. The tasks run in two worker processes.""",
+            text=prose(__file__, "hbm.sweep.md"),
             estimate="sweep_estimate", summary="sweep_summary"),
         Run("inference", quick=(("fits", 2), ("iterations", 100), ("chains", 10),
                                 ("ais_steps", 10), ("ais_runs", 10), ("n", 4)),
@@ -141,54 +134,11 @@ residual is printed. The tasks run in two worker processes.""",
             plots=(Plot("ais_plot", title="log Z by AIS minus exact log Z (eq 8)"),
                    Plot("inference_plot", title="Bias, variance, total: three pipelines"),
                    Plot("cost_plot", title="Cost per fit")),
-            text=r"""
-The page computes $\eta_B$ and $\log Z$ exactly, summing over the $2^n$ states. The paper
-cannot at its scale: it estimates $\eta_B$ in the gradient $\hat\eta - \eta_B$ from **Gibbs
-sampling** (here persistent chains, one sweep each per gradient step) and $\log Z$ by **annealed
-importance sampling** from the uniform distribution ($Z_0 = 2^n$) through
-$f_k \propto f_0^{1-\beta_k} f^{\beta_k}$: $Z/Z_0 \approx \frac1M \sum_i w^{(i)}_{\mathrm{AIS}}$
-(eq 8). This run fits the HBM of the chosen order to datasets of the chosen $N$ twice, with the
-same gradient steps: with exact $\eta_B$, and with Gibbs estimates, then estimates each Gibbs
-fit's $\log Z$ by AIS. *Left:* the AIS error of $\log Z$ (bars: two stated standard errors), 8
-independent runs on $P^*_B$, then one per dataset's fit: the estimates should scatter around 0
-as far as their bars say. *Middle:* bias $\mathrm{KL}(P^*, P^*_B)$, variance
-$\mathbb{E}\,\mathrm{KL}(P^*_B, \hat P)$ and total error as the paper measures them ($P^*_B$ is each
-pipeline's own fit to $P^*$; bars: two standard errors over the datasets), for the exact
-gradient, the Gibbs gradient, and the Gibbs gradient with every $\log Z$ from AIS; the grey
-mark is the bias of the converged (exact) projection. *Right:* seconds per fit of each part.
-Exact enumeration costs $O(n 2^n)$ per gradient step; a Gibbs sweep is $n$ conditionals per
-chain, each a sum over the interactions that contain the bit, which need not grow like $2^n$:
-that is what lets the paper go beyond small $n$. At the $n \le 12$ this page can enumerate, the
-exact computation is the cheaper (and our Gibbs code sums over every subset of the state, so it
-does not show that advantage).""",
+            text=prose(__file__, "hbm.inference.md"),
             estimate="inference_estimate", summary="inference_summary"),
     )
 
-    text = r"""
-### Bias and variance of hierarchical models
-
-A distribution over $n$ binary variables has $2^n - 1$ free numbers. Luo & Sugiyama write it on
-the **subset poset** (eqs 4-6): a state is the set $x$ of variables equal to 1, and
-
-$$\log p(x) = \sum_{s \subseteq x} \theta(s), \qquad \eta(x) = \sum_{s \supseteq x} p(s),$$
-
-two dual coordinate systems ($\theta(\emptyset) = -\log Z$; $\eta(x)$ is the probability that
-all of $x$ are 1). The **higher-order Boltzmann machine** of order $k$ keeps $\theta(x)$ for
-$1 \le |x| \le k$ and sets the rest to 0: order 1 is independent bits, 2 the Boltzmann machine,
-$n$ every distribution. The **RBM** adds hidden units instead. Fitting maximises the likelihood,
-whose gradient is $\hat\eta - \eta_B$ on the model's sets.
-
-**What you see.** *Top left:* $P^*$ (black, drawn once per seed as in the paper: $U[0,1]$ per state,
-normalised), its projection $P^*_B$ onto the order-$k$ model (red: the model's best member,
-whose $\eta$ equals $P^*$'s on every set of size $\le k$), and the fit to one dataset of $N$
-samples (blue). *Top right:* $\theta$ of the fit on every set, by its size $|x|$; it is zero above
-the order. For $n \le 5$ the sets are drawn as the Hasse diagram, coloured by $\theta$.
-*Below:* $\eta$ of the fit against $\eta$ of $P^*$, coloured by $|x|$.
-
-**Try.** Raise the order: $P^*_B$ follows $P^*$ more closely (less bias), but the fit to $N$
-samples strays (more variance). Raise $N$. Switch to the paper's finite gradient ascent. Run the paper's own inference
-(Gibbs sampling and AIS, below) to see what its approximations change.
-"""
+    text = prose(__file__, "hbm.md")
 
     # --- live --------------------------------------------------------------------------------
     def knob_bounds(self) -> dict:

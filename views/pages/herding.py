@@ -22,7 +22,7 @@ from views.framework.cache import results_cache
 from views.framework.jobs import progress_part
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
                             Run, axis, exporting, log_spaced, parse_vector, style)
-from views.framework.text import plain, verdict_markdown
+from views.framework.text import plain, prose, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 #: Resolution (cells per side) of the live page's cone raster and of the Tipi image.
@@ -119,41 +119,6 @@ def run_herding(n_states: int, n_features: int, seed: int, steps: int, w0: tuple
     )
 
 
-TABLES_TEXT = r"""
-Herding as a learning system on data (Sec 1.4.1). Herding is given only low-order statistics
-of $n = 10$ binary attributes, the means and the joint probabilities of all pairs (**H.XX**)
-or of all triplets (**H\.XXX**), as the features $s_i$, $s_i s_j$, $s_i s_j s_k$ of
-$s = 2x - 1$, and runs eqs 1.7-1.8 for $S$ steps from $w = 0$, the argmax exact over the
-$2^{10}$ states. **Table 1.1** asks for something global that none of those statistics holds:
-the distribution $P(k)$ of the number of ones $k = \sum_i x_i$. Each estimate draws $S$
-pseudo-samples: herding with triplets and with pairs; **PL**, Gibbs samples of a fully
-visible Boltzmann machine fit to the data by pseudo-likelihood ($2S$ sweeps, the last $S$
-kept); **MARG**, independent draws from the single marginals. The left panel shows
-$\mathrm{KL}(P_{\mathrm{data}}(k) \,\|\, P(k))$ on a log axis (an infinite KL, a count the
-estimate never drew, is left out and named below). **Table 1.2** herds the pairs of the
-attributes *and the label* (**H.XXY**) and, after each pseudo-sample, takes one step of online
-logistic regression (step $0.5/\sqrt{t}$, averaged iterates): a classifier learned during
-herding, never shown the data. Its test error over random 70/30 splits is set beside
-scikit-learn's logistic regression on the data (**LR**), Bernoulli naive Bayes (**NB**), five
-nearest neighbours (**5NN**) and the PL machine's conditional of the label; whiskers: one
-standard deviation over the splits.
-
-**Our data differ from the paper's**, whose sets (Bowling, Abalone, 2,200 binarised 8 x 8
-digits, Newsgroups) ship with no package: ours are three 10-bit sets built from data
-scikit-learn ships, nothing downloaded. *Digits 3 vs 5*: the 365 8 x 8 digits 3 and 5, a pixel
-is 1 above grey level 7 of 16, the ten pixels whose ones-fraction is nearest 1/2 (the paper:
-all 64 pixels, so its Digits has no H\.XXX), label "is a 5". *Breast cancer*: 569 cases, the ten
-"mean" measurements, each 1 above its mean (the paper's recipe for Abalone), label malignant.
-*Diabetes*: 442 cases, the ten baseline variables at their means, label progression above its
-mean. At $S = 100{,}000$ (the paper's) the run takes about 12 s of CPU; the table under the
-panels sets the paper's numbers beside ours.
-
-**Try.** Lower $S$ to 1,000: herding's KL barely moves while MARG's and PL's get noisy (MARG
-can miss a count altogether). Change the seed: the herding columns stay put, herding is
-deterministic.
-"""
-
-
 class HerdingExplorer(Explorer):
     """Herding on a random model with D states and K features (eqs 1.7-1.8)."""
 
@@ -231,10 +196,7 @@ class HerdingExplorer(Explorer):
 
     timeline = Timeline(
         "weight_frames", unit="step", max_frames=TIME_FRAMES,
-        caption=r"""**Time $t$ is the herding step.** On the cones and the Tipi function the ringed
-dot is the weight $w_t$, the thick line the weight vector from the origin (the cone it lies in
-picks the next state $s_{t+1}$), the thin line its last steps; on the moment error the vertical
-line marks $T = t$. Play from $t = 0$ to watch $w$ fall onto the attractor and jump around it.""",
+        caption=prose(__file__, "herding.timeline.md"),
         marks=(*_weight_marks("cones_plot"), *_weight_marks("tipi_plot"),
                Mark("moment_plot", "vline", x="T1",
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
@@ -247,58 +209,18 @@ line marks $T = t$. Play from $t = 0$ to watch $w$ fall onto the attractor and j
             uses=("n_states", "n_features", "seed", "w0", "eta"),
             plots=(Plot("box_plot", title="Boxes holding a weight, by box size"),
                    Plot("slopes_plot", title="Local slopes: the dimension by scale")),
-            text=r"""
-The weights $w_t$ of a long run (after a burn-in of $10^4$ steps, all $K$ coordinates) are
-scaled into the unit cube of their bounding box and counted in boxes of side
-$\varepsilon = 2^{-k}$. The dimension is read off the slope of $\log N(\varepsilon)$ against
-$\log(1/\varepsilon)$, *scale by scale*: the second panel draws the local slope between each two
-neighbouring box sizes, and, beside it, that of the correlation sum $C(r)$, the fraction of pairs
-of $2\cdot10^4$ of the weights closer than $r$ (Grassberger and Procaccia). Filled dots are the
-scales where a dimension can be read: boxes of at most $1/16$ of the bounding box (coarser ones
-see its outline) that do not yet outnumber a tenth of the points (beyond that most points sit
-alone in a box and the count saturates), and radii with at least $10^4$ pairs within which a
-weight has 100 others on average (closer, the orbit's own even spacing shows, not the set).
-More points resolve finer scales. The paper says the attractor of its Fig 1.11 example has a Hausdorff
-dimension between 0 and 1 (its features are not given); the range of local slopes, not one
-number, is how far our measurement can say so. The gallery's study (REPORT.md) measures the
-page's random models and a regular hexagon of features with $\bar\phi$ near its centre.""",
+            text=prose(__file__, "herding.box.md"),
             estimate="box_estimate", summary="box_summary"),
         Run("tables", quick=(("data_sets", ["diabetes"]), ("samples", 1_000), ("splits", 2)),
             title="Herding on data (Tables 1.1-1.2)", button="Run both tables",
             settings=("data_sets", "samples", "splits", "data_seed"), compute="run_tables",
             plots=(Plot("kl_plot", title="Table 1.1: KL of P(k), the count of ones"),
                    Plot("error_plot", title="Table 1.2: test error (± sd)")),
-            text=TABLES_TEXT, estimate="tables_estimate", summary="tables_summary",
-            extra="tables_extra"),
+            text=prose(__file__, "herding.tables.md"), estimate="tables_estimate",
+            summary="tables_summary", extra="tables_extra"),
     )
 
-    text = r"""
-### Herding: learning as a deterministic dynamical system
-
-Herding takes the target moments $\bar\phi$ of $K$ features over $D$ states and, instead of fitting
-a model, runs maximum-likelihood gradient ascent at zero temperature with a fixed step:
-
-$$s_t = \arg\max_x\; w_{t-1}^\top \phi(x) \qquad (1.7) \qquad\qquad w_t = w_{t-1} + \eta\,(\bar\phi - \phi(s_t)) \qquad (1.8)$$
-
-**What you see.** *Cones:* weight space is cut into cones from the origin, one per state
-(coloured); inside cone $x$ the map translates $w$ by $\bar\phi - \phi(x)$. The weights never
-converge but stay on a bounded attractor (dark points), often fractal. *Tipi:* the zero-temperature
-log-likelihood $\ell_0(w) = w^\top\bar\phi - \max_x w^\top\phi(x)$ (eq 1.10) is concave, piecewise
-linear and scale free; herding overshoots its peak at $w = 0$ forever. *Moment error:* the running
-average of $\phi(s_t)$ reaches $\bar\phi$ at rate $O(1/T)$ (Prop 1.2), against $O(1/\sqrt T)$ for
-independent samples from the same distribution. *Autocorrelation:* herding samples are negatively
-correlated at short lags (eq 1.13, Fig 1.4); i.i.d. samples are not. *Words:* the number $M(T)$ of
-distinct length-$T$ subsequences grows polynomially, like $T^K$ (eq 1.37), far below a random
-sequence's exponential growth. *Cycling:* the line above the plots checks
-$w_{t-1}^\top(\bar\phi - \phi(s_t)) = \ell_0(w_{t-1}) \le 0$ at every step (eq 1.40), the
-condition of the perceptron cycling theorem that keeps $w$ bounded; it is the Tipi function at
-the current weights, never positive while $\bar\phi$ lies in the hull of the features.
-
-**Try.** Change the seed to see other attractors; set $K = 2$ and $D = 3$ (the torus page explains
-that case); scale $\eta$ and watch the attractor rescale while the moments and words stay the same;
-start far away ($w_0 = 20, -20$) and watch the transient fall onto the attractor.
-For $K > 2$ the weight-space panels show the plane of $(w_1, w_2)$ with the other coordinates at 0.
-"""
+    text = prose(__file__, "herding.md")
 
     # --- knobs -------------------------------------------------------------------------------
     def validate(self, name: str, value) -> None:

@@ -20,7 +20,7 @@ from views.framework.cache import results_cache
 from views.framework.marks import legend_layer
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Section, Timeline, axis, style)
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 
 SW_COLOR = "#1f77b4"
 HERD_COLOR = "#d62728"
@@ -103,9 +103,7 @@ class IsingExplorer(Explorer):
     )
     timeline = Timeline(
         "sample_frames", unit="sample", aliases={"frame": 1},
-        caption="**Samples over time.** t counts the samples of both chains (Swendsen-Wang "
-                "sweeps and herding steps): the lattices show sample t, the dotted lines mark "
-                "it on the per-sample panels. Long runs send every k-th sample (as bits).",
+        caption=prose(__file__, "ising.timeline.md"),
         marks=(_lattice_mark("sw_image", "sw"), _lattice_mark("herd_image", "herd"),
                *(Mark(p, "vline", x="t", options=NOW) for p in (
                    "correlation_plot", "magnetisation_plot", "error_plot", "sweeps_plot"))))
@@ -115,32 +113,7 @@ class IsingExplorer(Explorer):
                  "sweeps_plot")),
     )
 
-    text = r"""
-### Herding an Ising lattice at the critical temperature
-
-The Ising model on an $L\times L$ lattice with wrap-around (eq 1.21),
-$P(x) \propto \exp\big(\beta \sum_{(i,j)} x_i x_j\big)$, $x_i = \pm 1$, is critical at
-$\beta_c = \ln(1+\sqrt2)/2 \approx 0.441$: clusters of every size appear and single-spin samplers
-crawl. **Swendsen-Wang** (blue) samples it with cluster moves and measures the
-nearest-neighbour correlation $c$ ($1/\sqrt2$ on the infinite lattice). **Herding** (red) is
-given only the two moments, mean spin 0 and $c$, and one weight per site and per edge:
-
-$$s_t = \arg\max_x \sum_{(i,j)} w_{ij} x_i x_j + \sum_i w_i x_i,\qquad
-w_{ij} \mathrel{+}= c - s_i s_j,\qquad w_i \mathrel{+}= 0 - s_i \quad\text{(eqs 1.22-1.24)}$$
-
-The maximisation is local: coordinate ascent from the previous sample until no spin flips. The
-perceptron cycling condition (PCT) $w\cdot\phi(s_t) \ge w\cdot\bar\phi$ is checked every step:
-while it holds, the moments match at $O(1/t)$.
-
-**What you see.** *Top:* one sample of each method (press play on the timeline). *Below:*
-cluster-size histograms on log-log axes with fitted power laws (the paper reports almost identical
-exponents); the correlation and magnetisation of every sample; the moment error times $t$,
-which stays bounded for herding; the sweeps each local search took, PCT failures marked.
-
-**Try.** Raise $\beta$ above $\beta_c$: Swendsen-Wang orders (large $|m|$), herding matches
-$c$ with $m \approx 0$. Lower it: both look like noise. Set the $w_0$ noise to 0 and compare
-seeds.
-"""
+    text = prose(__file__, "ising.md")
 
     def _compute(self) -> IsingPage:
         return run_page(int(self.L), float(self.beta), int(self.steps), int(self.seed),

@@ -16,7 +16,7 @@ import param
 from dynamics import neuron
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 #: Above this many steps the discrepancy curve is drawn as a min/max envelope of this many blocks.
@@ -125,10 +125,7 @@ class NeuronExplorer(Explorer):
 
     timeline = Timeline(
         "step_frames", unit="step",
-        caption=r"""**Time $t$ is the neuron's step**, over the steps shown as stripes. The ringed
-dot is the weight $w_t$; the steps after $t$ are veiled, so the stripes show the firing sequence
-$s_1 \dots s_t$ written so far; on the discrepancy the vertical line marks $T = t$. Step forward
-and watch $w$ climb by $\pi$ and drop by 1 each time it fires.""",
+        caption=prose(__file__, "neuron.timeline.md"),
         marks=(Mark("weights_plot", "future", x="t", offset=0.5, options=VEIL),
                Mark("weights_plot", "point", x="t", y="w", dims=(T_DIM, W_DIM),
                     options=dict(bokeh=dict(size=16, fill_alpha=0, line_color=T_COLOR,
@@ -140,30 +137,7 @@ and watch $w$ climb by $\pi$ and drop by 1 each time it fires.""",
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
                                  mpl=dict(linewidth=1)))))
 
-    text = r"""
-### Herding a single neuron
-
-A neuron that should fire with rate $\pi$ runs herding with the feature $\phi(x) = x$ on
-$x \in \{0, 1\}$. The weight is a "synaptic strength": it grows by $\pi$ each step and drops by 1
-when the neuron fires:
-
-$$s_t = \mathbb{I}(w_{t-1} > 0) \quad (1.25) \qquad\qquad w_t = w_{t-1} + \pi - s_t \quad (1.26)$$
-
-**What you see.** *Weights:* $w_t$ against $t$; it never leaves the shaded invariant interval
-$(\pi - 1, \pi]$ (eq 1.28), and $s_t = 1$ (white dot, white stripe) exactly when $w_{t-1}$ lies
-above the threshold 0. *Stripes:* the first states (white = fires, black = silent) above the
-rabbit sequence $0 \to 1,\ 1 \to 10$: for the golden mean $\pi = (\sqrt5 - 1)/2$ with
-$w_0 = 2\pi - 1$ they are identical (Fig 1.9); for other rates or starts they differ.
-*Discrepancy:* summing eq 1.26 gives $D_T = \sum_{t \le T} s_t - T\pi = w_0 - w_T$ (eq 1.29), so
-$|D_T| \le 1$ (Prop 1.5) and $|D_T| \le 1/2$ from $w_0 = \pi - 1/2$ (Cor 1.6): the firing rate is
-off by at most $1/T$. *Words:* the number $M(T)$ of distinct length-$T$ windows is $T + 1$ for
-irrational $\pi$, the minimum for a sequence that never repeats (Sturmian, eq 1.36); for
-$\pi = p/q$ the states repeat with period $q$ and $M(T)$ stops at $q$.
-
-**Try.** Pick the rational preset 2/5 and watch $M(T)$ saturate at 5; type $\pi = 0.3$
-(period 10). Choose the start $\pi - 1/2$ and see the bound halve. Type a start far outside,
-$w_0 = 5$: the weights walk down into the interval and the bound grows accordingly.
-"""
+    text = prose(__file__, "neuron.md")
 
     # --- linked knobs -------------------------------------------------------------------------
     # Choosing a preset sets the rate (or w0); typing a value that matches no preset shows

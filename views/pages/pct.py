@@ -24,7 +24,7 @@ from dynamics.pct import generalized_herding as gh
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, axis,
                            log_spaced, style)
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 from views.framework.jobs import progress_part
 from views.framework.timeline import Frames, Mark, Timeline
 
@@ -179,10 +179,7 @@ class PCTExplorer(Explorer):
     )
     timeline = Timeline(
         "step_frames", unit="step",
-        caption=r"""**Time $t$ is the herding step $\tau$** of the four variants above. The
-vertical line marks $\tau = t$ on the three panels, and the rings each variant's weight norm
-$\|w_t\|$ at that step. Play to watch the exact argmax's norm stay bounded while the local
-search's can climb.""",
+        caption=prose(__file__, "pct.timeline.md"),
         marks=_step_marks())
     runs = (
         Run("boundaries", quick=(("train_cases", 20), ("hidden", 2), ("epochs", 10)),
@@ -193,68 +190,18 @@ search's can climb.""",
             plots=(Plot("vp_plot", title="Voted perceptron (no hidden units)"),
                    Plot("ch_plot", title="Conditional herding (dRBM, eq 1.69)"),
                    Plot("drbm_plot", title="Discriminative RBM (2 p(+1|x) − 1)")),
-            text=r"""
-Both learners see the inputs extended by the normalizing feature
-$\phi_0 = \sqrt{R_{\max}^2 - \|x\|^2}$ and a constant, take minibatches of 100, and predict by the
-sign of the mean vote of every step's weights (eqs 1.61-1.62). The voted perceptron is linear in
-the extended inputs (a circle or a line in the plane); conditional herding's hidden units
-(eq 1.69, the argmaxes of eqs 1.58-1.59 exact) draw a curved boundary. Colour: the mean vote,
-from $-1$ (blue class) to $+1$ (red class); black line: the boundary (vote 0). The
-**discriminative RBM** has the same energy (eq 1.69, hidden units in $\{0, 1\}$) but is a
-probabilistic model, $p(y \mid x) \propto e^{\alpha_y} \prod_m (1 + e^{\theta_m + B_{ym} +
-x^\top W_{\cdot m}})$ with the hidden units summed out, trained to the maximum of the
-conditional likelihood (eq 1.66, L-BFGS; the paper: conjugate gradients) from weights of
-variance $10^{-4}$; its panel shows $2p(+1 \mid x) - 1$ and its boundary $p = 1/2$.""",
+            text=prose(__file__, "pct.boundaries.md"),
             estimate="boundaries_estimate", summary="boundaries_summary"),
         Run("table", quick=(("real_hidden", 10), ("real_epochs", 5)),
             title="Real data: voted perceptron, dRBM and conditional herding (Table 1.3)",
             button="Train", settings=("real_data", "real_hidden", "real_epochs", "data_seed"),
             compute="run_table",
             plots=(Plot("table_plot", title="Test error against hidden units"),),
-            text=r"""
-The paper's Table 1.3 on data scikit-learn ships (no download): the **8 x 8 digits** (pixels
-scaled to $[0, 1]$, not binarised) or the **breast cancer** set (standardised), two thirds for
-training. Ten classes are learned jointly (the paper's *joint procedure*): the argmax of eq 1.59
-runs over the one-of-K label states. The voted perceptron is the multi-class perceptron with
-votes; the dRBMs stop early on a fifth of the training split held out (L2 $10^{-4}$); herding's
-initial scale is chosen on that split, as the paper chose it by cross-validation.""",
+            text=prose(__file__, "pct.table.md"),
             estimate="table_estimate", summary="table_summary", extra="table_extra"),
     )
 
-    text = r"""
-### Perceptron cycling: what makes herding work
-
-Herding is a perceptron in disguise. The **perceptron cycling theorem** (Thm 1.7) says: if every
-step moves the weights by $\bar\phi - \phi(s_t)$ with an $s_t$ satisfying
-
-$$w_{t-1}^\top \phi(s_t) \;\ge\; w_{t-1}^\top \bar\phi \qquad (1.40)$$
-
-then $\|w_t\|$ stays bounded, and so the running mean of $\phi(s_t)$ matches $\bar\phi$ at
-$O(1/\tau)$. The exact argmax of eq 1.7 is only one way to satisfy (1.40): any $s_t$ that beats
-the data's mean score will do. That licenses **generalized herding**: a local search instead of
-the argmax, and minibatches instead of the whole data (then $\bar\phi$ changes every step).
-
-Here $D$ data cases of $n$ binary units come from a random Boltzmann machine; herding matches
-their means $x_i$ and correlations $x_i x_j$ four ways: with the **exact argmax** over all
-$2^n$ states (black); with a **local search**, coordinate ascent from the previous state for a
-few sweeps (purple); with **minibatches** of $d$ cases drawn **without replacement** (shuffled
-epochs, green) and **with replacement** (orange).
-
-**What you see.** *Top left:* the weight norm $\|w_\tau\|$. *Top right:* $\tau$ times the error
-$\|\frac1\tau\sum_t\phi(s_t) - \bar\phi\|$ against the whole data: flat where the rate is
-$O(1/\tau)$, rising like $\sqrt\tau$ for minibatches with replacement, whose targets' own
-running mean wanders off $\bar\phi$ at $O(1/\sqrt\tau)$. *Below:* the error itself with
-$1/\tau$ and $1/\sqrt\tau$ guides. The line above gives the fitted rates and how often (1.40)
-held. The local search fails (1.40) at some steps (a local maximum can score below the data):
-then the weights grow and the guarantee is gone. At the default settings (seed 1, 2,000 steps)
-one sweep held (1.40) at 85 % of steps (rate $\tau^{-0.73}$, $\|w\|$ up to 63), five sweeps at
-92 % ($\tau^{-0.83}$, 30); the exact argmax always ($\tau^{-0.91}$, 15), minibatches of 10
-without replacement $\tau^{-0.88}$, with replacement $\tau^{-0.53}$. Over longer runs the
-one-sweep search's $\|w\|$ keeps climbing while the exact argmax's stays put.
-
-**Try.** Raise the local search's sweeps and the units $n$. Shrink the
-minibatch to 1. Below, train both classifiers on the banana and the Lithuanian data.
-"""
+    text = prose(__file__, "pct.md")
 
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> PCTPage:

@@ -24,7 +24,7 @@ from dynamics import pmd
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Section, Timeline, style)
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 from views.framework.jobs import Run
 
 #: Model presets: name -> the model knobs' values (standard deviations on the sliders' steps:
@@ -218,9 +218,7 @@ class PMDExplorer(Explorer):
     sections = (Section(("cloud_plot", "kde_plot", "ess_plot")),)
     timeline = Timeline(
         "particle_frames", unit="datum", max_frames=CHECKPOINTS + 1,
-        caption="**Data arriving.** t is the data seen at the run's log-spaced checkpoints: "
-                "the particles (size and colour: weight) at t over the exact posterior, and "
-                "their effective sample size.",
+        caption=prose(__file__, "pmd.timeline.md"),
         marks=(Mark("cloud_plot", "points", x="px", y="py", more=("share", "size"),
                     dims=(*THETA_DIMS, SHARE, "size"), columns={"color": "share", "size": "size"},
                     always=True,
@@ -249,44 +247,14 @@ class PMDExplorer(Explorer):
                    Plot("average_exact", title="Exact posterior, mean of the repeats"),
                    *(Plot(f"average_{k}", title=f"{name}, average solution (Fig 4.1)")
                      for k, name in enumerate(pmd.METHODS))),
-            text=r"""
-Each method gets the same data and the budget of Sec 4.6.1: 1500 particles (the *Particles m*
-knob) for every Monte-Carlo method, minibatches of $b$, burn-in 50 sweeps for Gibbs and 1000
-iterations for SGLD. Curves: total variation $\frac12\int|p - q|$ and cross entropy
-$-\int p \log q$ of each estimate $q$ against the exact posterior $p$ of all the data (on a grid of
-spacing 0.02 or finer), against the data visited (log axis: SGLD visits $b$ per iteration, Gibbs
-all $N$ per sweep). Particle methods are turned into densities by a Gaussian KDE with **one
-bandwidth per data set**, the one that fits 1500 exact posterior draws best (0.024 on the
-default data); for Gibbs and SGLD the better of that and a Gaussian fit, as the paper does. The
-paper's bandwidth, 0.1 times the median pairwise distance of each method's own particles, moves
-with how a sample splits between the two modes (sets of 1500 exact draws scored 0.21-0.31 with
-it here, 0.22-0.81 with $\sigma_x = 2.5$), so it could not rank the methods. Lines are means over repeats, bands their range. The dashed line and the grey
-band are the **floor**: exact posterior draws of the same size through the same estimator (mean,
-and range over draws and repeats), what a perfect sampler scores. The second panel draws the cross
-entropy minus the posterior's entropy, $\mathrm{KL}(p\,\|\,q)$, on a log axis; a missing mode
-makes it huge (the estimate is floored at 10⁻³⁰⁰ there). The third panel: the weight each method
-puts in the smaller of the two modes in each repeat (a Gaussian has one mode, however it is
-placed). The last row is Fig 4.1's **average solution**: each method's final density averaged
-over the repeats (each repeat has its own data, so the densities are interpolated onto the first
-repeat's grid first): a method that keeps one mode per run shows two contours when the runs
-chose different modes, as the thesis warns for SGLD.
-""",
+            text=prose(__file__, "pmd.fig41.md"),
             estimate="fig41_estimate", summary="fig41_summary"),
         Run("rate", quick=(("rate_repeats", 3), ("rate_largest", 4000), ("rate_data", 30)),
             title="Error against particle count (Theorems 18-19)", button="Run the rate",
             settings=("rate_data", "rate_largest", "rate_repeats"), compute="run_rate",
             uses=(*MODEL_KNOBS[:-1], "seed", "batch_size"),
             plots=(Plot("rate_plot", title="Error of the posterior mean against m"),),
-            text=r"""
-Theorem 18: with $m$ weighted particles and step $\gamma_t = 1/t$, PMD's error in a posterior
-integral is $O(1/\sqrt{m})$ plus an optimisation term that vanishes for the exact iterate (one
-pass with $\gamma_t = 1/t$ gives exactly the posterior, see above). We draw *Data N (rate)* points
-from the page's model, run PMD's particle branch with $m = 250, 1000, \dots$ particles and
-measure $\|\sum_i \alpha_i\theta_i - \mathbb{E}_{q^*}[\theta]\|$ against the exact posterior mean
-(a grid of spacing 0.01). Dots: each repeat; line: the root mean square and its least-squares fit
-on log-log axes; dashed: slope $-1/2$ through the first point. The spread of the slope comes from
-resampling the repeats.
-""",
+            text=prose(__file__, "pmd.rate.md"),
             estimate="rate_estimate", summary="rate_summary"),
         Run("logistic", quick=(("lr_repeats", 1), ("lr_passes", 1), ("lr_particles", 100)),
             title="Bayesian logistic regression, digits 8 against 6 (Sec 4.6.2)",
@@ -295,57 +263,11 @@ resampling the repeats.
             compute="run_logistic", uses=("seed", "batch_size"),
             plots=(Plot("lr_error_plot", title="Test error (Fig 4.2 (1))"),
                    Plot("lr_loglik_plot", title="Test log likelihood per point")),
-            text=r"""
-Sec 4.6.2: $p(y\mid x, w) = 1/(1 + e^{-(2y-1)\,w\cdot x})$ with the prior $w \sim N(0, I)$. The
-thesis classifies MNIST8M 8 against 6 (PCA to 50); we have no download, so the **same two digits
-come from scikit-learn's 8 x 8 digits** (248 training and 107 test images), reduced by PCA to
-*PCA components* scaled to unit variance, plus a bias: a different, far smaller and easier set.
-PMD runs the hybrid of Algorithm 3 in $d$ dimensions (weighted KDE for the first pass, then
-weighted particles), SGLD one chain with burn-in 1000 (its curve is longer: it visits
-$b$ data per iteration). Curves: test error and log likelihood of each posterior predictive
-$\sum_i \alpha_i\,\sigma(w_i\cdot x)$ against the data visited, mean and range over repeats;
-dashed: a long MALA run (4 chains, split $\hat R$ below 1.01), the reference posterior.
-""",
+            text=prose(__file__, "pmd.logistic.md"),
             estimate="logistic_estimate", summary="logistic_summary"),
     )
 
-    text = r"""
-### Particle mirror descent: Bayes' rule as gradient steps on densities
-
-The posterior of $N$ data is the density $q$ that minimises
-$\mathrm{KL}(q\,\|\,p) - N\,\mathbb{E}_q[\overline{\log p(x\mid\theta)}]$. Mirror descent with the
-entropy as mirror map turns each minibatch $X_t$ into a multiplicative step (eq 4.3):
-
-$$q_{t+1}(\theta) \propto q_t(\theta)^{1-\gamma_t}\,\big(p(\theta)\,p(X_t\mid\theta)^{N/b}\big)^{\gamma_t}$$
-
-With $\gamma_t = 1/t$ every batch ends with weight $1/T$, so one pass gives the exact posterior.
-PMD carries $q_t$ as **weighted particles**: drawn once from the prior and reweighted,
-$\alpha_i \leftarrow \alpha_i^{1-\gamma_t} p(X_t\mid\theta_i)^{N\gamma_t/b}$ (eq 4.6), or
-resampled each step from the **weighted kernel density estimate**
-$q_t = \sum_i \alpha_i K_h(\theta - \theta_i)$ and reweighted by
-$q_t^{-\gamma_t}(p\,p(X_t\mid\theta)^{N/b})^{\gamma_t}$ (eqs 4.7-4.8).
-
-**The model** (Sec 4.6.1): $x \sim p\,N(\theta_1, \sigma_x^2) + (1-p)\,N(\theta_1 + \theta_2, \sigma_x^2)$
-with $\theta_1 \sim N(0, \sigma_1^2)$, $\theta_2 \sim N(0, \sigma_2^2)$, $\sigma_1 = \sigma_2 = 1$,
-1000 data from $\theta = (1, -2)$. The thesis writes "$\sigma_x = 2.5$" without saying whether
-2.5 is a standard deviation or, as in Welling and Teh's paper it takes the model from, a
-variance. We read it as a **variance** ($\sigma_x = 1.581$, the default preset): then Gibbs stays
-in one mode on 10 of 10 data sets, as the thesis reports; read as a standard deviation (the
-second Dai preset) Gibbs crosses between the modes on 6 of 10. The two means are tied, so
-with $p = 1/2$ the data cannot tell $(\theta_1, \theta_2)$ from $(\theta_1 + \theta_2, -\theta_2)$:
-the posterior has **two modes**, thin ridges a few hundredths wide. A sampler that moves locally
-(Gibbs, SGLD) finds one ridge and rarely crosses; a unimodal family (SVI) cannot hold both.
-
-**What you see.** *Left:* the particles (size and colour: weight) at the time t of the timeline
-over the contours of the exact posterior (the mirror-descent iterate at the end of the pass).
-*Middle:* the particles' weighted KDE at the end. *Right:* the effective sample size
-$1/\sum\alpha_i^2$ as data arrive. Press play on the timeline to watch the cloud learn.
-
-**Try.** Set $p = 0.3$: the symmetry breaks and one mode wins. Switch the prox-mapping to *kde*
-or *hybrid*: the particles move, and with a fixed final budget they often settle in one mode
-(the first step, $\gamma_1 = 1$, already weighs them by one batch's likelihood raised to $N/b$).
-Then run Fig 4.1 below.
-"""
+    text = prose(__file__, "pmd.md")
 
     # --- the preset ---------------------------------------------------------------------------
     # As the neuron page's rate preset: choosing a preset sets the model knobs; the preset shown

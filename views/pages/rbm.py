@@ -23,7 +23,7 @@ from dynamics.claims import Verdict
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Run, Section, Timeline, axis, log_spaced, style)
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 
 #: Pseudo-samples (and data cases) shown: ``ROWS`` rows of ``COLUMNS`` digits.
 ROWS, COLUMNS = 4, 5
@@ -49,23 +49,6 @@ NOW = dict(color="gray", bokeh=dict(line_width=1.5, **DOTTED), mpl=dict(linewidt
 METHOD_STYLE = {"MLR": ("MLR (pixels)", "#555555"), "1NN": ("1-NN (pixels)", "#999999"),
                 "H": ("H: herding, local", "#d62728"), "SH": ("SH: herding, safe", "#ff9896"),
                 "CD": ("CD-1", "#1f77b4"), "PCD": ("PCD (BernoulliRBM)", "#9467bd")}
-
-CLASSIFY_TEXT = r"""
-Fig 1.14 turns herding into a classifier (Sec 1.4.2). For each digit class an RBM is herded to
-that class's training cases alone (eqs 1.47-1.49, the hidden biases not updated). During the
-second half of the iterations every validation and test case gets the energy
-$\mathcal{E}(x) = -\max_z w^\top\phi(x, z) = -(b^\top x + \sum_k |c_k + W_k^\top x|)$ under each
-class's current weights, standardised by that class's training energies,
-$\mathcal{E}' = (\mathcal{E} - \mu_{\rm trn}) / \sigma_{\rm trn}$, and averaged over the
-iterations. A multinomial logistic regression fitted to the validation cases' ten energies
-classifies the test cases. **H** finds $s^*$ by coordinate ascent from the previous
-pseudo-sample, **SH** from the training case of lowest energy (Prop 1.9). **CD-1** (momentum 0.9)
-and **PCD** (scikit-learn's `BernoulliRBM`, an independent implementation) learn each class's
-RBM instead; their free energies go the same way. **MLR** and **1-NN** (Manhattan) work on the
-pixels. The paper ran USPS (700 / 300 / 100 digits a class, 256 pixels, 50-1000 hidden units);
-here scikit-learn's 8 × 8 digits, binarised as the paper binarised USPS, 100 / 40 / the rest
-(34-43) a class, and $H/4$, $H/2$, $H$ hidden units. The figure's bars are not in the paper's
-text, so only its statements stand beside ours."""
 
 
 @functools.cache
@@ -185,14 +168,12 @@ class HiddenHerdingExplorer(Explorer):
             settings=("class_hidden", "class_steps", "class_splits", "class_seed"),
             compute="run_classify",
             plots=(Plot("classify_plot", title="Test error per method (mean ± 1 s.e.)"),),
-            text=CLASSIFY_TEXT, estimate="classify_estimate", summary="classify_summary",
-            extra="classify_extra"),
+            text=prose(__file__, "rbm.classify.md"), estimate="classify_estimate",
+            summary="classify_summary", extra="classify_extra"),
     )
     timeline = Timeline(
         "sample_frames", unit="step",
-        caption=r"""**Time $t$ is the herding step.** The top-left mosaic shows the
-pseudo-samples $s^*_{t-19}, \dots, s^*_t$ in reading order (the newest bottom right); the
-dotted lines mark step $t$ on the PCT and error panels.""",
+        caption=prose(__file__, "rbm.timeline.md"),
         marks=(Mark("samples_image", "image", x="window", bounds="mosaic", dims=TILE_DIMS,
                     always=True, options=dict(cmap=INK, clim=(0, 1),
                                               bokeh=dict(colorbar=False),
@@ -203,44 +184,7 @@ dotted lines mark step $t$ on the PCT and error panels.""",
                Mark("pct_plot", "vline", x="t", options=NOW),
                Mark("error_plot", "vline", x="t", options=NOW)))
 
-    text = r"""
-### Herding with hidden units
-
-Herding can also learn a model with **hidden units** (Sec 1.3.3). Here an RBM with visible
-units $x \in \{-1,+1\}^{64}$ (the pixels) and $m$ hidden units $z \in \{-1,+1\}^m$, features
-$\phi(x, z) = (x_i z_j,\ x_i,\ z_j)$ and weights $w = (W, b, c)$, is herded to binarised digits:
-
-$$z^*_{it} = \arg\max_z w_{t-1}^\top\phi(x_i, z)\ \text{(1.47)},\qquad
-s^*_t = \arg\max_s w_{t-1}^\top\phi(s)\ \text{(1.48)},\qquad
-w_t = w_{t-1} + \tfrac1D\textstyle\sum_i \phi(x_i, z^*_{it}) - \phi(s^*_t)\ \text{(1.49)}$$
-
-Each data case is completed by its best hidden state (exact: $z^* = \mathrm{sign}(W^\top x_i +
-c)$); the joint argmax $s^*_t = (x^*, z^*)$ is the **pseudo-sample**. If at every step
-$s^*_t$ scores at least the data's mean score (the PCT condition, eqs 1.50-1.51), the weights
-stay bounded and every moment of the completed data matches the pseudo-samples' at $O(1/\tau)$
-(Prop 1.8). The argmax is found **exactly** (enumerating the $2^m$ hidden states, $m \le 12$
-here), by **safe** coordinate ascent from the best-scoring data case (Prop 1.9: the PCT holds by
-construction), or by **local** ascent from the previous pseudo-sample (the PCT can fail).
-
-**The data** are scikit-learn's 8×8 digits (1,797 images with grey levels 0-16, shipped with the
-package), binarised as the paper binarises USPS digits (Sec 1.4.2): a pixel is ink ($+1$) above
-20 % of full intensity, $x' = 2\Theta(x/16 - 0.2) - 1$; $D$ images drawn by the seed.
-
-**What you see.** *Top:* pseudo-samples beside data cases (press play: the mosaic runs through
-the pseudo-samples). *Middle:* each moment of the pseudo-samples against the data's: pixel
-means $\langle x_i\rangle$ and the pixel pairs $\langle x_i x_j\rangle$ (left; the pairs are not
-herded features, the hidden units carry them), hidden means $\langle z_j\rangle$ and the pairs
-$\langle x_i z_j\rangle$ of the data completed by $z^*$ (right). On the diagonal: matched.
-*Bottom:* the PCT gap $w^\top\phi(s^*_t) - \frac1D\sum_i w^\top\phi(x_i, z^*_{it})$ of every step
-(failures in red), and the largest error of each group of moments with a $1/\tau$ guide.
-Fig 1.13 itself herds the pairs of a fully visible model on Newsgroups; the verdict asks
-whether pixel means and pixel pairs are as close to the data's as as many independent draws.
-
-**Try.** More hidden units bring the pixel pairs closer. Switch to local search and watch the
-PCT fail; fix the hidden biases (the paper's trick) and see the hidden means drift from the
-data's. With the exact argmax on one digit, hidden units can freeze at $\pm 1$ (their means in
-the corners): the decoupling Sec 1.3.3 warns of, moments matched and the hidden units unused.
-"""
+    text = prose(__file__, "rbm.md")
 
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> HiddenPage:

@@ -19,7 +19,7 @@ from holoviews import dim
 from dynamics import herding, torus
 from views.framework.cache import results_cache
 from views.framework import DASHED, MPL_DASHED, Explorer, Plot, style
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 
 #: Most weight vectors drawn in the w-plane (the first ones).
@@ -145,12 +145,7 @@ class TorusExplorer(Explorer):
 
     timeline = Timeline(
         "orbit_frames", unit="step",
-        caption=r"""**Time $t$ is the herding step.** The ringed dot is the state at step $t$: on
-the torus its lattice coordinates $c_t \bmod 1$ (each step adds the same rotation $\rho$), on
-the rational torus the point the period-$q$ orbit visits at $t$, in the $w$-plane the weight
-$w_t$ with its last steps in purple (which differ from step to step). On the discrepancy the
-vertical line marks the $N = t + 1$ points $c_0 \dots c_t$. Play to watch the orbit sweep the
-torus.""",
+        caption=prose(__file__, "torus.timeline.md"),
         marks=(Mark("torus_plot", "point", x="c1", y="c2", dims=TORUS_DIMS, options=RING),
                Mark("rational_plot", "point", x="r1", y="r2", dims=TORUS_DIMS, options=RING),
                Mark("weights_plot", "trail", x="w1", y="w2", dims=WEIGHT_DIMS, length=TRAIL,
@@ -161,35 +156,7 @@ torus.""",
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
                                  mpl=dict(linewidth=1)))))
 
-    text = r"""
-### Herding on a torus
-
-Take $D = 3$ states with features $\phi(x_0), \phi(x_1), \phi(x_2)$ in the plane ($K = 2$). The
-differences $b_1 = \phi(x_1) - \phi(x_0)$ and $b_2 = \phi(x_2) - \phi(x_0)$ span a lattice $L$,
-and $G$ maps $w$ onto the torus $\mathbb{R}^2 / L$. A herding step
-$w_t = w_{t-1} + \bar\phi - \phi(s_t)$ adds a constant plus a lattice vector, so whichever state
-is chosen, on the torus it is the same rotation (eq 1.72):
-
-$$G(w_t) = G(w_{t-1}) + (\bar\phi - \phi(x_0))$$
-
-In lattice coordinates ($w = c_1 b_1 + c_2 b_2$) the torus is the unit square with opposite sides
-glued, and the rotation is $\rho = (p_1, p_2)$, the target probabilities of $x_1$ and $x_2$.
-
-**What you see.** *Top left:* the orbit $c_t \bmod 1$ fills the square; the orange arrows are
-the first steps, each the same vector $\rho$ (an arrow leaving one side comes back on the
-opposite side). *Top right:* the same features with target probabilities $(a/q, b/q)$: the
-orbit closes after $q$ steps and visits only $q$ points (colour: visit order).
-*Bottom left:* the weights themselves (black dots) with the lattice (red) and its generators $b_1, b_2$
-drawn from $\phi(x_0)$ (blue), as in Fig 1.17; the first herding steps (orange) differ from step
-to step, yet the weights fill a region with the area of one lattice cell, whose copies shifted
-along $L$ tile the plane.
-*Bottom right:* the largest deviation of a cell's share of the first $N$ points from
-$1/\text{bins}^2$. The irrational orbit's curve falls roughly like $1/N$ (random points: $1/\sqrt N$);
-the rational orbit's stalls, since most cells stay empty.
-
-**Try.** Raise $q$: the rational orbit looks even for longer, but its curve still stalls. Change
-the seed for other triangles and rotations, and refine the cells (bins).
-"""
+    text = prose(__file__, "torus.md")
 
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> TorusRun:

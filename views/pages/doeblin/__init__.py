@@ -22,11 +22,11 @@ import param
 from dynamics import doeblin as db
 from views.framework.cache import results_cache
 from views.framework.marks import legend_layer
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Run, Section, Timeline, style)
-from views.pages.doeblin.experiments import (DNF_KEYS, DNF_SECONDS_PER_TRIAL, DNF_TEXT, WORD_KEYS,
-                                       WORD_SECONDS_PER_UNIT, WORD_TEXT, dnf_table_markdown,
+from views.pages.doeblin.experiments import (DNF_KEYS, DNF_SECONDS_PER_TRIAL, WORD_KEYS,
+                                       WORD_SECONDS_PER_UNIT, dnf_table_markdown,
                                        experiment_summary, word_task_settings)
 
 #: Budgets at which the sampling race records both histograms (the timeline's frames).
@@ -179,18 +179,6 @@ class DoeblinRun:
     state: int
     eps: float
 
-
-# --- the experiments (views.pages.doeblin.experiments): ~30-40 s each, run as jobs --------------------
-
-STAGED_TEXT = r"""
-**Staged chains (Sec 3.1, Fig 2(b)).** A stage variable $z$ cycles: restart ($y \sim u$), then a
-simpler chain $A_1$ (the restart law's "simpler chain") left at rate $\varepsilon_1$, then $P$ left
-at rate $\varepsilon_2$, back to the restart. **Thm 3.6** bounds the gap by
-$\max_{a \le b} \gamma_{a,b} / b$, where $\gamma_{a,b}$ is the chance, whatever the start, that
-the first restart after time $a$ happens by time $b$; **Cor 3.7** gives $\varepsilon_2 / 78$ when
-$\varepsilon_2 \le \varepsilon_1 / 2$. Both depend only on the stage cycle, not on $P$: the green
-curve stays above them for every chain. The red curve is the plain two-stage chain of eq 2.
-"""
 
 # ============================================================== the explorer
 
@@ -354,13 +342,11 @@ class DoeblinExplorer(Explorer):
     sections = (
         Section(("stationary_plot", "divergence_plot", "gap_plot", "eigen_plot")),
         Section(("race_plot", "race_tv_plot")),
-        Section(("staged_plot",), aside=STAGED_TEXT),
+        Section(("staged_plot",), aside=prose(__file__, "staged.md")),
     )
     timeline = Timeline(
         "race_frames", unit="step", max_frames=N_CHECKPOINTS,
-        caption="**Sampling race.** t is the steps each sampler has spent (geometric "
-                "checkpoints): the histograms of the exact draws and of the plain chain at t, "
-                "and its line on the total-variation panel.",
+        caption=prose(__file__, "timeline.md"),
         marks=(_bars("exact"), _bars("plain"),
                Mark("race_tv_plot", "vline", x="t",
                     options=dict(color="gray", bokeh=dict(line_width=1),
@@ -371,52 +357,16 @@ class DoeblinExplorer(Explorer):
             button="Run the word task", settings=WORD_KEYS, compute="run_word_task",
             plots=(Plot("word_plot", title="Word accuracy (Fig 4 left)"),
                    Plot("char_plot", title="Character accuracy (Fig 4 right)")),
-            text=WORD_TEXT, estimate="word_estimate", summary="word_summary"),
+            text=prose(__file__, "word.md"), estimate="word_estimate", summary="word_summary"),
         Run("dnf", quick=(("trials", 5),),
             title="DNF formula search (Table 1)", button="Run the DNF search",
             settings=DNF_KEYS, compute="run_dnf_search",
             plots=(Plot("dnf_plot", title="DNF search time (Table 1)"),),
-            text=DNF_TEXT, estimate="dnf_estimate", summary="dnf_summary", extra="dnf_table"),
+            text=prose(__file__, "dnf.md"), estimate="dnf_estimate", summary="dnf_summary",
+            extra="dnf_table"),
     )
 
-    text = r"""
-### Strong Doeblin chains: fast mixing bought with bias
-
-Take a chain $P$ (row-stochastic here: $P_{ij} = \Pr(\text{next} = j \mid \text{now} = i)$, laws
-are row vectors, $\pi P = \pi$; the paper writes columns, $A = P^\top$) and a restart law $u$.
-At every step, restart from $u$ with probability $\varepsilon$:
-
-$$\tilde P = (1 - \varepsilon)\, P + \varepsilon\, \mathbf{1} u^\top \qquad (2)$$
-
-**Prop 3.1:** $\lambda_k(\tilde P) = (1 - \varepsilon)\lambda_k(P)$ for $k > 1$, so the spectral
-gap is at least $\varepsilon$: $\tilde P$ mixes in about $1/\varepsilon$ steps, however slow $P$ is.
-**Prop 3.2:** its stationary law is
-
-$$\tilde\pi_\varepsilon = \varepsilon \sum_{j \ge 0} (1 - \varepsilon)^j\, u^\top P^j
-= \varepsilon\, u^\top (I - (1 - \varepsilon) P)^{-1}, \qquad (3)$$
-
-so an exact draw is $T \sim \mathrm{Geometric}(\varepsilon)$, $y_0 \sim u$, then $T$ steps of $P$.
-The price is bias, $\tilde\pi_\varepsilon \neq \pi$. **Prop 3.4:**
-$\mathrm{KL}(\tilde\pi_\varepsilon \,\|\, \pi)$ and $\mathrm{KL}(\pi \,\|\, \tilde\pi_\varepsilon)$
-shrink monotonically as $\varepsilon \to 0$.
-**Prop 3.5:** for reversible $P$,
-$d_\pi(\tilde\pi_\varepsilon) \le \frac{\varepsilon}{1 - \lambda_2(P)}\, d_\pi(u)$: the bias
-vanishes once $1/\varepsilon$ is well above the mixing time of $P$.
-
-**What you see.** $\tilde\pi_\varepsilon(y)$ against $\varepsilon$ with its two regimes either side
-of the dotted line $\varepsilon = 1 - |\lambda_2(P)|$; the divergences; the gap and its bound; the
-eigenvalues, those of $\tilde P$ inside the dashed circle of radius $1 - \varepsilon$. The race gives
-exact draws and the plain chain the same number of steps (press play on the timeline): the
-draws converge to $\tilde\pi$ from the first one, the chain to $\pi$ only after crossing between its modes. The staged
-chain (Fig 2(b)) restarts, runs a simpler chain, then $P$. The learning curves (Fig 4) and the DNF
-table (Table 1) are computed on demand.
-
-**Try.** Three-state chain, $\delta = 10^{-4}$: restarts land in state 3 with probability 5/9, so for
-$\delta \ll \varepsilon$ state 1 gets about 4/9 instead of 1/2; move $\delta$ and the bend follows.
-Restart from a point mass; shrink the race budget below $1/\delta$; try the barbell.
-
-From J. Steinhardt and P. Liang, *Learning Fast-Mixing Models for Structured Prediction*, ICML 2015.
-"""
+    text = prose(__file__, "page.md")
 
     # --- computation -------------------------------------------------------------------------
     def _n_states(self) -> int:

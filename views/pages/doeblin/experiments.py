@@ -9,8 +9,8 @@ import numpy as np
 from dynamics import doeblin as db
 from views.framework.text import verdict_markdown
 
-__all__ = ["DNF_KEYS", "DNF_SECONDS_PER_TRIAL", "DNF_TEXT", "WORD_KEYS", "WORD_SECONDS_PER_UNIT",
-           "WORD_TEXT", "dnf_table_markdown", "experiment_summary", "word_task_settings"]
+__all__ = ["DNF_KEYS", "DNF_SECONDS_PER_TRIAL", "WORD_KEYS", "WORD_SECONDS_PER_UNIT",
+           "dnf_table_markdown", "experiment_summary", "word_task_settings"]
 
 WORD_KEYS = ("word_channel", "word_noise", "word_length", "transitions", "epochs", "seeds")
 DNF_KEYS = ("trials",)
@@ -18,36 +18,6 @@ DNF_KEYS = ("trials",)
 #: the estimate shown before a run: word task per transition x epoch x seed, DNF per trial.
 WORD_SECONDS_PER_UNIT = 35.0 / (20 * 22 * 4)
 DNF_SECONDS_PER_TRIAL = 26.0 / 80
-
-
-WORD_TEXT = r"""
-**Learning (Sec 4-5, Fig 4).** Noisy words (4 or 6 letters over *aeinorst*) are decoded by a
-model whose $u_\theta$ sees one position at a time and whose Gibbs chain $A_\theta$ adds bigrams
-and an in-dictionary feature. Four trainings with the same budget of $T$ transitions: Algorithm 1
-("doeblin", $\varepsilon = 1/T$), its edit-distance-weighted variant of Sec 5 ("doeblin-edit"),
-and MCMC gradients from Gibbs chains started at $u_\theta$ ("u-gibbs") or at the input
-("basic-gibbs"). Bands: ± one standard error over seeds; dotted lines: $u_\theta$ alone and the
-Bayes decoder that knows the channel. This is a synthetic stand-in for the paper's
-keyboard-gesture data (the New York Times words and the gesture model are not available).
-**The paper reports** that Doeblin training ends best, u-Gibbs next, basic Gibbs last, and that
-u-Gibbs levels off early and then slightly declines. With a noisy letter being the **key beside**
-the intended one (the default, noise 0.7), the input is a poor start, as the paper's
-key sequence is, and our runs show that ordering; with **uniformly random** letters the input is
-the best letter-by-letter guess and basic Gibbs, started there, ends best. The line under the
-plots reads the ordering off your run and judges the paper's, in word and character accuracy
-both. The curves grow while the run goes.
-"""
-
-DNF_TEXT = r"""
-**DNF search (Sec 5, Table 1).** Find a formula $f(x) = \bigvee_i \bigwedge_j [a_{ij}^\top x \le
-b_{ij}]$ with zero errors on labelled examples by Metropolis-Hastings: no restarts (0-stage),
-uniform restarts with probability 0.0002 per step (1-stage), or restart, Geometric(0.04) steps
-on a simplified per-disjunct cost, then the full cost (2-stage, Fig 2(b)). Time to success, mean
-± s.e. over trials, on generated problems of four sizes ("≥": some runs hit the step cap). **The
-paper reports** the staged search fastest, 30 % faster than uniform restarts and 50x faster than
-none (seconds to verify programs); the line under the table judges that order on the hardest
-level of your run, in steps (seconds move with the machine's load), and says whether it agrees.
-"""
 
 
 def word_task_settings(settings: dict) -> dict:

@@ -21,7 +21,7 @@ from dynamics.sbeed import pendulum as pend
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Timeline, axis, integer_ticks, style)
-from views.framework.text import verdict_markdown
+from views.framework.text import prose, verdict_markdown
 from views.framework.jobs import Run, progress_part
 from views.framework.marks import legend_layer
 from views.pages.sbeed import ablation, swimmer
@@ -63,9 +63,7 @@ def _state_mark(eta: str) -> Mark:
 #: The Pendulum episode under the learned policy's mean action (the pendulum run's timeline).
 EPISODE = Timeline(
     "episode_frames", unit="step",
-    caption="**The episode.** t counts the 0.05 s steps of the learned policy's mean action "
-            "from hanging down (seed 0): the pendulum at t and its last second as a trail, and "
-            "the line at t on the height panel.",
+    caption=prose(__file__, "pendulum.timeline.md"),
     marks=(Mark("pendulum_frame", "trail", x="bx", y="by", dims=BOB_DIMS, length=20,
                 always=True, options=dict(color="#1f77b4", alpha=0.5, bokeh=dict(line_width=3),
                                           mpl=dict(linewidth=2))),
@@ -261,9 +259,7 @@ class SBEEDExplorer(Explorer):
     )
     timeline = Timeline(
         "iteration_frames", unit="iteration",
-        caption="**Iterations.** t is the iteration of every run (at the runs' 60 checkpoints): "
-                "V per state at t, and the dotted lines on the curves. The policy panel shows "
-                "the end of the run.",
+        caption=prose(__file__, "timeline.md"),
         marks=(*(Mark(p, "vline", x="t", options=NOW)
                  for p in ("error_plot", "value_plot", "objective_plot")),
                *(_state_mark(eta) for eta in ETAS)))
@@ -273,11 +269,7 @@ class SBEEDExplorer(Explorer):
             button="Run the bias sweep", settings=("bias_states", "bias_action"),
             compute="run_bias", uses=("seed", "gamma", "lam"),
             plots=(Plot("bias_plot", title="Bias of the η = 0 fixed point"),),
-            text=r"""
-For Garnets with 1 to 10 next states per $(s, a)$ (same seed), the minimiser of PCL's objective
-($\eta = 0$, eq D.1) is found by L-BFGS and compared with $V^*_\lambda$; the dashed curve is the
-variance term $\gamma^2\,\mathbb{E}\,\mathrm{Var}_{s'}[V^*(s')]$ that $\eta = 0$ leaves in the
-objective (Prop 55). One next state means no variance and no bias.""",
+            text=prose(__file__, "bias.md"),
             estimate="bias_estimate", summary="bias_summary"),
         Run("ksweep", quick=(("k_iterations", 2_000), ("n_states", 5), ("batch_size", 8)),
             title="The rollout length k (sampled SBEED)", button="Run the k sweep",
@@ -285,13 +277,7 @@ objective (Prop 55). One next state means no variance and no bias.""",
             uses=("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam",
                   "batch_size"),
             plots=(Plot("k_plot", title="Distance to V* after training, against k"),),
-            text=r"""
-Sampled SBEED (Algorithm 5 on a replay buffer of $k$-step segments from the uniform behaviour
-policy) for $k$ = 1, 2, 4, 8, 16, with $\eta = 0$ and $\eta = 1$: the mean of
-$\|V_t - V^*_\lambda\|_\infty$ over the last tenth of the run. The tabular dual, solved on the
-buffer of 5000 segments every 5 updates, sees $s_0$ and the first $k' \le k$ actions, with $k'$
-as large as keeps about 20 segments per cell: beyond $k'$ the dual cannot cancel the variance
-of the later steps, so $\eta = 1$ is biased too.""",
+            text=prose(__file__, "ksweep.md"),
             estimate="k_estimate", summary="k_summary"),
         Run("pendulum", quick=(("p_steps", 2_000), ("p_seeds", 1), ("p_k", 1)),
             title="Pendulum-v1: returns while learning",
@@ -303,16 +289,7 @@ of the later steps, so $\eta = 1$ is biased too.""",
                    Plot("rollout_plot", title="Bob height under the mean action"),
                    Plot("pendulum_frame", title="Rollout of the learned policy, seed 0")),
             timeline=EPISODE,
-            text=r"""
-gymnasium's Pendulum-v1 (classic control; the paper's ablation used MuJoCo's Swimmer: see the
-Swimmer run below), with Gaussian noise added to the angular velocity. The policy
-is Gaussian with a mean linear in 100 random RBF features (median-trick bandwidth, Sec 6.7.1); V
-and the dual are linear in 200 random features, the dual's of $s_0$ and the segment's first $k$
-actions (appendix D.3), solved by least squares on the replay buffer at every update
-(Algorithm 5, line 7); Adam for V, a KL prox (a natural-gradient step of fixed KL) for the
-policy; $\gamma = 0.99$. Returns are the training
-episodes' (200 steps; a random policy scores about −1200 to −1500, a swing-up about −150).
-The line is the mean over seeds of a trailing mean over 10 episodes, the band its range over seeds.""",
+            text=prose(__file__, "pendulum.md"),
             estimate="pendulum_estimate", summary="pendulum_summary"),
         Run("ablation", quick=(("a_steps", 200), ("a_seeds", 1)),
             title="Fig 6.1's ablation on Pendulum", button="Run the ablation",
@@ -322,7 +299,7 @@ The line is the mean over seeds of a trailing mean over 10 episodes, the band it
                    Plot("ablation_k", title="(c) k, with λ = 0.01 and η = 0.1"),
                    Plot("ablation_eta_noisy", title="(b) with noisier transitions"),
                    Plot("ablation_tabular", title="η on a Garnet, where the dual is exact")),
-            text=ablation.TEXT,
+            text=prose(__file__, "ablation.md"),
             estimate="ablation_estimate", summary="ablation_summary"),
         Run("swimmer", quick=(("sw_steps", 100), ("sw_seeds", 1), ("sw_episode", 100),
                               ("sw_updates", 5)),
@@ -330,7 +307,8 @@ The line is the mean over seeds of a trailing mean over 10 episodes, the band it
             settings=("sw_steps", "sw_seeds", "sw_episode", "sw_updates"),
             compute="run_swimmer",
             plots=(Plot("swimmer_eta", title="η on Swimmer (λ = 0.01, k = 10)"),),
-            text=swimmer.TEXT, estimate="swimmer_estimate", summary="swimmer_summary"),
+            text=prose(__file__, "swimmer.md"), estimate="swimmer_estimate",
+            summary="swimmer_summary"),
         Run("swimmer_lk", quick=(("sw_steps", 100), ("sw_seeds", 1), ("sw_episode", 100),
                                  ("sw_updates", 5)),
             title="Fig 6.1 (a) and (c) on Swimmer (MuJoCo)", button="Run λ and k on Swimmer",
@@ -339,39 +317,11 @@ The line is the mean over seeds of a trailing mean over 10 episodes, the band it
             plots=(Plot("swimmer_lam", title="(a) λ on Swimmer (η = 0.1, k = 10)"),
                    Plot("swimmer_k", title="(c) k on Swimmer (λ = 0.01, η = 0.1)"),
                    Plot("swimmer_k_variance", title="(c) the variance of δₖ against k")),
-            text=swimmer.TEXT_LAM_K, estimate="swimmer_lk_estimate",
+            text=prose(__file__, "swimmer_lk.md"), estimate="swimmer_lk_estimate",
             summary="swimmer_lk_summary"),
     )
 
-    text = r"""
-### SBEED: learning V and π from a Bellman error that sampling cannot bias
-
-Smoothing the Bellman equation with an entropy term $\lambda$ (eq 6.4) gives a unique pair
-$(V^*_\lambda, \pi^*_\lambda)$ that satisfies, for **every** state and action (Prop 26),
-
-$$V(s) = R(s, a) + \gamma\,\mathbb{E}_{s'|s,a} V(s') - \lambda \log \pi(a \mid s).$$
-
-Squaring the gap and averaging over data is natural, but $\mathbb{E}[(\delta - V(s))^2]$ with
-$\delta = R + \gamma V(s') - \lambda\log\pi$ from one sampled $s'$ adds
-$\gamma^2\,\mathrm{Var}_{s'}[V(s')]$: minimising it prefers values and policies whose next states
-vary little (PCL's objective). SBEED writes the square through its dual and solves
-
-$$\min_{V,\pi}\max_\rho\ \mathbb{E}[(\delta - V(s))^2] - \eta\,\mathbb{E}[(\delta - \rho(s,a))^2],$$
-
-where the optimal $\rho$ is $\mathbb{E}_{s'}\delta$ and the second term cancels the variance
-(Prop 55): $\eta = 1$ is unbiased, $\eta = 0$ is PCL, in between interpolates.
-
-**What you see.** Tabular SBEED (V a table, π a softmax, the dual at its maximiser or learned
-from a replay buffer) for each chosen $\eta$. *Top left:* $\|V_t - V^*_\lambda\|_\infty$ against
-iterations: $\eta = 1$ goes to 0, $\eta < 1$ stops at a biased fixed point. *Top right:* the
-smoothed value of the learned policy against that of $\pi^*_\lambda$ (dashed). *Bottom:* V per
-state at the timeline's iteration $t$ against $V^*_\lambda$, the learned policy, and how $\lambda$ sets the optimal policy's
-entropy.
-
-**Try.** On the risky choice, $\eta = 0$ prefers the risky branch (0.89) where the smoothed
-optimum takes it with probability 0.39. Choose a Garnet and set the branching to 1: all
-$\eta$ agree. Switch to sampled gradients and raise $k$. Then run the sweeps and Pendulum below.
-"""
+    text = prose(__file__, "page.md")
 
     # --- computation -------------------------------------------------------------------------
     def _mdp_key(self) -> tuple:

@@ -19,7 +19,7 @@ from views.framework.jobs import progress_part
 from views.framework.text import verdict_markdown
 
 __all__ = ["AblationRuns", "PENDULUM_SECONDS_PER_K", "DUAL_SOLVE_COST", "TABULAR_SECONDS_PER_K",
-           "TABULAR_UPDATES_PER_STEP", "BEFORE", "TEXT", "run", "estimate", "summary", "returns_panel", "runs_panel",
+           "TABULAR_UPDATES_PER_STEP", "BEFORE", "run", "estimate", "summary", "returns_panel", "runs_panel",
            "tabular_panel",
            "smooth", "study"]
 
@@ -38,22 +38,6 @@ TABULAR_SECONDS_PER_K = 0.5
 TABULAR_UPDATES_PER_STEP = 2
 #: One colour per value of a panel (the eta grid has six).
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
-
-TEXT = r"""
-One factor at a time around $\lambda = 0.01$, $\eta = 0.1$, $k = 10$, with transition noise
-0.2 rad/s, over the grids the paper searched ($\lambda \in \{0.001, 0.01, 0.1\}$,
-$\eta \in \{0.004, 0.01, 0.04, 0.1\}$ with 0 and 1 added, $k \in \{1, 10, 20, 100\}$): lines
-are medians over seeds, bands the 25-75 % range (the paper's 50 % band). The dual sees the
-first $k$ actions of each segment (appendix D.3) and is solved on the replay buffer at every
-update (Algorithm 5, line 7). At 0.2 rad/s the transitions add little variance for the dual to
-cancel (Prop 55), so $\eta$ is run again with noise of 1 rad/s, and on a 30-state Garnet
-with 5 next states per $(s, a)$ (two updates per Pendulum step), where the tabular dual is
-exact: the value its learned policy loses against $\pi^*_\lambda$ for each $\eta$ and seed,
-and the exact-gradient run's
-$\|V - V^*_\lambda\|_\infty$ (dashed, the bias of eq D.1 alone). The paper reports intermediate
-values best in each panel; a best value is named only when it beats the others by more than
-twice the standard error over seeds."""
-
 
 @dataclass(frozen=True)
 class AblationRuns:

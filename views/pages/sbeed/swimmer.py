@@ -15,7 +15,7 @@ from views.framework import axis, style
 from views.framework.text import verdict_markdown
 from views.pages.sbeed.ablation import COLORS, runs_panel
 
-__all__ = ["SECONDS_PER_K", "ETA_ZERO_COST", "K_COST", "TEXT", "TEXT_LAM_K", "run", "estimate",
+__all__ = ["SECONDS_PER_K", "ETA_ZERO_COST", "K_COST", "run", "estimate",
            "summary", "eta_panel", "study", "run_lam_k", "estimate_lam_k", "summary_lam_k",
            "lam_panel", "k_panel", "k_variance_panel", "study_lam_k"]
 
@@ -29,21 +29,6 @@ ETA_ZERO_COST = 0.8
 #: 2.26, 3.25 and 8.54 s of CPU at k = 1, 10, 20 and 100 (2026-11-26, load 2): about
 #: (25 + k) / 35.
 K_COST = {k: (25.0 + k) / 35.0 for k in sw.SWIMMER_ABLATION["k"]}
-
-TEXT = r"""
-Fig 6.1 (b) on gymnasium's Swimmer-v5 (MuJoCo, from the `mujoco` wheel), the environment of the
-paper's ablation, with noise $\mathcal{N}(0, 0.3^2)$ added to each torque (the paper's
-"stochastic transition", not described there): $\eta$ over the thesis's grid
-$\{0.004, 0.01, 0.04, 0.1\}$ with 0 and 1 added, at $\lambda = 0.01$, $k = 10$,
-$\gamma = 0.995$ (Sec 6.7.1). The learner is the Pendulum run's with a 2-D action: a Gaussian
-policy whose mean is linear in 100 random RBF features of the standardised 8-D observation (the
-paper's RBF network with 100 hidden nodes), one learned standard deviation per torque; V and
-the dual (of $s_0$ and the segment's 10 actions) linear in 200 random features, the dual solved
-on a replay buffer of 10 episodes at every update. Lines are medians over seeds of a trailing
-mean over 10 episodes (1,000 steps each), bands the 25-75 % range; the initial policy (mean 0,
-standard deviation 1) scores about 10 an episode. The thesis's runs are far longer (its run
-length is not printed) and its plotted curves are not in the text we have."""
-
 
 def run(settings: dict, progress=None) -> sw.SwimmerAblation:
     """The page's settings ``sw_steps``, ``sw_seeds``, ``sw_episode`` and ``sw_updates``: the
@@ -151,19 +136,6 @@ def _panel_table(result: sw.SwimmerAblation, verdict, name: str, symbol: str):
 
 
 # --- Fig 6.1 (a) and (c) on Swimmer -------------------------------------------------------------
-
-TEXT_LAM_K = r"""
-Fig 6.1 (a) and (c) on Swimmer-v5, the same learner, noise and budget as the $\eta$ run above:
-(a) the entropy weight $\lambda$ of the smoothed Bellman equation (eq 6.4) over the thesis's
-grid $\{0.001, 0.01, 0.1\}$ at $\eta = 0.1$, $k = 10$; (c) the rollout length $k$ of the
-multi-step objective (eq D.3, appendix D.3.2: $\delta_k = \sum_{i<k} \gamma^i (R_i - \lambda
-\log \pi(a_i \mid s_i)) + \gamma^k V(s_k)$, cut at the episode's end) over the thesis's grid
-$\{1, 10, 20, 100\}$ at $\lambda = 0.01$, $\eta = 0.1$; the dual sees $s_0$ and the segment's $k$
-actions. The shared setting ($\lambda = 0.01$, $k = 10$) runs once. The thesis says an
-intermediate value of each is best, and that a longer rollout increases the variance: the last
-panel is the variance of $\delta_k$ over the replay buffer (mean of the last 5 episodes) per
-seed against $k$. Lines and bands as above."""
-
 
 def run_lam_k(settings: dict, progress=None) -> sw.SwimmerAblation:
     """The page's settings ``sw_steps``, ``sw_seeds``, ``sw_episode`` and ``sw_updates``: the
