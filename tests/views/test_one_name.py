@@ -52,10 +52,12 @@ def test_the_folders_hold_the_registered_systems_and_nothing_else():
                                f"{sorted(modules - SHARED)} (a system's code goes in its package)")
     assert set(top) == packages | modules, (
         f"neither module nor package: {sorted(set(top) - packages - modules)}")
-    pages = _entries(ROOT / "views" / "pages")
-    code = {name for name, path in pages.items() if path.is_dir() or path.suffix == ".py"}
+    pages = [path for path in (ROOT / "views" / "pages").iterdir()
+             if not path.name.startswith((".", "__"))]
+    code = {path.stem for path in pages if path.is_dir() or path.suffix == ".py"}
     assert code == slugs, f"page modules that are no registered page: {sorted(code - slugs)}"
     # beside them only their prose: <slug>.md and <slug>.<part>.md
-    assert {name.split(".")[0] for name, path in pages.items() if path.suffix == ".md"} <= slugs
-    assert set(pages) == code | {name for name, path in pages.items() if path.suffix == ".md"}
+    prose = [path.name for path in pages if path.suffix == ".md"]
+    assert [name for name in prose if name.split(".")[0] not in slugs] == []
+    assert len(pages) == len(code) + len(prose), sorted(path.name for path in pages)
     assert {p.stem for p in (ROOT / "assets" / "thumbnails").glob("*.png")} == slugs
