@@ -2,17 +2,19 @@
 with no other file changed (issue 46 item 2).
 
 The test writes, in a temporary directory, a tiny engine package (``dynamics/toy/``: a random
-walk with drift) and a tiny page module (``views/pages/toy.py``: three knobs, three plots), makes
-them importable as ``dynamics.toy`` and ``views.pages.toy`` (the temporary folders join those
-packages' search paths, as if the files stood in the repository), and registers the page with
-the line CONTRIBUTING.md gives, ``views.register(ToyExplorer)``. Then the generic tests that
-every registered page passes run on it (they are called, not copied): it builds, its knobs carry
-labels, docs and bounds, a change changes its plots, its ignored knobs leave their panels alone,
-it exports PNG (matplotlib) and HTML, a live page equals a fresh page opened at its URL after
-random moves, and a third of the URL fuzz's links open it cleanly. Its URL goes out and comes
-back in, and the served app (``app/main.py``, loaded in-process) lists it in its menu and home
-page and builds its page, and its start (``app/app_hooks.py``) draws it. The repository's files are the same before and after, and the
-registration is undone at the end.
+walk with drift), a tiny page module (``views/pages/toy.py``: four knobs, three plots) and its
+text (``views/pages/toy.md``), makes them importable as ``dynamics.toy`` and
+``views.pages.toy`` (the temporary folders join those packages' search paths, as if the files
+stood in the repository), and registers the page with the line CONTRIBUTING.md gives,
+``views.register(ToyExplorer)``. Then the generic tests that every registered page passes run
+on it (they are called, not copied): it builds, its knobs carry labels, docs and bounds, a
+change changes its plots, its ignored knobs leave their panels alone, it exports PNG
+(matplotlib) and HTML, its text is read from its Markdown file, a live page equals a fresh page
+opened at its URL after random moves, and a third of the URL fuzz's links open it cleanly. Its
+URL goes out and comes back in, the served app (``app/main.py``, loaded in-process) lists it in
+its menu and home page and builds its page, and the server's start (``app/app_hooks.py``)
+draws it. The repository's files are the same before and after, and the registration is undone
+at the end.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ import param
 from dynamics import toy
 from views.framework import Explorer, Plot, style
 from views.framework.cache import results_cache
+from views.framework.text import prose
 from views.pages.torus import TorusExplorer
 
 PATH_DIMS = [hv.Dimension("t", label="step t"), hv.Dimension("x", label="position xₜ")]
@@ -101,11 +104,7 @@ class ToyExplorer(Explorer):
     summary = "A random walk with drift: where it goes and where it has been."
     paper = TorusExplorer.paper  # no paper of its own: the torus page's, in the form pages declare
     figures = "none"
-    text = r"""
-### A random walk
-
-Each step adds the drift $\\mu$ and a standard normal number: $x_t = x_{t-1} + \\mu + z_t$.
-"""
+    text = prose(__file__, "toy.md")
 
     seed = param.Integer(1, bounds=(0, 999), label="Seed", doc="Seed of the normal steps.")
     steps = param.Integer(400, bounds=(10, 4000), step=10, label="Steps T",
@@ -147,6 +146,14 @@ Each step adds the drift $\\mu$ and a standard normal number: $x_t = x_{t-1} + \
 '''
 
 
+#: ``views/pages/toy.md``: its text, beside it.
+TEXT = r"""
+### A random walk
+
+Each step adds the drift $\mu$ and a standard normal number: $x_t = x_{t-1} + \mu + z_t$.
+"""
+
+
 def _repository_state() -> str | None:
     """The repository's changed and untracked files (``git status``), or None outside git."""
     try:
@@ -167,6 +174,7 @@ def toy(tmp_path_factory):
     (root / "dynamics" / SLUG / "__init__.py").write_text(textwrap.dedent(ENGINE))
     (root / "pages").mkdir()
     (root / "pages" / f"{SLUG}.py").write_text(textwrap.dedent(PAGE))
+    (root / "pages" / f"{SLUG}.md").write_text(TEXT)
     importlib.invalidate_caches()
     with pytest.MonkeyPatch.context() as patch:
         # as if the files stood in dynamics/ and views/pages/
@@ -207,6 +215,13 @@ def test_the_toy_page_passes_the_generic_page_tests(toy, tmp_path):
     for suffix in (".png", ".html"):
         with pytest.MonkeyPatch.context() as patch:
             generic.test_export_writes_valid_file(SLUG, suffix, tmp_path, patch)
+
+
+def test_the_toy_pages_text_is_read_from_its_markdown_file(toy):
+    from .test_prose import test_every_piece_of_prose_is_non_empty_and_read_from_a_markdown_file
+
+    test_every_piece_of_prose_is_non_empty_and_read_from_a_markdown_file(SLUG)
+    assert toy.text == TEXT.strip()
 
 
 def test_the_toy_page_live_equals_fresh(toy):
