@@ -1,8 +1,9 @@
 """Explorers of Learning Dynamics Explorer: param knobs -> HoloViews plots, page text, export.
 
-``EXPLORERS`` maps each page's short name to its explorer class; the app and the tests iterate
-over it. Each explorer has ``figure()`` (the current figure as a HoloViews object), ``export(path)``
-(.png .svg .pdf .html) and ``panel()`` (the page body).
+``EXPLORERS`` maps each page's short name to its explorer class, one ``register`` line a page;
+the app, the warm-up, the tests and the benches iterate over it. Each explorer has ``figure()``
+(the current figure as a HoloViews object), ``export(path)`` (.png .svg .pdf .html) and
+``panel()`` (the page body).
 """
 
 from __future__ import annotations
@@ -21,17 +22,48 @@ from views.pages.pct import PCTExplorer
 from views.pages.rbm import HiddenHerdingExplorer
 from views.pages.dsg import DSGExplorer
 from views.pages.esgd import EmbeddingSGDExplorer
-from views.framework import warmup_rasters
+from views.framework import Explorer, warmup_rasters
 
-#: Short name -> explorer class, in the order of the app's navigation.
-EXPLORERS = {
-    cls.slug: cls
-    for cls in (HerdingExplorer, NeuronExplorer, TorusExplorer, BifurcationExplorer, IsingExplorer,
-                PCTExplorer, HiddenHerdingExplorer, DoeblinExplorer, PMDExplorer, SBEEDExplorer,
-                OnlineBayesExplorer, HBMExplorer, DSGExplorer, EmbeddingSGDExplorer)
-}
+#: Short name -> explorer class, in the order of the app's navigation (``register``).
+EXPLORERS: dict[str, type] = {}
 
-__all__ = ["EXPLORERS", "warmup", "warmup_rasters"]
+
+def register(cls: type) -> type:
+    """Add the page ``cls`` (an ``Explorer`` subclass) to ``EXPLORERS`` under its ``slug``,
+    after the pages registered before it (the app's menu, home page and the generic tests
+    follow this order). Everything else about the page is read from its class.
+
+    Raises ``TypeError`` if ``cls`` is not an ``Explorer`` subclass and ``ValueError`` if its
+    slug is not a lowercase Python name or is taken by another class. Returns ``cls``."""
+    if not (isinstance(cls, type) and issubclass(cls, Explorer)):
+        raise TypeError(f"cls must be a subclass of views.framework.Explorer, got {cls!r}")
+    slug = cls.slug
+    if not (isinstance(slug, str) and slug.isidentifier() and slug == slug.lower()
+            and not slug.startswith("_")):
+        raise ValueError(f"cls.slug must be a lowercase Python name (the name of its engine "
+                         f"package dynamics/<slug>/), got {slug!r}")
+    if EXPLORERS.get(slug, cls) is not cls:
+        raise ValueError(f"cls.slug {slug!r} is already the page of {EXPLORERS[slug].__qualname__}")
+    EXPLORERS[slug] = cls
+    return cls
+
+
+register(HerdingExplorer)
+register(NeuronExplorer)
+register(TorusExplorer)
+register(BifurcationExplorer)
+register(IsingExplorer)
+register(PCTExplorer)
+register(HiddenHerdingExplorer)
+register(DoeblinExplorer)
+register(PMDExplorer)
+register(SBEEDExplorer)
+register(OnlineBayesExplorer)
+register(HBMExplorer)
+register(DSGExplorer)
+register(EmbeddingSGDExplorer)
+
+__all__ = ["EXPLORERS", "register", "warmup", "warmup_rasters"]
 
 
 def warmup(slug: str | None = None) -> None:

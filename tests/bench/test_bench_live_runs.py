@@ -20,19 +20,26 @@ import pytest
 
 from tests.app._burst import PRINT
 from tests.app.conftest import browser, server  # noqa: F401
+from views import EXPLORERS
 
 pytestmark = [pytest.mark.bench, pytest.mark.browser]
 
 MOVES = 4
 QUIET_MS = 3000
 SLACK = 1.5  # seconds a move may take longer during a run
-#: page -> (link settings that make the run last, the run's button)
+#: page -> (link settings that make the run last, the run): one long run of each kind
 RUNS = {
-    "herding": ("box_steps=2000000", "Measure the dimension"),
-    "bayes": ("", "Run the learning curves"),
-    "sbeed": ("", "Train on Pendulum"),
-    "pct": ("", "Train all three"),
+    "herding": ("box_steps=2000000", "box"),
+    "bayes": ("", "curve"),
+    "sbeed": ("", "pendulum"),
+    "pct": ("", "boundaries"),
 }
+
+
+def _button(slug: str, run: str) -> str:
+    """The label of the button that starts ``run`` on ``slug``'s page (its ``Run`` declares it)."""
+    return next(r.button for r in EXPLORERS[slug].runs if r.name == run)
+
 
 WATCH_FIRST = """() => {
     const first = () => {
@@ -86,7 +93,8 @@ def _times(page, handle, moves: int = MOVES) -> list[float]:
 
 @pytest.mark.parametrize("slug", list(RUNS))
 def test_a_slider_move_during_a_run(server, browser, slug):  # noqa: F811
-    query, button = RUNS[slug]
+    query, run = RUNS[slug]
+    button = _button(slug, run)
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         page.goto(f"{server}?page={slug}&{query}", wait_until="domcontentloaded",

@@ -14,21 +14,23 @@ Run: ``LDX_REQUIRE_BROWSER=1 pytest -m bench tests/bench/test_bench_timeline.py 
 
 from __future__ import annotations
 
+import urllib.parse
+
 import pytest
 
 from tests.app.conftest import browser, server  # noqa: F401
 from tests.bench._timing import best_time
+from views import EXPLORERS
 
 pytestmark = [pytest.mark.bench, pytest.mark.browser]
 
 #: Seconds of play counted, after a second of warm-up.
 SECONDS = 4
 TARGET = 30
-#: Each page at its default sizes but for herding's and the neuron's long runs.
-PAGES = {"herding": "steps=20000", "neuron": "stripes=200", "ising": "steps=1000",
-         "bayes": "examples=200", "doeblin": "chain=three-state", "pmd": "particles=1500",
-         "sbeed": "iterations=5000", "torus": "steps=20000", "bifurcation": "burn_in=2000",
-         "pct": "steps=2000", "esgd": "data=20000"}
+#: Every page with a timeline, at its defaults but for the knobs of its ``bench_timeline``
+#: (the neuron's: the steps shown as stripes, which its timeline spans).
+PAGES = {slug: urllib.parse.urlencode({"page": slug, **cls.bench_timeline})
+         for slug, cls in EXPLORERS.items() if cls.timeline is not None}
 
 #: Count the paints of every Bokeh plot (its view's ``_actual_paint``) and the animation frames
 #: over ``seconds``: per second, the paints of the plot that painted least among those that
@@ -74,7 +76,7 @@ def test_timeline_redraws_per_second(server, browser, slug, faster):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     try:
-        page.goto(f"{server}?page={slug}&{PAGES[slug]}", wait_until="domcontentloaded",
+        page.goto(f"{server}?{PAGES[slug]}", wait_until="domcontentloaded",
                   timeout=60_000)
         page.wait_for_function(
             "() => window.Bokeh && Bokeh.documents.length && [...Bokeh.documents[0]._all_models"

@@ -213,6 +213,12 @@ def test_every_explorer_has_a_redraw_benchmark_and_the_guide_says_how():
     import pathlib
 
     assert [slug for slug, cls in EXPLORERS.items() if len(cls.bench_move) != 2] == []
+    for slug, cls in EXPLORERS.items():  # the timeline bench's knobs open the page cleanly
+        if cls.bench_timeline:
+            assert cls.timeline is not None, f"{slug}: bench_timeline without a timeline"
+            opened, messages = cls.from_query({k: [str(v).encode()]
+                                               for k, v in cls.bench_timeline.items()})
+            assert messages == [] and opened.error == "", (slug, messages, opened.error)
     guide = (pathlib.Path(__file__).resolve().parents[2] / "CONTRIBUTING.md").read_text()
     for step in ("dynamics.ENGINES", "EXPLORERS", "example_change", "_thumbnails", "bench_move",
                  "Run("):

@@ -23,6 +23,7 @@ from views.pages.herding import HerdingExplorer
 from views.pages.neuron import NeuronExplorer
 from views.pages.pct import PCTExplorer
 from views.pages.torus import TorusExplorer
+from views import EXPLORERS
 
 
 def _control_models(explorer):
@@ -219,10 +220,11 @@ def test_pmd_particles_at_t_are_the_engines():
 
 @pytest.mark.parametrize("slug, knobs", [
     ("bayes", dict(examples=2000)),
-    ("pmd", dict(particles=3000, n_data=300, batch_size=1)), ("doeblin", {}), ("sbeed", {}),
-    ("ising", {}), ("bayes", {}), ("pmd", {})])
+    ("pmd", dict(particles=3000, n_data=300, batch_size=1)),
+    *[(slug, {}) for slug, cls in EXPLORERS.items() if cls.timeline is not None]])
 def test_frames_of_a_run_stay_within_the_byte_budget(slug, knobs):
-    from views import EXPLORERS
+    """At the largest sizes of the pages with the most bytes a frame, and on every page with a
+    timeline at its defaults."""
     from views.framework.marks import MAX_BYTES, frames_bytes
 
     e = EXPLORERS[slug](**knobs)

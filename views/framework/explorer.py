@@ -79,7 +79,7 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     timeline: ClassVar[Timeline | None] = None
 
     # What the generic tests and benches need of a page, declared with it (so that adding a
-    # page touches its engine, its view, its tests and one registration, ``views.EXPLORERS``).
+    # page touches its engine, its view, its tests and one registration, ``views.register``).
     #: Knob values that must change what the page plots (``tests/views/test_explorers.py``).
     example_change: ClassVar[dict] = {}
     #: A knob and fresh values to move it through, for the redraw benchmark
@@ -91,6 +91,9 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     #: Smaller knob values for tests of what is done with a result, not of computing it (the
     #: offline HTML export).
     quick: ClassVar[dict] = {}
+    #: Knob values at which the timeline benchmark plays the page, when its defaults make a short
+    #: timeline (``tests/bench/test_bench_timeline.py``; default: the defaults).
+    bench_timeline: ClassVar[dict] = {}
 
     error = param.String(default="", precedence=-1, doc="Message of the last failed computation.")
     notice = param.String(default="", precedence=-1,

@@ -111,6 +111,7 @@ class NeuronExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"rate": 0.3}
     bench_move = ("rate", [0.301, 0.302, 0.303, 0.304, 0.305, 0.306, 0.307, 0.308])
+    bench_timeline = {"stripes": 200}  # the timeline spans the steps shown as stripes
     quick = dict(steps=200)
     plots = (
         Plot("weights_plot", title="Weights wₜ (Figs 1.8-1.9a)",
