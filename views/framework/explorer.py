@@ -54,7 +54,8 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     #: then after a ";" the equations and theorems (the home card shows the part before it).
     paper: ClassVar[Paper | None] = None
     figures: ClassVar[str] = ""
-    #: Page text (Markdown with LaTeX): what the plot shows, the equations, what to try.
+    #: Page text (Markdown with LaTeX): what the plot shows, the equations, what to try; read from
+    #: the Markdown file beside the page, ``prose(__file__, "page.md")``.
     text: ClassVar[str] = ""
     #: The panels of the figure, in reading order.
     plots: ClassVar[tuple[Plot, ...]] = ()
