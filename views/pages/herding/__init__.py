@@ -198,7 +198,7 @@ class HerdingExplorer(Explorer):
 
     timeline = Timeline(
         "weight_frames", unit="step", max_frames=TIME_FRAMES,
-        caption=prose(__file__, "herding.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(*_weight_marks("cones_plot"), *_weight_marks("tipi_plot"),
                Mark("moment_plot", "vline", x="T1",
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
@@ -211,18 +211,18 @@ class HerdingExplorer(Explorer):
             uses=("n_states", "n_features", "seed", "w0", "eta"),
             plots=(Plot("box_plot", title="Boxes holding a weight, by box size"),
                    Plot("slopes_plot", title="Local slopes: the dimension by scale")),
-            text=prose(__file__, "herding.box.md"),
+            text=prose(__file__, "box.md"),
             estimate="box_estimate", summary="box_summary"),
         Run("tables", quick=(("data_sets", ["diabetes"]), ("samples", 1_000), ("splits", 2)),
             title="Herding on data (Tables 1.1-1.2)", button="Run both tables",
             settings=("data_sets", "samples", "splits", "data_seed"), compute="run_tables",
             plots=(Plot("kl_plot", title="Table 1.1: KL of P(k), the count of ones"),
                    Plot("error_plot", title="Table 1.2: test error (± sd)")),
-            text=prose(__file__, "herding.tables.md"), estimate="tables_estimate",
+            text=prose(__file__, "tables.md"), estimate="tables_estimate",
             summary="tables_summary", extra="tables_extra"),
     )
 
-    text = prose(__file__, "herding.md")
+    text = prose(__file__, "page.md")
 
     # --- knobs -------------------------------------------------------------------------------
     def validate(self, name: str, value) -> None:
