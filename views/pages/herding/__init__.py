@@ -378,7 +378,7 @@ class HerdingExplorer(Explorer):
             sample=CORRELATION_SAMPLE, seed=0, progress=progress_part(progress, 0.0, 1.0, ""))
 
     def box_estimate(self, settings: dict) -> float:
-        # measured on the 2-core VM, beside other work (load 1.7): 1.85 s for 10^6 points
+        # measured on the development machine: 1.85 s for 10^6 points
         # (herding 1.01 x 10^6 steps, one sort of the boxes, the correlation sum of 2 x 10^4)
         return 0.5 + 1.5 * settings["box_steps"] / 1_000_000
 
@@ -452,7 +452,7 @@ class HerdingExplorer(Explorer):
                               progress=progress)
 
     def tables_estimate(self, settings: dict) -> float:
-        # measured on the 2-core VM (CPU seconds a data set): Table 1.1 about 0.2 + 0.7 per
+        # measured on the development machine (CPU seconds a data set): Table 1.1 about 0.2 + 0.7 per
         # 10^5 samples, Table 1.2 about 0.2 + 0.35 per 10^5 herding steps a split
         S = settings["samples"] / 100_000
         return len(settings["data_sets"]) * (0.2 + 0.7 * S

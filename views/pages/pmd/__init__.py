@@ -65,12 +65,12 @@ EXACT_COLOR = "#222222"
 PARTICLE_CMAP = list(reversed(Inferno256[:185]))
 #: Seconds per repeat of the Fig 4.1 run at the default sizes on the development machine (2
 #: shared cores), for the estimate shown before a run: the default 3 repeats took 23.1 s (16.2 s
-#: of CPU) on 2026-11-26 at load 3.9.
+#: of CPU).
 SECONDS_PER_REPEAT = 7.0
 #: The rate run's largest particle counts (counts 250 x 4^k up to it).
 RATE_LARGEST = (4000, 16000, 64000)
 #: Seconds of the rate run per repeat and 1000 particles at 100 data, and of the logistic run
-#: per repeat and 1000 particles at 5 passes (measured on the development machine, load ~4).
+#: per repeat and 1000 particles at 5 passes (measured on the development machine).
 RATE_SECONDS = 0.006
 LOGISTIC_SECONDS = 1.6
 LR_COLORS = {"PMD": "#d62728", "SGLD": "#1f77b4"}
