@@ -3,10 +3,10 @@ Learning*, secs 6-9), and the exact batch posterior it approximates.
 
 A package by subject, every public name imported here: ``adf`` (the ADF updates, eqs 7.1-7.2 and
 9.1-9.4, the teacher-student learning curve of Fig 2 and the replica curve of batch Bayes for
-N -> infinity), ``toy`` (the 1-D toy of Fig 1 and its misspecified version, eq 8.10), ``batch`` (the batch Bayes
-posterior at finite N, by quadrature and by elliptical slice sampling, and the Hebbian form of the
-spherical update, the remark after eq 9.4) and ``claims`` (both claims, judged on runs of
-these). See each module's docstring for the equations.
+N -> infinity), ``toy`` (the 1-D toy of Fig 1 and its misspecified version, eq 8.10),
+``batch`` (the batch Bayes posterior at finite N, by quadrature and by elliptical slice
+sampling, and the Hebbian form of the spherical update, the remark after eq 9.4) and ``claims``
+(both claims, judged on runs of these). See each module's docstring for the equations.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The word task of Sec 5 (Fig 4): noisy words decoded by a strong Doeblin chain trained with
-Algorithm 1, against Gibbs-chain MCMC gradients. The model: ``dynamics.doeblin.sequence``; Algorithm
-1: ``dynamics.doeblin.learning``; the training and evaluation kernels:
-``dynamics.doeblin.word_training``."""
+Algorithm 1, against Gibbs-chain MCMC gradients. The model: ``dynamics.doeblin.sequence``;
+Algorithm 1: ``dynamics.doeblin.learning``; the training and evaluation kernels:
+``dynamics.doeblin.word_training`` (re-exported here)."""
 
 from __future__ import annotations
 

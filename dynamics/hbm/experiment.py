@@ -20,7 +20,8 @@ from ..checks import (as_generator, check_array, check_choice, check_count, chec
                       check_instance, check_progress, report)
 from ..sweep import sweep as _sweep
 from .model import fit_hbm, kl, n_parameters, project
-from .rbm import MAX_DATA, MAX_HIDDEN, RBM, _check_p, _n_of, fit_rbm_cd, fit_rbm_exact, rbm_parameters
+from .rbm import (MAX_DATA, MAX_HIDDEN, RBM, _check_p, _n_of, fit_rbm_cd, fit_rbm_exact,
+                  rbm_parameters)
 
 __all__ = ["BiasVariance", "Model", "bias_variance", "Sweep", "sweep"]
 

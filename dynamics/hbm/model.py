@@ -34,10 +34,11 @@ p(v) = exp(b.v) prod_j (1 + exp(c_j + W_j.v)) / Z, exact by enumerating the 2^n 
 Fitted by CD-k (the paper's method; k = 1, minibatches of 100, lr 0.1, ``epochs`` passes) or to
 convergence by L-BFGS on the exact likelihood (best of a few starts: it is not convex).
 
-**The decomposition** (L183-190; computed in ``experiment``, judged in ``claims``): E KL(P*, P_hat) = KL(P*, P*_B) [bias] + E KL(P*_B, P_hat)
-[variance] over datasets of size N drawn from P*. For the HBM it holds exactly for every dataset
-and every P_hat in S(B) (Pythagoras in the dually flat manifold: P*_B is the m-projection of P*,
-its eta equal P*'s on B); for the RBM, P*_B is itself a fit and the residual is reported.
+**The decomposition** (L183-190; computed in ``experiment``, judged in ``claims``):
+E KL(P*, P_hat) = KL(P*, P*_B) [bias] + E KL(P*_B, P_hat) [variance] over datasets of size N
+drawn from P*. For the HBM it holds exactly for every dataset and every P_hat in S(B)
+(Pythagoras in the dually flat manifold: P*_B is the m-projection of P*, its eta equal P*'s on
+B); for the RBM, P*_B is itself a fit and the residual is reported.
 
 **What the paper leaves open, and what we chose:** n (the paper does not state it: default 8 on
 the page, up to 12); CD-k's k (1), minibatch (100) and epochs (100); initialisation (theta = 0
@@ -56,8 +57,10 @@ from numba import njit
 
 from ..checks import (as_generator, check_array, check_budget, check_choice, check_count,
                       check_in_range, check_positive, kl_divergence)
-from .rbm import (MAX_N, RBM, _check_counts, _check_p, _n_of,  # noqa: F401  (RBM names re-exported)
-                  fit_rbm_cd, fit_rbm_exact, rbm_log_p, rbm_parameters, visible_states)
+from .rbm import (  # noqa: F401  (the RBM's names, re-exported)
+    MAX_N, RBM, _check_counts, _check_p, _n_of, fit_rbm_cd, fit_rbm_exact, rbm_log_p,
+    rbm_parameters, visible_states,
+)
 
 __all__ = [
     "MAX_N", "PAPER_N", "PAPER_HIDDEN", "RBM", "AISEstimate", "eta_of", "p_of_eta", "theta_of",

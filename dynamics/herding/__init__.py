@@ -23,7 +23,9 @@ are not imported here; ``data`` re-exports those of ``datasets``.
 
 from __future__ import annotations
 
-from dynamics.herding import attractor, claims, data, datasets, dimension, samples, studies  # noqa: F401
+from dynamics.herding import (  # noqa: F401
+    attractor, claims, data, datasets, dimension, samples, studies,
+)
 from dynamics.herding.samples import (  # noqa: F401
     MAX_STEPS,
     SCORE_REFRESH,
