@@ -99,8 +99,8 @@ def pytest_configure(config):
     workers, the apps they serve, the gallery's dask workers, the runs' worker processes) use
     one BLAS thread each unless ``OPENBLAS_NUM_THREADS`` is set: on two cores that two test
     workers already keep busy, OpenBLAS's second thread only contends (the quick gallery's
-    SBEED ablation beside a busy core: 59 s of CPU with two threads, 23 s with one, measured
-    2026-11-26). Benchmarks (one process, ``-m bench``) keep the default."""
+    SBEED ablation beside a busy core took 2.5 times the CPU with two threads as with one).
+    Benchmarks (one process, ``-m bench``) keep the default."""
     if (os.environ.get("PYTEST_XDIST_WORKER") or hasattr(config, "workerinput")
             or not getattr(config.option, "numprocesses", None)):
         return
@@ -111,8 +111,8 @@ def pytest_configure(config):
 
 
 # --- the longest test files first ------------------------------------------------------------
-#: The test files that take longest, longest first (seconds of a full run on this 2-core VM,
-#: 2026-11-26, loaded: 330, 264, 250, 187, 180, 161, 130, 89, 81). ``--dist loadfile`` hands the
+#: The test files that take longest, longest first (as a full run on two cores found them).
+#: ``--dist loadfile`` hands the
 #: files to the two workers in collection order: the quick gallery (tests/views, collected
 #: late) started when the other worker had little left, which then waited for it. Longest
 #: first, the two workers end closer together.

@@ -2,27 +2,24 @@
 Learning*, secs 6-9), and the exact batch posterior it approximates.
 
 A package by subject, every public name imported here: ``adf`` (the ADF updates, eqs 7.1-7.2 and
-9.1-9.4, the 1-D toy of Fig 1 and eq 8.10, the teacher-student learning curve of Fig 2 and the
-replica curve of batch Bayes for N -> infinity), ``batch`` (the batch Bayes
-posterior at finite N, by quadrature and by elliptical slice sampling, and the Hebbian form of the
-spherical update, the remark after eq 9.4) and ``claims`` (both claims, judged on runs of
-these). See each module's docstring for the equations.
+9.1-9.4, the teacher-student learning curve of Fig 2 and the replica curve of batch Bayes for
+N -> infinity), ``toy`` (the 1-D toy of Fig 1 and its misspecified version, eq 8.10),
+``batch`` (the batch Bayes posterior at finite N, by quadrature and by elliptical slice
+sampling, and the Hebbian form of the spherical update, the remark after eq 9.4) and ``claims``
+(both claims, judged on runs of these). See each module's docstring for the equations.
 """
 
 from __future__ import annotations
 
-from dynamics.bayes import adf, batch, claims
+from dynamics.bayes import adf, batch, claims, toy
 from dynamics.bayes.adf import (  # noqa: F401
     MAX_NOISE,
-    TOY_THETA,
-    TOY_SIGMA,
     FIG2_N,
     FIG2_SIGMA,
     QUOTED_ALPHA,
     Posterior,
     PosteriorPath,
     LearningCurve,
-    ToyRun,
     adf_update,
     gaussian_update,
     adf_perceptron,
@@ -31,12 +28,17 @@ from dynamics.bayes.adf import (  # noqa: F401
     generalization_error,
     learning_curve,
     replica_bayes_curve,
-    toy_fisher,
-    toy_sandwich,
-    toy_runs,
     _g,
     _g_nb,
     _log_ndtr_nb,
+)
+from dynamics.bayes.toy import (  # noqa: F401
+    TOY_THETA,
+    TOY_SIGMA,
+    ToyRun,
+    toy_fisher,
+    toy_sandwich,
+    toy_runs,
 )
 from dynamics.bayes.batch import (  # noqa: F401
     MAX_QUADRATURE_N,
@@ -56,10 +58,11 @@ from dynamics.bayes.claims import (  # noqa: F401
     batch_bayes_claim,
 )
 
-__all__ = [*adf.__all__, *batch.__all__, *claims.__all__]
+__all__ = [*adf.__all__, *toy.__all__, *batch.__all__, *claims.__all__]
 
 
 def _warmup() -> None:
     """Compile every kernel of the package on tiny inputs with the production dtypes."""
     adf._warmup()
+    toy._warmup()
     batch._warmup()

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..checks import check_array, check_instance
 from ..claims import Verdict
-from .adf import QUOTED_ALPHA, LearningCurve, ToyRun
+from .adf import QUOTED_ALPHA, LearningCurve
+from .toy import ToyRun
 from .batch import BatchCurve
 
 __all__ = ["EFFICIENCY_TOLERANCE", "BAYES_TOLERANCE", "efficiency_claim", "batch_bayes_claim"]

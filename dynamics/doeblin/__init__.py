@@ -7,12 +7,15 @@ KL divergences (Prop 3.4), the Mahalanobis bound (Prop 3.5), staged chains (Sec 
 Cor 3.7), and the three-state chain of the paper's Fig 1, learning (Sec 4, Algorithm 1) and the
 experiments of Sec 5. A package by subject, every public name imported here:
 
-- ``chains``: restarted chains and their closed forms, example chains;
+- ``chains``: restarted chains and their closed forms (eqs 1-3, Props 3.1-3.5);
+- ``builders``: the example chains (Fig 1, random, barbell) and restart laws;
 - ``sampling``: the exact restart sampler (Prop 3.2) raced against the plain chain;
 - ``staged``: staged chains and the bounds of Thm 3.6 and Cor 3.7;
-- ``learning``: the sequence model and Algorithm 1's gradient estimates;
-- ``word_task``: the word task of Sec 5 / Fig 4;
-- ``dnf``: the DNF formula search of Sec 5 / Table 1;
+- ``sequence``: the sequence model of Sec 4 (eqs 4-6), its chains and exact likelihood;
+- ``gibbs``: the Numba kernels of its two base chains u_theta and A_theta (eq 5);
+- ``learning``: Algorithm 1's gradient estimates (Sec 4, 4.2);
+- ``word_task``: the word task of Sec 5 / Fig 4, and ``word_training`` its training kernels;
+- ``dnf``: the DNF formula search of Sec 5, and ``dnf_table`` its Table 1 experiment;
 - ``claims``: the paper's claims, judged on the runs above;
 - ``studies``: the word task and the DNF search over the settings the paper leaves open.
 
@@ -57,7 +60,6 @@ from dynamics.doeblin.chains import (  # noqa: F401
     MAX_SWEEP_COST,
     MAX_STAGED_STATES,
     MAX_BOUND_HORIZON,
-    RESTART_LAWS,
     MIN_EPS,
     restart_chain,
     stationary,
@@ -70,6 +72,10 @@ from dynamics.doeblin.chains import (  # noqa: F401
     restart_spectrum,
     RestartSweep,
     restart_sweep,
+)
+from dynamics.doeblin import builders
+from dynamics.doeblin.builders import (  # noqa: F401
+    RESTART_LAWS,
     three_state_chain,
     random_chain,
     barbell_chain,
@@ -96,8 +102,8 @@ from dynamics.doeblin.staged import (  # noqa: F401
     StagedBounds,
     staged_cycle_bounds,
 )
-from dynamics.doeblin import learning
-from dynamics.doeblin.learning import (  # noqa: F401
+from dynamics.doeblin import sequence
+from dynamics.doeblin.sequence import (  # noqa: F401
     MAX_CODES,
     MAX_ENUMERATED,
     MAX_TRANSITIONS,
@@ -106,13 +112,17 @@ from dynamics.doeblin.learning import (  # noqa: F401
     model_chains,
     exact_log_likelihood,
     exact_gradient,
-    gibbs_path,
+)
+from dynamics.doeblin import gibbs
+from dynamics.doeblin.gibbs import gibbs_path  # noqa: F401
+from dynamics.doeblin import learning
+from dynamics.doeblin.learning import (  # noqa: F401
     SampledGradient,
     sample_gradient,
     GradientConvergence,
     gradient_convergence,
 )
-from dynamics.doeblin import word_task
+from dynamics.doeblin import word_task, word_training
 from dynamics.doeblin.word_task import (  # noqa: F401
     WORD_LETTERS,
     WORD_LIST,
@@ -139,9 +149,9 @@ from dynamics.doeblin.dnf import (  # noqa: F401
     make_dnf_problem,
     DNFSearchResult,
     dnf_search,
-    DNFTable,
-    dnf_experiment,
 )
+from dynamics.doeblin import dnf_table
+from dynamics.doeblin.dnf_table import DNFTable, dnf_experiment  # noqa: F401
 
 from dynamics.doeblin import claims
 from dynamics.doeblin.claims import (  # noqa: F401
@@ -159,11 +169,12 @@ from dynamics.doeblin.studies import (  # noqa: F401
     dnf_study,
 )
 
-__all__ = [*chains.__all__, *sampling.__all__, *staged.__all__, *learning.__all__,
-           *word_task.__all__, *dnf.__all__, *claims.__all__, *studies.__all__]
+__all__ = [*chains.__all__, *builders.__all__, *sampling.__all__, *staged.__all__,
+           *sequence.__all__, *gibbs.__all__, *learning.__all__, *word_task.__all__,
+           *dnf.__all__, *dnf_table.__all__, *claims.__all__, *studies.__all__]
 
 
 def _warmup() -> None:
     """Compile (or load from cache) every kernel of the Doeblin engine with production dtypes."""
-    for module in (chains, sampling, staged, learning, word_task, dnf):
+    for module in (chains, sampling, staged, learning, word_training, dnf):
         module._warmup()

@@ -9,7 +9,7 @@ import numpy as np
 from dynamics.checks import check_count, check_instance
 from dynamics.claims import Verdict
 from dynamics.doeblin.chains import RestartSweep
-from dynamics.doeblin.dnf import DNFTable
+from dynamics.doeblin.dnf_table import DNFTable
 from dynamics.doeblin.staged import StagedBounds, StagedSweep
 from dynamics.doeblin.word_task import WordTaskResult
 

@@ -10,8 +10,9 @@ import numpy as np
 from numba import njit
 
 from dynamics.checks import as_generator, check_count
+from dynamics.doeblin.builders import three_state_chain
 from dynamics.doeblin.chains import (_check_chain_and_law, _check_eps, _restart_stationary,
-                                     stationary, three_state_chain)
+                                     stationary)
 
 __all__ = ["MAX_SAMPLE_TRANSITIONS", "MAX_SAMPLE_DRAWS", "RestartSample", "sample_restart"]
 

@@ -12,7 +12,8 @@ import numpy as np
 
 from dynamics.checks import check_count, check_flag, check_progress
 from dynamics.doeblin.claims import staged_restarts_claim, word_order_claim
-from dynamics.doeblin.dnf import DNF_LEVELS, PAPER_EXAMPLE_LEVEL, DNFTable, dnf_experiment
+from dynamics.doeblin.dnf import DNF_LEVELS, PAPER_EXAMPLE_LEVEL
+from dynamics.doeblin.dnf_table import DNFTable, dnf_experiment
 from dynamics.doeblin.word_task import WORD_LISTS, WordTaskResult, train_word_task
 from dynamics.sweep import sweep
 

@@ -34,10 +34,11 @@ p(v) = exp(b.v) prod_j (1 + exp(c_j + W_j.v)) / Z, exact by enumerating the 2^n 
 Fitted by CD-k (the paper's method; k = 1, minibatches of 100, lr 0.1, ``epochs`` passes) or to
 convergence by L-BFGS on the exact likelihood (best of a few starts: it is not convex).
 
-**The decomposition** (L183-190): E KL(P*, P_hat) = KL(P*, P*_B) [bias] + E KL(P*_B, P_hat)
-[variance] over datasets of size N drawn from P*. For the HBM it holds exactly for every dataset
-and every P_hat in S(B) (Pythagoras in the dually flat manifold: P*_B is the m-projection of P*,
-its eta equal P*'s on B); for the RBM, P*_B is itself a fit and the residual is reported.
+**The decomposition** (L183-190; computed in ``experiment``, judged in ``claims``):
+E KL(P*, P_hat) = KL(P*, P*_B) [bias] + E KL(P*_B, P_hat) [variance] over datasets of size N
+drawn from P*. For the HBM it holds exactly for every dataset and every P_hat in S(B)
+(Pythagoras in the dually flat manifold: P*_B is the m-projection of P*, its eta equal P*'s on
+B); for the RBM, P*_B is itself a fit and the residual is reported.
 
 **What the paper leaves open, and what we chose:** n (the paper does not state it: default 8 on
 the page, up to 12); CD-k's k (1), minibatch (100) and epochs (100); initialisation (theta = 0
@@ -49,27 +50,23 @@ is drawn once per seed, U[0, 1] per outcome, normalised.
 from __future__ import annotations
 
 import math
-import numbers
-import time
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from ..checks import (as_generator, check_array, check_budget, check_choice, check_count,
-                      check_executor, check_in_range, check_instance, check_positive,
-                      check_progress, kl_divergence, report)
-from .rbm import (MAX_DATA, MAX_HIDDEN, MAX_N, RBM, _check_counts, _check_p, _n_of,
-                       fit_rbm_cd, fit_rbm_exact, rbm_log_p, rbm_parameters, visible_states)
-from ..claims import Verdict
-from ..sweep import sweep as _sweep
+                      check_in_range, check_positive, kl_divergence)
+from .rbm import (  # noqa: F401  (the RBM's names, re-exported)
+    MAX_N, RBM, _check_counts, _check_p, _n_of, fit_rbm_cd, fit_rbm_exact, rbm_log_p,
+    rbm_parameters, visible_states,
+)
 
 __all__ = [
-    "MAX_N", "PAPER_N", "PAPER_HIDDEN", "RBM", "AISEstimate", "BiasVariance", "Model", "Sweep",
-    "eta_of", "p_of_eta", "theta_of", "p_of_theta", "popcount", "order_mask", "n_parameters",
-    "kl", "random_distribution", "project", "empirical", "fit_hbm", "visible_states",
-    "rbm_log_p", "fit_rbm_cd", "fit_rbm_exact", "rbm_parameters", "gibbs_eta", "ais_log_z",
-    "exact_log_z", "bias_variance", "sweep", "bias_variance_claim",
+    "MAX_N", "PAPER_N", "PAPER_HIDDEN", "RBM", "AISEstimate", "eta_of", "p_of_eta", "theta_of",
+    "p_of_theta", "popcount", "order_mask", "n_parameters", "kl", "random_distribution",
+    "project", "empirical", "fit_hbm", "visible_states", "rbm_log_p", "fit_rbm_cd",
+    "fit_rbm_exact", "rbm_parameters", "gibbs_eta", "ais_log_z", "exact_log_z",
 ]
 
 
@@ -496,234 +493,6 @@ def exact_log_z(theta) -> float:
 
 
 # --- the decomposition and sweeps ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BiasVariance:
-    """E KL(P*, P_hat) over the datasets (``total``) = KL(P*, P*_B) (``bias``) + E KL(P*_B,
-    P_hat) (``variance``) + ``residual`` (0 for the HBM up to rounding)."""
-
-    bias: float
-    variance: float
-    total: float
-    residual: float
-    totals: np.ndarray
-    variances: np.ndarray
-
-
-@dataclass(frozen=True)
-class Model:
-    """A model of the sweep: ``kind`` "hbm" (``size`` = order) or "rbm" (``size`` = hidden
-    units), and how it is fitted."""
-
-    kind: str
-    size: int
-    mode: str = "converged"
-
-    @property
-    def label(self) -> str:
-        return (f"HBM order {self.size}" if self.kind == "hbm"
-                else f"RBM {self.size} hidden")
-
-    def parameters(self, n: int) -> int:
-        return n_parameters(n, self.size) if self.kind == "hbm" else rbm_parameters(n, self.size)
-
-
-def _check_model(model, n: int, name: str = "model") -> Model:
-    check_instance(name, model, Model)
-    hbm_ok = model.kind == "hbm" and model.mode in ("converged", "gradient", "gibbs")
-    rbm_ok = model.kind == "rbm" and isinstance(model.mode, str)  # "converged", else CD-1
-    high = n if model.kind == "hbm" else MAX_HIDDEN
-    if not (hbm_ok or rbm_ok) or not isinstance(model.size, numbers.Integral) \
-            or not int(model.kind == "hbm") <= model.size <= high:
-        raise ValueError(f"{name} must be an HBM of order 1..{n} ('converged', 'gradient' or "
-                         f"'gibbs') or an RBM of 0..{MAX_HIDDEN} hidden units, got {model}")
-    return model
-
-
-def _fit(model: Model, counts, seed, reference) -> np.ndarray:
-    """P_hat for one dataset. Converged fits start from the reference P*_B (the HBM's optimum
-    is unique, so only the time changes; the RBM's fit stays in the reference's basin, so that
-    its variance is measured around P*_B, as the decomposition needs)."""
-    if model.kind == "hbm":
-        return fit_hbm(counts, model.size, mode=model.mode,
-                       start=reference.p if model.mode == "converged" else None)
-    if model.mode == "converged":
-        n = _n_of(len(counts))
-        smoothed = (counts + 0.5) / (counts.sum() + 0.5 * (1 << n))
-        return fit_rbm_exact(smoothed, model.size, start=reference.rbm).p
-    return fit_rbm_cd(counts, model.size, seed=seed).p
-
-
-@dataclass(frozen=True)
-class _Reference:
-    p: np.ndarray
-    rbm: RBM | None = None
-
-
-def _reference(model: Model, p_star, seed) -> _Reference:
-    """P*_B: the model closest to P* (exact projection for the HBM, a fit for the RBM)."""
-    if model.kind == "hbm":
-        return _Reference(project(p_star, model.size))
-    rbm = fit_rbm_exact(p_star, model.size, starts=3, seed=seed)
-    return _Reference(rbm.p, rbm)
-
-
-def _task(p_star, reference: _Reference, model: Model, N: int, index: int, seed: int):
-    """One (model, N, dataset): KL(P*, P_hat) and KL(P*_B, P_hat). Pure: the seed is derived
-    from (seed, N, dataset) only, so a result does not depend on where it ran."""
-    rng = np.random.default_rng([seed, N, index])
-    counts = rng.multinomial(N, p_star).astype(float)
-    fitted = _fit(model, counts, rng, reference)
-    return kl(p_star, fitted), kl(reference.p, fitted)
-
-
-def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str = "converged",
-                  model: Model | None = None, executor=None) -> BiasVariance:
-    """The decomposition for the HBM of order ``order`` (or any ``model``) over ``datasets``
-    datasets of size N drawn from ``p_star``; ``executor`` (see ``dynamics.sweep.sweep``)
-    runs the datasets in parallel."""
-    p_star, n = _check_p(p_star, "p_star")
-    N = check_count("N", N, low=1, high=MAX_DATA)
-    datasets = check_count("datasets", datasets, low=1, high=100_000)
-    executor = check_executor(executor)
-    mode = check_choice("mode", mode, ("converged", "gradient", "gibbs"))
-    if order is not None or model is None:  # unused with a model, but never unchecked
-        order = check_count("order", order, low=1, high=n)
-    if model is None:
-        model = Model("hbm", order, mode)
-    _check_model(model, n)
-    base = int(as_generator(seed).integers(0, 2**31 - 1))
-    reference = _reference(model, p_star, base)
-    tasks = [dict(p_star=p_star, reference=reference, model=model, N=N, index=i, seed=base)
-             for i in range(datasets)]
-    results = _sweep(_task, tasks, executor=executor)
-    totals = np.array([r[0] for r in results])
-    variances = np.array([r[1] for r in results])
-    bias = kl(p_star, reference.p)
-    total = float(totals.mean())
-    variance = float(variances.mean())
-    return BiasVariance(bias=bias, variance=variance, total=total,
-                        residual=total - bias - variance, totals=totals, variances=variances)
-
-
-@dataclass(frozen=True)
-class Sweep:
-    """Bias, variance and total error per (model, N): arrays (models, Ns)."""
-
-    models: tuple
-    Ns: np.ndarray
-    bias: np.ndarray
-    variance: np.ndarray
-    total: np.ndarray
-    residual: np.ndarray
-    n: int
-    datasets: int
-    done: int
-
-
-def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
-          progress=None) -> Sweep:
-    """``bias_variance`` over every (model, N): the sweep of Figs 5-9. One task per (model,
-    N, dataset), seeds derived from (seed, N, dataset); ``dynamics.sweep.sweep`` runs them on
-    ``executor`` (None: in this process); ``progress(fraction, message, partial=Sweep)`` after
-    each (model, N), every model at the first N, then at the next; from the second N on, the
-    fraction weighs each model by the time its fits took at the first."""
-    p_star, n = _check_p(p_star, "p_star")
-    models = check_instance("models", models, (tuple, list))
-    models = tuple(_check_model(m, n, "models") for m in models)
-    Ns = check_array("Ns", Ns, ndim=1, dtype=np.int64)
-    if len(models) == 0 or Ns.size == 0 or np.any(Ns < 1) or np.any(Ns > MAX_DATA):
-        raise ValueError(f"models must not be empty and Ns must be sample sizes in [1, {MAX_DATA}]")
-    datasets = check_count("datasets", datasets, low=1, high=100_000)
-    executor = check_executor(executor)
-    progress = check_progress(progress)
-    base = int(as_generator(seed).integers(0, 2**31 - 1))
-    shape = (len(models), Ns.size)
-    out = {k: np.full(shape, np.nan) for k in ("bias", "variance", "total", "residual")}
-    # The reference fits first (reported by none: a time left extrapolated from the fraction
-    # starts after them). Then every model at one N, then the next N: a model's fits cost about
-    # the same at every N while models differ by 1000x (an RBM against a first-order HBM), so
-    # the progress fraction weighs each model by the time its fits took at the first N. The
-    # results do not depend on the order (each task's seed is (seed, N, dataset)).
-    references = [_reference(model, p_star, base) for model in models]
-    for a, reference in enumerate(references):
-        out["bias"][a, :] = kl(p_star, reference.p)
-    seconds = np.zeros(len(models))  # each model's fits at the first N
-    done = 0
-    for b, N in enumerate(Ns):
-        for a, model in enumerate(models):
-            started = time.perf_counter()
-            tasks = [dict(p_star=p_star, reference=references[a], model=model, N=int(N),
-                          index=i, seed=base) for i in range(datasets)]
-            results = _sweep(_task, tasks, executor=executor)
-            total = float(np.mean([r[0] for r in results]))
-            variance = float(np.mean([r[1] for r in results]))
-            out["variance"][a, b] = variance
-            out["total"][a, b] = total
-            out["residual"][a, b] = total - out["bias"][a, b] - variance
-            done += 1
-            if b == 0:
-                seconds[a] = time.perf_counter() - started
-                within = (a + 1) / len(models)
-            else:
-                within = seconds[:a + 1].sum() / seconds.sum() if seconds.sum() > 0 else \
-                    (a + 1) / len(models)
-            partial = Sweep(models, Ns, *(out[k].copy() for k in ("bias", "variance", "total",
-                                                                  "residual")),
-                            n=n, datasets=datasets, done=done)
-            report(progress, min((b + within) / Ns.size, 1.0), f"N = {N:,}, {model.label}",
-                   partial=partial)
-    return Sweep(models, Ns, out["bias"], out["variance"], out["total"], out["residual"],
-                 n=n, datasets=datasets, done=done)
-
-
-def bias_variance_claim(result: Sweep) -> Verdict:
-    """Luo & Sugiyama, Sec 4 and Figs 3-9: "a positive correlation between the number of model
-    parameters and variance and an inverse relationship between the sample size and variance";
-    with the bias falling as the order grows (exact here: the HBMs are nested, so each
-    projection is closer to P*; the paper's estimates showed no clear trend in the bias), the
-    best model grows with the sample size.
-
-    Rule, on the HBM rows of ``result`` (a finished `sweep` with at least two orders and two
-    sample sizes): the bias does not rise with the order, at the largest N the variance of the
-    highest order is above that of the lowest, and the highest order's variance falls from the
-    smallest N to the largest."""
-    check_instance("result", result, Sweep)
-    statement = ("More parameters lower the bias and raise the variance; the variance falls "
-                 "with N, so the best model grows with the sample size.")
-    rows = [i for i, m in enumerate(result.models) if m.kind == "hbm"]
-    if result.done < len(result.models) * len(result.Ns) or len(rows) < 2 or len(result.Ns) < 2:
-        return Verdict(claim="Luo & Sugiyama, Figs 3-9", statement=statement, agrees=None,
-                       measured=f"{result.done} of {len(result.models) * len(result.Ns)} "
-                                f"(model, N) cells, {len(rows)} HBM orders",
-                       why="the sweep needs to finish, with two HBM orders and two sample sizes")
-    bias = result.bias[rows, 0]
-    var_large_n = result.variance[rows, -1]
-    full = rows[-1]
-    falls_with_n = bool(result.variance[full, -1] < result.variance[full, 0])
-    bias_falls = bool(np.all(np.diff(bias) <= 1e-12))
-    var_grows = bool(var_large_n[-1] > var_large_n[0])
-    best_small = result.models[rows[int(np.argmin(result.total[rows, 0]))]].size
-    best_large = result.models[rows[int(np.argmin(result.total[rows, -1]))]].size
-    low, high = result.models[rows[0]].size, result.models[full].size
-    return Verdict.from_checks(
-        "Luo & Sugiyama, Figs 3-9", statement,
-        ((bias_falls, f"the bias does not fall from order {low} to {high}"),
-         (var_grows, f"at N = {int(result.Ns[-1]):,} the variance of order {high} is not above "
-                     f"order {low}'s"),
-         (falls_with_n, f"the variance of order {high} does not fall with N")),
-        measured=(f"n = {result.n}, {result.datasets} datasets per N: HBM bias {bias[0]:.3f} "
-                  f"(order {low}) to {bias[-1]:.2g} (order {high}); at N = "
-                  f"{int(result.Ns[-1]):,} variance {var_large_n[0]:.2g} (order {low}) to "
-                  f"{var_large_n[-1]:.2g}; lowest total error at N = {int(result.Ns[0])}: order "
-                  f"{best_small}, at N = {int(result.Ns[-1]):,}: order {best_large}"),
-        why=(f"the bias falls and the variance rises with the order, and the variance falls "
-             f"with N (best order {best_small} at N = {int(result.Ns[0])}, {best_large} at "
-             f"N = {int(result.Ns[-1]):,})"),
-        numbers=dict(bias=[float(b) for b in bias], variance_at_largest_n=[
-            float(v) for v in var_large_n], best_order_smallest_n=int(best_small),
-            best_order_largest_n=int(best_large)))
 
 
 def _warmup() -> None:

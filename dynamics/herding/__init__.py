@@ -15,13 +15,17 @@ A package by subject, every public name imported here: ``samples`` (the map, its
 their statistics), ``attractor`` (the cones and the Tipi function), ``dimension`` (the box-counting
 and correlation dimensions of the attractor, scale by scale, and the hexagon example),
 ``claims`` (the paper's claims, judged on runs of these), ``studies`` (the attractor's
-dimension over several models, for the gallery's report) and ``data`` (herding as a learning
-system on binary data sets: Tables 1.1-1.2, Fig 1.12; its names are not imported here).
+dimension over several models, for the gallery's report), ``datasets`` (binary data sets, their
+distributions and the pseudo-likelihood Boltzmann machine) and ``data`` (herding as a learning
+system on those data sets: Tables 1.1-1.2, Fig 1.12). The names of ``datasets`` and ``data``
+are not imported here; ``data`` re-exports those of ``datasets``.
 """
 
 from __future__ import annotations
 
-from dynamics.herding import attractor, claims, data, dimension, samples, studies
+from dynamics.herding import (  # noqa: F401
+    attractor, claims, data, datasets, dimension, samples, studies,
+)
 from dynamics.herding.samples import (  # noqa: F401
     MAX_STEPS,
     SCORE_REFRESH,

@@ -50,7 +50,8 @@ from ..checks import (
 )
 from ..sweep import sweep
 from .mdp import check_gamma, check_lam
-from .pendulum import DUAL_RIDGE, ETA_GRID, _Adam, _dual_factor, _RandomFeatures, _segment_deltas
+from .approximators import DUAL_RIDGE, _Adam, _dual_factor, _RandomFeatures, _segment_deltas
+from .pendulum import ETA_GRID
 
 __all__ = ["ENV_ID", "EPISODE", "OBS_DIM", "ACT_DIM", "GAMMA", "available", "make_env",
            "swimmer_dual_inputs", "segment_batch", "policy_prox", "SwimmerRun", "sbeed_swimmer", "SwimmerAblation",

@@ -4,8 +4,8 @@ repeated values, unknown keys, a time), opened a few tabs at a time.
 
 The default run opens the first such link of every page inside the injection test
 (``test_injection.py``: the odd link with a payload in every knob it leaves unset, one load a
-page for both checks). A link costs about 7 s of CPU here (the server's 2.5 s to build the page,
-Chromium's 4.5 s to draw it; 2026-11-26), and the two cores are busy for the whole default run,
+page for both checks). A link costs seconds of CPU (the server builds the page, Chromium draws
+it), and the two cores are busy for the whole default run,
 so the further links are opened on request: ``LDX_BROWSER_LINKS=20`` opens issue 9's 20 a page
 (the first is the injection test's, so 19 more here). The in-process fuzz opens 200 a page."""
 

@@ -48,7 +48,7 @@ def _cpu(proc: psutil.Process, seconds: float) -> float:
 def _busy(proc: psutil.Process) -> float:
     """The CPU of a server whose long run is going (percent of one core): the highest of up to
     three 2-s windows, stopping at the first above 20 % (beside the other test worker's browser
-    tests a window of the run's start measured 11 % once, 2026-11-26)."""
+    tests a window of the run's start can stay near 10 %)."""
     busy = 0.0
     for _ in range(3):
         busy = max(busy, _cpu(proc, 2.0))

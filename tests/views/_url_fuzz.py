@@ -182,7 +182,7 @@ def _open(cls, first, query: str, counts: dict, drawn: set) -> None:
     """Open one link. What depends only on the state the link opens (its first plot drawn,
     the address it writes reopening silently) is checked once a state (``drawn``): about half
     of a page's 200 links open a state an earlier link opened, and a plot's HoloViews elements
-    were 60 % of the fuzz's time (profiled, 2026-11-26)."""
+    were most of the fuzz's time (profiled)."""
     explorer, messages = cls.from_query(_args(query))
     assert isinstance(explorer, cls), query
     explorer.result()

@@ -26,10 +26,8 @@ from ._url_fuzz import size_knobs
 #: Walks per explorer and random moves per walk. The first walk starts with the invalidating
 #: moves and is compared with a fresh page after them and at its end; the second walk, from
 #: another seed, at its end. A fresh page's render (HoloViews building every plot) is most of the
-#: test's time, whatever the sizes: 13 pages x 10 comparisons took 12 minutes of one test
-#: worker on a loaded machine, 13 x 8 some 250 s of an idle full run (2026-11-26); comparing
-#: after every move of the first walk (4-6 comparisons a page) made the file 187 s of a run
-#: whose budget it broke; now 2-3 a page.
+#: test's time, whatever the sizes, so each page gets 2-3 comparisons (docs/speed.md has what
+#: more cost).
 WALKS, MOVES = 2, 3
 
 

@@ -1,5 +1,5 @@
 """One name per system (issue 46): a page's slug names its engine package ``dynamics/<slug>/``,
-its page ``views/pages/<slug>.py`` (or the package ``views/pages/<slug>/``), its tests
+its page folder ``views/pages/<slug>/``, its tests
 ``tests/*/test_<slug>*.py`` and its thumbnail ``assets/thumbnails/<slug>.png``; and the folders
 hold nothing else (the top of ``dynamics/``: the system packages and a few shared modules)."""
 
@@ -54,10 +54,9 @@ def test_the_folders_hold_the_registered_systems_and_nothing_else():
         f"neither module nor package: {sorted(set(top) - packages - modules)}")
     pages = [path for path in (ROOT / "views" / "pages").iterdir()
              if not path.name.startswith((".", "__"))]
-    code = {path.stem for path in pages if path.is_dir() or path.suffix == ".py"}
-    assert code == slugs, f"page modules that are no registered page: {sorted(code - slugs)}"
-    # beside them only their prose: <slug>.md and <slug>.<part>.md
-    prose = [path.name for path in pages if path.suffix == ".md"]
-    assert [name for name in prose if name.split(".")[0] not in slugs] == []
-    assert len(pages) == len(code) + len(prose), sorted(path.name for path in pages)
+    # one folder a page: its module (__init__.py), its runs and its prose inside it
+    assert {path.name for path in pages} == slugs, (
+        f"in views/pages/, no registered page: {sorted({p.name for p in pages} - slugs)}")
+    assert all(path.is_dir() and (path / "__init__.py").is_file() for path in pages), (
+        sorted(path.name for path in pages if not path.is_dir()))
     assert {p.stem for p in (ROOT / "assets" / "thumbnails").glob("*.png")} == slugs

@@ -54,8 +54,8 @@ EXAMPLE_DOCS = ("README.md", "docs/headless.md")
 
 #: Relative tolerance of every printed number (see the module docstring for why 2 %).
 REL_TOL = 0.02
-#: A block that has not finished after this many seconds has hung (the slowest took 4.1 s on
-#: this 2-core VM beside another test run, 2026-11-26; this bound is not a timing check).
+#: A block that has not finished after this many seconds has hung (the slowest takes seconds;
+#: this bound is not a timing check).
 TIMEOUT_S = 300
 
 #: A number as printed or written: 2, -1.00, 0.12, 5e-11, 1.0e-03 (not the digits of a word such

@@ -2,8 +2,8 @@
 with no other file changed (issue 46 item 2).
 
 The test writes, in a temporary directory, a tiny engine package (``dynamics/toy/``: a random
-walk with drift), a tiny page module (``views/pages/toy.py``: four knobs, three plots) and its
-text (``views/pages/toy.md``), makes them importable as ``dynamics.toy`` and
+walk with drift), a tiny page (``views/pages/toy/__init__.py``: four knobs, three plots) and its
+text (``views/pages/toy/page.md``), makes them importable as ``dynamics.toy`` and
 ``views.pages.toy`` (the temporary folders join those packages' search paths, as if the files
 stood in the repository), and registers the page with the line CONTRIBUTING.md gives,
 ``views.register(ToyExplorer)``. Then the generic tests that every registered page passes run
@@ -72,7 +72,7 @@ def _warmup() -> None:
     walk(2, seed=0)
 '''
 
-#: ``views/pages/toy.py``: a page as CONTRIBUTING.md asks.
+#: ``views/pages/toy/__init__.py``: a page as CONTRIBUTING.md asks.
 PAGE = '''
 """The toy page: a random walk with drift, its path, where it has been and its steps."""
 
@@ -104,7 +104,7 @@ class ToyExplorer(Explorer):
     summary = "A random walk with drift: where it goes and where it has been."
     paper = TorusExplorer.paper  # no paper of its own: the torus page's, in the form pages declare
     figures = "none"
-    text = prose(__file__, "toy.md")
+    text = prose(__file__, "page.md")
 
     seed = param.Integer(1, bounds=(0, 999), label="Seed", doc="Seed of the normal steps.")
     steps = param.Integer(400, bounds=(10, 4000), step=10, label="Steps T",
@@ -146,7 +146,7 @@ class ToyExplorer(Explorer):
 '''
 
 
-#: ``views/pages/toy.md``: its text, beside it.
+#: ``views/pages/toy/page.md``: its text, beside it.
 TEXT = r"""
 ### A random walk
 
@@ -172,9 +172,9 @@ def toy(tmp_path_factory):
     root = tmp_path_factory.mktemp("toy")
     (root / "dynamics" / SLUG).mkdir(parents=True)
     (root / "dynamics" / SLUG / "__init__.py").write_text(textwrap.dedent(ENGINE))
-    (root / "pages").mkdir()
-    (root / "pages" / f"{SLUG}.py").write_text(textwrap.dedent(PAGE))
-    (root / "pages" / f"{SLUG}.md").write_text(TEXT)
+    (root / "pages" / SLUG).mkdir(parents=True)
+    (root / "pages" / SLUG / "__init__.py").write_text(textwrap.dedent(PAGE))
+    (root / "pages" / SLUG / "page.md").write_text(TEXT)
     importlib.invalidate_caches()
     with pytest.MonkeyPatch.context() as patch:
         # as if the files stood in dynamics/ and views/pages/

@@ -271,7 +271,7 @@ def _ablation(e):
 
 
 #: Environment steps of each Swimmer run at full size: the 18 runs (6 values of eta, 3 seeds)
-#: took 331 s of CPU (19 min of wall time at load 4-10) on the development machine, 2026-11-26.
+#: took 331 s of CPU on the development machine (docs/speed.md).
 SWIMMER_STEPS = 25_000
 
 

@@ -152,10 +152,9 @@ def prose(module_file, name: str) -> str:
     ``__file__``): UTF-8, read once, without its leading and trailing blank space. A page
     renders it through ``math_markdown`` into a Markdown pane.
 
-    Where the files are: a page module ``views/pages/<slug>.py`` keeps its page text in
-    ``<slug>.md`` beside it and each other piece in ``<slug>.<part>.md``; a page package
-    ``views/pages/<slug>/`` keeps ``page.md`` and ``<part>.md`` inside it (where every module of
-    the package finds them). ``<part>`` is a run's name for the run's text, ``timeline`` for the
+    Where the files are: a page's folder ``views/pages/<slug>/`` keeps its page text in
+    ``page.md`` and each other piece in ``<part>.md`` (where every module of the page finds
+    them). ``<part>`` is a run's name for the run's text, ``timeline`` for the
     timeline's caption (``<run>.timeline`` for a run's own timeline), a word naming a section
     for its aside. ``name`` is a file name ending in ``.md`` (no folder); a missing or empty
     file raises, naming it."""

@@ -151,7 +151,7 @@ def smooth(values: np.ndarray, window: int = 10) -> np.ndarray:
     return (c[hi] - c[lo]) / (hi - lo)
 
 
-#: What the ablation was before issue 28 (docs/paper-comparisons.md, measured 2026-11-23): the
+#: What the ablation was before issue 28 (docs/paper-comparisons.md): the
 #: dual on (s_0, a_0) only, two Adam steps a minibatch, eta in {0, 0.01, 0.1, 1}, noise 0.2.
 BEFORE = (
     "Before issue 28 the dual saw (s_0, a_0) only, took 2 Adam steps per update on the "

@@ -26,7 +26,7 @@ SECONDS_PER_K = 0.8
 #: An eta = 0 run's time over an eta > 0 run's (it skips the dual): 3.2 s against 3.9 s.
 ETA_ZERO_COST = 0.8
 #: A run's time against the rollout length k, over the k = 10 run's: 3,000 steps took 1.76,
-#: 2.26, 3.25 and 8.54 s of CPU at k = 1, 10, 20 and 100 (2026-11-26, load 2): about
+#: 2.26, 3.25 and 8.54 s of CPU at k = 1, 10, 20 and 100: about
 #: (25 + k) / 35.
 K_COST = {k: (25.0 + k) / 35.0 for k in sw.SWIMMER_ABLATION["k"]}
 

@@ -65,12 +65,12 @@ EXACT_COLOR = "#222222"
 PARTICLE_CMAP = list(reversed(Inferno256[:185]))
 #: Seconds per repeat of the Fig 4.1 run at the default sizes on the development machine (2
 #: shared cores), for the estimate shown before a run: the default 3 repeats took 23.1 s (16.2 s
-#: of CPU) on 2026-11-26 at load 3.9.
+#: of CPU).
 SECONDS_PER_REPEAT = 7.0
 #: The rate run's largest particle counts (counts 250 x 4^k up to it).
 RATE_LARGEST = (4000, 16000, 64000)
 #: Seconds of the rate run per repeat and 1000 particles at 100 data, and of the logistic run
-#: per repeat and 1000 particles at 5 passes (measured on the development machine, load ~4).
+#: per repeat and 1000 particles at 5 passes (measured on the development machine).
 RATE_SECONDS = 0.006
 LOGISTIC_SECONDS = 1.6
 LR_COLORS = {"PMD": "#d62728", "SGLD": "#1f77b4"}
@@ -219,7 +219,7 @@ class PMDExplorer(Explorer):
     sections = (Section(("cloud_plot", "kde_plot", "ess_plot")),)
     timeline = Timeline(
         "particle_frames", unit="datum", max_frames=CHECKPOINTS + 1,
-        caption=prose(__file__, "pmd.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(Mark("cloud_plot", "points", x="px", y="py", more=("share", "size"),
                     dims=(*THETA_DIMS, SHARE, "size"), columns={"color": "share", "size": "size"},
                     always=True,
@@ -248,14 +248,14 @@ class PMDExplorer(Explorer):
                    Plot("average_exact", title="Exact posterior, mean of the repeats"),
                    *(Plot(f"average_{k}", title=f"{name}, average solution (Fig 4.1)")
                      for k, name in enumerate(pmd.METHODS))),
-            text=prose(__file__, "pmd.fig41.md"),
+            text=prose(__file__, "fig41.md"),
             estimate="fig41_estimate", summary="fig41_summary"),
         Run("rate", quick=(("rate_repeats", 3), ("rate_largest", 4000), ("rate_data", 30)),
             title="Error against particle count (Theorems 18-19)", button="Run the rate",
             settings=("rate_data", "rate_largest", "rate_repeats"), compute="run_rate",
             uses=(*MODEL_KNOBS[:-1], "seed", "batch_size"),
             plots=(Plot("rate_plot", title="Error of the posterior mean against m"),),
-            text=prose(__file__, "pmd.rate.md"),
+            text=prose(__file__, "rate.md"),
             estimate="rate_estimate", summary="rate_summary"),
         Run("logistic", quick=(("lr_repeats", 1), ("lr_passes", 1), ("lr_particles", 100)),
             title="Bayesian logistic regression, digits 8 against 6 (Sec 4.6.2)",
@@ -264,11 +264,11 @@ class PMDExplorer(Explorer):
             compute="run_logistic", uses=("seed", "batch_size"),
             plots=(Plot("lr_error_plot", title="Test error (Fig 4.2 (1))"),
                    Plot("lr_loglik_plot", title="Test log likelihood per point")),
-            text=prose(__file__, "pmd.logistic.md"),
+            text=prose(__file__, "logistic.md"),
             estimate="logistic_estimate", summary="logistic_summary"),
     )
 
-    text = prose(__file__, "pmd.md")
+    text = prose(__file__, "page.md")
 
     # --- the preset ---------------------------------------------------------------------------
     # As the neuron page's rate preset: choosing a preset sets the model knobs; the preset shown

@@ -134,7 +134,7 @@ class EmbeddingSGDExplorer(Explorer):
     )
     timeline = Timeline(
         "seen_frames", unit="data seen",
-        caption=prose(__file__, "esgd.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(Mark("mse_plot", "vline", x="t", options=dict(
                    color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5),
                    mpl=dict(linewidth=1))),
@@ -149,7 +149,7 @@ class EmbeddingSGDExplorer(Explorer):
             uses=("features", "seed"), compute="run_seeds",
             plots=(Plot("seeds_plot", title="Fig 5.2 (a): test MSE, runs averaged"),
                    Plot("seeds_fit_plot", title="Each method's fit, runs averaged")),
-            text=prose(__file__, "esgd.seeds.md"),
+            text=prose(__file__, "seeds.md"),
             estimate="seeds_estimate", summary="seeds_summary"),
         Run("toy", quick=(("toy_iterations", 200),),
             title="Fig 5.1: recovering a GP-drawn function from its smoothed measurements",
@@ -157,7 +157,7 @@ class EmbeddingSGDExplorer(Explorer):
             compute="run_toy",
             plots=(Plot("toy_plot", title="Fig 5.1: f* and what was learnt"),
                    Plot("toy_steps_plot", title="Fig 5.1: f along the iterations")),
-            text=prose(__file__, "esgd.toy.md"),
+            text=prose(__file__, "toy.md"),
             summary="toy_summary"),
         Run("policy", quick=(("pe_runs", 1), ("pe_iterations", 300)),
             title="Sec 5.6.2, Fig 5.3: policy evaluation on random MDPs with known values",
@@ -166,11 +166,11 @@ class EmbeddingSGDExplorer(Explorer):
             compute="run_policy",
             plots=(Plot("policy_plot", title="Bellman error against transitions"),
                    Plot("policy_value_plot", title="V^π and the learned values (first MDP)")),
-            text=prose(__file__, "esgd.policy.md"),
+            text=prose(__file__, "policy.md"),
             estimate="policy_estimate", summary="policy_summary"),
     )
 
-    text = prose(__file__, "esgd.md")
+    text = prose(__file__, "page.md")
 
     def _compute(self) -> LiveRun:
         return live_run(int(self.data), float(self.eta), float(self.eta0), float(self.lam),

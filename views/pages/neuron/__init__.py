@@ -126,7 +126,7 @@ class NeuronExplorer(Explorer):
 
     timeline = Timeline(
         "step_frames", unit="step",
-        caption=prose(__file__, "neuron.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(Mark("weights_plot", "future", x="t", offset=0.5, options=VEIL),
                Mark("weights_plot", "point", x="t", y="w", dims=(T_DIM, W_DIM),
                     options=dict(bokeh=dict(size=16, fill_alpha=0, line_color=T_COLOR,
@@ -138,7 +138,7 @@ class NeuronExplorer(Explorer):
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
                                  mpl=dict(linewidth=1)))))
 
-    text = prose(__file__, "neuron.md")
+    text = prose(__file__, "page.md")
 
     # --- linked knobs -------------------------------------------------------------------------
     # Choosing a preset sets the rate (or w0); typing a value that matches no preset shows

@@ -124,7 +124,7 @@ class HBMExplorer(Explorer):
                    Plot("variance_plot", title="Variance against N"),
                    Plot("bias_plot", title="Bias against parameters"),
                    Plot("params_plot", title="Error against parameters (Figs 7-9)")),
-            text=prose(__file__, "hbm.sweep.md"),
+            text=prose(__file__, "sweep.md"),
             estimate="sweep_estimate", summary="sweep_summary"),
         Run("inference", quick=(("fits", 2), ("iterations", 100), ("chains", 10),
                                 ("ais_steps", 10), ("ais_runs", 10), ("n", 4)),
@@ -136,11 +136,11 @@ class HBMExplorer(Explorer):
             plots=(Plot("ais_plot", title="log Z by AIS minus exact log Z (eq 8)"),
                    Plot("inference_plot", title="Bias, variance, total: three pipelines"),
                    Plot("cost_plot", title="Cost per fit")),
-            text=prose(__file__, "hbm.inference.md"),
+            text=prose(__file__, "inference.md"),
             estimate="inference_estimate", summary="inference_summary"),
     )
 
-    text = prose(__file__, "hbm.md")
+    text = prose(__file__, "page.md")
 
     # --- live --------------------------------------------------------------------------------
     def knob_bounds(self) -> dict:

@@ -104,7 +104,7 @@ class IsingExplorer(Explorer):
     )
     timeline = Timeline(
         "sample_frames", unit="sample", aliases={"frame": 1},
-        caption=prose(__file__, "ising.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(_lattice_mark("sw_image", "sw"), _lattice_mark("herd_image", "herd"),
                *(Mark(p, "vline", x="t", options=NOW) for p in (
                    "correlation_plot", "magnetisation_plot", "error_plot", "sweeps_plot"))))
@@ -114,7 +114,7 @@ class IsingExplorer(Explorer):
                  "sweeps_plot")),
     )
 
-    text = prose(__file__, "ising.md")
+    text = prose(__file__, "page.md")
 
     def _compute(self) -> IsingPage:
         return run_page(int(self.L), float(self.beta), int(self.steps), int(self.seed),

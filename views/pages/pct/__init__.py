@@ -181,7 +181,7 @@ class PCTExplorer(Explorer):
     )
     timeline = Timeline(
         "step_frames", unit="step",
-        caption=prose(__file__, "pct.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=_step_marks())
     runs = (
         Run("boundaries", quick=(("train_cases", 20), ("hidden", 2), ("epochs", 10)),
@@ -192,18 +192,18 @@ class PCTExplorer(Explorer):
             plots=(Plot("vp_plot", title="Voted perceptron (no hidden units)"),
                    Plot("ch_plot", title="Conditional herding (dRBM, eq 1.69)"),
                    Plot("drbm_plot", title="Discriminative RBM (2 p(+1|x) − 1)")),
-            text=prose(__file__, "pct.boundaries.md"),
+            text=prose(__file__, "boundaries.md"),
             estimate="boundaries_estimate", summary="boundaries_summary"),
         Run("table", quick=(("real_hidden", 10), ("real_epochs", 5)),
             title="Real data: voted perceptron, dRBM and conditional herding (Table 1.3)",
             button="Train", settings=("real_data", "real_hidden", "real_epochs", "data_seed"),
             compute="run_table",
             plots=(Plot("table_plot", title="Test error against hidden units"),),
-            text=prose(__file__, "pct.table.md"),
+            text=prose(__file__, "table.md"),
             estimate="table_estimate", summary="table_summary", extra="table_extra"),
     )
 
-    text = prose(__file__, "pct.md")
+    text = prose(__file__, "page.md")
 
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> PCTPage:

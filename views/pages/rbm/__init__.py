@@ -169,12 +169,12 @@ class HiddenHerdingExplorer(Explorer):
             settings=("class_hidden", "class_steps", "class_splits", "class_seed"),
             compute="run_classify",
             plots=(Plot("classify_plot", title="Test error per method (mean ± 1 s.e.)"),),
-            text=prose(__file__, "rbm.classify.md"), estimate="classify_estimate",
+            text=prose(__file__, "classify.md"), estimate="classify_estimate",
             summary="classify_summary", extra="classify_extra"),
     )
     timeline = Timeline(
         "sample_frames", unit="step",
-        caption=prose(__file__, "rbm.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(Mark("samples_image", "image", x="window", bounds="mosaic", dims=TILE_DIMS,
                     always=True, options=dict(cmap=INK, clim=(0, 1),
                                               bokeh=dict(colorbar=False),
@@ -185,7 +185,7 @@ class HiddenHerdingExplorer(Explorer):
                Mark("pct_plot", "vline", x="t", options=NOW),
                Mark("error_plot", "vline", x="t", options=NOW)))
 
-    text = prose(__file__, "rbm.md")
+    text = prose(__file__, "page.md")
 
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> HiddenPage:

@@ -179,7 +179,7 @@ class OnlineBayesExplorer(Explorer):
     sections = (Section(("plane_plot", "plane_error_plot", "spread_plot")),)
     timeline = Timeline(
         "example_frames", unit="example", aliases={"frame": 0},
-        caption=prose(__file__, "bayes.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(*_plane_marks(),
                *(Mark(p, "vline", x="T1", options=NOW)
                  for p in ("plane_error_plot", "spread_plot"))))
@@ -190,7 +190,7 @@ class OnlineBayesExplorer(Explorer):
             compute="run_toy",
             plots=(Plot("toy_plot", title="Fig 1: error and the bound"),
                    Plot("sandwich_plot", title="t × error: J⁻¹ or the sandwich")),
-            text=prose(__file__, "bayes.toy.md"),
+            text=prose(__file__, "toy.md"),
             estimate="toy_estimate", summary="toy_summary"),
         Run("curve", quick=(("N", 2), ("n_runs", 2), ("alpha_max", 1.0)),
             title="Fig 2: the perceptron's learning curve against batch Bayes",
@@ -199,11 +199,11 @@ class OnlineBayesExplorer(Explorer):
             compute="run_curve",
             plots=(Plot("curve_plot", title="Fig 2: ε against α"),
                    Plot("entropic_plot", title="Entropic error (eq 8.12)")),
-            text=prose(__file__, "bayes.curve.md"),
+            text=prose(__file__, "curve.md"),
             estimate="curve_estimate", summary="curve_summary"),
     )
 
-    text = prose(__file__, "bayes.md")
+    text = prose(__file__, "page.md")
 
     # --- the live 2-D run --------------------------------------------------------------------
     def _compute(self) -> PlanePage:

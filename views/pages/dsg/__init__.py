@@ -48,7 +48,7 @@ ERROR_DIMS = (axis("t", "steps t"), axis("err", "error"))
 #: error curve.
 CURVE_TIMELINE = Timeline(
     "curve_frames", unit="step",
-    caption=prose(__file__, "dsg.curve.timeline.md"),
+    caption=prose(__file__, "curve.timeline.md"),
     marks=(Mark("fit_plot", "image", x="fit", bounds="grid",
                 dims=(*XY_DIMS, hv.Dimension("f", label="f̄ₜ(x) / its colour scale")),
                 options=dict(cmap=SURFACE["cmap"], clim=(-1.0, 1.0),
@@ -198,14 +198,14 @@ class DSGExplorer(Explorer):
                    Plot("baselines_plot",
                         title="Fig 3.4 (3): Table 3.2's methods")),
             timeline=CURVE_TIMELINE,
-            text=prose(__file__, "dsg.curve.md"),
+            text=prose(__file__, "curve.md"),
             estimate="curve_estimate", summary="curve_summary"),
         Run("digits", quick=(("digits_steps", 64),),
             title="Fig 3.6 (2) at this scale: 8 against 6 by kernel SVM",
             button="Run the digits", settings=("digits_loss", "digits_steps"),
             uses=("seed",), compute="run_digits",
             plots=(Plot("digits_plot", title="Test error against steps: 8 against 6"),),
-            text=prose(__file__, "dsg.digits.md"),
+            text=prose(__file__, "digits.md"),
             estimate="digits_estimate", summary="digits_summary"),
         Run("gp", quick=(("gp_points", 128), ("gp_tests", 16), ("gp_batch", 4), ("gp_block", 8), ("gp_steps", 8)),
             title="Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
@@ -216,11 +216,11 @@ class DSGExplorer(Explorer):
             plots=(Plot("gp_error_plot", title="Fig 3.5: error against the closed form"),
                    Plot("gp_mean_plot", title="Posterior mean: ours against eq 3.9"),
                    Plot("gp_variance_plot", title="Posterior variance: ours against eq 3.9")),
-            text=prose(__file__, "dsg.gp.md"),
+            text=prose(__file__, "gp.md"),
             estimate="gp_estimate", summary="gp_summary"),
     )
 
-    text = prose(__file__, "dsg.md")
+    text = prose(__file__, "page.md")
 
     # --- live --------------------------------------------------------------------------------
     def _compute(self) -> Task:

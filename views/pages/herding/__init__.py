@@ -198,7 +198,7 @@ class HerdingExplorer(Explorer):
 
     timeline = Timeline(
         "weight_frames", unit="step", max_frames=TIME_FRAMES,
-        caption=prose(__file__, "herding.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(*_weight_marks("cones_plot"), *_weight_marks("tipi_plot"),
                Mark("moment_plot", "vline", x="T1",
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
@@ -211,18 +211,18 @@ class HerdingExplorer(Explorer):
             uses=("n_states", "n_features", "seed", "w0", "eta"),
             plots=(Plot("box_plot", title="Boxes holding a weight, by box size"),
                    Plot("slopes_plot", title="Local slopes: the dimension by scale")),
-            text=prose(__file__, "herding.box.md"),
+            text=prose(__file__, "box.md"),
             estimate="box_estimate", summary="box_summary"),
         Run("tables", quick=(("data_sets", ["diabetes"]), ("samples", 1_000), ("splits", 2)),
             title="Herding on data (Tables 1.1-1.2)", button="Run both tables",
             settings=("data_sets", "samples", "splits", "data_seed"), compute="run_tables",
             plots=(Plot("kl_plot", title="Table 1.1: KL of P(k), the count of ones"),
                    Plot("error_plot", title="Table 1.2: test error (± sd)")),
-            text=prose(__file__, "herding.tables.md"), estimate="tables_estimate",
+            text=prose(__file__, "tables.md"), estimate="tables_estimate",
             summary="tables_summary", extra="tables_extra"),
     )
 
-    text = prose(__file__, "herding.md")
+    text = prose(__file__, "page.md")
 
     # --- knobs -------------------------------------------------------------------------------
     def validate(self, name: str, value) -> None:
@@ -378,7 +378,7 @@ class HerdingExplorer(Explorer):
             sample=CORRELATION_SAMPLE, seed=0, progress=progress_part(progress, 0.0, 1.0, ""))
 
     def box_estimate(self, settings: dict) -> float:
-        # measured on the 2-core VM, beside other work (load 1.7): 1.85 s for 10^6 points
+        # measured on the development machine: 1.85 s for 10^6 points
         # (herding 1.01 x 10^6 steps, one sort of the boxes, the correlation sum of 2 x 10^4)
         return 0.5 + 1.5 * settings["box_steps"] / 1_000_000
 
@@ -452,7 +452,7 @@ class HerdingExplorer(Explorer):
                               progress=progress)
 
     def tables_estimate(self, settings: dict) -> float:
-        # measured on the 2-core VM (CPU seconds a data set): Table 1.1 about 0.2 + 0.7 per
+        # measured on the development machine (CPU seconds a data set): Table 1.1 about 0.2 + 0.7 per
         # 10^5 samples, Table 1.2 about 0.2 + 0.35 per 10^5 herding steps a split
         S = settings["samples"] / 100_000
         return len(settings["data_sets"]) * (0.2 + 0.7 * S

@@ -146,7 +146,7 @@ class TorusExplorer(Explorer):
 
     timeline = Timeline(
         "orbit_frames", unit="step",
-        caption=prose(__file__, "torus.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(Mark("torus_plot", "point", x="c1", y="c2", dims=TORUS_DIMS, options=RING),
                Mark("rational_plot", "point", x="r1", y="r2", dims=TORUS_DIMS, options=RING),
                Mark("weights_plot", "trail", x="w1", y="w2", dims=WEIGHT_DIMS, length=TRAIL,
@@ -157,7 +157,7 @@ class TorusExplorer(Explorer):
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
                                  mpl=dict(linewidth=1)))))
 
-    text = prose(__file__, "torus.md")
+    text = prose(__file__, "page.md")
 
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> TorusRun:

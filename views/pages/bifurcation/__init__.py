@@ -191,7 +191,7 @@ class BifurcationExplorer(Explorer):
 
     timeline = Timeline(
         "iterate_frames", unit="iteration",
-        caption=prose(__file__, "bifurcation.timeline.md"),
+        caption=prose(__file__, "timeline.md"),
         marks=(Mark("orbit_annotations", "point", x="logT", y="wk", dims=(LOG_T, W_DIM),
                     options=RING),
                Mark("attractor_plot", "trail", x="w1", y="w2", dims=("w1", "w2"), length=TRAIL,
@@ -201,7 +201,7 @@ class BifurcationExplorer(Explorer):
                Mark("iterates_plot", "future", x="t", offset=0.5, options=VEIL),
                Mark("iterates_plot", "point", x="t", y="wk", dims=("t", W_DIM), options=RING)))
 
-    text = prose(__file__, "bifurcation.md")
+    text = prose(__file__, "page.md")
 
     # --- knobs -------------------------------------------------------------------------------
     def knob_bounds(self) -> dict[str, tuple]:
