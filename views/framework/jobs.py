@@ -531,8 +531,9 @@ class JobSection(pn.viewable.Viewer):
             seconds, measured = measured_estimate(explorer, run, settings)
             when = (f"about {seconds:.0f} s, from the last runs on this server" if measured
                     else f"roughly {seconds:.0f} s; the time left is shown as it runs")
-        else:
-            when = "it runs in the background"
+        else:  # a run without an estimate: say nothing of its time rather than guess
+            return (f"Click **{run.button}** to compute. The computation runs in the "
+                    "background: the rest of the page stays live.")
         return (f"Click **{run.button}** to compute ({when}). The computation runs in the "
                 "background: the rest of the page stays live.")
 

@@ -438,9 +438,14 @@ class PageMixin:
             grid = pn.Column(pn.Row(reset, pn.pane.Markdown(
                 "Zoom into the first plot (box or wheel zoom) to recompute that window at full "
                 "resolution.", margin=(10, 10))), grid)
+        # the title stays one line (a long book title wrapped it in two at 1440 px); the whole
+        # reference opens with the text
         about = pn.Card(
             pn.pane.Markdown(math_markdown(self.text), sizing_mode="stretch_width", max_width=960),
-            title=f"About this page: {self.paper.citation}, {self.figures.split(';')[0]}",
+            pn.pane.Markdown(f"**Source:** {self.paper.reference}.", sizing_mode="stretch_width",
+                             max_width=960),
+            title=(f"About this page: {self.paper.short} ({self.paper.year}), "
+                   f"{self.figures.split(';')[0]}"),
             # closed: the plots come first on the screen (a projector's 1024 x 768 showed
             # none below the open text); one click opens it
             collapsible=True, collapsed=True, sizing_mode="stretch_width", margin=(5, 10),
