@@ -71,7 +71,7 @@ class IsingExplorer(Explorer):
     summary = ("Herding a 2-D Ising lattice at the critical temperature from two numbers, "
                "against Swendsen-Wang: samples, clusters and the perceptron cycling condition.")
     paper = CHEN_WELLING
-    figures = "Sec 1.2.5: eqs 1.21-1.24, Figs 1.6-1.7"
+    figures = "Figs 1.6-1.7; Sec 1.2.5, eqs 1.21-1.24"
 
     L = param.Integer(64, bounds=(16, 128), step=8, label="Lattice side L",
                       doc="The lattice is L x L with periodic wrap (the paper: 100).")

@@ -105,7 +105,7 @@ class HiddenHerdingExplorer(Explorer):
     summary = ("Herding an RBM on scikit-learn's 8×8 digits: pseudo-samples beside the data, "
                "moments of visible and hidden units matched, the perceptron cycling condition.")
     paper = CHEN_WELLING
-    figures = "Sec 1.3.3: eqs 1.46-1.52, Prop 1.8-1.9; Sec 1.4.2, Figs 1.13-1.14"
+    figures = "Figs 1.13-1.14; Sec 1.3.3, eqs 1.46-1.52, Prop 1.8-1.9, Sec 1.4.2"
 
     hidden = param.Integer(20, bounds=(1, HIDDEN_MAX), label="Hidden units m",
                            doc="Hidden units z_j of the RBM (features x_i z_j, x_i, z_j).")
