@@ -15,13 +15,13 @@ from views.pages.bifurcation import BifurcationExplorer
 from views.pages.doeblin import DoeblinExplorer
 from views.pages.pmd import PMDExplorer
 from views.pages.sbeed import SBEEDExplorer
-from views.pages.bayes import OnlineBayesExplorer
+from views.pages.bayes import BayesExplorer
 from views.pages.hbm import HBMExplorer
 from views.pages.ising import IsingExplorer
 from views.pages.pct import PCTExplorer
-from views.pages.rbm import HiddenHerdingExplorer
+from views.pages.rbm import RBMExplorer
 from views.pages.dsg import DSGExplorer
-from views.pages.esgd import EmbeddingSGDExplorer
+from views.pages.esgd import ESGDExplorer
 from views.framework import Explorer, warmup_rasters
 
 #: Short name -> explorer class, in the order of the app's navigation (``register``).
@@ -54,14 +54,14 @@ register(TorusExplorer)
 register(BifurcationExplorer)
 register(IsingExplorer)
 register(PCTExplorer)
-register(HiddenHerdingExplorer)
+register(RBMExplorer)
 register(DoeblinExplorer)
 register(PMDExplorer)
 register(SBEEDExplorer)
-register(OnlineBayesExplorer)
+register(BayesExplorer)
 register(HBMExplorer)
 register(DSGExplorer)
-register(EmbeddingSGDExplorer)
+register(ESGDExplorer)
 
 __all__ = ["EXPLORERS", "register", "warmup", "warmup_rasters"]
 

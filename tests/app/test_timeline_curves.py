@@ -10,7 +10,7 @@ import pytest
 from dynamics import bifurcation as bf
 from dynamics import esgd as es
 from dynamics import herding, torus
-from views.pages.esgd import EmbeddingSGDExplorer
+from views.pages.esgd import ESGDExplorer
 
 from .test_timeline import MARK, _only_the_time_was_sent, _open, _scrubbed
 
@@ -63,7 +63,7 @@ def test_play_on_a_log_spaced_timeline_reaches_the_last_checkpoint(server, page)
     through each and stops at the last, where the ring is the run's final test MSE."""
     _, models = _open(page, f"{server}?page=esgd&data=2000")
     _, x, y = es.noisy_measurement(2000, seed=0)
-    e = EmbeddingSGDExplorer()
+    e = ESGDExplorer()
     run = es.embedding_sgd(x, y, eta=e.eta, eta0=e.eta0, lam_f=e.lam, lam_u=e.lam,
                            bandwidth_f=e.bandwidth_f, bandwidth_u=e.bandwidth_u,
                            dual_y_scale=e.dual_y_scale, features_f=e.features,

@@ -17,7 +17,7 @@ from dynamics import esgd as es
 from dynamics.pct import generalized_herding as gh
 from dynamics import herding, neuron, torus
 from views.pages.bifurcation import BifurcationExplorer
-from views.pages.esgd import EmbeddingSGDExplorer
+from views.pages.esgd import ESGDExplorer
 from views.framework.timeline import Frames, _LocalPlayer, strided
 from views.pages.herding import HerdingExplorer
 from views.pages.neuron import NeuronExplorer
@@ -330,7 +330,7 @@ def test_pct_frame_at_t_is_each_variants_state_at_step_t(t):
 
 
 def test_embedding_sgd_frames_are_the_runs_checkpoints():
-    e = EmbeddingSGDExplorer(data=2000)
+    e = ESGDExplorer(data=2000)
     _, x, y = es.noisy_measurement(2000, seed=e.seed)
     run = es.embedding_sgd(x, y, eta=e.eta, eta0=e.eta0, lam_f=e.lam, lam_u=e.lam,
                            bandwidth_f=e.bandwidth_f,
@@ -354,7 +354,7 @@ def test_embedding_sgd_frames_are_the_runs_checkpoints():
     (TorusExplorer, {"steps": "2000"}, 0, 2000),
     (BifurcationExplorer, {"burn_in": "500", "keep": "32", "resolution": "100"}, 0, 531),
     (PCTExplorer, {"steps": "300"}, 1, 300),
-    (EmbeddingSGDExplorer, {"data": "2000"}, 50, 2000),
+    (ESGDExplorer, {"data": "2000"}, 50, 2000),
 ], ids=["torus", "bifurcation", "pct", "esgd"])
 def test_time_in_the_url_round_trips_and_is_validated_on_every_timeline(cls, knobs, first, last):
     query = {k: [v] for k, v in knobs.items()}

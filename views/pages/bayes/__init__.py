@@ -118,7 +118,7 @@ def _ellipse(mean: np.ndarray, cov: np.ndarray, radius: float) -> np.ndarray:
     return mean + circle @ vectors.T
 
 
-class OnlineBayesExplorer(Explorer):
+class BayesExplorer(Explorer):
     """Assumed-density filtering: Gaussian online Bayes for the probit perceptron."""
 
     slug = "bayes"

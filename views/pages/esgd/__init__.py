@@ -66,7 +66,7 @@ def live_run(data: int, eta: float, eta0: float, lam: float, bandwidth_f: float,
     return LiveRun(run, es.conditional_mean(run.grid))
 
 
-class EmbeddingSGDExplorer(Explorer):
+class ESGDExplorer(Explorer):
     """Learning through a conditional expectation: Embedding-SGD on noisy inputs."""
 
     slug = "esgd"

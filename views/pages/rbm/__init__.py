@@ -97,7 +97,7 @@ def _tiles(cols: int, rows: int):
     return style(hv.Curve(_grid(cols, rows), *TILE_DIMS[:2]), **GRID_STYLE)
 
 
-class HiddenHerdingExplorer(Explorer):
+class RBMExplorer(Explorer):
     """Herding an RBM with hidden units to binarised digits."""
 
     slug = "rbm"
