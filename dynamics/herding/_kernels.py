@@ -28,6 +28,24 @@ def _violates(weights, t, c, tol2):
     return c * c > tol2 * wn2
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _advance(scores, G, prev):
+    """The next step's scores, ``scores += G[prev]`` in place, fused with their argmax: (the
+    lowest index of the maximum, the maximum). Float or int64 scores alike (one copy for both
+    kernels' modes)."""
+    x = scores[0] + G[prev, 0]
+    scores[0] = x
+    top = x
+    best = 0
+    for d in range(1, scores.shape[0]):
+        x = scores[d] + G[prev, d]
+        scores[d] = x
+        if x > top:
+            top = x
+            best = d
+    return best, top
+
+
 @njit(cache=True, nogil=True)
 def _herd_kernel(features, moments, eta, refresh, rtol, states, weights, cycling):
     """Run eqs 1.7-1.8 in float64, in place; weights[0] holds w0 on entry.
@@ -120,17 +138,7 @@ def _herd_kernel(features, moments, eta, refresh, rtol, states, weights, cycling
             if t >= stop:
                 break
             # Incremental scores for the next step, fused with its argmax.
-            prev = best
-            x = g[0] + G[prev, 0]
-            g[0] = x
-            gb = x
-            best = 0
-            for d in range(1, D):
-                x = g[d] + G[prev, d]
-                g[d] = x
-                if x > gb:
-                    gb = x
-                    best = d
+            best, gb = _advance(g, G, best)
             # Scores within 2 eps of the maximum: a branch-free count (vectorised).
             low = gb - margin          # margin = 2 eps_j = e0 + j e1
             near = 0
@@ -228,15 +236,5 @@ def _herd_exact_kernel(phi, r, u0, eta, n, rho, incremental, rtol, states, weigh
                     sb = S[d]
                     best = d
         elif t + 1 < steps:
-            prev = best
-            x = S[0] + G[prev, 0]
-            S[0] = x
-            sb = x
-            best = 0
-            for d in range(1, D):
-                x = S[d] + G[prev, d]
-                S[d] = x
-                if x > sb:
-                    sb = x
-                    best = d
+            best, sb = _advance(S, G, best)
     return violations, w2_max, c_max
