@@ -244,6 +244,8 @@ def explorer_page(slug: str, presentation: Presentation, shown_messages: list[st
                 _write(location, address())
 
         explorer.param.watch(drawn, ["drawn", "t"])
+        for job in explorer.jobs.values():  # a run's own settings are in the address too
+            job.run.param.watch(drawn, list(job.run.knob_names()))
     return explorer
 
 

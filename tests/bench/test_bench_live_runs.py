@@ -38,7 +38,7 @@ RUNS = {
 
 def _button(slug: str, run: str) -> str:
     """The label of the button that starts ``run`` on ``slug``'s page (its ``Run`` declares it)."""
-    return next(r.button for r in EXPLORERS[slug].runs if r.name == run)
+    return next(r.button for r in EXPLORERS[slug].runs if r.key == run)
 
 
 WATCH_FIRST = """() => {

@@ -21,7 +21,7 @@ def random_value(explorer, name: str, rng: np.random.Generator):
 
     Size knobs whose range reaches far beyond their default (steps, resolution, burn-in) are
     drawn up to twice the default, log-uniformly, so that a walk stays quick."""
-    p = explorer.param[name]
+    p = explorer.knob_param(name)
     if isinstance(p, param.Boolean):
         return bool(rng.integers(2))
     if isinstance(p, param.ListSelector):

@@ -50,7 +50,7 @@ def _is_size(p, dependent: set) -> bool:
 
 
 def _good_text(explorer, name, rng) -> str:
-    p = explorer.param[name]
+    p = explorer.knob_param(name)
     if _is_size(p, set(explorer.knob_bounds())):
         # log-uniform from the lower bound to the default: small sizes more often. Sizes
         # beyond the default are accepted by the same code as any valid size, and cost the
@@ -107,7 +107,7 @@ def queries(cls, count: int, seed: int, *, small: bool = False) -> list[str]:
     knobs the query does not set are added at their small values (``size_knobs``)."""
     rng = np.random.default_rng(seed)
     explorer = cls()
-    names = cls.knob_names()
+    names = cls.setting_names()  # the knobs and the runs' settings
     base = size_knobs(cls) if small else {}
     out = []
     for i in range(count):
@@ -191,9 +191,9 @@ def _open(cls, first, query: str, counts: dict, drawn: set) -> None:
         # words for the page, not a developer's exception text
         assert "Traceback" not in message and "parameter '" not in message, (query, message)
     # the knobs hold valid values
-    for name in cls.knob_names():
-        p = explorer.param[name]
-        value = getattr(explorer, name)
+    for name in cls.setting_names():
+        p = explorer.knob_param(name)
+        value = explorer.setting(name)
         if isinstance(p, param.Number) and not isinstance(p, param.Integer):
             assert np.isfinite(value), (query, name)
     counts["with messages" if messages else "clean"] += 1

@@ -62,8 +62,8 @@ def test_every_knob_has_a_cap_that_its_own_values_fit(slug):
     the longest link of the page (every knob at its cap) fits the query's cap."""
     cls = EXPLORERS[slug]
     longest = len("page=") + len(slug)
-    for name in cls.knob_names():
-        p = cls.param[name]
+    for name in cls.setting_names():
+        p = cls.knob_param(name)
         chars, items = knobs.limits(p)
         assert chars <= knobs.QUERY_CHARS, name
         for text in _longest_text(p, chars):
@@ -114,7 +114,7 @@ def test_a_link_too_long_as_a_whole_opens_the_defaults():
 
 
 def test_the_teacher_keys_are_capped_too():
-    knob_count = len(HERDING.knob_names())
+    knob_count = len(HERDING.setting_names())
     shown, messages = Presentation.from_query(HERDING, {"show": ["seed," * (knob_count + 1)],
                                                         "present": ["1" * 101]})
     assert shown == Presentation()

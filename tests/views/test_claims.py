@@ -51,9 +51,8 @@ def _page_text(explorer, entry) -> str:
         return explorer.status()
     texts = []
     for name in entry.runs:
-        run = next(r for r in type(explorer).runs if r.name == name)
         job = explorer.jobs[name]
-        texts.append(getattr(explorer, run.summary)(job.settings, job.result))
+        texts.append(job.run.summary(job.settings, job.result))
     return " ".join(texts)
 
 
@@ -62,14 +61,15 @@ def test_the_page_and_the_gallery_give_one_verdict(entry_id, own_results, monkey
     entry = ENTRIES[entry_id]
     cls = EXPLORERS[entry.slug]
     knobs = dict(cls.quick)
-    runs = [r for r in cls.runs if r.name in entry.runs]
+    runs = [r for r in cls.runs if r.key in entry.runs]
     for run in runs:
-        knobs.update(dict(run.quick))
+        knobs.update(run.quick_knobs())
     explorer = cls(**knobs)
     for run in runs:
-        if (entry.slug, run.name) in SMALLER:
-            monkeypatch.setattr(explorer, run.compute, SMALLER[entry.slug, run.name])
-        explorer.jobs[run.name].compute()
+        job = explorer.jobs[run.key]
+        if (entry.slug, run.key) in SMALLER:
+            monkeypatch.setattr(job.run, "compute", SMALLER[entry.slug, run.key])
+        job.compute()
     verdict = entry.judge(explorer)  # the gallery's caller
     assert isinstance(verdict, Verdict)
     assert verdict.claim and verdict.statement and verdict.measured and verdict.why

@@ -31,7 +31,7 @@ def test_the_code_of_a_page_recomputes_its_numbers_and_figure(slug, tmp_path, mo
     explorer = cls(**cls.example_change)
     code = stamp.script(explorer)
     # a line a knob (the SBEED page has 29) and a dozen more
-    assert "import" in code and code.count("\n") < 15 + len(cls.knob_names())
+    assert "import" in code and code.count("\n") < 15 + len(cls.setting_names())
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
     printed = io.StringIO()

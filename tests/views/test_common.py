@@ -123,7 +123,7 @@ def test_redraw_knobs_follow_depends_or_ignores():
 
     herding = views.EXPLORERS["herding"]()
     words = next(p for p in herding.plots if p.method == "words_plot")
-    runs = {k for run in herding.runs for k in run.settings}  # box_steps, the tables' data_sets...
+    runs = {k for run in herding.runs for k in run.legacy_settings}  # box_steps, data_sets...
     assert "box_steps" in runs and "data_sets" in runs
     assert herding.redraw_knobs(words) == [k for k in herding.knob_names()
                                            if k != "max_lag" and k not in runs]

@@ -18,7 +18,7 @@ from views.framework.jobs import JobSection
 
 from ._legends import assert_models_valid_and_legends_outside
 
-RUNS = [(slug, run.name) for slug, cls in EXPLORERS.items() for run in cls.runs]
+RUNS = [(slug, run.key) for slug, cls in EXPLORERS.items() for run in cls.runs]
 
 
 pytestmark = pytest.mark.usefixtures("worker_processes")
@@ -26,15 +26,15 @@ pytestmark = pytest.mark.usefixtures("worker_processes")
 
 def test_every_run_declares_quick_settings():
     missing = [f"{slug}.{name}" for slug, name in RUNS
-               if not dict(next(r for r in EXPLORERS[slug].runs if r.name == name).quick)]
+               if not next(r for r in EXPLORERS[slug].runs if r.key == name).quick]
     assert missing == []
 
 
 @pytest.mark.parametrize("slug, name", RUNS)
 def test_a_run_computes_in_a_worker_process_and_its_panels_draw(slug, name):
     cls = EXPLORERS[slug]
-    run = next(r for r in cls.runs if r.name == name)
-    explorer = cls(**dict(run.quick))
+    run = next(r for r in cls.runs if r.key == name)
+    explorer = cls(**run.quick_knobs())
     job = explorer.jobs[name]
     fractions, messages = [], []
     job.param.watch(lambda event: fractions.append(event.new), "fraction")

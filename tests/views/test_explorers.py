@@ -63,8 +63,8 @@ def test_parameter_change_changes_plotted_data(slug):
 @pytest.mark.parametrize("slug", sorted(EXPLORERS))
 def test_every_knob_has_label_doc_and_bounds(slug):
     explorer = EXPLORERS[slug]()
-    for name in explorer.knob_names():
-        p = explorer.param[name]
+    for name in explorer.setting_names():  # the knobs and the runs' settings
+        p = explorer.knob_param(name)
         assert p.label and p.doc, name
         if hasattr(p, "bounds") and p.bounds is not None:
             assert p.bounds[0] is not None and p.bounds[1] is not None, name

@@ -36,8 +36,8 @@ def test_every_format_carries_the_state_that_rebuilds_it(explorer, suffix, tmp_p
     assert version == stamp.VERSION and query["page"] == ["neuron"]
     rebuilt, messages = export_cli.explorer_from_query(query)
     assert messages == []
-    assert {n: rebuilt.knob_text(n) for n in rebuilt.knob_names()} == \
-        {n: explorer.knob_text(n) for n in explorer.knob_names()}
+    assert {n: rebuilt.knob_text(n) for n in rebuilt.setting_names()} == \
+        {n: explorer.knob_text(n) for n in explorer.setting_names()}
 
 
 def test_ldx_export_rebuilds_a_figure_from_its_file(explorer, tmp_path, capsys):

@@ -161,7 +161,7 @@ def test_a_run_timeline_plays_the_shown_result():
     from views.framework.timeline import _LocalPlayer
     from views.pages.sbeed import SBEEDExplorer
 
-    e = SBEEDExplorer(p_steps=2000, p_seeds=1, p_k=1)
+    e = SBEEDExplorer(**{"pendulum.steps": 2000, "pendulum.seeds": 1, "pendulum.k": 1})
     job = e.jobs["pendulum"]
     section = JobSection(e, job)
     section.__panel__().get_root(Document())
@@ -191,7 +191,7 @@ def test_a_setting_move_updates_the_run_placeholder_in_place():
 
     explorer = SBEEDExplorer()
     job = next(job for job in explorer.jobs.values()
-               if "gamma" in job.run.settings + job.run.uses)
+               if "gamma" in job.run.settings())
     section = JobSection(explorer, job)
     section.__panel__().get_root(Document())
     pane = section.results.objects[0]

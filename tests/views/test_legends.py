@@ -29,8 +29,8 @@ def test_a_pages_controls_pass_bokehs_validation(slug):
     """The sidebar and every run's settings as the page builds them (SBEED's k slider in exact
     mode was sent with start == end)."""
     explorer = EXPLORERS[slug]()
-    parts = [explorer.controls()] + [JobSection(explorer, explorer.jobs[run.name])
-                                     for run in explorer.runs]
+    parts = [explorer.controls()] + [JobSection(explorer, job)
+                                     for job in explorer.jobs.values()]
     root = pn.Column(*parts).get_root(Document())
     assert_models_valid_and_legends_outside([root])
 

@@ -35,7 +35,7 @@ WALKS, MOVES = 2, 3
 def _fresh(cls, live):
     explorer, messages = cls.from_query({k: [v] for k, v in live.query().items()})
     assert messages == [], f"the URL the page wrote did not reopen cleanly: {messages}"
-    assert all(getattr(explorer, k) == getattr(live, k) for k in live.knob_names())
+    assert all(explorer.setting(k) == live.setting(k) for k in live.setting_names())
     return explorer
 
 
@@ -55,13 +55,14 @@ def test_live_page_equals_a_fresh_page_after_random_knob_moves(slug):
         # moves that invalidate another knob (declared on the page) first
         moves = list(cls.invalidating) if walk == 0 else []
         while len(moves) < MOVES + (len(cls.invalidating) if walk == 0 else 0):
-            name = live.knob_names()[rng.integers(len(live.knob_names()))]
+            # the knobs and the runs' settings (which the URL holds too)
+            name = live.setting_names()[rng.integers(len(live.setting_names()))]
             moves.append((name, None))
         done = []
         for name, value in moves:
             if value is None:
                 value = random_value(live, name, rng)
-            setattr(live, name, value)
+            live.set_setting(name, value)
             done.append((name, value))
             assert live.error == "", f"{slug}: {name}={value!r} failed: {live.error}"
             after_invalidating = walk == 0 and len(done) == len(cls.invalidating) > 0

@@ -24,9 +24,9 @@ def _pieces(cls) -> dict[str, str]:
         if section.aside:
             pieces[f"section {i} aside"] = section.aside
     for run in cls.runs:
-        pieces[f"run {run.name}"] = run.text
+        pieces[f"run {run.key}"] = run.text
         if run.timeline is not None:
-            pieces[f"run {run.name} timeline"] = run.timeline.caption
+            pieces[f"run {run.key} timeline"] = run.timeline.caption
     return pieces
 
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from dynamics import sbeed
-from views.pages.sbeed import ACTION_NAMES, K_RUN_COST, SBEEDExplorer
+from views.pages.sbeed import ACTION_NAMES, SBEEDExplorer
+from views.pages.sbeed.runs import K_RUN_COST
 
 
 def test_frozen_lake_panel_puts_each_value_on_its_cell(tmp_path):
@@ -50,15 +51,18 @@ def test_exact_mode_holds_k_at_one_and_sampled_mode_frees_it():
 
 def test_runs_compute_and_summarise():
     page = SBEEDExplorer()
-    bias = page.run_bias(dict(bias_states=10, bias_action=2, seed=0, gamma=0.9, lam=0.1))
+    run = page.jobs["bias"].run
+    settings = dict(states=10, actions=2, seed=0, gamma=0.9, lam=0.1)
+    bias = run.compute(settings)
     assert bias.bias[0] < 1e-6 and np.nanmax(bias.bias) > 0.01
-    assert "This run" in page.bias_summary({}, bias)
-    page.bias_plot(bias)
+    assert "This run" in run.summary(settings, bias)
+    run.bias_plot(bias)
+    run = page.jobs["ksweep"].run
     settings = dict(mdp_name="risky choice (4 states)", n_states=5, n_actions=2, branching=1,
-                    seed=0, gamma=0.9, lam=0.1, batch_size=32, k_eta_step=0.2, k_iterations=2000)
+                    seed=0, gamma=0.9, lam=0.1, batch_size=32, step_size=0.2, iterations=2000)
     said = []
-    ks = page.run_k(settings, lambda f, m, partial=None: said.append((f, m)))
-    assert np.all(np.isfinite(ks.error["0"])) and "This run" in page.k_summary(settings, ks)
+    ks = run.compute(settings, lambda f, m, partial=None: said.append((f, m)))
+    assert np.all(np.isfinite(ks.error["0"])) and "This run" in run.summary(settings, ks)
     # the fraction weighs each run by its measured cost (an eta = 1 run fits the dual), and
     # runs report as they go
     cheap, dear = K_RUN_COST["0"], K_RUN_COST["1"]
@@ -66,11 +70,12 @@ def test_runs_compute_and_summarise():
     assert ends[:2] == pytest.approx([cheap / (cheap + dear) / 5, 1 / 5]) and ends[-1] == 1.0
     fractions = [f for f, _ in said]
     assert len(said) > 10 * len(ends) and fractions == sorted(fractions)
-    page.k_plot(ks)
-    p = dict(p_lam=0.01, p_eta=0.1, p_k=3, p_noise=0.0, p_steps=600, p_seeds=2)
-    runs = page.run_pendulum(p)
-    assert len(runs.runs) == 2 and "This run" in page.pendulum_summary(p, runs)
-    for method in (page.return_plot, page.v_image, page.rollout_plot):
+    run.k_plot(ks)
+    run = page.jobs["pendulum"].run
+    p = dict(lam=0.01, eta=0.1, k=3, noise=0.0, steps=600, seeds=2)
+    runs = run.compute(p)
+    assert len(runs.runs) == 2 and "This run" in run.summary(p, runs)
+    for method in (run.return_plot, run.v_image, run.rollout_plot):
         method(runs)
 
 

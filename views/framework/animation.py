@@ -62,7 +62,7 @@ def check_run(explorer, run) -> str | None:
     ``run`` otherwise."""
     if run is None:
         return None
-    timed = [r.name for r in explorer.runs if r.timeline is not None]
+    timed = [r.key for r in explorer.runs if r.timeline is not None]
     if not isinstance(run, str):
         raise TypeError(f"run must be None or the name of a run with a timeline "
                         f"({', '.join(timed) or 'this page has none'}), got {run!r} of type "

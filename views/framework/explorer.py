@@ -26,6 +26,7 @@ from views.framework.jobs import Job, Run, SessionWatch
 from views.framework.live import LatestWins, session_post
 from views.framework.page import PageMixin, Section
 from views.framework.queue import QUEUE
+from views.framework.runs import run_key
 from views.framework.text import clip, quote
 from views.framework.timeline import Timeline, TimelineMixin, alias_time
 from views.framework.workarounds import (WindowStream, dictionary_columns, one_graph_walk,
@@ -36,6 +37,17 @@ __all__ = ["Explorer", "UNKNOWN_NAMED"]
 #: Unknown names a link's notice quotes (the rest are counted): a long crafted link must not
 #: fill the page.
 UNKNOWN_NAMED = 5
+
+
+class _class_or_instance:
+    """A method bound to the instance when called on one, else to the class."""
+
+    def __init__(self, function):
+        self.function = function
+        functools.update_wrapper(self, function)
+
+    def __get__(self, instance, owner):
+        return functools.partial(self.function, owner if instance is None else instance)
 
 
 class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
@@ -74,8 +86,9 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     #: How the panels are laid out: sections of panels, each with an optional widget above and
     #: text beside (default: one section with every panel).
     sections: ClassVar[tuple["Section", ...]] = ()
-    #: Long computations the page offers (learning runs, experiments): see ``views.framework.jobs``.
-    runs: ClassVar[tuple[Run, ...]] = ()
+    #: Long computations the page offers (learning runs, experiments): ``Run`` subclasses
+    #: (``views.framework.runs``), each run by a ``views.framework.jobs.Job``.
+    runs: ClassVar[tuple[type[Run], ...]] = ()
     #: The time axis of the result, played in the browser (``views.framework.timeline``).
     timeline: ClassVar[Timeline | None] = None
 
@@ -107,6 +120,9 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
                               "the tables follow it, so they show what the plots show.")
 
     def __init__(self, **params):
+        # a run's settings by their URL names (``<run>.<setting>``, or an older link's name):
+        # given to the run once it is built
+        own = {k: params.pop(k) for k in list(params) if k in self._run_settings()}
         super().__init__(**params)
         self._last_good = None
         #: The visible window of each panel with a cloud or a zoom (None: the full range),
@@ -117,12 +133,17 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         self._rasters: dict = {}
         #: The server session the page was built in: a gone session's moves are not computed.
         self._session = SessionWatch()
-        #: One job per declared run, and the run each run panel draws.
-        self.jobs = {run.name: Job(self, run) for run in self.runs}
+        #: One job per declared run (``views.framework.runs.Run``), and the run each run
+        #: panel draws.
+        self.jobs = {run.key: Job(self, run(self)) for run in self.runs}
+        for name, value in own.items():
+            run, setting = self._run_settings()[name]
+            setattr(self.jobs[run].run, setting, value)
         for job in self.jobs.values():
             self._session.on_gone(job.cancel)
         self._session.on_gone(self._leave_queue)
-        self._run_of = {p.method: run.name for run in self.runs for p in run.plots}
+        self._run_of = {p.method: job.run.key for job in self.jobs.values()
+                        for p in job.run.plots}
         self.notice = " ".join(self._constrain())
         #: The knob streams of the live panels (``dynamic``), triggered together by ``_draw``,
         #: and the live tables (``_pane``) with the knobs they follow.
@@ -186,6 +207,54 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     @functools.cache
     def _knob_set(cls) -> frozenset:
         return frozenset(cls.knob_names())
+
+    @classmethod
+    @functools.cache
+    def _run_settings(cls) -> dict[str, tuple[str, str]]:
+        """Every name a run's setting has in a URL or a constructor: ``<run>.<setting>``, and
+        the names older links gave it (``Run.aliases``) -> (run, setting)."""
+        names = {}
+        for run in cls.runs:
+            for old, setting in run.aliases.items():
+                names[old] = (run.key, setting)
+            for setting in run.knob_names():
+                names[run_key(run.key, setting)] = (run.key, setting)
+        return names
+
+    @classmethod
+    @functools.cache
+    def setting_names(cls) -> tuple[str, ...]:
+        """Every setting of the page as its URL names it: the knobs, then each run's own
+        settings (``<run>.<setting>``)."""
+        return tuple(cls.knob_names()) + tuple(
+            run_key(run.key, setting) for run in cls.runs for setting in run.knob_names())
+
+    @_class_or_instance
+    def knob_param(owner, name: str) -> param.Parameter:
+        """The parameter of a setting named as in ``setting_names`` (or an older link): the
+        instance's (its bounds as the other knobs set them) when called on a page, the class's
+        on its class."""
+        if name in owner._run_settings():
+            run, setting = owner._run_settings()[name]
+            if isinstance(owner, type):
+                return next(r for r in owner.runs if r.key == run).param[setting]
+            return owner.jobs[run].run.param[setting]
+        return owner.param[name]
+
+    def setting(self, name: str):
+        """The value of a setting named as in ``setting_names``."""
+        if name in self._run_settings():
+            run, setting = self._run_settings()[name]
+            return getattr(self.jobs[run].run, setting)
+        return getattr(self, name)
+
+    def set_setting(self, name: str, value) -> None:
+        """Set a setting named as in ``setting_names`` (a knob or a run's setting)."""
+        if name in self._run_settings():
+            run, setting = self._run_settings()[name]
+            setattr(self.jobs[run].run, setting, value)
+        else:
+            setattr(self, name, value)
 
     def _redraw(self, *events) -> None:
         """A knob move (one batch of events, whichever way it came: widget, link, script):
@@ -305,13 +374,14 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         return value
 
     def knob_text(self, name: str) -> str:
-        """The canonical text of a knob's value (what the URL holds)."""
-        return _knobs.text(self.param[name], getattr(self, name))
+        """The canonical text of a setting's value (what the URL holds), named as in
+        ``setting_names``."""
+        return _knobs.text(self.knob_param(name), self.setting(name))
 
     def query(self) -> dict[str, str]:
-        """Every knob as text, and the timeline's time unless at the end: the URL query that
-        reopens this exact state."""
-        query = {name: self.knob_text(name) for name in self.knob_names()}
+        """Every setting as text (the knobs, the runs' settings), and the timeline's time
+        unless at the end: the URL query that reopens this exact state."""
+        query = {name: self.knob_text(name) for name in self.setting_names()}
         time = self.time_text()
         if time is not None:
             query["t"] = time
@@ -352,8 +422,9 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
                 continue
             raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
             timed = cls.timeline is not None and (key == "t" or key in cls.timeline.aliases)
-            if len(raws) > _knobs.REPEATS and (timed or key in cls._knob_set()):
-                label = cls.param[key].label if key in cls.param else key
+            known = key in cls._knob_set() or key in cls._run_settings()
+            if len(raws) > _knobs.REPEATS and (timed or known):
+                label = cls.knob_param(key).label if known else key
                 messages.append(f"{label} was given {len(raws):,} times, more than the "
                                 f"{_knobs.REPEATS} read: none was used.")
                 continue
@@ -363,16 +434,16 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
                 elif raws:
                     time = raws[-1]
                 continue
-            if key not in cls._knob_set():
+            if not known:
                 unknown.append(key)
                 continue
             if not raws:
                 continue
             if len(raws) > 1:
-                messages.append(f"{cls.param[key].label} was given {len(raws)} times: the "
-                                "last one was used.")
+                messages.append(f"{cls.knob_param(key).label} was given {len(raws)} times: "
+                                "the last one was used.")
             try:
-                values[key] = _knobs.parse(cls.param[key], raws[-1])
+                values[key] = _knobs.parse(cls.knob_param(key), raws[-1])
             except ValueError as exc:
                 messages.append(f"{exc}.")
         if unknown:
@@ -383,7 +454,7 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
                             if len(unknown) == 1 else
                             f"there are no settings {named}{more} on this page.")
         explorer = cls(**values)
-        for key in list(values):
+        for key in [k for k in values if k in cls._knob_set()]:
             try:
                 explorer.validate(key, getattr(explorer, key))
             except ValueError as exc:
@@ -467,8 +538,10 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         with dictionary_columns():
             if method in self._run_of:  # a run's panel draws the result it shows
                 run = self._run_of[method]
-                element = getattr(self, method)(self.jobs[run].shown)
-                if method == plot.method and self.jobs[run].run.timeline is not None:
+                job = self.jobs[run]
+                element = (plot.call(job.run, job.shown) if method == plot.method
+                           else getattr(job.run, method)(job.shown))
+                if method == plot.method and job.run.timeline is not None:
                     element = self._with_marks(plot, element, run=run)
                 return element
             return (getattr(self, method)(x_range=x_range) if plot.zoom
@@ -477,6 +550,6 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     def panels(self) -> tuple[Plot, ...]:
         """The panels of the current figure: ``plots``, then those of every run that has a
         finished result."""
-        extra = tuple(p for run in self.runs if self.jobs[run.name].result is not None
-                      for p in run.plots)
+        extra = tuple(p for job in self.jobs.values() if job.result is not None
+                      for p in job.run.plots)
         return tuple(self.plots) + extra

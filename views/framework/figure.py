@@ -245,19 +245,23 @@ def _padded(values: np.ndarray) -> tuple[float, float]:
 class Plot:
     """One panel of an explorer's figure.
 
-    ``method`` names an explorer method returning the panel's HoloViews element (curves, images,
-    annotations). ``cloud``, when given, names a method returning an ``hv.Points`` cloud drawn on
+    ``method`` is the method returning the panel's HoloViews element (curves, images,
+    annotations): a function (a run's panels, declared in the run's class body) or the name of
+    an explorer method; ``method`` is then its name, the panel's key (``function`` the
+    function). ``cloud``, when given, names a method returning an ``hv.Points`` cloud drawn on
     top (``cloud_under``: beneath): on the live page it always goes through datashader (so a
     million points stay fast and zooming re-rasterizes), in exported figures only when larger
     than ``DENSE_POINTS``.
     """
 
-    def __init__(self, method: str, *, title: str, cloud: str | None = None, zoom: bool = False,
+    def __init__(self, method, *, title: str, cloud: str | None = None, zoom: bool = False,
                  ignores: tuple[str, ...] = (), depends: tuple[str, ...] | None = None,
                  cloud_under: bool = False):
         if ignores and depends is not None:
             raise ValueError("give a panel's ignores or its depends, not both")
-        self.method = method
+        #: The function drawing the panel (None: the explorer's method named ``method``).
+        self.function = method if callable(method) else None
+        self.method = method.__name__ if callable(method) else method
         self.title = title
         self.cloud = cloud
         self.cloud_under = cloud_under
@@ -271,6 +275,13 @@ class Plot:
         #: None for the full range) and compute that window at full resolution; the page adds
         #: a reset button.
         self.zoom = zoom
+
+    def call(self, owner, *args, **kwargs):
+        """The panel's element: its function applied to ``owner`` (the run or explorer it
+        belongs to), or ``owner``'s method of that name."""
+        if self.function is not None:
+            return self.function(owner, *args, **kwargs)
+        return getattr(owner, self.method)(*args, **kwargs)
 
 
 def axis(name: str, label: str) -> hv.Dimension:

@@ -34,8 +34,6 @@ import functools
 import threading
 import time
 import weakref
-from dataclasses import dataclass
-
 import holoviews as hv
 import numpy as np
 import panel as pn
@@ -44,6 +42,7 @@ import param
 from dynamics.checks import Cancelled
 from views.framework import worker as _worker
 from views.framework.cache import LOCK, STORE
+from views.framework.runs import Run, run_key
 from views.framework.text import plain
 from views.framework.workarounds import steady_text
 
@@ -118,17 +117,17 @@ _RATIOS: dict = {}
 
 
 def _record_ratio(explorer, run: "Run", settings: dict, seconds: float) -> None:
-    if run.estimate is None or seconds <= 0:
+    if not run.has_estimate() or seconds <= 0:
         return
     try:
-        estimated = float(getattr(explorer, run.estimate)(dict(settings)))
+        estimated = float(run.estimate(dict(settings)))
     except Exception:  # noqa: BLE001 - an estimate that fails only means no correction
         return
     if estimated > 0:
         ratio = seconds / estimated
-        old = _RATIOS.get((explorer.slug, run.name))
+        old = _RATIOS.get((explorer.slug, run.key))
         # geometric mean with what was measured before: a ratio, so averaged on a log scale
-        _RATIOS[(explorer.slug, run.name)] = ratio if old is None else (ratio * old) ** 0.5
+        _RATIOS[(explorer.slug, run.key)] = ratio if old is None else (ratio * old) ** 0.5
 
 
 def _calibration_work() -> None:
@@ -179,10 +178,10 @@ def measured_estimate(explorer, run: "Run", settings: dict) -> tuple[float, bool
     server measured them: the page's estimate times the measured/estimated ratio of the same
     run's finished runs here or, before one finished, times ``machine_speed()``; None when the
     run has no estimate."""
-    if run.estimate is None:
+    if not run.has_estimate():
         return None
-    seconds = float(getattr(explorer, run.estimate)(dict(settings)))
-    ratio = _RATIOS.get((explorer.slug, run.name))
+    seconds = float(run.estimate(dict(settings)))
+    ratio = _RATIOS.get((explorer.slug, run.key))
     return (seconds * ratio, True) if ratio is not None else (seconds * machine_speed(), False)
 
 
@@ -286,43 +285,6 @@ def _in_daemon_thread(loop: asyncio.AbstractEventLoop, function, *args) -> async
     return future
 
 
-@dataclass(frozen=True)
-class Run:
-    """A long computation an explorer offers, declared on its class (``runs``).
-
-    ``compute``, ``estimate``, ``summary`` and ``extra`` name explorer methods:
-    ``compute(settings, progress)`` returns the result (it calls one engine, passing
-    ``progress`` on); ``estimate(settings)`` gives the expected seconds; ``summary(settings,
-    result)`` and ``extra(settings, result)`` Markdown shown under the panels (a line read off
-    the result, a table). ``plots`` are panels whose methods take the
-    result (a partial one while the run goes, when the engine streams them). ``uses`` names
-    page knobs the run also depends on (a model the live panels share): they stay in the
-    sidebar, but are part of the run's settings (its cache key and ``compute``'s argument).
-    ``display`` names knobs that change only what some of the run's panels draw (a frame of an
-    animation): their widgets sit above the panels, they are in the page's URL but not in the
-    settings or the cache key, and only panels whose ``Plot.depends`` names them redraw.
-    ``quick`` gives small values of the run's knobs (name -> value) with which the generic
-    tests run it end to end in seconds, as the served app does (in a worker process).
-    ``timeline`` (a ``views.framework.timeline.Timeline``) declares the time axis of the run's
-    result (an episode): its control sits above the run's panels and plays their marks in the
-    browser."""
-
-    name: str
-    title: str
-    button: str
-    settings: tuple[str, ...]
-    compute: str
-    plots: tuple = ()
-    text: str = ""
-    estimate: str | None = None
-    summary: str | None = None
-    extra: str | None = None
-    uses: tuple[str, ...] = ()
-    display: tuple[str, ...] = ()
-    quick: tuple[tuple[str, object], ...] = ()
-    timeline: object = None
-
-
 def progress_part(progress, lo: float, hi: float, what: str):
     """``progress`` for one part of a run that calls several engines: fractions mapped into
     [lo, hi], messages prefixed with ``what`` (None stays None)."""
@@ -333,7 +295,7 @@ def progress_part(progress, lo: float, hi: float, what: str):
 
 def _cache_key(explorer, run: Run, settings: dict) -> tuple:
     # list-valued settings (a ListSelector's choice) as tuples, so that the key hashes
-    return ("job", explorer.slug, run.name,
+    return ("job", explorer.slug, run.key,
             *sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in settings.items()))
 
 
@@ -371,7 +333,7 @@ class Job(param.Parameterized):
         _JOBS.add(self)
 
     def current_settings(self) -> dict:
-        return {name: getattr(self.explorer, name) for name in self.run.settings + self.run.uses}
+        return self.run.settings()
 
     # --- running -------------------------------------------------------------------------------
     def _progress_callable(self, cancel: threading.Event, latest: dict):
@@ -384,7 +346,7 @@ class Job(param.Parameterized):
         return progress
 
     def _compute(self, settings: dict, progress):
-        return getattr(self.explorer, self.run.compute)(dict(settings), progress)
+        return self.run.compute(dict(settings), progress)
 
     def compute(self, progress=None):
         """Run (or fetch from the cache) with the current settings, blocking, and show the
@@ -424,7 +386,7 @@ class Job(param.Parameterized):
             knobs = {name: getattr(self.explorer, name) for name in self.explorer.knob_names()}
             future = _in_daemon_thread(loop, functools.partial(
                 _worker.run, session=self.explorer.queue_session()), type(self.explorer), knobs,
-                self.run.name, settings, cancel, latest)
+                self.run.key, settings, cancel, latest)
         else:
             future = _in_daemon_thread(loop, self._compute, settings,
                                        self._progress_callable(cancel, latest))
@@ -482,9 +444,12 @@ class JobSection(pn.viewable.Viewer):
         super().__init__()
         self.explorer, self.job, run = explorer, job, job.run
         # labels on one line: a slider's title sat above the other widgets' labels
-        self.settings = pn.FlexBox(*[pn.Column(explorer.control(n), width=180)
-                                     for n in run.settings if explorer.shows(n)], gap="8px",
-                                   align_items="baseline")
+        self.settings = pn.FlexBox(
+            *[pn.Column(explorer.control(n), width=180)
+              for n in getattr(run, "legacy_settings", ()) if explorer.shows(n)],
+            *[pn.Column(explorer.control(n, run=run), width=180) for n in run.knob_names()
+              if explorer.shows(run_key(run.key, n))],
+            gap="8px", align_items="baseline")
         self.button = pn.widgets.Button(label=run.button, color="primary", width=200)
         self.stop = pn.widgets.Button(label="Cancel", color="light", width=90, disabled=True)
         self.progress = pn.indicators.Progress(value=0, max=1000, active=False,
@@ -498,7 +463,9 @@ class JobSection(pn.viewable.Viewer):
         self.stop.on_click(lambda _: job.cancel())
         job.param.watch(self._state, ["running", "fraction", "message", "error"])
         job.param.watch(self._shown, ["shown"])
-        explorer.param.watch(self._settings_changed, list(run.settings + run.uses))
+        run.param.watch(self._settings_changed, list(run.knob_names()))
+        if run.uses:
+            explorer.param.watch(self._settings_changed, list(run.uses))
         self._panes = None
         self._placeholder = None
         self._display = []
@@ -527,7 +494,7 @@ class JobSection(pn.viewable.Viewer):
         settings = self.job.current_settings()
         if cached_result(explorer, run, settings) is not None:
             when = "already computed: instant"
-        elif run.estimate is not None:
+        elif run.has_estimate():
             seconds, measured = measured_estimate(explorer, run, settings)
             when = (f"about {seconds:.0f} s, from the last runs on this server" if measured
                     else f"roughly {seconds:.0f} s; the time left is shown as it runs")
@@ -568,19 +535,18 @@ class JobSection(pn.viewable.Viewer):
                 self._panes.append(explorer.run_pane(plot, streams))
             self._display = [explorer.control(n) for n in job.run.display if explorer.shows(n)]
             if job.run.timeline is not None:
-                self._display.append(explorer.timeline_control(job.run.name))
+                self._display.append(explorer.timeline_control(job.run.key))
                 # the run's timeline as GIF and MP4 (``AnimationMixin.animate(run=...)``)
                 self._display.append(pn.FlexBox(
                     pn.pane.Markdown("**Animate the run**", margin=(8, 5), width=140),
-                    *explorer.animation_buttons(job.run.name), flex_wrap="wrap"))
+                    *explorer.animation_buttons(job.run.key), flex_wrap="wrap"))
         body = [pn.FlexBox(*self._display, gap="8px")] if self._display else []
         body.append(pn.FlexBox(*self._panes, gap="8px"))
         if job.result is not None and job.shown is job.result:
-            for name in (job.run.extra, job.run.summary):
-                if name is not None:
-                    body.append(pn.pane.Markdown(
-                        getattr(explorer, name)(job.settings, job.result),
-                        sizing_mode="stretch_width"))
+            for text in (job.run.extra(job.settings, job.result),
+                         job.run.summary(job.settings, job.result)):
+                if text:
+                    body.append(pn.pane.Markdown(text, sizing_mode="stretch_width"))
         self.results.objects = body
 
     def __panel__(self):

@@ -26,6 +26,7 @@ from views.framework.figure import (EXPORT_FORMATS, PLOT_HEIGHT, PLOT_WIDTH, Plo
 from views.framework.jobs import JobSection
 from views.framework.legends import bokeh_legend
 from views.framework.present import Presentation
+from views.framework.runs import run_key
 from views.framework.remote import WIDTH, export_task, in_worker, page_state, show_progress
 from views.framework.text import math_markdown, plain
 from views.framework.workarounds import (WindowStream, no_pipeline, prompt_widget,
@@ -257,18 +258,20 @@ class PageMixin:
         show = self.presentation.show
         return show is None or name in show
 
-    def control(self, name: str) -> pn.viewable.Viewable:
+    def control(self, name: str, run=None) -> pn.viewable.Viewable:
         """The widget of one knob, linked both ways: a ``views.framework.knobs.Field`` for a typed knob
         (``fields``), else what ``pn.Param`` builds from the parameter (``widgets`` overrides),
         whose bounds follow ``knob_bounds``. Nothing (an empty spacer) for a knob that a
-        teacher's link does not show (``shows``): it stays at the link's value."""
-        if not self.shows(name):
+        teacher's link does not show (``shows``): it stays at the link's value. ``run``: the
+        widget of that run's setting ``name`` (``views.framework.runs.Run``)."""
+        owner = self if run is None else run
+        if not self.shows(name if run is None else run_key(run.key, name)):
             return pn.Spacer(width=0, height=0, margin=0, visible=False)
-        if name in self.fields:
-            return _knobs.Field(self, name)
-        spec = self.widgets.get(name)
-        widget = prompt_widget(pn.Param.widget(name, self, spec if spec is not None else {}))
-        p = self.param[name]
+        if name in owner.fields:
+            return _knobs.Field(owner, name)
+        spec = owner.widgets.get(name)
+        widget = prompt_widget(pn.Param.widget(name, owner, spec if spec is not None else {}))
+        p = owner.param[name]
         places = _knobs.decimals(getattr(p, "step", None))
         if (isinstance(widget, (pn.widgets.FloatSlider, pn.widgets.RangeSlider))
                 and places is not None and "format" not in (spec or {})):
@@ -276,7 +279,7 @@ class PageMixin:
             # 0.001 step showed "0.44" for three key presses, and 10 -> 10.50 -> 16 jumped
             widget.format = PrintfTickFormatter(format=f"%.{places}f")
         if "start" in widget.param and isinstance(getattr(p, "bounds", None), tuple):
-            _one_value_range(widget, self, name)
+            _one_value_range(widget, owner, name)
         if isinstance(widget, pn.widgets.slider._SliderBase):
             widget.stylesheets = [*widget.stylesheets, TOUCH_HANDLES]
         widget = snap_from_browser(widget, lambda value: _knobs.snap(p, value))
@@ -293,7 +296,8 @@ class PageMixin:
         of ``groups`` (knobs in no group first); only those of ``presentation.show`` when a
         teacher's link names them (a heading with none of them goes too)."""
         grouped = [n for names in self.groups.values() for n in names] + list(self.placed) + [
-            n for run in self.runs for n in run.settings + run.display]
+            n for job in self.jobs.values()
+            for n in job.run.display + getattr(job.run, "legacy_settings", ())]
         sections = [(None, [n for n in self.knob_names() if n not in grouped]),
                     *self.groups.items()]
         sections = [(heading, [n for n in names if self.shows(n)]) for heading, names in sections]
@@ -461,7 +465,7 @@ class PageMixin:
                          "drawn")
         if self.timeline is not None:
             grid = pn.Column(self.timeline_control(), grid, sizing_mode="stretch_width")
-        runs = [JobSection(self, self.jobs[run.name]) for run in self.runs]
+        runs = [JobSection(self, job) for job in self.jobs.values()]
         return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
                     downloads=self.downloads(), runs=runs)
 

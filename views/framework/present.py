@@ -61,7 +61,7 @@ class Presentation:
             elif raw not in ("0", "false", "no", "off"):
                 messages.append(f"present must be 1 or 0; got {quote(raw)}.")
         show = None
-        knobs = explorer_cls.knob_names()
+        knobs = explorer_cls.setting_names()
         if "show" in args:
             text = _last_text(args["show"])
             try:  # at most every control, each named once: a list of choices' caps

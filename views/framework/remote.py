@@ -34,7 +34,7 @@ def page_state(explorer) -> tuple[type, dict, dict]:
     knobs (``Explorer(**knobs)``) and the rest (``restore``'s ``state``): the time its timeline
     shows, the visible windows of its zoomable panels, and each run's result, settings and
     timeline time."""
-    knobs = {name: getattr(explorer, name) for name in explorer.knob_names()}
+    knobs = {name: explorer.setting(name) for name in explorer.setting_names()}
     windows = {m: (v.x_range, v.y_range) for m, v in explorer._view.items()
                if v.x_range is not None or v.y_range is not None}
     runs = {name: (job.result, job.settings, job.shown, explorer.time_of(name))

@@ -215,14 +215,14 @@ def _mp4_comment(data: bytes) -> str | None:
 
 def _changed(explorer) -> list[str]:
     """The knobs not at their default, in the page's order."""
-    return [name for name in explorer.knob_names()
+    return [name for name in explorer.setting_names()
             if explorer.knob_text(name) != _default_text(explorer, name)]
 
 
 def _default_text(explorer, name: str) -> str:
     from views.framework import knobs
 
-    p = explorer.param[name]
+    p = explorer.knob_param(name)
     return knobs.text(p, p.default)
 
 
@@ -242,7 +242,7 @@ def settings_words(explorer, *, time: bool = True) -> str:
     ("States D = 5, Model seed = 7"), and the time on the timeline (unless ``time`` is False);
     "default settings" if none. Each value is cut to ``VALUE_CHARS`` characters, the whole to
     ``SETTINGS_CHARS`` (an ellipsis for the words left out)."""
-    words = [f"{explorer.param[n].label} = {clip(explorer.knob_text(n), VALUE_CHARS)}"
+    words = [f"{explorer.knob_param(n).label} = {clip(explorer.knob_text(n), VALUE_CHARS)}"
              for n in _changed(explorer)]
     time = _time_text(explorer, time)
     if time is not None:

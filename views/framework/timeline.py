@@ -28,6 +28,7 @@ part of the link).
 
 from __future__ import annotations
 
+import functools
 import json
 import weakref
 from dataclasses import dataclass, field
@@ -56,14 +57,14 @@ INTERVAL_MS = 33
 @dataclass(frozen=True)
 class Timeline:
     """An explorer's time axis (``Explorer.timeline``, or a run's, ``Run.timeline``):
-    ``frames`` names a method returning the ``Frames`` of the current result (a run's takes the
-    result); ``caption`` says what time means on the page (Markdown, shown beside the
+    ``frames`` is the method returning the ``Frames`` of the current result (a run's takes the
+    result): a function, or the name of the explorer's (or the run's) method; ``caption`` says what time means on the page (Markdown, shown beside the
     control); ``marks`` what each plot draws at time t; ``unit`` the word for one time step; at
     most ``max_frames`` frames and ``MAX_BYTES`` bytes are sent (strided beyond). ``aliases``
     maps knobs of older links to ``t`` (name -> what to add to their value): a link with the
     old frame knob opens at that time."""
 
-    frames: str
+    frames: object
     caption: str
     marks: tuple = ()
     unit: str = "step"
@@ -305,7 +306,9 @@ class TimelineMixin:
         memo = self.__dict__.setdefault("_ldx_frames", {}).get(run)
         if memo is not None and memo[0] is result:
             return memo[1]
-        method = getattr(self, timeline.frames)
+        owner = self if run is None else self.jobs[run].run
+        method = (functools.partial(timeline.frames, owner) if callable(timeline.frames)
+                  else getattr(owner, timeline.frames))
         frames = strided(method() if run is None else method(result), timeline.max_frames)
         self.__dict__["_ldx_frames"][run] = (result, frames)
         return frames

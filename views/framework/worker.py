@@ -94,8 +94,7 @@ def _die_with_parent() -> None:
 def _compute_run(explorer, args, progress):
     """A page's run (``args``: its name and settings), as ``call``'s task."""
     run_name, settings = args
-    run = next(r for r in type(explorer).runs if r.name == run_name)
-    return getattr(explorer, run.compute)(dict(settings), progress)
+    return explorer.jobs[run_name].run.compute(dict(settings), progress)
 
 
 def _child(cls, knobs: dict, task, args, conn) -> None:

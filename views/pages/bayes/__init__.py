@@ -19,10 +19,11 @@ import numpy as np
 import param
 
 from dynamics import bayes as ob
+from views.framework.legacy_runs import Run
 from dynamics.papers import OPPER
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark, Plot,
-                             Run, Section, Timeline, axis, style)
+                             Section, Timeline, axis, style)
 from views.framework.text import prose, verdict_markdown
 from views.framework.jobs import progress_part
 from views.framework.marks import legend_layer

@@ -20,12 +20,13 @@ import numpy as np
 import param
 
 from dynamics import doeblin as db
+from views.framework.legacy_runs import Run
 from dynamics.papers import STEINHARDT
 from views.framework.cache import results_cache
 from views.framework.marks import legend_layer
 from views.framework.text import prose, verdict_markdown
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
-                             Plot, Run, Section, Timeline, style)
+                             Plot, Section, Timeline, style)
 from views.pages.doeblin.experiments import (DNF_KEYS, DNF_SECONDS_PER_TRIAL, WORD_KEYS,
                                        WORD_SECONDS_PER_UNIT, dnf_table_markdown,
                                        experiment_summary, word_task_settings)

@@ -18,12 +18,13 @@ import numpy as np
 import param
 
 from dynamics import dsg
+from views.framework.legacy_runs import Run
 from dynamics.papers import DAI
 from views.framework.cache import results_cache
 from views.framework.jobs import progress_part
 from views.framework.timeline import Frames, Mark, Timeline
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
-                           Run, axis, style)
+                           axis, style)
 from views.framework.text import prose, verdict_markdown
 
 DSG_COLOR, NORMA_COLOR, EXACT_COLOR, MEAN_COLOR, VAR_COLOR = (

@@ -18,9 +18,10 @@ import numpy as np
 import param
 
 from dynamics import esgd as es
+from views.framework.legacy_runs import Run
 from dynamics.papers import DAI
 from views.framework.cache import results_cache
-from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, axis, style
 from views.framework.text import prose, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 

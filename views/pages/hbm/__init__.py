@@ -18,9 +18,10 @@ import panel as pn
 import param
 
 from dynamics import hbm
+from views.framework.legacy_runs import Run
 from dynamics.papers import LUO
 from views.framework.cache import results_cache
-from views.framework import DASHED, MPL_DASHED, Explorer, Plot, Run, axis, style
+from views.framework import DASHED, MPL_DASHED, Explorer, Plot, axis, style
 from views.framework.text import prose, verdict_markdown
 
 PSTAR_COLOR, PROJ_COLOR, FIT_COLOR = "#222222", "#d62728", "#1f77b4"

@@ -18,11 +18,12 @@ import param
 
 from dynamics import herding
 from dynamics.herding import data as hd
+from views.framework.legacy_runs import Run
 from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework.jobs import progress_part
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
-                            Run, axis, exporting, log_spaced, parse_vector, style)
+                            axis, exporting, log_spaced, parse_vector, style)
 from views.framework.text import plain, prose, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 

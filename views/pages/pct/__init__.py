@@ -21,9 +21,10 @@ import param
 from dynamics.pct import conditional_herding as ch
 from dynamics.pct import conditional_herding_data as cd
 from dynamics.pct import generalized_herding as gh
+from views.framework.legacy_runs import Run
 from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
-from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, Run, axis,
+from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, axis,
                            log_spaced, style)
 from views.framework.text import prose, verdict_markdown
 from views.framework.jobs import progress_part

@@ -26,7 +26,7 @@ from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Section, Timeline, style)
 from views.framework.text import prose, verdict_markdown
-from views.framework.jobs import Run
+from views.framework.legacy_runs import Run
 
 #: Model presets: name -> the model knobs' values (standard deviations on the sliders' steps:
 #: Welling and Teh's sigma1^2 = 10 and sigma_x^2 = 2 are 3.16^2 and 1.41^2 here). Sec 4.6.1's

@@ -20,10 +20,11 @@ import param
 from dynamics.rbm import herding_classify as hc
 from dynamics.rbm import hidden_herding as hh
 from dynamics.claims import Verdict
+from views.framework.legacy_runs import Run
 from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
-                             Plot, Run, Section, Timeline, axis, log_spaced, style)
+                             Plot, Section, Timeline, axis, log_spaced, style)
 from views.framework.text import prose, verdict_markdown
 
 #: Pseudo-samples (and data cases) shown: ``ROWS`` rows of ``COLUMNS`` digits.

@@ -16,63 +16,23 @@ import panel as pn
 import param
 
 from dynamics import sbeed
-from dynamics.checks import report
-from dynamics.sbeed import pendulum as pend
 from dynamics.papers import DAI
 from views.framework.cache import results_cache
-from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
+from views.framework import (DASHED, MPL_DASHED, Explorer, Frames, Mark,
                              Plot, Timeline, axis, integer_ticks, style)
-from views.framework.text import prose, verdict_markdown
-from views.framework.jobs import Run, progress_part
+from views.framework.text import prose
 from views.framework.marks import legend_layer
-from views.pages.sbeed import ablation, swimmer
-from views.pages.sbeed.ablation import PENDULUM_SECONDS_PER_K, AblationRuns, smooth
-
-MDPS = ("risky choice (4 states)", "FrozenLake 4x4, slippery", "FrozenLake 4x4, not slippery",
-        "Garnet")
-ETAS = ("0", "0.25", "0.5", "0.75", "1")
-ETA_COLORS = {"0": "#d62728", "0.25": "#ff7f0e", "0.5": "#bcbd22", "0.75": "#17becf",
-              "1": "#1f77b4"}
-STAR_COLOR = "#222222"
-ACTION_NAMES = {"FrozenLake": ("←", "↓", "→", "↑"), "risky": ("safe", "risky")}
-#: Replay buffer of the page's sampled runs (segments): the dual is solved on it every 5 updates.
-PAGE_BUFFER = 5000
-#: Rollout lengths of the k run, and the eta values it compares.
-K_VALUES = (1, 2, 4, 8, 16)
-#: Seconds per iteration of one run of the k sweep, by eta (sampled mode, the page's buffer),
-#: measured on the development machine: an eta = 1 run fits the dual and takes 40-65 us an
-#: iteration, an eta = 0 run 4-19 us (the risky choice, FrozenLake, a 100-state Garnet; k = 1
-#: to 16 changes either by less than 1.4x). They weigh the sweep's progress fraction and give
-#: its estimate.
-K_RUN_COST = {"0": 5e-6, "1": 4.7e-5}
-#: Progress reports of each run of the k sweep (its checkpoints; the result does not depend on
-#: them): an eta = 1 run is a fifth of the sweep.
-K_REPORTS = 20
-STATE_DIMS = (axis("rank", "state (sorted by V*)"), axis("V", "value"))
-BOB_DIMS = (axis("x", "horizontal position (rod lengths)"), axis("y", "height (rod lengths)"))
-#: The timeline's line at iteration t on the per-iteration panels.
-NOW = dict(color="gray", bokeh=dict(line_width=1.5, **DOTTED), mpl=dict(linewidth=1, **MPL_DOTTED))
-
+from views.pages.sbeed.ablation import AblationRun
+from views.pages.sbeed.swimmer import SwimmerLamKRun, SwimmerRun
+from views.pages.sbeed.common import (ACTION_NAMES, ETA_COLORS, ETAS, MDPS, NOW, PAGE_BUFFER,
+                                       STAR_COLOR, STATE_DIMS, make_mdp)
+from views.pages.sbeed.runs import BiasRun, KRun, PendulumRun
 
 def _state_mark(eta: str) -> Mark:
     """The learned V of the run with dual weight ``eta`` at iteration t, per state (NaN rows
     when that eta is not run: nothing drawn)."""
     return Mark("states_plot", "points", x="rank", y=f"V_{eta}", dims=STATE_DIMS, always=True,
                 options=dict(color=ETA_COLORS[eta], bokeh=dict(size=6), mpl=dict(s=14)))
-
-
-#: The Pendulum episode under the learned policy's mean action (the pendulum run's timeline).
-EPISODE = Timeline(
-    "episode_frames", unit="step",
-    caption=prose(__file__, "pendulum.timeline.md"),
-    marks=(Mark("pendulum_frame", "trail", x="bx", y="by", dims=BOB_DIMS, length=20,
-                always=True, options=dict(color="#1f77b4", alpha=0.5, bokeh=dict(line_width=3),
-                                          mpl=dict(linewidth=2))),
-           Mark("pendulum_frame", "ray", x="bx", y="by", dims=BOB_DIMS, always=True,
-                options=dict(color="#333333", bokeh=dict(line_width=5), mpl=dict(linewidth=3))),
-           Mark("pendulum_frame", "point", x="bx", y="by", dims=BOB_DIMS, always=True,
-                options=dict(color="#d62728", bokeh=dict(size=18), mpl=dict(s=120))),
-           Mark("rollout_plot", "vline", x="time", options=NOW)))
 
 
 def _readable_cell_values(plot, element) -> None:
@@ -86,15 +46,6 @@ def _readable_cell_values(plot, element) -> None:
             continue
         text.set_text(f"{value:.2f}")
         text.set_color("white" if value < 0.6 else "black")
-
-
-@results_cache
-def make_mdp(name: str, n_states: int, n_actions: int, branching: int, seed: int) -> sbeed.MDP:
-    if name.startswith("risky"):
-        return sbeed.risky_choice()
-    if name.startswith("FrozenLake"):
-        return sbeed.frozen_lake(slippery="not" not in name)
-    return sbeed.garnet(n_states, n_actions, min(branching, n_states), seed=seed)
 
 
 @dataclass(frozen=True)
@@ -135,28 +86,6 @@ def lam_sweep(key: tuple, gamma: float) -> tuple[np.ndarray, np.ndarray, np.ndar
         ent.append(sbeed.policy_entropy(soft.policy[live]))
         gap.append(np.max(np.abs(soft.V - hard.V)))
     return lams, np.array(ent), np.array(gap)
-
-
-@dataclass(frozen=True)
-class BiasSweep:
-    branching: np.ndarray
-    bias: np.ndarray
-    variance: np.ndarray
-    value_loss: np.ndarray
-    done: int
-
-
-@dataclass(frozen=True)
-class KSweep:
-    k: np.ndarray
-    error: dict
-    done: int
-
-
-@dataclass(frozen=True)
-class PendulumRuns:
-    runs: list
-    seeds: int
 
 
 class SBEEDExplorer(Explorer):
@@ -208,34 +137,6 @@ class SBEEDExplorer(Explorer):
                       doc="Steps in delta_k (eq D.3); sampled gradients only.")
     batch_size = param.Integer(32, bounds=(1, 512), label="Batch size",
                                doc="Segments per sampled update.")
-    bias_action = param.Integer(4, bounds=(2, 8), label="Actions", doc="Actions of the Garnets.")
-    bias_states = param.Integer(30, bounds=(5, 100), step=5, label="States",
-                                doc="States of the Garnets of the bias run.")
-    k_eta_step = param.Number(0.2, bounds=(0.01, 0.3), step=0.01, label="Step size",
-                              doc="Step size of the sampled runs of the k run.")
-    k_iterations = param.Integer(20000, bounds=(2000, 100_000), step=1000, label="Iterations",
-                                 doc="Updates of each sampled run.")
-    p_lam = param.Number(0.01, bounds=(0.001, 0.1), step=0.001, label="λ",
-                         doc="Entropy weight of the Pendulum run.")
-    p_eta = param.Number(0.1, bounds=(0.0, 1.0), step=0.01, label="η", doc="Dual weight.")
-    p_k = param.Integer(10, bounds=(1, 100), label="k", doc="Rollout length.")
-    p_noise = param.Number(0.2, bounds=(0.0, 1.0), step=0.05, label="Transition noise (rad/s)",
-                           doc="Standard deviation added to the angular velocity each step.")
-    p_steps = param.Integer(20_000, bounds=(2_000, 200_000), step=2_000, label="Steps",
-                            doc="Environment steps per seed (episodes of 200).")
-    p_seeds = param.Integer(2, bounds=(1, 5), label="Seeds", doc="Runs with seeds 0, 1, ...")
-    a_steps = param.Integer(10_000, bounds=(200, 100_000), step=200, label="Steps per run",
-                            doc="Environment steps of each ablation run.")
-    a_seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
-                            doc="Seeds per setting (paper: 5; at least 3 to name a best value).")
-    sw_steps = param.Integer(20_000, bounds=(100, 200_000), step=1_000, label="Steps per run",
-                             doc="Environment steps of each Swimmer run.")
-    sw_seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
-                             doc="Seeds per value (at least 3 to name a best value).")
-    sw_episode = param.Integer(1000, bounds=(100, 1000), step=100, label="Episode length",
-                               doc="Steps of a Swimmer episode (gymnasium's time limit: 1000).")
-    sw_updates = param.Integer(50, bounds=(1, 200), label="Updates per episode",
-                               doc="Primal-dual updates after each Swimmer episode.")
 
     fields = ("seed",)
     widgets = {name: {"throttled": True} for name in (
@@ -265,63 +166,7 @@ class SBEEDExplorer(Explorer):
         marks=(*(Mark(p, "vline", x="t", options=NOW)
                  for p in ("error_plot", "value_plot", "objective_plot")),
                *(_state_mark(eta) for eta in ETAS)))
-    runs = (
-        Run("bias", quick=(("bias_states", 5), ("bias_action", 2)),
-            title="The bias of η = 0 against the branching noise",
-            button="Run the bias sweep", settings=("bias_states", "bias_action"),
-            compute="run_bias", uses=("seed", "gamma", "lam"),
-            plots=(Plot("bias_plot", title="Bias of the η = 0 fixed point"),),
-            text=prose(__file__, "bias.md"),
-            estimate="bias_estimate", summary="bias_summary"),
-        Run("ksweep", quick=(("k_iterations", 2_000), ("n_states", 5), ("batch_size", 8)),
-            title="The rollout length k (sampled SBEED)", button="Run the k sweep",
-            settings=("k_eta_step", "k_iterations"), compute="run_k",
-            uses=("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam",
-                  "batch_size"),
-            plots=(Plot("k_plot", title="Distance to V* after training, against k"),),
-            text=prose(__file__, "ksweep.md"),
-            estimate="k_estimate", summary="k_summary"),
-        Run("pendulum", quick=(("p_steps", 2_000), ("p_seeds", 1), ("p_k", 1)),
-            title="Pendulum-v1: returns while learning",
-            button="Train on Pendulum",
-            settings=("p_lam", "p_eta", "p_k", "p_noise", "p_steps", "p_seeds"),
-            compute="run_pendulum",
-            plots=(Plot("return_plot", title="Episode return against environment steps"),
-                   Plot("v_image", title="Learned V(angle, velocity), seed 0"),
-                   Plot("rollout_plot", title="Bob height under the mean action"),
-                   Plot("pendulum_frame", title="Rollout of the learned policy, seed 0")),
-            timeline=EPISODE,
-            text=prose(__file__, "pendulum.md"),
-            estimate="pendulum_estimate", summary="pendulum_summary"),
-        Run("ablation", quick=(("a_steps", 200), ("a_seeds", 1)),
-            title="Fig 6.1's ablation on Pendulum", button="Run the ablation",
-            settings=("a_steps", "a_seeds"), compute="run_ablation",
-            plots=(Plot("ablation_lam", title="(a) λ, with η = 0.1 and k = 10"),
-                   Plot("ablation_eta", title="(b) η, with λ = 0.01 and k = 10"),
-                   Plot("ablation_k", title="(c) k, with λ = 0.01 and η = 0.1"),
-                   Plot("ablation_eta_noisy", title="(b) with noisier transitions"),
-                   Plot("ablation_tabular", title="η on a Garnet, where the dual is exact")),
-            text=prose(__file__, "ablation.md"),
-            estimate="ablation_estimate", summary="ablation_summary"),
-        Run("swimmer", quick=(("sw_steps", 100), ("sw_seeds", 1), ("sw_episode", 100),
-                              ("sw_updates", 5)),
-            title="Fig 6.1 (b) on Swimmer (MuJoCo)", button="Run η on Swimmer",
-            settings=("sw_steps", "sw_seeds", "sw_episode", "sw_updates"),
-            compute="run_swimmer",
-            plots=(Plot("swimmer_eta", title="η on Swimmer (λ = 0.01, k = 10)"),),
-            text=prose(__file__, "swimmer.md"), estimate="swimmer_estimate",
-            summary="swimmer_summary"),
-        Run("swimmer_lk", quick=(("sw_steps", 100), ("sw_seeds", 1), ("sw_episode", 100),
-                                 ("sw_updates", 5)),
-            title="Fig 6.1 (a) and (c) on Swimmer (MuJoCo)", button="Run λ and k on Swimmer",
-            settings=("sw_steps", "sw_seeds", "sw_episode", "sw_updates"),
-            compute="run_swimmer_lk",
-            plots=(Plot("swimmer_lam", title="(a) λ on Swimmer (η = 0.1, k = 10)"),
-                   Plot("swimmer_k", title="(c) k on Swimmer (λ = 0.01, η = 0.1)"),
-                   Plot("swimmer_k_variance", title="(c) the variance of δₖ against k")),
-            text=prose(__file__, "swimmer_lk.md"), estimate="swimmer_lk_estimate",
-            summary="swimmer_lk_summary"),
-    )
+    runs = (BiasRun, KRun, PendulumRun, AblationRun, SwimmerRun, SwimmerLamKRun)
 
     text = prose(__file__, "page.md")
 
@@ -492,242 +337,3 @@ class SBEEDExplorer(Explorer):
         return style(curve * ceiling * mark, logx=True, framewise=True,
                      ylim=(0, top * 1.1))
 
-    # --- the bias run ----------------------------------------------------------------------------
-    def run_bias(self, settings: dict, progress=None) -> BiasSweep:
-        S, A = int(settings["bias_states"]), int(settings["bias_action"])
-        gamma, lam = float(settings["gamma"]), float(settings["lam"])
-        bs = np.arange(1, min(10, S) + 1)
-        bias = np.full(len(bs), np.nan)
-        var = np.full(len(bs), np.nan)
-        loss = np.full(len(bs), np.nan)
-        for i, b in enumerate(bs):
-            mdp = sbeed.garnet(S, A, int(b), seed=int(settings["seed"]))
-            star = sbeed.soft_value_iteration(mdp, gamma=gamma, lam=lam)
-            fixed = sbeed.biased_fixed_point(mdp, gamma=gamma, lam=lam, eta=0.0)
-            bias[i] = np.max(np.abs(fixed.V - star.V))
-            var[i] = gamma**2 * np.mean(mdp.P @ star.V**2 - (mdp.P @ star.V) ** 2)
-            loss[i] = np.mean(star.V - sbeed.policy_values(mdp, fixed.policy, gamma=gamma, lam=lam))
-            report(progress, (i + 1) / len(bs), f"branching {b} of {bs[-1]}",
-                   partial=BiasSweep(bs, bias.copy(), var.copy(), loss.copy(), i + 1))
-        return BiasSweep(bs, bias, var, loss, len(bs))
-
-    def bias_estimate(self, settings: dict) -> float:
-        return 0.05 * settings["bias_states"] * settings["bias_action"] / 10
-
-    def bias_summary(self, settings: dict, result: BiasSweep) -> str:
-        if result.done < len(result.branching):
-            return ""
-        return (f"**This run:** the η = 0 fixed point is off V* by {result.bias[0]:.2g} with one "
-                f"next state and by {np.nanmax(result.bias):.3g} at most (branching "
-                f"{result.branching[np.nanargmax(result.bias)]}); its policy loses "
-                f"{np.nanmax(result.value_loss):.3g} of smoothed value on average at worst.")
-
-    def bias_plot(self, result: BiasSweep):
-        dims = [axis("branching", "next states per (s, a)"), axis("bias", "value")]
-        return style(
-            style(hv.Curve((result.branching.astype(float), result.bias), *dims,
-                           label="max over s of |V(η = 0) − V*|"), color=ETA_COLORS["0"],
-                  bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-            * style(hv.Curve((result.branching.astype(float), result.value_loss), *dims,
-                             label="mean loss of value of its policy"), color="#ff7f0e",
-                    bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-            * style(hv.Curve((result.branching.astype(float), result.variance), *dims,
-                             label="γ² E Var[V*(s′)]"), color="gray", bokeh=DASHED,
-                    mpl=MPL_DASHED),
-            framewise=True, xticks=integer_ticks(1, int(result.branching.max())))
-
-    # --- the k run ---------------------------------------------------------------------------
-    def run_k(self, settings: dict, progress=None) -> KSweep:
-        mdp = make_mdp(settings["mdp_name"], int(settings["n_states"]), int(settings["n_actions"]),
-                       int(settings["branching"]), int(settings["seed"]))
-        ks = np.array(K_VALUES)
-        error = {"0": np.full(len(ks), np.nan), "1": np.full(len(ks), np.nan)}
-        total = 2 * len(ks)
-        done = 0
-        spent = 0.0  # the share of the sweep's time done: its progress fraction
-        for i, k in enumerate(ks):
-            for eta in error:
-                share = K_RUN_COST[eta] / (len(ks) * sum(K_RUN_COST.values()))
-                inner = progress_part(progress, spent, min(spent + share, 1.0),
-                                      f"k = {k}, η = {eta}")
-                run = sbeed.sbeed_tabular(
-                    mdp, gamma=float(settings["gamma"]), lam=float(settings["lam"]),
-                    eta=float(eta), k=int(k), mode="sampled",
-                    iterations=int(settings["k_iterations"]), step_size=float(settings["k_eta_step"]),
-                    batch_size=int(settings["batch_size"]), buffer_size=PAGE_BUFFER,
-                    seed=int(settings["seed"]), n_checkpoints=K_REPORTS,
-                    progress=None if inner is None else lambda f, m, partial=None: inner(f, m))
-                tail = run.v_error[-max(1, len(run.v_error) // 10):]
-                error[eta][i] = float(np.mean(tail))
-                done += 1
-                spent += share
-                report(progress, min(spent, 1.0), f"k = {k}, η = {eta}",
-                       partial=KSweep(ks, {e: v.copy() for e, v in error.items()}, done))
-        return KSweep(ks, error, total)
-
-    def k_estimate(self, settings: dict) -> float:
-        return len(K_VALUES) * settings["k_iterations"] * sum(K_RUN_COST.values())
-
-    def k_summary(self, settings: dict, result: KSweep) -> str:
-        if np.isnan(result.error["1"]).any() or np.isnan(result.error["0"]).any():
-            return ""
-        best = {e: int(result.k[np.argmin(v)]) for e, v in result.error.items()}
-        return (f"**This run:** the smallest distance to V* is at k = {best['1']} for η = 1 "
-                f"({np.min(result.error['1']):.3g}) and k = {best['0']} for η = 0 "
-                f"({np.min(result.error['0']):.3g}).")
-
-    def k_plot(self, result: KSweep):
-        dims = [axis("k", "rollout length k"), axis("error", "mean ‖Vₜ − V*‖∞, last 10 %")]
-        layers = [style(hv.Curve((result.k.astype(float), v), *dims, label=f"η = {e}"),
-                        color=ETA_COLORS[e], bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-                  * style(hv.Scatter((result.k.astype(float), v), *dims), color=ETA_COLORS[e],
-                          bokeh=dict(size=7), mpl=dict(s=20))
-                  for e, v in result.error.items()]
-        return style(hv.Overlay(layers), logx=True, logy=True, framewise=True,
-                     xticks=[float(k) for k in K_VALUES])
-
-    # --- Pendulum ----------------------------------------------------------------------------
-    def run_pendulum(self, settings: dict, progress=None) -> PendulumRuns:
-        seeds = int(settings["p_seeds"])
-        runs: list = []
-
-        for s in range(seeds):
-            def inner(fraction, message, partial=None, s=s):
-                report(progress, (s + fraction) / seeds, f"seed {s + 1} of {seeds}: {message}",
-                       partial=PendulumRuns(runs + ([partial] if partial is not None else []),
-                                            seeds))
-
-            runs.append(pend.sbeed_pendulum(
-                steps=int(settings["p_steps"]), lam=float(settings["p_lam"]),
-                eta=float(settings["p_eta"]), k=int(settings["p_k"]),
-                noise=float(settings["p_noise"]), seed=s, progress=inner))
-        return PendulumRuns(runs, seeds)
-
-    def pendulum_estimate(self, settings: dict) -> float:
-        return (PENDULUM_SECONDS_PER_K * settings["p_steps"] / 1000 * settings["p_seeds"]
-                * pend.run_cost(int(settings["p_k"])))
-
-    def pendulum_summary(self, settings: dict, result: PendulumRuns) -> str:
-        done = [r for r in result.runs if r.done == len(r.returns)]
-        if len(done) < result.seeds:
-            return ""
-        last = [np.mean(r.returns[-10:]) for r in done]
-        first = [np.mean(r.returns[:10]) for r in done]
-        secs = sum(r.seconds for r in done)
-        return (f"**This run:** mean return of the first 10 episodes {np.mean(first):.0f}, of the "
-                f"last 10 {np.mean(last):.0f} (seeds: {', '.join(f'{x:.0f}' for x in last)}); "
-                f"the mean action from hanging down scores {done[0].rollout_return:.0f}; "
-                f"{secs:.0f} s of compute for {len(done) * settings['p_steps']:,} steps.")
-
-    def return_plot(self, result: PendulumRuns):
-        dims = [axis("steps", "environment steps"), axis("return", "episode return")]
-        runs = [r for r in result.runs if np.isfinite(r.returns).any()]
-        done = min(int(np.isfinite(r.returns).sum()) for r in runs)
-        curves = np.stack([smooth(r.returns[:done]) for r in runs])
-        steps = runs[0].steps[:done]
-        layers = []
-        if len(runs) > 1:
-            layers.append(style(hv.Area((steps, curves.min(0), curves.max(0)), dims[0],
-                                        [dims[1], "hi"], label=f"range over {len(runs)} seeds"),
-                                color="#1f77b4", alpha=0.25, bokeh=dict(line_alpha=0),
-                                mpl=dict(facecolor="#1f77b4", linewidth=0)))
-        layers.append(style(hv.Curve((steps, curves.mean(0)), *dims,
-                                     label="mean" if len(runs) > 1 else "seed 0"),
-                            color="#1f77b4", bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
-        return style(hv.Overlay(layers), framewise=True)
-
-    def v_image(self, result: PendulumRuns):
-        run = result.runs[0]
-        img = hv.Image((run.angles, run.velocities, run.V_grid.astype(np.float32)),
-                       kdims=[axis("angle", "angle θ (rad, 0 = upright)"),
-                              axis("velocity", "angular velocity (rad/s)")],
-                       vdims=[axis("V", "learned V")])
-        return style(img, cmap="viridis", colorbar=True, framewise=True)
-
-    def episode_frames(self, result: PendulumRuns) -> Frames:
-        """The Pendulum run's timeline: the bob (sin θ, cos θ, θ = 0 upright) at each step of
-        seed 0's rollout, and the step's time (s); one frame hanging down before a rollout."""
-        rollout = result.runs[0].rollout if result.runs else np.array([[np.pi, 0.0]])
-        theta = rollout[:, 0]
-        t = np.arange(len(theta))
-        return Frames(t, {"bx": np.sin(theta), "by": np.cos(theta), "time": t * pend.DT})
-
-    def rollout_plot(self, result: PendulumRuns):
-        run = result.runs[0]
-        t = np.arange(len(run.rollout)) * pend.DT
-        dims = [axis("time", "time (s)"), axis("height", "height of the bob, cos θ (rod lengths)")]
-        curve = style(hv.Curve((t, np.cos(run.rollout[:, 0])), *dims, label="cos θ(t)"),
-                      color="#1f77b4", bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-        up = style(hv.Curve((t[[0, -1]], [1.0, 1.0]), *dims, label="upright"), color="gray",
-                   bokeh=DASHED, mpl=MPL_DASHED)
-        return style(curve * up, framewise=True, ylim=(-1.1, 1.25))
-
-    def pendulum_frame(self, result: PendulumRuns):
-        """The pivot and the circle the bob moves on; the pendulum at step t (rod, bob, trail)
-        is the episode's marks."""
-        circle = np.linspace(0, 2 * np.pi, 121)
-        path = style(hv.Curve((np.sin(circle), np.cos(circle)), *BOB_DIMS), color="#cccccc",
-                     bokeh=dict(line_width=1, **DOTTED), mpl=dict(linewidth=0.8, **MPL_DOTTED))
-        pivot = style(hv.Points(([0.0], [0.0]), list(BOB_DIMS)), color="black", bokeh=dict(size=7),
-                      mpl=dict(s=20))
-        # x range wider than y range by about the panel's plot area ratio: a round swing
-        # (an export keeps the data's aspect: a square box drew the circle as an ellipse)
-        return style(path * pivot, xlim=(-1.75, 1.75), ylim=(-1.3, 1.3), framewise=True,
-                     mpl=dict(aspect="equal"))
-
-    # --- the ablation (views.pages.sbeed.ablation) ----------------------------------------------------
-    def run_ablation(self, settings: dict, progress=None) -> AblationRuns:
-        return ablation.run(settings, progress)
-
-    def ablation_estimate(self, settings: dict) -> float:
-        return ablation.estimate(settings)
-
-    def ablation_summary(self, settings: dict, result: AblationRuns) -> str:
-        return ablation.summary(result)
-
-    def ablation_lam(self, result):
-        return ablation.returns_panel(result, "lam", "λ")
-
-    def ablation_eta(self, result):
-        return ablation.returns_panel(result, "eta", "η")
-
-    def ablation_k(self, result):
-        return ablation.returns_panel(result, "k", "k")
-
-    def ablation_eta_noisy(self, result):
-        return ablation.returns_panel(result, "eta_noisy", "η")
-
-    def ablation_tabular(self, result):
-        return ablation.tabular_panel(result)
-
-    # --- Fig 6.1 (b) on Swimmer (views.pages.sbeed.swimmer) ---------------------------------------------
-    def run_swimmer(self, settings: dict, progress=None):
-        return swimmer.run(settings, progress)
-
-    def swimmer_estimate(self, settings: dict) -> float:
-        return swimmer.estimate(settings)
-
-    def swimmer_summary(self, settings: dict, result) -> str:
-        return swimmer.summary(result)
-
-    def swimmer_eta(self, result):
-        return swimmer.eta_panel(result)
-
-    # --- Fig 6.1 (a) and (c) on Swimmer -----------------------------------------------------------
-    def run_swimmer_lk(self, settings: dict, progress=None):
-        return swimmer.run_lam_k(settings, progress)
-
-    def swimmer_lk_estimate(self, settings: dict) -> float:
-        return swimmer.estimate_lam_k(settings)
-
-    def swimmer_lk_summary(self, settings: dict, result) -> str:
-        return swimmer.summary_lam_k(result)
-
-    def swimmer_lam(self, result):
-        return swimmer.lam_panel(result)
-
-    def swimmer_k(self, result):
-        return swimmer.k_panel(result)
-
-    def swimmer_k_variance(self, result):
-        return swimmer.k_variance_panel(result)

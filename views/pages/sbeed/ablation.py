@@ -14,11 +14,14 @@ import numpy as np
 from dynamics import sbeed
 from dynamics.sbeed import pendulum as pend
 from dynamics.sbeed import studies
-from views.framework import DASHED, MPL_DASHED, axis, style
+import param
+
+from views.framework import DASHED, MPL_DASHED, Plot, axis, prose, style
 from views.framework.jobs import progress_part
+from views.framework.runs import Run
 from views.framework.text import verdict_markdown
 
-__all__ = ["AblationRuns", "PENDULUM_SECONDS_PER_K", "DUAL_SOLVE_COST", "TABULAR_SECONDS_PER_K",
+__all__ = ["AblationRun", "AblationRuns", "PENDULUM_SECONDS_PER_K", "DUAL_SOLVE_COST", "TABULAR_SECONDS_PER_K",
            "TABULAR_UPDATES_PER_STEP", "BEFORE", "run", "estimate", "summary", "returns_panel", "runs_panel",
            "tabular_panel",
            "smooth", "study"]
@@ -49,12 +52,12 @@ class AblationRuns:
 
 
 def run(settings: dict, progress=None) -> AblationRuns:
-    """The page's settings ``a_steps`` and ``a_seeds``: both parts, the progress fraction shared
+    """The run's settings ``steps`` and ``seeds``: both parts, the progress fraction shared
     by their estimated times."""
     first = _pendulum_seconds(settings)
     share = first / (first + _tabular_seconds(settings))
-    seeds = int(settings["a_seeds"])
-    runs = pend.ablation(steps=int(settings["a_steps"]), seeds=seeds,
+    seeds = int(settings["seeds"])
+    runs = pend.ablation(steps=int(settings["steps"]), seeds=seeds,
                          progress=progress_part(progress, 0.0, share, "Pendulum"))
     tabular = studies.tabular_eta(seeds=seeds, iterations=_iterations(settings),
                                   progress=progress_part(progress, share, 1.0, "Garnet"))
@@ -67,17 +70,17 @@ def _pendulum_seconds(settings: dict) -> float:
     cells = {(name == "eta_noisy",)
              + tuple(dict(pend.ABLATION_DEFAULTS, **{pend.PANEL_PARAMETER[name]: v}).values())
              for name, values in pend.ABLATION.items() for v in values}
-    return (settings["a_seeds"] * PENDULUM_SECONDS_PER_K * DUAL_SOLVE_COST
-            * settings["a_steps"] / 1000 * sum(pend.run_cost(k) for *_, k in cells))
+    return (settings["seeds"] * PENDULUM_SECONDS_PER_K * DUAL_SOLVE_COST
+            * settings["steps"] / 1000 * sum(pend.run_cost(k) for *_, k in cells))
 
 
 def _iterations(settings: dict) -> int:
-    return TABULAR_UPDATES_PER_STEP * int(settings["a_steps"])
+    return TABULAR_UPDATES_PER_STEP * int(settings["steps"])
 
 
 def _tabular_seconds(settings: dict) -> float:
     fitted = sum(e > 0 for e in pend.ETA_GRID) + 0.1 * sum(e == 0 for e in pend.ETA_GRID)
-    return settings["a_seeds"] * fitted * TABULAR_SECONDS_PER_K * _iterations(settings) / 1000
+    return settings["seeds"] * fitted * TABULAR_SECONDS_PER_K * _iterations(settings) / 1000
 
 
 def estimate(settings: dict) -> float:
@@ -200,7 +203,7 @@ def study(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict:
                       f"{tab.v_error[:, i].mean():.3f} | {tab.exact[i]:.3g} |")
         for s in range(tab.seeds):
             rows.append(f"tabular,,{e:g},{s},{-loss[s]:.6f},")
-    size = (f"{runs.seeds} seeds of {int(settings['a_steps']):,} environment steps a run "
+    size = (f"{runs.seeds} seeds of {int(settings['steps']):,} environment steps a run "
             f"({len(runs.steps)} episodes; {runs.seconds:.0f} s of compute), the Garnet "
             f"{tab.iterations:,} updates a run")
     markdown = "\n".join([
@@ -231,3 +234,49 @@ def study(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict:
         "**Result.** " + verdict.why + ".",
     ])
     return dict(markdown=markdown, tables={"study.csv": "\n".join(rows) + "\n"})
+
+
+class AblationRun(Run):
+    """Fig 6.1's ablation on Pendulum (``run``), with the eta panel on a Garnet."""
+
+    key = "ablation"
+    title = "Fig 6.1's ablation on Pendulum"
+    button = "Run the ablation"
+    text = prose(__file__, "ablation.md")
+    aliases = {"a_steps": "steps", "a_seeds": "seeds"}
+    quick = {"steps": 200, "seeds": 1}
+
+    steps = param.Integer(10_000, bounds=(200, 100_000), step=200, label="Steps per run",
+                          doc="Environment steps of each ablation run.")
+    seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
+                          doc="Seeds per setting (paper: 5; at least 3 to name a best value).")
+
+    def compute(self, settings, progress=None):
+        return run(settings, progress)
+
+    def estimate(self, settings):
+        return estimate(settings)
+
+    def summary(self, settings, result):
+        return summary(result)
+
+    def ablation_lam(self, result):
+        return returns_panel(result, "lam", "λ")
+
+    def ablation_eta(self, result):
+        return returns_panel(result, "eta", "η")
+
+    def ablation_k(self, result):
+        return returns_panel(result, "k", "k")
+
+    def ablation_eta_noisy(self, result):
+        return returns_panel(result, "eta_noisy", "η")
+
+    def ablation_tabular(self, result):
+        return tabular_panel(result)
+
+    plots = (Plot(ablation_lam, title="(a) λ, with η = 0.1 and k = 10"),
+             Plot(ablation_eta, title="(b) η, with λ = 0.01 and k = 10"),
+             Plot(ablation_k, title="(c) k, with λ = 0.01 and η = 0.1"),
+             Plot(ablation_eta_noisy, title="(b) with noisier transitions"),
+             Plot(ablation_tabular, title="η on a Garnet, where the dual is exact"))

@@ -11,11 +11,14 @@ import numpy as np
 
 from dynamics.sbeed import claims
 from dynamics.sbeed import swimmer as sw
-from views.framework import axis, style
+import param
+
+from views.framework import Plot, axis, prose, style
+from views.framework.runs import Run
 from views.framework.text import verdict_markdown
 from views.pages.sbeed.ablation import COLORS, runs_panel
 
-__all__ = ["SECONDS_PER_K", "ETA_ZERO_COST", "K_COST", "run", "estimate",
+__all__ = ["SwimmerRun", "SwimmerLamKRun", "SECONDS_PER_K", "ETA_ZERO_COST", "K_COST", "run", "estimate",
            "summary", "eta_panel", "study", "run_lam_k", "estimate_lam_k", "summary_lam_k",
            "lam_panel", "k_panel", "k_variance_panel", "study_lam_k"]
 
@@ -31,19 +34,19 @@ ETA_ZERO_COST = 0.8
 K_COST = {k: (25.0 + k) / 35.0 for k in sw.SWIMMER_ABLATION["k"]}
 
 def run(settings: dict, progress=None) -> sw.SwimmerAblation:
-    """The page's settings ``sw_steps``, ``sw_seeds``, ``sw_episode`` and ``sw_updates``: the
+    """The run's settings ``steps``, ``seeds``, ``episode`` and ``updates``: the
     eta panel."""
-    return sw.swimmer_ablation(steps=int(settings["sw_steps"]), seeds=int(settings["sw_seeds"]),
-                               episode=int(settings["sw_episode"]),
-                               updates=int(settings.get("sw_updates", 50)), progress=progress)
+    return sw.swimmer_ablation(steps=int(settings["steps"]), seeds=int(settings["seeds"]),
+                               episode=int(settings["episode"]),
+                               updates=int(settings.get("updates", 50)), progress=progress)
 
 
 def _per_run(settings: dict) -> float:
     """Seconds of one k = 10 run with a dual: ``SECONDS_PER_K`` at 50 updates an episode, the
     simulator's share (0.9 of 3.9 s) fixed and the rest in proportion to the updates."""
-    updates = int(settings.get("sw_updates", 50))
+    updates = int(settings.get("updates", 50))
     share = 0.9 / 3.9
-    return (SECONDS_PER_K * int(settings["sw_steps"]) / 1000
+    return (SECONDS_PER_K * int(settings["steps"]) / 1000
             * (share + (1 - share) * updates / 50))
 
 
@@ -52,7 +55,7 @@ def estimate(settings: dict) -> float:
     dual."""
     per_run = _per_run(settings)
     etas = sw.SWIMMER_ABLATION["eta"]
-    return int(settings["sw_seeds"]) * per_run * sum(ETA_ZERO_COST if e == 0 else 1.0
+    return int(settings["seeds"]) * per_run * sum(ETA_ZERO_COST if e == 0 else 1.0
                                                      for e in etas)
 
 
@@ -138,11 +141,11 @@ def _panel_table(result: sw.SwimmerAblation, verdict, name: str, symbol: str):
 # --- Fig 6.1 (a) and (c) on Swimmer -------------------------------------------------------------
 
 def run_lam_k(settings: dict, progress=None) -> sw.SwimmerAblation:
-    """The page's settings ``sw_steps``, ``sw_seeds``, ``sw_episode`` and ``sw_updates``: the
+    """The run's settings ``steps``, ``seeds``, ``episode`` and ``updates``: the
     lambda and k panels in one sweep."""
-    return sw.swimmer_ablation(steps=int(settings["sw_steps"]), seeds=int(settings["sw_seeds"]),
-                               episode=int(settings["sw_episode"]), panels=("lam", "k"),
-                               updates=int(settings.get("sw_updates", 50)), progress=progress)
+    return sw.swimmer_ablation(steps=int(settings["steps"]), seeds=int(settings["seeds"]),
+                               episode=int(settings["episode"]), panels=("lam", "k"),
+                               updates=int(settings.get("updates", 50)), progress=progress)
 
 
 def estimate_lam_k(settings: dict) -> float:
@@ -150,7 +153,7 @@ def estimate_lam_k(settings: dict) -> float:
     shared one once, a run's time by ``K_COST``."""
     per_run = _per_run(settings)
     lams = len(sw.SWIMMER_ABLATION["lam"]) - 1  # lam = 0.01 is the k panel's k = 10
-    return int(settings["sw_seeds"]) * per_run * (lams + sum(K_COST.values()))
+    return int(settings["seeds"]) * per_run * (lams + sum(K_COST.values()))
 
 
 def summary_lam_k(result: sw.SwimmerAblation) -> str:
@@ -226,3 +229,71 @@ def study_lam_k(quick: bool, seed: int = 0, progress=None, explorer=None) -> dic
     ])
     return dict(markdown=markdown, tables={"lam.csv": "\n".join(lam_rows) + "\n",
                                            "k.csv": "\n".join(k_rows) + "\n"})
+
+
+class SwimmerRun(Run):
+    """Fig 6.1 (b), eta, on gymnasium's Swimmer-v5 (``run``)."""
+
+    key = "swimmer"
+    title = "Fig 6.1 (b) on Swimmer (MuJoCo)"
+    button = "Run η on Swimmer"
+    text = prose(__file__, "swimmer.md")
+    aliases = {"sw_steps": "steps", "sw_seeds": "seeds", "sw_episode": "episode",
+               "sw_updates": "updates"}
+    quick = {"steps": 100, "seeds": 1, "episode": 100, "updates": 5}
+
+    steps = param.Integer(20_000, bounds=(100, 200_000), step=1_000, label="Steps per run",
+                          doc="Environment steps of each Swimmer run.")
+    seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
+                          doc="Seeds per value (at least 3 to name a best value).")
+    episode = param.Integer(1000, bounds=(100, 1000), step=100, label="Episode length",
+                            doc="Steps of a Swimmer episode (gymnasium's time limit: 1000).")
+    updates = param.Integer(50, bounds=(1, 200), label="Updates per episode",
+                            doc="Primal-dual updates after each Swimmer episode.")
+
+    def compute(self, settings, progress=None):
+        return run(settings, progress)
+
+    def estimate(self, settings):
+        return estimate(settings)
+
+    def summary(self, settings, result):
+        return summary(result)
+
+    def swimmer_eta(self, result):
+        return eta_panel(result)
+
+    plots = (Plot(swimmer_eta, title="η on Swimmer (λ = 0.01, k = 10)"),)
+
+
+class SwimmerLamKRun(SwimmerRun):
+    """Fig 6.1 (a) and (c), lambda and k, on Swimmer-v5 (``run_lam_k``): the same settings as
+    the eta run, its own."""
+
+    key = "swimmer_lk"
+    title = "Fig 6.1 (a) and (c) on Swimmer (MuJoCo)"
+    button = "Run λ and k on Swimmer"
+    text = prose(__file__, "swimmer_lk.md")
+    aliases = {}  # the older links' sw_ settings open the eta run's
+
+    def compute(self, settings, progress=None):
+        return run_lam_k(settings, progress)
+
+    def estimate(self, settings):
+        return estimate_lam_k(settings)
+
+    def summary(self, settings, result):
+        return summary_lam_k(result)
+
+    def swimmer_lam(self, result):
+        return lam_panel(result)
+
+    def swimmer_k(self, result):
+        return k_panel(result)
+
+    def swimmer_k_variance(self, result):
+        return k_variance_panel(result)
+
+    plots = (Plot(swimmer_lam, title="(a) λ on Swimmer (η = 0.1, k = 10)"),
+             Plot(swimmer_k, title="(c) k on Swimmer (λ = 0.01, η = 0.1)"),
+             Plot(swimmer_k_variance, title="(c) the variance of δₖ against k"))
