@@ -80,9 +80,9 @@ class BiasRun(Run):
     aliases = {"bias_states": "states", "bias_action": "actions"}
     quick = {"states": 5, "actions": 2}
 
-    actions = param.Integer(4, bounds=(2, 8), label="Actions", doc="Actions of the Garnets.")
     states = param.Integer(30, bounds=(5, 100), step=5, label="States",
                            doc="States of the Garnets of the bias run.")
+    actions = param.Integer(4, bounds=(2, 8), label="Actions", doc="Actions of the Garnets.")
 
     def compute(self, settings: dict, progress=None) -> BiasSweep:
         S, A = int(settings["states"]), int(settings["actions"])
