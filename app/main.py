@@ -24,6 +24,7 @@ from views.framework import stamp
 from views.framework.knobs import check_query
 from views.framework.jobs import _in_daemon_thread
 from views.framework.live import session_post
+from views.framework.page import Page
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
 from views.framework.workarounds import (one_graph_walk, served_stylesheets, steady_text,
@@ -135,7 +136,7 @@ def home() -> pn.Column:
 
 
 #: Build an explorer's page with a frame in each plot's place and put its plots in one per
-#: turn of the event loop (``Explorer.defer_plots``): the browser shows the page before its
+#: turn of the event loop (``Page.defer_plots``): the browser shows the page before its
 #: plots, and a session being built holds the loop for one plot's render at a time instead of
 #: its page's. What it does to another session's moves: docs/speed.md ("Building a session").
 #: ``LDX_DEFER_PLOTS=0`` builds a page's plots at once (the served test of closed sessions uses
@@ -152,9 +153,9 @@ def opened(slug: str):
     """The explorer of ``slug`` for this session from the URL's query, its settings computed
     off the event loop (in a daemon thread: the kernels release the interpreter lock).
 
-    Returns ``(presentation, explorer, None)`` (the link's presentation; the explorer checked,
-    ``explorer_page``) if the result was ready within ``HEAD_START_S``, else
-    ``(presentation, None, finish)``: ``await finish()`` gives the explorer once computed.
+    Returns ``(presentation, page, None)`` (the link's presentation; the page of the explorer
+    checked, ``explorer_page``) if the result was ready within ``HEAD_START_S``, else
+    ``(presentation, None, finish)``: ``await finish()`` gives the page once computed.
 
     Outside a served session (a script, a test) the result is computed here."""
     cls = EXPLORERS[slug]
@@ -199,10 +200,11 @@ def opened(slug: str):
 
 
 def explorer_page(slug: str, presentation: Presentation, shown_messages: list[str],
-                  checked: tuple):
-    """The explorer of ``slug`` built from the URL's query (``checked``: what
-    ``Explorer.unchecked_query`` and ``checked_query`` made of it, ``opened``), kept equal to
-    the URL from then on.
+                  checked: tuple) -> Page:
+    """The page (``views.framework.Page``, shown as ``presentation`` says) of the explorer of
+    ``slug`` built from the URL's query (``checked``: what ``Explorer.unchecked_query`` and
+    ``checked_query`` made of it, ``opened``), the explorer kept equal to the URL from then
+    on.
 
     The query is read by ``Explorer.from_query``'s halves, which apply every valid value, clamp
     dependent knobs and fall back to the defaults if the values cannot be computed together;
@@ -213,7 +215,7 @@ def explorer_page(slug: str, presentation: Presentation, shown_messages: list[st
     teacher's link (``present=1``, ``show=...``, ``views.framework.present``) keeps its keys
     in the address too."""
     explorer, messages = checked
-    explorer.presentation = presentation
+    page = Page(explorer, presentation)
     if shown_messages:
         messages = messages + shown_messages
         explorer.notice = " ".join(filter(None, [explorer.notice, *shown_messages]))
@@ -246,7 +248,7 @@ def explorer_page(slug: str, presentation: Presentation, shown_messages: list[st
         explorer.param.watch(drawn, ["drawn", "t"])
         for job in explorer.jobs.values():  # a run's own settings are in the address too
             job.run.param.watch(drawn, list(job.run.knob_names()))
-    return explorer
+    return page
 
 
 def reset_link(slug: str, presentation: Presentation) -> pn.pane.HTML:
@@ -365,14 +367,14 @@ def build() -> pn.template.BootstrapTemplate:
         pn.state.onload(_shown)
     elif page in EXPLORERS:
         # the page's address comes from the explorer's knobs (explorer_page)
-        presentation, explorer, finish = opened(page)
+        presentation, shown, finish = opened(page)
         title = f"{TITLE}: {EXPLORERS[page].title}"
         if presentation.present:
             sidebar = []  # no sidebar: the controls the link keeps go in a row above the plots
-        if explorer is not None:
-            side, main = explorer_parts(page, explorer)
+        if shown is not None:
+            side, main = explorer_parts(page, shown)
             sidebar += side
-            draw_plots(explorer)
+            draw_plots(shown)
         else:
             # the result is computed off the loop meanwhile; then the page is put in these
             side, main = pn.Column(sizing_mode="stretch_width"), [computing(page)]
@@ -409,34 +411,34 @@ def build() -> pn.template.BootstrapTemplate:
     return template
 
 
-def explorer_parts(page: str, explorer) -> tuple[list, list]:
+def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
     """The parts of an explorer's page in the sidebar (none in a teacher's view) and in the
     main area. With ``DEFER_PLOTS``, a served page's plots are frames until ``draw_plots``
     puts them in."""
     if DEFER_PLOTS and session_post() is not None:
-        explorer.defer_plots()
-    code, code_pane = code_view(explorer)
-    if explorer.presentation.present:
-        controls = explorer.controls()
+        page.defer_plots()
+    code, code_pane = code_view(page.model)
+    if page.presentation.present:
+        controls = page.controls()
         for widget in controls.objects:  # side by side, each as wide as a sidebar's
             widget.param.update(sizing_mode="fixed", width=300)
-        return [], [pn.FlexBox(copy_link(), reset_link(page, explorer.presentation), code,
+        return [], [pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code,
                                *controls.objects, gap="4px 16px", align_items="end",
                                sizing_mode="stretch_width"),
-                    code_pane, explorer.panel()]
-    return ([pn.Row(copy_link(), reset_link(page, explorer.presentation), code),
-             pn.pane.Markdown("### Settings"), explorer.controls()],
-            [code_pane, explorer.panel()])
+                    code_pane, page.panel()]
+    return ([pn.Row(copy_link(), reset_link(slug, page.presentation), code),
+             pn.pane.Markdown("### Settings"), page.controls()],
+            [code_pane, page.panel()])
 
 
-def draw_plots(explorer) -> None:
+def draw_plots(page: Page) -> None:
     """With ``DEFER_PLOTS``: once the browser has shown the page's frame, put its plots in, one
-    per turn of the event loop (``Explorer.draw_deferred``). The server's warm-up waits until
+    per turn of the event loop (``Page.draw_deferred``). The server's warm-up waits until
     the page is shown (``_shown``): then once its last plot is in, else its own page draws
     would come between the plots."""
     post = session_post()
     if DEFER_PLOTS and post is not None:
-        pn.state.onload(functools.partial(explorer.draw_deferred, post, done=_shown))
+        pn.state.onload(functools.partial(page.draw_deferred, post, done=_shown))
     else:
         pn.state.onload(_shown)
 

@@ -1,9 +1,10 @@
 """Explorers of Learning Dynamics Explorer: param knobs -> HoloViews plots, page text, export.
 
 ``EXPLORERS`` maps each page's short name to its explorer class, one ``register`` line a page;
-the app, the warm-up, the tests and the benches iterate over it. Each explorer has ``figure()``
-(the current figure as a HoloViews object), ``export(path)`` (.png .svg .pdf .html) and
-``panel()`` (the page body).
+the app, the warm-up, the tests and the benches iterate over it. Each explorer is a page's model
+(``views.framework.Model``, no Panel in it) with ``figure()`` (the current figure as a HoloViews
+object) and ``export(path)`` (.png .svg .pdf .html); ``views.framework.Page(explorer)`` is its
+served page.
 """
 
 from __future__ import annotations
@@ -75,8 +76,10 @@ def warmup(slug: str | None = None) -> None:
     a background thread (see ``app/app_hooks.py``)."""
     from bokeh.document import Document
 
+    from views.framework.page import Page
+
     if slug is None:
         slug = next(iter(EXPLORERS))
     if slug not in EXPLORERS:
         raise ValueError(f"slug must be one of {', '.join(EXPLORERS)}, got {slug!r}")
-    EXPLORERS[slug]().panel().get_root(Document())
+    Page(EXPLORERS[slug]()).panel().get_root(Document())

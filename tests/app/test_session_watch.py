@@ -1,4 +1,4 @@
-"""A page's session watch (views.framework.jobs.SessionWatch, used by Explorer): once the browser that
+"""A page's session watch (views.framework.session.SessionWatch, used by Page): once the browser that
 showed a served page disconnected, or Bokeh destroyed its session, knob moves still pending are
 dropped (nothing is recomputed) and its jobs are cancelled."""
 
@@ -20,69 +20,71 @@ from panel.io.state import set_curdoc
 from tests.views.conftest import worker_processes  # noqa: F401 - a fixture used below
 from views.pages.doeblin import DoeblinExplorer
 from views.framework import worker as _worker
+from views.framework.page import Page
 from views.pages.herding import HerdingExplorer
 
 
 def _served(cls, page: bool = False, **knobs):
-    """An explorer (with ``knobs``) built as the server builds a page: in a document with a
-    Bokeh session (``page``: with its page served in that document, as ``app/main.py`` serves
-    it)."""
+    """An explorer (with ``knobs``) and its ``Page``, built as the server builds a page: in a
+    document with a Bokeh session (``page``: with its page served in that document, as
+    ``app/main.py`` serves it)."""
     doc = Document()
     context = BokehSessionContext("test-session", None, doc)
     context._request = types.SimpleNamespace(arguments={}, cookies={}, headers={})
     doc._session_context = weakref.ref(context)
     with set_curdoc(doc):
         explorer = cls(**knobs)
+        shown = Page(explorer)
         if page:
-            explorer.panel().server_doc(doc)
+            shown.panel().server_doc(doc)
     session = ServerSession("test-session", doc)
     context._set_session(session)
-    return explorer, doc, context, session
+    return explorer, shown, doc, context, session
 
 
 def test_moves_of_a_disconnected_page_are_not_computed():
-    explorer, doc, context, session = _served(HerdingExplorer)
+    explorer, page, doc, context, session = _served(HerdingExplorer)
     seen = []
     explorer.param.watch(lambda ev: seen.append(ev.new), "steps")
     explorer.steps = 30_000  # a page being built (no browser yet): computed as ever
-    assert seen == [30_000] and explorer._session.alive()
+    assert seen == [30_000] and page.session.alive()
     connection = object()
     session.subscribe(connection)
-    explorer._session._mark_shown()  # the browser showed it
+    page.session._mark_shown()  # the browser showed it
     explorer.steps = 40_000
     assert seen == [30_000, 40_000]
     session.unsubscribe(connection)  # the tab closed
-    assert not explorer._session.alive()
+    assert not page.session.alive()
     explorer.steps = 50_000  # a move that was still pending
     assert seen == [30_000, 40_000]  # no watcher ran: nothing redrawn or recomputed
     assert explorer.steps == 50_000
 
 
 def test_destroying_the_session_cancels_its_jobs():
-    explorer, doc, context, session = _served(DoeblinExplorer)
+    explorer, page, doc, context, session = _served(DoeblinExplorer)
     job = explorer.jobs["word"]
     job._cancel = threading.Event()  # a run under way
-    assert explorer._session.alive()
+    assert page.session.alive()
     for callback in list(doc.session_destroyed_callbacks):
         callback(context)  # what Bokeh calls when it destroys the session
     assert job._cancel.is_set()
     session.destroy()
-    assert not explorer._session.alive()
+    assert not page.session.alive()
 
 
 def test_a_closed_python_clients_pending_moves_are_not_computed():
     """A Python ``bokeh.client`` session never says it has shown the page (no
     ``document_ready``): once it was seen connected (a move of its own) and has disconnected,
     its session is gone all the same, and a move still pending is not computed."""
-    explorer, doc, context, session = _served(HerdingExplorer)
+    explorer, page, doc, context, session = _served(HerdingExplorer)
     seen = []
     explorer.param.watch(lambda ev: seen.append(ev.new), "steps")
     connection = object()
     session.subscribe(connection)
     explorer.steps = 30_000  # the client's move, while connected
-    assert seen == [30_000] and explorer._session.alive()
+    assert seen == [30_000] and page.session.alive()
     session.unsubscribe(connection)  # the client closed
-    assert not explorer._session.alive()
+    assert not page.session.alive()
     explorer.steps = 40_000
     assert seen == [30_000]
 
@@ -118,10 +120,10 @@ def test_a_destroyed_sessions_page_plots_are_cleaned_up():
     the page can be refreshed or scheduled afterwards."""
     from holoviews.plotting.plot import Plot
 
-    explorer, doc, context, session = _served(HerdingExplorer, page=True)
+    explorer, page, doc, context, session = _served(HerdingExplorer, page=True)
 
     def plots():
-        return [s for stream in explorer._knob_streams for s in stream.subscribers
+        return [s for stream in page._knob_streams for s in stream.subscribers
                 if isinstance(getattr(s, "__self__", None), Plot)]
 
     assert len(plots()) >= 3
@@ -131,14 +133,14 @@ def test_a_destroyed_sessions_page_plots_are_cleaned_up():
 
 
 def _run_then(close, opened=None) -> tuple[float, object]:
-    """A long run (minutes if let run) of a served page (``opened(explorer, session)`` first,
+    """A long run (minutes if let run) of a served page (``opened(page, session)`` first,
     if given), computing in a worker process; once it computes, ``close(doc, context,
     session)``, which returns when the session ended (``time.monotonic()``). Returns the
     seconds from then to the worker process's end, and the job."""
-    explorer, doc, context, session = _served(DoeblinExplorer, transitions=40, epochs=40,
-                                              seeds=4)
+    explorer, page, doc, context, session = _served(DoeblinExplorer, transitions=40,
+                                                    epochs=40, seeds=4)
     if opened is not None:
-        opened(explorer, session)
+        opened(page, session)
     job = explorer.jobs["word"]
 
     async def run():
@@ -187,9 +189,9 @@ def test_a_run_whose_tab_closed_is_killed_within_a_second():
     session."""
     connection = object()
 
-    def shown(explorer, session):
+    def shown(page, session):
         session.subscribe(connection)
-        explorer._session._mark_shown()
+        page.session._mark_shown()
 
     def close_tab(doc, context, session):
         session.unsubscribe(connection)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dynamics import herding, neuron
-from views.framework.timeline import SYNC_MS
+from views.framework.player import SYNC_MS
 
 from ._burst import CANVASES, PRINT
 from .test_browser import _wait_for_frames_drawn

@@ -19,6 +19,7 @@ from bokeh.document import Document
 
 from tests.bench._timing import best_time
 from views import EXPLORERS
+from views.framework.page import Page
 
 TARGETS = {"herding": 0.150, "neuron": 0.150, "torus": 0.150}
 MOVES = 16
@@ -92,7 +93,7 @@ def test_every_explorer_has_a_move():
 @pytest.mark.parametrize("slug", sorted(EXPLORERS))
 def test_slider_move_server_time(slug):
     explorer = EXPLORERS[slug]()
-    body = explorer.panel()
+    body = Page(explorer).panel()
     body.get_root(Document())  # build the Bokeh models, as a served session does
     name, values = EXPLORERS[slug].bench_move  # fresh values: no cache hit
     times = []
@@ -113,7 +114,7 @@ def test_slider_move_server_time(slug):
 @pytest.mark.parametrize("slug, name", DISPLAY_MOVES)
 def test_display_knob_server_time(slug, name):
     explorer = EXPLORERS[slug]()
-    explorer.panel().get_root(Document())
+    Page(explorer).panel().get_root(Document())
     redrawn = _redrawn(EXPLORERS[slug], name)
     times = []
     for value in _moves(explorer, name):

@@ -15,6 +15,8 @@ import param
 from bokeh.document import Document
 from bokeh.models import Axis, ColorBar, DataTable, GlyphRenderer, Legend, Plot, Range1d
 
+from views.framework.page import Page
+
 
 def random_value(explorer, name: str, rng: np.random.Generator):
     """A random valid value of knob ``name`` under the explorer's current bounds.
@@ -62,9 +64,11 @@ def random_value(explorer, name: str, rng: np.random.Generator):
     raise AssertionError(f"no random value for knob {name} of type {type(p).__name__}")
 
 
-def render(explorer) -> list:
-    """The Bokeh model of each live panel of the explorer's page (kept in sync as knobs move)."""
-    panes = explorer.page_parts()["panes"]
+def render(page) -> list:
+    """The Bokeh model of each live panel of a page (a ``Page``, or a model: its new page),
+    kept in sync as knobs move."""
+    page = page if isinstance(page, Page) else Page(page)
+    panes = page.page_parts()["panes"]
     return [pane.get_root(Document()) for pane in panes]
 
 

@@ -21,6 +21,7 @@ from views.pages.herding import HerdingExplorer
 from views.pages.hbm import HBMExplorer
 from views.pages.neuron import NeuronExplorer
 from views.pages.pmd import PMDExplorer
+from views.framework.page import Page
 
 
 def _gif(path) -> list[np.ndarray]:
@@ -128,7 +129,7 @@ def test_a_runs_own_timeline_animates_as_its_panels_at_t_k(tmp_path, capsys):
     with pytest.raises(TypeError, match="^run must be None"):
         page.animate(tmp_path / "film.gif", run=1)
     # the run's buttons sit beside its timeline control
-    buttons = page.animation_buttons("curve")
+    buttons = Page(page).animation_buttons("curve")
     assert [b.label for b in buttons] == ["GIF", "MP4"]
     assert buttons[0].filename.endswith("_run-curve.gif")
 
@@ -202,11 +203,11 @@ def test_bad_input_is_refused_by_name(neuron, tmp_path, kwargs, error, name):
 def test_only_pages_with_a_timeline_animate_and_show_the_buttons(neuron, tmp_path):
     with pytest.raises(ValueError, match="no timeline"):
         HBMExplorer().animate(tmp_path / "film.gif")
-    buttons = [w for w in neuron.downloads() if isinstance(w, pn.widgets.FileDownload)]
+    buttons = [w for w in Page(neuron).downloads() if isinstance(w, pn.widgets.FileDownload)]
     assert [b.label for b in buttons] == ["PNG", "SVG", "PDF", "HTML", "GIF", "MP4"]
     # named like the static exports, without the time (an animation shows every time)
     neuron.t = int(neuron.frames().t[3])
     assert buttons[0].filename == f"{stamp.file_stem(neuron)}.png" and "t-" in buttons[0].filename
     assert buttons[-1].filename == f"{stamp.file_stem(neuron, time=False)}.mp4"
     neuron.t = None
-    assert "GIF" not in [getattr(w, "label", None) for w in HBMExplorer().downloads()]
+    assert "GIF" not in [getattr(w, "label", None) for w in Page(HBMExplorer()).downloads()]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from views.pages.bifurcation import BifurcationExplorer
+from views.framework.page import Page
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,7 @@ def test_export_follows_zoom_and_reset(explorer):
     xs = np.concatenate([el.dimension_values(0) for el in overlay.values()
                          if isinstance(el, (hv.Points, hv.Image))])
     assert xs.min() >= -1.0 - 1e-9 and xs.max() <= -0.9 + 1e-9
-    explorer.reset_zoom()
+    Page(explorer).reset_zoom()
     assert explorer._view["orbit_annotations"].x_range is None
     assert len(_temperatures(explorer.orbit_cloud())) == explorer.resolution
 

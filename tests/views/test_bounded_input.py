@@ -24,6 +24,7 @@ from tests.views._url_fuzz import _args
 from views import EXPLORERS, export_cli
 from views.framework import knobs, stamp
 from views.framework.figure import TITLE_LINES, set_title
+from views.framework.field import Field
 from views.framework.present import Presentation
 from views.framework.text import quote
 
@@ -127,7 +128,7 @@ def test_the_teacher_keys_are_capped_too():
 
 def test_a_typed_value_over_its_cap_is_refused_in_the_field():
     explorer = HERDING()
-    field = knobs.Field(explorer, "w0")
+    field = Field(explorer, "w0")
     assert field.input.max_length == knobs.TEXT_CHARS  # the browser takes no more
     field.input.value = "1" * (knobs.TEXT_CHARS + 1)   # a client that sends more anyway
     assert explorer.w0 == HERDING.param["w0"].default

@@ -8,6 +8,7 @@ import pytest
 
 import views
 from views.framework.figure import _EXPORTING, style
+from views.framework.page import Page
 
 
 def _options(element, backend="bokeh"):
@@ -74,7 +75,7 @@ def test_live_panels_skip_the_image_compositor(monkeypatch):
     from holoviews.core.options import Compositor
 
     explorer = views.EXPLORERS["herding"]()
-    explorer.panel().get_root(Document())
+    Page(explorer).panel().get_root(Document())
     calls = []
     collapse = Compositor.collapse_element.__func__
     monkeypatch.setattr(Compositor, "collapse_element",
@@ -141,7 +142,7 @@ def test_a_knob_change_draws_the_zoomable_plot_whole_as_a_fresh_load_would():
     explorer = views.EXPLORERS["bifurcation"]()
     plot = explorer.plots[0]
     assert plot.zoom and plot.cloud is not None
-    dmap = explorer.dynamic(plot)
+    dmap = Page(explorer).dynamic(plot)
     dmap[()]
     first = explorer._call(plot, plot.cloud).dimension_values(1)
     window = (-0.9, 0.0)  # w_1 spans -1.08..0.22 there, w_2 -0.05..1.03

@@ -13,6 +13,7 @@ from bokeh.document import Document
 from bokeh.models import Plot
 
 from views import EXPLORERS
+from views.framework.page import Page
 
 
 def _places(body) -> list:
@@ -25,10 +26,11 @@ def _places(body) -> list:
 @pytest.mark.parametrize("slug", ["neuron", "rbm"])
 def test_a_deferred_page_shows_frames_then_its_plots_one_a_turn_in_their_places(slug):
     cls = EXPLORERS[slug]
-    at_once = [pane.object for pane in _places(cls().panel())]
+    at_once = [pane.object for pane in _places(Page(cls()).panel())]
     explorer = cls()
-    explorer.defer_plots()
-    body = explorer.panel()
+    page = Page(explorer)
+    page.defer_plots()
+    body = page.panel()
     frames = _places(body)
     assert len(frames) == len(explorer.plots) == len(at_once)
     for frame, plot in zip(frames, explorer.plots):
@@ -36,8 +38,8 @@ def test_a_deferred_page_shows_frames_then_its_plots_one_a_turn_in_their_places(
         assert html.escape(plot.title) in frame.object
     assert list(body.get_root(Document()).select({"type": Plot})) == []  # nothing drawn
     posted, done = [], []
-    explorer.draw_deferred(lambda callback, delay=0.0: posted.append(callback),
-                           done=lambda: done.append(True))
+    page.draw_deferred(lambda callback, delay=0.0: posted.append(callback),
+                       done=lambda: done.append(True))
     for drawn in range(1, len(frames) + 1):  # the first at once, then one per turn
         places = _places(body)
         assert [isinstance(p, pn.pane.HoloViews) for p in places] == (
@@ -53,5 +55,5 @@ def test_a_deferred_page_shows_frames_then_its_plots_one_a_turn_in_their_places(
 
 def test_a_page_built_at_once_has_no_frame():
     explorer = EXPLORERS["torus"]()
-    places = _places(explorer.panel())
+    places = _places(Page(explorer).panel())
     assert places and all(isinstance(o, pn.pane.HoloViews) for o in places)

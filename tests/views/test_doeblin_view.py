@@ -16,6 +16,7 @@ from views import EXPLORERS
 from views.pages.doeblin import DoeblinExplorer
 from views.framework.jobs import cached_result
 from views.framework.text import verdict_markdown
+from views.framework.page import Page
 
 #: Small experiment settings (a second or two each).
 SMALL = dict(transitions=5, epochs=1, seeds=1, trials=5)
@@ -50,7 +51,7 @@ def test_registered_after_the_chen_welling_pages():
 def test_first_slider_is_delta_and_changes_the_first_panel():
     # the browser test moves the first slider of the sidebar and expects the first plot to change
     e = DoeblinExplorer()
-    controls = e.controls()
+    controls = Page(e).controls()
     first_slider = next(w for w in controls.select(lambda o: hasattr(o, "start")
                                                     and hasattr(o, "end")
                                                     and type(o).__name__.endswith("Slider")))
@@ -154,7 +155,7 @@ def test_failed_computation_shows_an_alert_and_keeps_the_last_plot(monkeypatch):
 
 def test_page_builds_with_the_timeline_and_placeholders():
     e = DoeblinExplorer()
-    body = e.panel()
+    body = Page(e).panel()
     body.get_root(Document())
     players = body.select(lambda o: isinstance(o, pn.widgets.Player))
     assert len(players) == 1 and players[0].end == vd.N_CHECKPOINTS - 1
@@ -164,7 +165,7 @@ def test_page_builds_with_the_timeline_and_placeholders():
 
 def test_experiments_run_cache_show_and_export(tmp_path):
     e = DoeblinExplorer(**SMALL)
-    body = e.panel()
+    body = Page(e).panel()
     body.get_root(Document())
     reports = []
     word = e.jobs["word"].compute(progress=lambda f, m: reports.append((f, m)))

@@ -19,9 +19,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 from views import EXPLORERS
-from views.framework.jobs import JobSection
-from views.framework.knobs import Field
+from views.framework.field import Field
+from views.framework.job_section import JobSection
 from views.framework.text import CLIP, clip, plain, quote
+from views.framework.page import Page
 
 #: Markup of every kind a link could try, with its literal text.
 PAYLOADS = [
@@ -121,7 +122,7 @@ def test_clip_and_quote_cut_long_text_with_an_ellipsis():
 
 def _notice_html(explorer) -> list[str]:
     """The HTML of the explorer's alerts (notice and error) as the page builds them."""
-    shown = explorer.alert().object()
+    shown = Page(explorer).alert().object()
     panes = getattr(shown, "objects", [])
     return [_rendered(p) for p in panes]
 
@@ -168,7 +169,7 @@ def test_a_typed_field_answers_markup_with_plain_text():
 def test_a_failed_run_shows_its_error_as_plain_text():
     explorer = EXPLORERS["herding"]()
     job = next(iter(explorer.jobs.values()))
-    section = JobSection(explorer, job)
+    section = JobSection(Page(explorer), job)
     job.param.update(error=PAYLOADS[1] + " " + PAYLOADS[9], message=PAYLOADS[4])
     alert = _assert_plain_html(_rendered(section.alert))
     status = _assert_plain_html(_rendered(section.status))

@@ -14,7 +14,8 @@ from bokeh.document import Document
 
 from views import EXPLORERS
 from views.framework import worker as _worker
-from views.framework.jobs import JobSection
+from views.framework.job_section import JobSection
+from views.framework.page import Page
 
 from ._legends import assert_models_valid_and_legends_outside
 
@@ -50,7 +51,7 @@ def test_a_run_computes_in_a_worker_process_and_its_panels_draw(slug, name):
     # every partial result the engine streamed pickled and came back
     assert not [m for m in messages if _worker.UNSENT in m]
     # the run's panels draw the result that came back (and its summary and extra text)
-    section = JobSection(explorer, job)
+    section = JobSection(Page(explorer), job)
     # and their legends sit under the plots, the models valid (issue 27)
     assert_models_valid_and_legends_outside([section.__panel__().get_root(Document())])
     figure = explorer.figure(only=tuple(p.method for p in run.plots))

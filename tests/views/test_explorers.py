@@ -16,6 +16,7 @@ from pypdf import PdfReader
 from dynamics.papers import PAPERS
 from views import EXPLORERS
 from views.framework import EXPORT_FORMATS, parse_vector
+from views.framework.page import Page
 
 from ._legends import matplotlib_legend_problems
 
@@ -45,7 +46,7 @@ def test_explorer_builds_with_defaults(slug):
     assert isinstance(figure, hv.Layout)
     assert len(figure) == len(cls.plots) >= 3
     assert explorer.error == ""
-    assert explorer.panel() is not None and explorer.controls() is not None
+    assert Page(explorer).panel() is not None and Page(explorer).controls() is not None
 
 
 @pytest.mark.parametrize("slug", sorted(EXPLORERS))
@@ -199,7 +200,7 @@ def test_moving_a_display_knob_redraws_only_its_panel():
         method = getattr(explorer, plot.method)
         setattr(explorer, plot.method,
                 lambda method=method, name=plot.method, **kw: calls.append(name) or method(**kw))
-    explorer.panel().get_root(Document())
+    Page(explorer).panel().get_root(Document())
     calls.clear()
     explorer.max_lag = 50
     assert calls == ["autocorrelation_plot"]

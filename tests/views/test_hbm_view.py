@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from views import EXPLORERS
+from views.framework.page import Page
 
 
 def test_status_splits_this_datasets_error_exactly():
@@ -56,7 +57,7 @@ def test_the_sweeps_models_are_ticked_boxes_and_come_back_in_order():
 
     explorer = EXPLORERS["hbm"]()
     for name in ("orders", "hidden"):
-        control = explorer.control(name)
+        control = Page(explorer).control(name)
         boxes = [w for w in control.objects if isinstance(w, pn.widgets.CheckBoxGroup)]
         assert len(boxes) == 1 and explorer.param[name].label in control.objects[0].object
     explorer.orders = [3, 1, 12, 2]

@@ -7,6 +7,7 @@ import pytest
 from bokeh.document import Document
 
 from views import EXPLORERS
+from views.framework.page import Page
 
 
 def _figures(root) -> dict[str, object]:
@@ -18,7 +19,7 @@ def _figures(root) -> dict[str, object]:
 @pytest.fixture()
 def live():
     explorer = EXPLORERS["herding"]()
-    root = explorer.panel().get_root(Document())
+    root = Page(explorer).panel().get_root(Document())
     return explorer, _figures(root)
 
 

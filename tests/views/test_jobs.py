@@ -14,7 +14,8 @@ import pytest
 from bokeh.document import Document
 
 from views.framework import jobs as _jobs
-from views.framework.jobs import JobSection
+from views.framework.job_section import JobSection
+from views.framework.page import Page
 from views.pages.doeblin import DoeblinExplorer
 
 
@@ -41,7 +42,7 @@ def test_a_run_streams_partial_curves_that_are_the_final_curves_prefix(monkeypat
     monkeypatch.setattr(_jobs, "PARTIAL_EVERY", 0.0)
     e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
     job = e.jobs["word"]
-    section = JobSection(e, job)
+    section = JobSection(Page(e), job)
     section.__panel__().get_root(Document())
     shown, fractions = [], []
     job.param.watch(lambda ev: shown.append(ev.new), "shown")
@@ -143,7 +144,7 @@ def test_a_failing_run_shows_an_alert_and_keeps_the_previous_result(monkeypatch)
 
     monkeypatch.setattr(DoeblinExplorer, "run_dnf_search", broken)
     e.trials = 6
-    section = JobSection(e, job)
+    section = JobSection(Page(e), job)
     section.__panel__().get_root(Document())
     _in_loop(job.start)
     assert "a test failure" in job.error and job.result is good and job.shown is good
@@ -158,12 +159,12 @@ def test_a_run_timeline_plays_the_shown_result():
     time is not a setting of the run nor a knob of the page."""
     import holoviews as hv
 
-    from views.framework.timeline import _LocalPlayer
+    from views.framework.player import _LocalPlayer
     from views.pages.sbeed import SBEEDExplorer
 
     e = SBEEDExplorer(**{"pendulum.steps": 2000, "pendulum.seeds": 1, "pendulum.k": 1})
     job = e.jobs["pendulum"]
-    section = JobSection(e, job)
+    section = JobSection(Page(e), job)
     section.__panel__().get_root(Document())
     assert e.frames("pendulum") is None and section._display == []
     _in_loop(job.start)
@@ -192,7 +193,7 @@ def test_a_setting_move_updates_the_run_placeholder_in_place():
     explorer = SBEEDExplorer()
     job = next(job for job in explorer.jobs.values()
                if "gamma" in job.run.settings())
-    section = JobSection(explorer, job)
+    section = JobSection(Page(explorer), job)
     section.__panel__().get_root(Document())
     pane = section.results.objects[0]
     before = pane.object

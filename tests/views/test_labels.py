@@ -12,6 +12,7 @@ import pytest
 
 from views import EXPLORERS
 from views.framework.figure import _EXPORTING
+from views.framework.page import Page
 
 RAW = re.compile(r"_\w|_{|\^|~|<=|>=|\\[a-z]+")
 
@@ -67,7 +68,7 @@ def test_a_float_slider_shows_its_steps_precision(slug):
     explorer = EXPLORERS[slug]()
     checked = 0
     for name in explorer.knob_names():
-        widget = explorer.control(name)
+        widget = Page(explorer).control(name)
         if not isinstance(widget, (pn.widgets.FloatSlider, pn.widgets.RangeSlider)):
             continue
         places = decimals(explorer.param[name].step)

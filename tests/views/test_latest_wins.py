@@ -10,6 +10,7 @@ import time
 
 from views import EXPLORERS
 from views.framework.live import LatestWins
+from views.framework.page import Page
 
 from ._pages import differences, render
 
@@ -120,7 +121,8 @@ def test_a_failed_computation_is_remembered_for_its_state_only():
 def test_a_burst_on_a_page_computes_the_first_and_last_values_and_draws_the_last():
     cls = EXPLORERS["herding"]
     live = cls(steps=2_000, box_steps=10_000)
-    models = render(live)
+    page = Page(live)
+    models = render(page)
     loop, gate = Loop(), threading.Event()
     computed = []
     compute = live._compute
@@ -131,14 +133,15 @@ def test_a_burst_on_a_page_computes_the_first_and_last_values_and_draws_the_last
         return compute()
 
     # the page as a served session builds it, with this test as its event loop
-    live._live = LatestWins(slow_compute, live._draw, loop.post)
+    page._live = LatestWins(slow_compute, page._draw, loop.post)
+    live.failure_of = page._live.failure
     values = [2_000 + 100 * i for i in range(1, 31)]
     for value in values:
         live.steps = value
     gate.set()
-    loop.run_until(lambda: not live._live.busy and live._live.draws)
+    loop.run_until(lambda: not page._live.busy and page._live.draws)
     assert computed == [values[0], values[-1]]
-    assert live._live.draws == 1
+    assert page._live.draws == 1
     assert live.error == ""
     fresh, messages = cls.from_query({k: [v] for k, v in live.query().items()})
     assert messages == []
@@ -149,7 +152,8 @@ def test_a_burst_on_a_page_computes_the_first_and_last_values_and_draws_the_last
 def test_a_failing_move_on_a_page_is_computed_once_and_shown_as_an_alert():
     cls = EXPLORERS["herding"]
     live = cls(steps=2_000, box_steps=10_000)
-    render(live)
+    page = Page(live)
+    render(page)
     good = live.result()
     loop = Loop()
     calls = []
@@ -162,9 +166,10 @@ def test_a_failing_move_on_a_page_is_computed_once_and_shown_as_an_alert():
         return compute()
 
     live._compute = refusing
-    live._live = LatestWins(refusing, live._draw, loop.post)
+    page._live = LatestWins(refusing, page._draw, loop.post)
+    live.failure_of = page._live.failure
     live.steps = 2_100
-    loop.run_until(lambda: not live._live.busy and live._live.draws)
+    loop.run_until(lambda: not page._live.busy and page._live.draws)
     # computed once, off the loop; the draw of every panel reused the failure
     assert calls == [2_100]
     assert live.error == "steps: 2100 is refused here"

@@ -17,8 +17,9 @@ from bokeh.document import Document
 
 from views import EXPLORERS
 from views.framework import style
-from views.framework.jobs import JobSection
+from views.framework.job_section import JobSection
 from views.framework.legends import bokeh_legend, legend_columns, legend_entries, place_legends
+from views.framework.page import Page
 
 from ._legends import (assert_models_valid_and_legends_outside, bokeh_legends_inside,
                        matplotlib_legend_problems)
@@ -29,8 +30,8 @@ def test_a_pages_controls_pass_bokehs_validation(slug):
     """The sidebar and every run's settings as the page builds them (SBEED's k slider in exact
     mode was sent with start == end)."""
     explorer = EXPLORERS[slug]()
-    parts = [explorer.controls()] + [JobSection(explorer, job)
-                                     for job in explorer.jobs.values()]
+    page = Page(explorer)
+    parts = [page.controls()] + [JobSection(page, job) for job in explorer.jobs.values()]
     root = pn.Column(*parts).get_root(Document())
     assert_models_valid_and_legends_outside([root])
 
@@ -39,7 +40,7 @@ def test_a_one_value_range_is_drawn_as_a_disabled_slider():
     """SBEED's k has the bounds 1 to 1 with exact gradients: the slider is disabled over one
     step instead (Bokeh refuses start == end), and follows the bounds again when they widen."""
     explorer = EXPLORERS["sbeed"](mode="exact")
-    slider = explorer.control("k")
+    slider = Page(explorer).control("k")
     assert explorer.param.k.bounds == (1, 1)
     assert (slider.start, slider.end, slider.disabled) == (1, 2, True)
     explorer.mode = "sampled"

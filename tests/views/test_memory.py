@@ -15,6 +15,7 @@ import weakref
 import pytest
 
 import views
+from views.framework.page import Page
 
 SLUGS = list(views.EXPLORERS)
 
@@ -26,7 +27,7 @@ def test_a_built_page_is_freed_once_dropped(slug):
     gc.collect()
     registered = len(Callback.registry)
     explorer = views.EXPLORERS[slug]()
-    page = explorer.panel()
+    page = Page(explorer).panel()
     gone = weakref.ref(explorer)
     del explorer, page
     for _ in range(3):  # what a collection frees can hold the last reference to more

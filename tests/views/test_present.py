@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import panel as pn
 
+from views.framework.page import Page
 from views.framework.present import PRESENT_KEYS, Presentation
 from views.pages.herding import HerdingExplorer
 
@@ -40,9 +41,8 @@ def _widget_names(viewable) -> set[str]:
 
 def test_show_keeps_only_the_named_controls():
     explorer = HerdingExplorer()
-    everything = _widget_names(explorer.controls())
-    explorer.presentation = Presentation(show=("seed", "n_states"))
-    kept = _widget_names(explorer.controls())
+    everything = _widget_names(Page(explorer).controls())
+    kept = _widget_names(Page(explorer, Presentation(show=("seed", "n_states"))).controls())
     labels = {HerdingExplorer.param[n].label for n in ("seed", "n_states")}
     assert labels <= everything and len(everything) > 2
     assert {n for n in kept if n in everything} == labels

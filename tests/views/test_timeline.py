@@ -18,17 +18,20 @@ from dynamics.pct import generalized_herding as gh
 from dynamics import herding, neuron, torus
 from views.pages.bifurcation import BifurcationExplorer
 from views.pages.esgd import ESGDExplorer
-from views.framework.timeline import Frames, _LocalPlayer, strided
+from views.framework.panes import page_style
+from views.framework.player import _LocalPlayer
+from views.framework.timeline import Frames, strided
 from views.pages.herding import HerdingExplorer
 from views.pages.neuron import NeuronExplorer
 from views.pages.pct import PCTExplorer
 from views.pages.torus import TorusExplorer
 from views import EXPLORERS
+from views.framework.page import Page
 
 
 def _control_models(explorer):
     """The frames source and the player of the page's timeline control."""
-    control = explorer.timeline_control()
+    control = Page(explorer).timeline_control()
     players = control.select(_LocalPlayer)
     assert len(players) == 1
     player = players[0]
@@ -72,7 +75,7 @@ def _mark_data(explorer, method: str):
     """The marks of one panel in the first render (what the browser draws before any move):
     name -> Bokeh data (a source's columns, or a line's location)."""
     plot = next(p for p in explorer.plots if p.method == method)
-    fig = hv.render(explorer.page_style(plot, explorer._with_marks(
+    fig = hv.render(page_style(plot, explorer._with_marks(
         plot, explorer._call(plot, plot.method))), backend="bokeh")
     marks = {}
     for model in fig.references():

@@ -14,6 +14,7 @@ import pytest
 
 from views import EXPLORERS
 from views.framework import workarounds as _workarounds
+from views.framework.page import Page
 
 STATE = textwrap.dedent("""
     import json, sys
@@ -165,7 +166,8 @@ def _served(slug, monkeypatch):
     explorer = EXPLORERS[slug]()
     doc = Document()
     monkeypatch.setattr(pn.state, "curdoc", doc)
-    explorer.panel().server_doc(doc)
+    page = Page(explorer)
+    page.panel().server_doc(doc)
     walks = []
     original = DocumentModelManager.recompute
 
@@ -174,7 +176,7 @@ def _served(slug, monkeypatch):
         return original(self)
 
     monkeypatch.setattr(DocumentModelManager, "recompute", counted)
-    return explorer, doc, walks
+    return page, doc, walks
 
 
 def _graph_is_whole(doc) -> bool:
@@ -192,8 +194,9 @@ def test_one_knob_move_walks_the_model_graph_once(monkeypatch):
     knows every model of its page. Without it, HoloViews' freeze around each plot update made
     Bokeh walk the whole page once per redrawn panel (2 walks here, of 30-60 ms each; 5-6 on
     the herding page)."""
-    explorer, doc, walks = _served("neuron", monkeypatch)
-    redrawn = [k for k, stream in enumerate(explorer._knob_streams)
+    page, doc, walks = _served("neuron", monkeypatch)
+    explorer = page.model
+    redrawn = [k for k, stream in enumerate(page._knob_streams)
                if "stripes" in {p.name for p in stream.parameters}]
     assert len(redrawn) >= 2
     explorer.param.update(stripes=explorer.stripes + 1)
@@ -206,7 +209,8 @@ def test_a_move_that_adds_no_model_walks_no_graph(monkeypatch):
     existing models and adds none, so the graph is not walked at all (Bokeh's freeze walks it
     unconditionally: one walk, some 15 % of the move); the document still knows exactly the
     models reachable from its roots."""
-    explorer, doc, walks = _served("herding", monkeypatch)
+    page, doc, walks = _served("herding", monkeypatch)
+    explorer = page.model
     explorer.param.update(seed=explorer.seed + 1)
     assert walks == []
     assert _graph_is_whole(doc)
@@ -226,10 +230,10 @@ def test_prompt_widget_turns_off_panels_debounce():
     assert Syncable._debounce > 0
     assert "self._debounce" in inspect.getsource(Syncable._server_change)
     explorer = EXPLORERS["neuron"]()
-    slider = explorer.control("stripes")
+    slider = Page(explorer).control("stripes")
     assert isinstance(slider, pn.widgets.IntSlider)
     assert slider._debounce == 0
-    assert explorer.control("rate").input._debounce == 0  # a typed field's text box
+    assert Page(explorer).control("rate").input._debounce == 0  # a typed field's text box
     assert pn.widgets.IntSlider._debounce == Syncable._debounce  # the class is untouched
 
 
@@ -284,7 +288,7 @@ def test_a_noisy_float_from_the_browser_is_not_sent_back(snapped):
     from panel.io.state import set_curdoc
 
     explorer = EXPLORERS["sbeed"]()
-    widget = explorer.control("gamma")
+    widget = Page(explorer).control("gamma")
     if not snapped:  # the widget as Panel builds it
         widget._process_property_change = type(widget)._process_property_change.__get__(widget)
     doc = Document()
@@ -338,7 +342,7 @@ def test_a_windowed_panel_is_drawn_once_and_redrawn_only_for_a_new_window(monkey
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(OverlayPlot, "update_frame", counted)
-    explorer, _, _ = _served("herding", monkeypatch)
+    explorer = _served("herding", monkeypatch)[0].model
     assert updates == []
     method = next(m for m, stream in explorer._view.items())
     view = explorer._view[method]

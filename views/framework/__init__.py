@@ -1,10 +1,11 @@
-"""What every explorer page shares, split by subject:
+"""What every explorer page shares, split by subject. The model's side (no Panel in it):
 
-- ``explorer``: the ``Explorer`` base class (knobs, URL query, computation, live moves);
+- ``model``: the ``Model`` base class of every page's model, also named ``Explorer`` (knobs,
+  URL query, computation, runs, timeline data, figure, export, animation);
 - ``figure``: styling, dense clouds, ``Plot``, ``figure()`` and export;
 - ``legends``: where legends go (under their plot, on the page and in exports);
-- ``page``: the page layout (``Section``, panels, controls, alerts, downloads);
-- ``knobs``: parsing and writing knob values, typed fields;
+- ``sections``: how a page lays out its panels (``Section``);
+- ``knobs``: parsing and writing knob values;
 - ``text``: plain text from users never rendered as markup, page text (``prose``, read from
   Markdown files beside each page) with LaTeX;
 - ``jobs`` and ``worker``: long runs (``Run``) with progress, in a worker process when served;
@@ -14,11 +15,19 @@
 - ``cache``: one results cache with a byte budget;
 - ``files``: files written whole or not at all;
 - ``workarounds``: the HoloViews, Bokeh and Panel workarounds, each with its reason.
+
+The served page's side (Panel; imported on first use of ``Page``, never by importing the
+model):
+
+- ``page``: ``Page(model, presentation)``, the page of a model (panels, controls, alerts,
+  layout, live moves: ``live``, ``session``);
+- ``job_section``, ``player``, ``downloads``, ``field``, ``panes``: its collaborators (a run's
+  part, the timeline's control, the download buttons, typed fields, the live panes).
 """
 
 from __future__ import annotations
 
-from views.framework.explorer import Explorer
+from views.framework.model import Explorer, Model
 from views.framework.figure import (DASHED, DENSE_POINTS, DOTTED, EXPORT_FORMATS, MPL_DASHED,
                                     MPL_DOTTED, PLOT_HEIGHT, PLOT_WIDTH, Plot, axis,
                                     count_points, dense, export_figure, export_figures, exporting,
@@ -26,17 +35,26 @@ from views.framework.figure import (DASHED, DENSE_POINTS, DOTTED, EXPORT_FORMATS
                                     warmup_rasters)
 from views.framework.jobs import Run
 from views.framework.knobs import parse_vector
-from views.framework.page import Section
+from views.framework.sections import Section
 from views.framework.text import math_markdown, plain, prose, quote, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
 from views.framework.workarounds import (RasterImage, matplotlib_backend, prompt_widget,
                                          render_matplotlib)
 
 __all__ = [
-    "Explorer", "Plot", "Section", "Run", "RasterImage", "EXPORT_FORMATS", "DENSE_POINTS",
+    "Model", "Explorer", "Page", "Plot", "Section", "Run", "RasterImage", "EXPORT_FORMATS", "DENSE_POINTS",
     "PLOT_WIDTH", "PLOT_HEIGHT", "DASHED", "DOTTED", "MPL_DASHED", "MPL_DOTTED",
     "export_figure", "export_figures", "exporting", "style", "dense", "count_points", "shade_levels",
     "warmup_rasters", "parse_vector", "math_markdown", "plain", "prose", "quote", "verdict_markdown",
     "matplotlib_backend", "prompt_widget", "render_matplotlib", "axis", "log_spaced",
     "integer_ticks", "Timeline", "Mark", "Frames",
 ]
+
+
+def __getattr__(name: str):
+    # the Panel side, imported on first use: importing the model imports no Panel
+    if name == "Page":
+        from views.framework.page import Page
+
+        return Page
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

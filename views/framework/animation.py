@@ -1,18 +1,17 @@
-"""A page's timeline as an animation: GIF and MP4 (``AnimationMixin.animate``), and the page's
-buttons that download them (``animation_buttons``).
+"""A page's timeline as an animation: GIF and MP4 (``AnimationMixin.animate``, a part of the
+model; the served page's buttons that download them are ``views.framework.downloads``).
 
 Frame k of an animation is the figure the page exports at time t_k of its timeline, its title
 saying the time (drawn fast by ``views.framework.film.Film``). The format follows the path's
 suffix: ``.gif`` (written by Pillow, with one palette for the whole animation, so that a frame
 stores only the rectangle that changed since the one before) or ``.mp4`` (H.264, through
 imageio and the ffmpeg that the imageio-ffmpeg wheel ships). On a served page the buttons
-encode in a worker process (``views.framework.worker.call``), the button showing the progress.
+encode in a worker process (``views.framework.worker.call``, ``_animation_task``), the button
+showing the progress.
 """
 
 from __future__ import annotations
 
-import asyncio
-import io
 import math
 import numbers
 import os
@@ -20,17 +19,14 @@ import pathlib
 import tempfile
 
 import numpy as np
-import panel as pn
 
 from views.framework import stamp
-from views.framework import worker as _worker
 from views.framework.files import atomic_path
 from views.framework.film import ANIMATION_DPI, Film, frame_title
-from views.framework.remote import WIDTH, in_worker, page_state, restore, show_progress
+from views.framework.remote import restore
 
 __all__ = ["ANIMATION_FORMATS", "DEFAULT_FRAMES", "MAX_FRAMES", "DEFAULT_FPS", "MAX_FPS",
-           "ANIMATION_DPI", "AnimationMixin", "frame_indices", "frame_title",
-           "animation_buttons", "check_run"]
+           "ANIMATION_DPI", "AnimationMixin", "frame_indices", "frame_title", "check_run"]
 
 #: Formats ``animate`` writes, by file suffix.
 ANIMATION_FORMATS = (".gif", ".mp4")
@@ -260,7 +256,7 @@ def write_animation(explorer, path, *, frames=None, fps=DEFAULT_FPS, run=None,
 
 
 class AnimationMixin:
-    """The ``Explorer``'s animations of its timeline."""
+    """The model's animations of its timeline."""
 
     def animate(self, path, *, frames=None, fps=DEFAULT_FPS, run=None) -> pathlib.Path:
         """Write the page's timeline as an animation: frame k is the figure ``export`` writes
@@ -294,13 +290,8 @@ class AnimationMixin:
                                   run=run, progress=progress)
             return out.read_bytes()
 
-    def animation_buttons(self, run: str | None = None) -> list:
-        """The GIF and MP4 download buttons of the page's timeline (``run``: of that run's,
-        shown beside the run's own timeline control)."""
-        return animation_buttons(self, run)
 
-
-# --- the page's buttons ---------------------------------------------------------------------
+# --- in a worker process --------------------------------------------------------------------
 
 
 def _animation_task(explorer, args, progress):
@@ -310,47 +301,3 @@ def _animation_task(explorer, args, progress):
     suffix, state, run = args
     restore(explorer, state)
     return explorer.animation_bytes(suffix, progress=progress, run=run)
-
-
-async def _encode(explorer, suffix: str, button, run: str | None = None) -> io.BytesIO:
-    """The page's animation for a download, its progress on the button meanwhile (its place in
-    the queue, then the frames drawn): in a worker process on a served page (the server goes
-    on answering), else here."""
-    label = button.label
-    # the button says how far it is (Panel's loading spinner would hide the words)
-    button.param.update(disabled=True, label=f"{label} …")
-    try:
-        if not _worker.enabled():  # a script's or a notebook's page: here
-            await asyncio.sleep(0)  # the button shows its sign before the work holds the loop
-            return io.BytesIO(explorer.animation_bytes(suffix, run=run))
-        data = await in_worker(explorer, _animation_task,
-                               (suffix, page_state(explorer)[2], run),
-                               key=("animation", suffix, run),
-                               on_progress=lambda latest: show_progress(button, label, latest))
-        return io.BytesIO(data)
-    finally:
-        button.param.update(disabled=False, label=label, width=WIDTH)
-
-
-def animation_buttons(explorer, run: str | None = None) -> list:
-    """The page's GIF and MP4 download buttons, their files named like the static exports
-    (``stamp.file_stem``, without the time: an animation shows every time); ``run``: of that
-    run's timeline (``run_file_stem``)."""
-    buttons = []
-    what = "The timeline" if run is None else "The run's timeline"
-    for suffix in ANIMATION_FORMATS:
-        button = pn.widgets.FileDownload(
-            filename=f"{run_file_stem(explorer, run)}{suffix}",
-            label=suffix[1:].upper(), color="light", width=WIDTH, embed=False,
-            description=f"{what} as an animation ({DEFAULT_FRAMES} frames at most, "
-                        f"{DEFAULT_FPS} a second); takes some seconds")
-
-        async def callback(suffix=suffix, button=button):
-            data = await _encode(explorer, suffix, button, run)
-            # named after the settings drawn now (read after this returns)
-            button.filename = f"{run_file_stem(explorer, run)}{suffix}"
-            return data
-
-        button.callback = callback
-        buttons.append(button)
-    return buttons

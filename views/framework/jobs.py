@@ -1,8 +1,9 @@
 """Long computations on a page (learning runs, experiments) as jobs: one mechanism for every
 explorer.
 
-An explorer declares what it offers with ``Run`` (class attribute ``runs``); each page gets one
-``Job`` per run, and ``JobSection`` draws it: the run's settings, Run and Cancel buttons, a
+A page's model declares what it offers with ``Run`` (class attribute ``runs``) and gets one
+``Job`` per run (no Panel in it); on the served page ``views.framework.job_section.JobSection``
+draws it: the run's settings, Run and Cancel buttons, a
 progress bar with status text, an alert when a run fails, and the run's panels, which grow while
 it runs (the engine's partial results, see ``dynamics.checks.report``) and keep the last result
 on screen. In the served app the computation runs in a worker process (``views.framework.worker``), so
@@ -21,7 +22,8 @@ session's event loop.
   development machine) corrected by how long the same run took against its estimate on this
   server before, or until a run finished, by this machine's speed (``machine_speed``, a
   calibration timed at most every two minutes; see ``measured_estimate``).
-- A run belongs to its session (``SessionWatch``): it is cancelled when the session's tab is
+- A run belongs to its session (``job.session``, the ``views.framework.session.SessionWatch``
+  its page sets): it is cancelled when the session's tab is
   closed or the session is destroyed, and every run is cancelled when the server stops
   (``cancel_all``, from ``app/app_hooks.py``); computations run in daemon threads, so nothing
   keeps a stopping server alive.
@@ -34,19 +36,15 @@ import functools
 import threading
 import time
 import weakref
-import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics.checks import Cancelled
 from views.framework import worker as _worker
 from views.framework.cache import LOCK, STORE
-from views.framework.runs import Run, run_key
-from views.framework.text import plain
-from views.framework.workarounds import steady_text
+from views.framework.runs import Run
 
-__all__ = ["Run", "Job", "JobSection", "SessionWatch", "Remaining", "cached_result",
+__all__ = ["Run", "Job", "Remaining", "cached_result",
            "measured_estimate", "machine_speed", "progress_part", "cancel_all"]
 
 #: Finished results kept across sessions, by ("job", page, run, settings), among the pages'
@@ -191,60 +189,6 @@ def _left(seconds: float) -> str:
     return f"about {seconds / 60:.0f} min left"
 
 
-class SessionWatch:
-    """Whether the server session a page was built in is still there to see it.
-
-    Built while the session's document is being built (``pn.state.curdoc``). A session is
-    gone once Bokeh destroyed it, or once the client that showed it or was seen connected
-    disconnected (a browser's tab closed or reloaded, a Python ``bokeh.client`` session
-    closed, which never says it has shown the page: Bokeh destroys such a session only after
-    ``--unused-session-lifetime``, and until then its pending knob moves would still be
-    computed, one after another, on the server's event loop). Outside a served session
-    (scripts, tests, the warm-up's throwaway document) a page is always alive."""
-
-    def __init__(self):
-        from bokeh.server.contexts import BokehSessionContext
-
-        doc = pn.state.curdoc
-        context = getattr(doc, "session_context", None) if doc is not None else None
-        self._doc = weakref.ref(doc) if isinstance(context, BokehSessionContext) else None
-        self._shown = False
-        self._connected = False  # a client was seen connected (a knob move, a running job)
-        self._on_destroyed: list = []
-        if self._doc is not None:
-            pn.state.onload(self._mark_shown)
-            doc.on_session_destroyed(self._destroyed)
-
-    def _mark_shown(self) -> None:
-        self._shown = True
-
-    def _destroyed(self, session_context) -> None:
-        callbacks, self._on_destroyed = self._on_destroyed, []
-        for ref in callbacks:
-            callback = ref()
-            if callback is not None:
-                callback()
-
-    def on_gone(self, method) -> None:
-        """Call the bound ``method()`` when Bokeh destroys the session (nothing outside a
-        server). Held weakly: the watch keeps nothing of the page alive."""
-        if self._doc is not None:
-            self._on_destroyed.append(weakref.WeakMethod(method))
-
-    def alive(self) -> bool:
-        if self._doc is None:
-            return True
-        doc = self._doc()
-        context = getattr(doc, "session_context", None) if doc is not None else None
-        if context is None or context.destroyed:
-            return False
-        session = context._session  # None while the session is being built
-        if session is None or session.connection_count > 0:
-            self._connected = self._connected or session is not None
-            return True
-        return not (self._shown or self._connected)
-
-
 #: Every job of every live session, so that a stopping server cancels them all.
 _JOBS: weakref.WeakSet = weakref.WeakSet()
 
@@ -328,6 +272,10 @@ class Job(param.Parameterized):
     def __init__(self, explorer, run: Run, **params):
         super().__init__(**params)
         self.explorer, self.run = explorer, run
+        #: The served session the job belongs to (its page's ``SessionWatch``, set by the
+        #: ``Page``): its place in the worker processes' fair queue, and a gone session stops
+        #: the run. None: no session (a script, a test).
+        self.session = None
         self._token = 0
         self._cancel: threading.Event | None = None
         _JOBS.add(self)
@@ -385,12 +333,12 @@ class Job(param.Parameterized):
         if _worker.enabled():  # the served app: in a worker process
             knobs = {name: getattr(self.explorer, name) for name in self.explorer.knob_names()}
             future = _in_daemon_thread(loop, functools.partial(
-                _worker.run, session=self.explorer.queue_session()), type(self.explorer), knobs,
+                _worker.run, session=self.session), type(self.explorer), knobs,
                 self.run.key, settings, cancel, latest)
         else:
             future = _in_daemon_thread(loop, self._compute, settings,
                                        self._progress_callable(cancel, latest))
-        session = getattr(self.explorer, "_session", None)
+        session = self.session
         expected = measured_estimate(self.explorer, self.run, settings)  # None: no estimate
         remaining = Remaining(expected[0] if expected is not None else None)
         drawn = 0.0  # when a partial result was last drawn
@@ -435,128 +383,3 @@ class Job(param.Parameterized):
         self.param.update(running=False, fraction=1.0, error="", settings=dict(settings),
                           result=result, shown=result,
                           message=f"Done in {seconds:.1f} s." if seconds else "Done.")
-
-
-class JobSection(pn.viewable.Viewer):
-    """A run's part of the page: text, settings, Run and Cancel, progress, alert, panels."""
-
-    def __init__(self, explorer, job: Job):
-        super().__init__()
-        self.explorer, self.job, run = explorer, job, job.run
-        # labels on one line: a slider's title sat above the other widgets' labels
-        self.settings = pn.FlexBox(
-            *[pn.Column(explorer.control(n), width=180)
-              for n in getattr(run, "legacy_settings", ()) if explorer.shows(n)],
-            *[pn.Column(explorer.control(n, run=run), width=180) for n in run.knob_names()
-              if explorer.shows(run_key(run.key, n))],
-            gap="8px", align_items="baseline")
-        self.button = pn.widgets.Button(label=run.button, color="primary", width=200)
-        self.stop = pn.widgets.Button(label="Cancel", color="light", width=90, disabled=True)
-        self.progress = pn.indicators.Progress(value=0, max=1000, active=False,
-                                               sizing_mode="stretch_width", max_width=400,
-                                               bar_color="primary", margin=(14, 10))
-        self.status = steady_text(pn.pane.Markdown("", sizing_mode="stretch_width"))
-        self.alert = steady_text(pn.pane.Alert("", alert_type="danger", visible=False,
-                                               sizing_mode="stretch_width"))
-        self.results = pn.Column(sizing_mode="stretch_width")
-        self.button.on_click(self._on_click)
-        self.stop.on_click(lambda _: job.cancel())
-        job.param.watch(self._state, ["running", "fraction", "message", "error"])
-        job.param.watch(self._shown, ["shown"])
-        run.param.watch(self._settings_changed, list(run.knob_names()))
-        if run.uses:
-            explorer.param.watch(self._settings_changed, list(run.uses))
-        self._panes = None
-        self._placeholder = None
-        self._display = []
-        self._state()
-        self._shown()
-
-    async def _on_click(self, event=None) -> None:
-        await self.job.start()
-
-    # --- drawing ---------------------------------------------------------------------------------
-    def _state(self, *events) -> None:
-        job = self.job
-        self.button.disabled = False  # a new request supersedes the running one
-        self.stop.disabled = not job.running
-        self.progress.active = job.running
-        self.progress.value = int(round(1000 * job.fraction))
-        # plain text: an error (and so the status) can quote a typed value
-        self.status.object = plain(job.message, limit=500)
-        self.alert.object = (f"**The run failed:** {plain(job.error, limit=2_000)}"
-                             if job.error else "")
-        self.alert.visible = bool(job.error)
-
-    def placeholder_text(self) -> str:
-        """What the run's place says before it is run: how to start it and how long it takes."""
-        run, explorer = self.job.run, self.explorer
-        settings = self.job.current_settings()
-        if cached_result(explorer, run, settings) is not None:
-            when = "already computed: instant"
-        elif run.has_estimate():
-            seconds, measured = measured_estimate(explorer, run, settings)
-            when = (f"about {seconds:.0f} s, from the last runs on this server" if measured
-                    else f"roughly {seconds:.0f} s; the time left is shown as it runs")
-        else:  # a run without an estimate: say nothing of its time rather than guess
-            return (f"Click **{run.button}** to compute. The computation runs in the "
-                    "background: the rest of the page stays live.")
-        return (f"Click **{run.button}** to compute ({when}). The computation runs in the "
-                "background: the rest of the page stays live.")
-
-    def _show_placeholder(self) -> None:
-        """The placeholder in the run's place, its text brought up to date. One pane, updated
-        in place: a new one per knob move made the browser lay the whole page out again for
-        every move of a burst (seconds on the SBEED page, whose runs depend on gamma)."""
-        text = self.placeholder_text()
-        if self._placeholder is None:
-            self._placeholder = steady_text(pn.pane.Alert(text, alert_type="info",
-                                                          sizing_mode="stretch_width"))
-        elif self._placeholder.object != text:
-            self._placeholder.object = text
-        if list(self.results.objects) != [self._placeholder]:
-            self.results.objects = [self._placeholder]
-
-    def _settings_changed(self, *events) -> None:
-        if self.job.shown is None and not self.job.running:
-            self._show_placeholder()
-
-    def _shown(self, *events) -> None:
-        job, explorer = self.job, self.explorer
-        if job.shown is None:
-            self._show_placeholder()
-            return
-        if self._panes is None:
-            stream = hv.streams.Params(job, ["shown"])
-            self._panes = []
-            for plot in job.run.plots:
-                shown_by = [n for n in job.run.display if n in (plot.depends or ())]
-                streams = [stream] + ([hv.streams.Params(explorer, shown_by)] if shown_by else [])
-                self._panes.append(explorer.run_pane(plot, streams))
-            self._display = [explorer.control(n) for n in job.run.display if explorer.shows(n)]
-            if job.run.timeline is not None:
-                self._display.append(explorer.timeline_control(job.run.key))
-                # the run's timeline as GIF and MP4 (``AnimationMixin.animate(run=...)``)
-                self._display.append(pn.FlexBox(
-                    pn.pane.Markdown("**Animate the run**", margin=(8, 5), width=140),
-                    *explorer.animation_buttons(job.run.key), flex_wrap="wrap"))
-        body = [pn.FlexBox(*self._display, gap="8px")] if self._display else []
-        body.append(pn.FlexBox(*self._panes, gap="8px"))
-        if job.result is not None and job.shown is job.result:
-            for text in (job.run.extra(job.settings, job.result),
-                         job.run.summary(job.settings, job.result)):
-                if text:
-                    body.append(pn.pane.Markdown(text, sizing_mode="stretch_width"))
-        self.results.objects = body
-
-    def __panel__(self):
-        from views.framework import math_markdown
-
-        run = self.job.run
-        return pn.Card(
-            pn.pane.Markdown(math_markdown(run.text), sizing_mode="stretch_width", max_width=960),
-            self.settings,
-            pn.Row(self.button, self.stop, self.progress, sizing_mode="stretch_width"),
-            self.status, self.alert, self.results,
-            title=run.title, collapsible=True, sizing_mode="stretch_width", margin=(10, 10),
-        )

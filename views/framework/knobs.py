@@ -13,8 +13,8 @@ Every value is bounded before it is read (``limits``, by the kind of knob; ``che
 a link as a whole, ``REPEATS`` for one key given many times): what a page spends on a value,
 in parsing it, in a figure's title or in a file, must not grow with what a client sends.
 
-``Field`` is the typed-field widget built on them: a text box that answers a refused value with
-an inline message and restores the last good value.
+The page's typed-field widget built on them (a text box that answers a refused value with an
+inline message and restores the last good value) is ``views.framework.field.Field``.
 """
 
 from __future__ import annotations
@@ -25,13 +25,11 @@ import re
 
 import numpy as np
 
-import panel as pn
 import param
 
-from views.framework.text import plain, quote
-from views.framework.workarounds import prompt_widget, steady_text
+from views.framework.text import quote
 
-__all__ = ["parse", "text", "snap", "decimals", "describe", "Field", "parse_vector", "limits",
+__all__ = ["parse", "text", "snap", "decimals", "describe", "parse_vector", "limits",
            "check_length", "check_query", "NUMBER_CHARS", "RANGE_CHARS", "CHOICE_CHARS",
            "TEXT_CHARS", "QUERY_CHARS", "REPEATS"]
 
@@ -231,53 +229,6 @@ def text(p: param.Parameter, value) -> str:
     if isinstance(p, param.Number):
         return repr(float(value))
     return str(value)
-
-
-class Field(pn.viewable.Viewer):
-    """A typed knob: a text box for ``explorer.<name>``.
-
-    A value is parsed by ``Explorer.parse_knob`` (never reinterpreted: ``1e9`` is refused in a
-    whole-number field, not read as 19). A refused value leaves the knob as it was, puts the
-    last good value back in the box and shows why under it, with the allowed range."""
-
-    def __init__(self, explorer, name: str, **params):
-        super().__init__()
-        self.explorer, self.knob = explorer, name
-        p = explorer.param[name]
-        # the browser takes no more characters than ``parse`` reads (a client that sends more
-        # is refused by ``parse``)
-        self.input = prompt_widget(pn.widgets.TextInput(
-            label=p.label, value=explorer.knob_text(name), description=p.doc,
-            max_length=limits(p)[0], sizing_mode="stretch_width", **params))
-        self.message = steady_text(pn.pane.Markdown(
-            "", visible=False, sizing_mode="stretch_width", margin=(0, 10),
-            css_classes=["ldx-field-message"], styles={"color": "#b00020", "font-size": "13px"}))
-        self.input.param.watch(self._typed, "value")
-        explorer.param.watch(self._changed, name)
-
-    def _typed(self, event) -> None:
-        current = self.explorer.knob_text(self.knob)
-        if event.new == current:
-            return
-        try:
-            value = self.explorer.parse_knob(self.knob, event.new)
-        except ValueError as exc:
-            # the box first, then the message: the browser gets them in this order, so a
-            # message on screen always sits under the restored value
-            self.input.value = current
-            self.message.object = plain(f"{exc}. Kept {current}.")
-            self.message.visible = True
-            return
-        self.message.visible = False
-        setattr(self.explorer, self.knob, value)
-        # the explorer may have normalised the value: show what it holds
-        self.input.value = self.explorer.knob_text(self.knob)
-
-    def _changed(self, event) -> None:
-        self.input.value = self.explorer.knob_text(self.knob)
-
-    def __panel__(self):
-        return pn.Column(self.input, self.message, sizing_mode="stretch_width", margin=0)
 
 
 def parse_vector(name: str, text: str, size: int) -> tuple[float, ...]:

@@ -64,15 +64,15 @@ def export_task(explorer, args, progress):
     return explorer.export_bytes(suffix).getvalue()
 
 
-async def in_worker(explorer, task, args, *, key, on_progress=None):
+async def in_worker(explorer, task, args, *, key, session=None, on_progress=None):
     """``task(page, args, progress)`` in a worker process (``views.framework.worker.call``),
-    ``page`` the explorer's page rebuilt there from its class and knobs, as a job of the
-    page's session keyed ``key`` in the fair queue; ``on_progress(latest)`` every ``REFRESH``
+    ``page`` the model rebuilt there from its class and knobs, as a job of ``session`` (the
+    page's ``SessionWatch``; None: a session of its own) keyed ``key`` in the fair queue;
+    ``on_progress(latest)`` every ``REFRESH``
     seconds meanwhile (``latest``: ``fraction`` and ``message``, the place in the queue while
     it waits). The job is cancelled when the session is gone or this coroutine is."""
     cls, knobs, _ = page_state(explorer)
     cancel, latest = threading.Event(), {}
-    session = explorer.queue_session()
     future = _in_daemon_thread(
         asyncio.get_running_loop(),
         functools.partial(_worker.call, session=session, key=key, name=f"ldx-{key[0]}"),

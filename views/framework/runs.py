@@ -8,7 +8,7 @@ progress)`` (usually one engine experiment), ``estimate(settings)``, ``summary(s
 result)`` and ``extra(settings, result)``; its panels are ``Plot``s of its own methods, each
 taking the result. The cache key, the worker's task and the quick size all come from its
 settings (``settings()``, ``quick``). No Panel here: the page draws a run with
-``views.framework.jobs.JobSection``, and ``views.framework.jobs.Job`` runs it.
+``views.framework.job_section.JobSection``, and ``views.framework.jobs.Job`` runs it.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class Run(param.Parameterized):
     quick: ClassVar[dict] = {}
     #: The time axis of the run's result (``views.framework.timeline.Timeline``).
     timeline: ClassVar[object] = None
-    #: Settings typed as text (``views.framework.knobs.Field``) rather than slid.
+    #: Settings typed as text (``views.framework.field.Field``) rather than slid.
     fields: ClassVar[tuple[str, ...]] = ()
     #: Widget overrides for ``pn.Param`` (setting name -> dict), as a page's ``widgets``.
     widgets: ClassVar[dict] = {}

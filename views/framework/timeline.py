@@ -6,8 +6,9 @@ An explorer whose result unfolds in time declares it once::
                         marks=(Mark("cones_plot", "point", x="w1", y="w2"), ...))
 
 ``weight_frames()`` returns the ``Frames`` of the current result: the engine's time of each
-frame (``t``, increasing) and per-frame columns (the weight at step t, ...). The page gets one
-timeline control above its plots (``TimelineMixin.timeline_control``): a Panel ``Player``
+frame (``t``, increasing) and per-frame columns (the weight at step t, ...); this module holds
+what the model knows of its time (frames, the time shown, marks in exports, the URL's ``t``).
+The served page gets one timeline control above its plots (``views.framework.player``): a Panel ``Player``
 (play/pause, reverse, step back and forward, first and last, slower and faster, once / loop /
 reflect) with its scrubber, and a step size. The frames of the current run are sent to the
 browser once, in a ``ColumnDataSource``; playing, stepping and scrubbing then redraw the marks
@@ -15,7 +16,7 @@ browser once, in a ``ColumnDataSource``; playing, stepping and scrubbing then re
 future, the particles, histogram, image or curve of frame t) in the browser, in a ``jscallback`` on the player's value, with no round trip: the
 player and the marks' Bokeh models are not ``syncable``, so the browser sends nothing when they
 change. The server hears of the time only through a hidden widget written at most every
-``SYNC_MS`` ms, to keep it in the URL (``t=``) and in exports (marks at the chosen time; at the
+``views.framework.player.SYNC_MS`` ms, to keep it in the URL (``t=``) and in exports (marks at the chosen time; at the
 default, the end of the run, the paper's figure without marks). A run longer than
 ``Timeline.max_frames`` frames or ``MAX_BYTES`` bytes sends every k-th frame (and the last), and
 the control says so.
@@ -29,29 +30,19 @@ part of the link).
 from __future__ import annotations
 
 import functools
-import json
-import weakref
 from dataclasses import dataclass, field
 
 import holoviews as hv
 import numpy as np
-import panel as pn
-from bokeh.models import BoxAnnotation, ColumnDataSource, Span
+from bokeh.models import BoxAnnotation, Span
 
 from views.framework import knobs as _knobs
 from views.framework.figure import exporting, style
 from views.framework.marks import (MAX_BYTES, Frames, Mark, arrays_data, browser_spec,
                                    frames_bytes, strided)
-from views.framework.text import math_markdown
-from views.framework.workarounds import dictionary_columns, steady_text
+from views.framework.workarounds import dictionary_columns
 
-__all__ = ["Frames", "Mark", "Timeline", "TimelineMixin", "SYNC_MS", "strided", "MAX_BYTES",
-           "alias_time"]
-
-#: The browser tells the server the time at most this often while playing or scrubbing (ms).
-SYNC_MS = 400
-#: Milliseconds between frames when playing at the default speed (about 30 frames per second).
-INTERVAL_MS = 33
+__all__ = ["Frames", "Mark", "Timeline", "TimelineMixin", "strided", "MAX_BYTES", "alias_time"]
 
 
 @dataclass(frozen=True)
@@ -86,147 +77,6 @@ def alias_time(raw, offset: int) -> str:
         return str(int(text.strip()) + int(offset))
     except ValueError:
         return text
-
-
-# The browser side, run on every change of the player's value. ``marks`` lists what to redraw
-# (name of the mark's Bokeh model, kind, columns); the models are looked up by name in the
-# document, so a plot HoloViews rebuilt is found again. ``arrays`` holds the per-frame rows:
-# ``row(name)`` is frame i's (a view of the flat array, or its bits unpacked).
-_DRAW = """
-const n = frames.data.t.length;
-if (n == 0) return;
-const i = Math.max(0, Math.min(player.value, n - 1));
-const d = frames.data, A = arrays.data, doc = player.document;
-const state = player._ldx || (player._ldx = {last: 0, timer: null, models: {}});
-function find(name) {  // cached while it is in the document (HoloViews may rebuild a plot)
-  const m = state.models[name];
-  return (m != null && m.document === doc) ? m : (state.models[name] = doc.get_model_by_name(name));
-}
-if (state.text !== A.__meta__[0]) { state.text = A.__meta__[0]; state.meta = JSON.parse(state.text); }
-const TypedArray = Object.getPrototypeOf(Int8Array);
-function row(name) {
-  const a = A[name][0], m = state.meta[name];
-  if (m.fixed) return a;
-  let T = a.constructor;  // the plain typed array under Bokeh's NDArray
-  while (Object.getPrototypeOf(T) !== TypedArray) T = Object.getPrototypeOf(T);
-  const view = new T(a.buffer, a.byteOffset + i * m.stride * a.BYTES_PER_ELEMENT, m.stride);
-  if (!m.bits) return view;
-  const out = new Uint8Array(m.width);
-  for (let j = 0; j < m.width; j++) out[j] = (view[j >> 3] >> (7 - (j & 7))) & 1;
-  return out;
-}
-for (const mark of marks) {
-  const model = find(mark.name);
-  if (model == null) continue;
-  if (mark.cols) {  // a frame's rows into the mark's source
-    const data = Object.assign({}, model.data);
-    for (const [col, name] of Object.entries(mark.cols)) {
-      if (!(col in data)) continue;
-      if (mark.kind === "image") {
-        const old = data.image[0], shape = state.meta[name].shape;
-        data.image = [new old.constructor(row(name), shape)];
-      } else data[col] = row(name);
-    }
-    model.data = data;
-    continue;
-  }
-  const x = mark.kind === "prefix" ? A[mark.x][0] : d[mark.x];
-  if (mark.kind === "vline") { model.location = x[i]; continue; }
-  if (mark.kind === "future") { model.left = x[i] + mark.offset; model.right = x[n - 1] + mark.offset; continue; }
-  const y = mark.kind === "prefix" ? A[mark.y][0] : d[mark.y];
-  let xs, ys;
-  if (mark.kind === "point") { xs = [x[i]]; ys = [y[i]]; }
-  else if (mark.kind === "ray") { xs = [0, x[i]]; ys = [0, y[i]]; }
-  else if (mark.kind === "prefix") { xs = Array.from(x.slice(0, d.t[i])); ys = Array.from(y.slice(0, d.t[i])); }
-  else { const lo = mark.length == null ? 0 : Math.max(0, i - mark.length); xs = Array.from(x.slice(lo, i + 1)); ys = Array.from(y.slice(lo, i + 1)); }
-  const data = Object.assign({}, model.data);
-  data[mark.cx] = xs; data[mark.cy] = ys;
-  model.data = data;
-}
-const t = d.t[i];
-player.title = `${unit} t = ${t.toLocaleString("en-US")} of ${d.t[n - 1].toLocaleString("en-US")}`;
-window.ldxTimeline = {value: player.value, t: t, drawn: (window.ldxTimeline ? window.ldxTimeline.drawn : 0) + 1};
-// the server hears of the time only to keep it in the URL: at most every SYNC_MS
-if (sync.value !== i) {
-  const send = () => {
-    state.timer = null; state.last = Date.now();
-    const k = Math.max(0, Math.min(player.value, frames.data.t.length - 1));
-    if (sync.value !== k) sync.value = k;
-  };
-  const wait = state.last + SYNC_MS - Date.now();
-  if (wait <= 0) send(); else if (state.timer == null) state.timer = setTimeout(send, wait);
-}
-"""
-
-# Play from the start when play is pressed at the end (a once-through player would do nothing
-# there), and backwards from the end when reverse is pressed at the start.
-_DIRECTION = """
-if (player.direction === 1 && player.value >= player.end) player.value = player.start;
-if (player.direction === -1 && player.value <= player.start) player.value = player.end;
-"""
-
-
-# Panel's player draws its handle with the value set before the range (Panel 1.9,
-# PlayerView.render): a value above 100 is drawn at 100 (a fresh Ising page's handle sat at a
-# tenth of its track while the plot showed the end). A change of the value sets both in order:
-# told so once the player is drawn (``_after_render``), and again a moment later.
-_HANDLE = """
-const handle = () => player.properties.value.change.emit();
-setTimeout(handle, 50); setTimeout(handle, 500);
-"""
-
-
-# The keyboard plays the page's timeline (not a run's): space plays and pauses, the arrow keys
-# step back and forward by the step size, unless a control has the key (a text field, a menu,
-# a slider's handle: the arrows move a slider).
-_KEYS = """
-window.ldxTimelinePlayer = player;
-if (!window.ldxTimelineKeys) {
-  window.ldxTimelineKeys = true;
-  document.addEventListener('keydown', (event) => {
-    const p = window.ldxTimelinePlayer;
-    if (p == null || event.ctrlKey || event.metaKey || event.altKey) return;
-    const el = event.composedPath()[0];
-    const tag = el && el.tagName;
-    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT' || tag === 'BUTTON'
-        || (el && (el.isContentEditable || (el.classList && el.classList.contains('noUi-handle')))))
-      return;
-    if (event.key === ' ') {
-      p.direction = p.direction === 0 ? 1 : 0;
-    } else if (event.key === 'ArrowRight') {
-      p.direction = 0; p.value = Math.min(p.end, p.value + p.step);
-    } else if (event.key === 'ArrowLeft') {
-      p.direction = 0; p.value = Math.max(p.start, p.value - p.step);
-    } else {
-      return;
-    }
-    event.preventDefault();
-  });
-}
-"""
-
-
-def _after_render(callback) -> None:
-    """``callback()`` once the browser has the page (served; at once when it has it already),
-    never outside a server."""
-    doc = pn.state.curdoc
-    if doc is None or getattr(doc, "session_context", None) is None:
-        return
-    if pn.state.loaded:
-        doc.add_next_tick_callback(callback)
-    else:
-        pn.state.onload(callback)
-
-
-class _LocalPlayer(pn.widgets.Player):
-    """A Player whose moves stay in the browser: its Bokeh model is not ``syncable``, so
-    playing, stepping and scrubbing send nothing to the server (``_DRAW`` tells it the time,
-    throttled). The server can still set it."""
-
-    def _get_model(self, doc, root=None, parent=None, comm=None):
-        model = super()._get_model(doc, root, parent, comm)
-        model.syncable = False
-        return model
 
 
 class _MarkHook:
@@ -271,8 +121,9 @@ class _MarkHook:
 
 
 class TimelineMixin:
-    """The ``Explorer``'s timelines: frames of the current result, marks at the current time
-    (``t``: the engine's time, None for the last frame), the control and the URL's ``t``. A
+    """The model's timelines: frames of the current result, marks at the current time
+    (``t``: the engine's time, None for the last frame) and the URL's ``t`` (the page's control
+    is ``views.framework.player.timeline_control``). A
     run's timeline (``Run.timeline``) is named by the run (``run=``): its result is the one
     the run shows, its time is kept apart from ``t``."""
 
@@ -392,97 +243,6 @@ class TimelineMixin:
         return (f"**Strided:** every {_ordinal(frames.stride)} of the run's {frames.total:,} "
                 f"frames is sent, and the last ({len(frames):,} frames, {sent}); a shorter run "
                 "shows every one.")
-
-    def timeline_control(self, run: str | None = None) -> pn.viewable.Viewable:
-        """A timeline's control (the page's, or ``run``'s): the player and its scrubber, the
-        step size, what the current frame is, what time means here (the caption) and whether
-        frames are strided."""
-        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
-        frames = self.frames(run)
-        source = ColumnDataSource(data=self._frames_data(run))
-        arrays = ColumnDataSource(data=self._arrays_data(run))
-        i = self.frame_index(run)
-        player = _LocalPlayer(start=0, end=max(len(frames) - 1, 1), value=i, step=1,
-                              interval=INTERVAL_MS, loop_policy="once", show_value=False,
-                              show_loop_controls=True, sizing_mode="stretch_width",
-                              min_width=290, max_width=420, height=90,
-                              visible_loop_options=["once", "loop", "reflect"],
-                              css_classes=["ldx-timeline-player"])
-        step = pn.widgets.Select(label="Step size (frames)", options=[1, 10, 100], value=1,
-                                 width=120, css_classes=["ldx-timeline-step"])
-        # the menu's value is text in the browser; the player's step a whole number
-        step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
-        sync = pn.widgets.IntInput(value=i, visible=False)
-        note = steady_text(pn.pane.Markdown(self._frames_note(run), margin=(0, 10),
-                                            css_classes=["ldx-timeline-note"]))
-        code = (f"const marks = {json.dumps(self._mark_specs(run))}; "
-                f"const unit = {json.dumps(timeline.unit.capitalize())};\n"
-                + _DRAW.replace("SYNC_MS", str(SYNC_MS)))
-        args = dict(frames=source, arrays=arrays, player=player, sync=sync)
-        # Panel keeps every jscallback in a process-wide registry weakly keyed by its source
-        # but holding its args strongly: the player's own callbacks take it as cb_obj, not as
-        # an arg (an arg that is the key, or leads back to it, keeps the page of every closed
-        # session; tests/views/test_memory.py). One property per call: Panel 1.9 registers
-        # only the last of several.
-        own = dict(frames=source, arrays=arrays, sync=sync)
-        player.jscallback(args=own, value="const player = cb_obj;\n" + code)
-        player.jscallback(args=own, end="const player = cb_obj;\n" + code)
-        player.jscallback(direction="const player = cb_obj;\n" + _DIRECTION)
-        # a new run's frames arrive with a new count of runs: redraw at the player's frame once
-        # the whole update is applied (the frames, the player's end and value come with it)
-        runs = pn.widgets.IntInput(value=0, visible=False)
-        runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);\n" + _HANDLE
-                        + (_KEYS if run is None else ""))
-        _after_render(lambda: runs.param.update(value=runs.value + 1))
-        player.label = self._label_text(frames, i, timeline)
-
-        me = weakref.ref(self)  # held weakly from the registry's args (sync), see above
-
-        def on_time(event):
-            explorer = me()
-            if explorer is None:
-                return
-            frames = explorer.frames(run)
-            k = int(min(max(event.new, 0), len(frames) - 1))
-            explorer.set_time(run, None if k == len(frames) - 1 else int(frames.t[k]))
-
-        sync.param.watch(on_time, "value")
-        shown = {"result": self._axis(run)[1]}
-
-        def on_drawn(_):
-            result = self._axis(run)[1]
-            if result is shown["result"] or result is None:
-                return
-            shown["result"] = result
-            frames = self.frames(run)
-            k = self.frame_index(run)
-            with pn.io.hold():
-                # the server's copy of the player's value is stale (the browser does not send
-                # it): send it even when unchanged
-                player.param.update(end=max(len(frames) - 1, 1), value=k,
-                                    label=self._label_text(frames, k, timeline))
-                player.param.trigger("value")
-                source.data = self._frames_data(run)
-                arrays.data = self._arrays_data(run)
-                note.object = self._frames_note(run)
-                sync.value = k
-                runs.value += 1
-
-        if run is None:
-            self.param.watch(on_drawn, "drawn")
-        else:
-            self.jobs[run].param.watch(on_drawn, "shown")
-        caption = pn.pane.Markdown(math_markdown(timeline.caption), margin=(0, 10),
-                                   sizing_mode="stretch_width",
-                                   css_classes=["ldx-timeline-caption"])
-        # the controls and the caption side by side where both fit, the caption below on a
-        # narrow screen (a phone's 390 px: a fixed row of 630 px ran off the screen)
-        controls = pn.Column(player, pn.Row(step, note), sizing_mode="stretch_width",
-                             min_width=300, max_width=440, styles={"flex": "1 1 440px"})
-        return pn.FlexBox(controls, pn.Column(caption, sync, runs, sizing_mode="stretch_width",
-                                              styles={"flex": "1 1 200px"}),
-                          flex_wrap="wrap", sizing_mode="stretch_width",
-                          css_classes=["ldx-timeline"])
 
     @staticmethod
     def _label_text(frames: Frames, i: int, timeline: Timeline) -> str:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics import hbm
@@ -103,7 +102,7 @@ class HBMExplorer(Explorer):
                                                       "n_min", "n_max", "fits", "iterations",
                                                       "chains", "ais_steps", "ais_runs")}
     # boxes to tick (a MultiSelect needed Ctrl-click for a second choice, and cut a row)
-    widgets.update({name: {"type": pn.widgets.CheckBoxGroup, "inline": True}
+    widgets.update({name: {"type": "checkboxes", "inline": True}
                     for name in ("orders", "hidden")})
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics import herding
@@ -170,7 +169,7 @@ class HerdingExplorer(Explorer):
 
     fields = ("seed", "w0", "data_seed")
     widgets = {
-        "data_sets": {"type": pn.widgets.CheckBoxGroup, "inline": True},
+        "data_sets": {"type": "checkboxes", "inline": True},
         "samples": {"throttled": True},
         "steps": {"throttled": True},
         "eta": {"throttled": True},

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 
 from dynamics import sbeed
@@ -142,7 +141,7 @@ class SBEEDExplorer(Explorer):
     widgets = {name: {"throttled": True} for name in (
         "n_states", "n_actions", "branching", "gamma", "lam", "iterations", "step_size", "k",
         "batch_size")}
-    widgets["etas"] = {"type": pn.widgets.CheckBoxGroup, "inline": True}
+    widgets["etas"] = {"type": "checkboxes", "inline": True}
     groups = {"MDP": ("mdp_name", "gamma", "lam", "n_states", "n_actions", "branching", "seed"),
               "SBEED": ("etas", "shown_eta", "iterations", "step_size", "mode", "k",
                         "batch_size")}

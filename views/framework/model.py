@@ -1,38 +1,36 @@
-"""The ``Explorer`` base class of every page: knobs (``param`` parameters with bounds, step,
-label and doc) kept consistent and written as a URL query, the computation (``_compute``, one
-cached call into ``dynamics``) and its result, and live moves (a served page computes a move off
-the event loop, the last move winning: ``views.framework.live``).
+"""The model of every page (``Model``, also named ``Explorer``): knobs (``param`` parameters
+with bounds, step, label and doc) kept consistent and written as a URL query, the computation
+(``_compute``, one cached call into ``dynamics``) and its result, its runs (one
+``views.framework.jobs.Job`` each), the timeline's data, figures, exports and animations. No
+Panel in it: notebooks, the gallery, ``ldx-export`` and most tests use the model alone.
 
-An explorer implements ``_compute()`` and a few plot methods that turn the computed result into
-HoloViews elements; ``FigureMixin`` (``views.framework.figure``) turns those into ``figure()`` and
-``export(path)``, ``PageMixin`` (``views.framework.page``) into the page.
+A page's model implements ``_compute()`` and a few plot methods that turn the computed result
+into HoloViews elements; ``FigureMixin`` (``views.framework.figure``) turns those into
+``figure()`` and ``export(path)``. The served page is ``views.framework.page.Page(model)``,
+which draws the panels, builds the controls and computes live moves off the event loop; its
+links to the model are two hooks it sets, ``alive`` and ``failure_of``.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import weakref
 from typing import ClassVar
 
-import holoviews as hv
 import param
 
 from dynamics.papers import Paper
 from views.framework import knobs as _knobs
 from views.framework.animation import AnimationMixin
-from views.framework.figure import FigureMixin, Plot, table_html
-from views.framework.jobs import Job, Run, SessionWatch
-from views.framework.live import LatestWins, session_post
-from views.framework.page import PageMixin, Section
-from views.framework.queue import QUEUE
+from views.framework.figure import FigureMixin, Plot
+from views.framework.jobs import Job, Run
 from views.framework.runs import run_key
+from views.framework.sections import Section
 from views.framework.text import clip, quote
 from views.framework.timeline import Timeline, TimelineMixin, alias_time
-from views.framework.workarounds import (WindowStream, dictionary_columns, one_graph_walk,
-                                        refresh_when_loaded)
+from views.framework.workarounds import WindowStream, dictionary_columns
 
-__all__ = ["Explorer", "UNKNOWN_NAMED"]
+__all__ = ["Model", "Explorer", "UNKNOWN_NAMED"]
 
 #: Unknown names a link's notice quotes (the rest are counted): a long crafted link must not
 #: fill the page.
@@ -50,10 +48,10 @@ class _class_or_instance:
         return functools.partial(self.function, owner if instance is None else instance)
 
 
-class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
-               param.Parameterized):
-    """Base class of every explorer page. Subclasses set the class attributes and implement
-    ``_compute`` and the plot methods named in ``plots``."""
+class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
+    """Base class of every page's model. Subclasses set the class attributes and implement
+    ``_compute`` and the plot methods named in ``plots``; ``views.framework.page.Page`` shows
+    one in the app."""
 
     #: Short name used in URLs and in ``views.EXPLORERS``.
     slug: ClassVar[str] = ""
@@ -73,9 +71,11 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     plots: ClassVar[tuple[Plot, ...]] = ()
     #: Number of columns of the figure layout.
     columns: ClassVar[int] = 2
-    #: Widget overrides for ``pn.Param`` (parameter name -> widget type or dict).
+    #: Widget overrides (parameter name -> dict of ``pn.Param`` widget options, Panel-free:
+    #: ``{"type": "checkboxes", "inline": True}`` names a box group, ``{"throttled": True}``
+    #: a slow slider), read by ``Page.control``.
     widgets: ClassVar[dict] = {}
-    #: Knobs typed as text (``views.framework.knobs.Field``: refused values are answered inline and
+    #: Knobs typed as text (``views.framework.field.Field``: refused values are answered inline and
     #: never reinterpreted) rather than set by a slider or a menu.
     fields: ClassVar[tuple[str, ...]] = ()
     #: Sidebar groups, heading -> knob names; knobs in no group come first, without a heading.
@@ -131,43 +131,30 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
                       for p in self.plots if p.zoom or p.cloud is not None}
         #: Rasterized clouds of the current result, by cloud and window (see ``_raster``).
         self._rasters: dict = {}
-        #: The server session the page was built in: a gone session's moves are not computed.
-        self._session = SessionWatch()
         #: One job per declared run (``views.framework.runs.Run``), and the run each run
         #: panel draws.
         self.jobs = {run.key: Job(self, run(self)) for run in self.runs}
         for name, value in own.items():
             run, setting = self._run_settings()[name]
             setattr(self.jobs[run].run, setting, value)
-        for job in self.jobs.values():
-            self._session.on_gone(job.cancel)
-        self._session.on_gone(self._leave_queue)
         self._run_of = {p.method: job.run.key for job in self.jobs.values()
                         for p in job.run.plots}
         self.notice = " ".join(self._constrain())
-        #: The knob streams of the live panels (``dynamic``), triggered together by ``_draw``,
-        #: and the live tables (``_pane``) with the knobs they follow.
-        self._knob_streams: weakref.WeakSet = weakref.WeakSet()
-        self._tables: list = []
-        #: Knobs moved since the live panels were last drawn.
-        self._moved: set[str] = set()
-        #: In a served session, moves are computed off the event loop, the last one winning
-        #: (``views.framework.live``); elsewhere a move draws at once.
-        post = session_post()
-        self._live = None if post is None else LatestWins(self._warm, self._draw, post,
-                                                          self._session.alive)
-        # a plot refreshed before the page loaded waits for the load, not a tick loop
-        refresh_when_loaded()
-        self.param.watch(self._redraw, list(self.knob_names()))
 
-    def queue_session(self):
-        """Whose jobs this page's are in the worker processes' fair queue
-        (``views.framework.queue``): its session's (one page a session)."""
-        return self._session
+    # --- the two hooks a page sets ---------------------------------------------------------
+    @staticmethod
+    def alive() -> bool:
+        """Whether anybody is still looking at this model: a ``Page`` in a served session sets
+        its session's (a move that arrives once the session is gone is not computed).
+        Default: always."""
+        return True
 
-    def _leave_queue(self) -> None:
-        """The session is gone: its exports, animations and runs leave the queue."""
-        QUEUE.drop(self._session)
+    @staticmethod
+    def failure_of(values: tuple) -> BaseException | None:
+        """The failure that computing the knobs' values ``values`` (``knob_values()``) left,
+        when a ``Page`` computed them off the event loop (``result()`` then shows it without
+        computing it again); None: none known. Set by the ``Page``."""
+        return None
 
     # --- knobs -------------------------------------------------------------------------------
     @classmethod
@@ -186,8 +173,7 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         if (private is None or not private.initialized or name.startswith("_")
                 or name not in type(self)._knob_set()):
             return super().__setattr__(name, value)
-        session = self.__dict__.get("_session")
-        if session is not None and not session.alive():
+        if not self.alive():
             # A move that was pending when the session's tab closed: nobody will see it, so
             # nothing is recomputed (the server's event loop would otherwise compute every
             # closed session's moves, one after another).
@@ -256,42 +242,15 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         else:
             setattr(self, name, value)
 
-    def _redraw(self, *events) -> None:
-        """A knob move (one batch of events, whichever way it came: widget, link, script):
-        draw it at once, or, on a served page, once its result is computed off the event
-        loop, unless newer moves superseded it by then (``views.framework.live``)."""
-        self._moved.update(e.name for e in events)
-        if self._live is None or not (self._knob_streams or self._tables):
-            self._draw()  # a script, a test, or a page not built yet: nothing to wait for
-        else:
-            self._live.request(self._knob_values())
-
-    def _knob_values(self) -> tuple:
-        """The knobs' values, in ``knob_names`` order: the state a move asks for."""
+    def knob_values(self) -> tuple:
+        """The knobs' values, in ``knob_names`` order: the state a move asks for (a key of
+        ``failure_of``)."""
         return tuple(getattr(self, name) for name in self._knob_order())
 
     @classmethod
     @functools.cache
     def _knob_order(cls) -> tuple[str, ...]:
         return tuple(cls.knob_names())
-
-    def _draw(self) -> None:
-        """Redraw the live panels and tables that depend on the knobs moved since the last
-        draw, all within one walk of the page's model graph (``one_graph_walk``); then the
-        status line (``drawn``)."""
-        moved, self._moved = self._moved, set()
-        streams = [s for s in self._knob_streams
-                   if moved.intersection(p.name for p in s.parameters)]
-        if streams:
-            with one_graph_walk():
-                for stream in streams:
-                    stream.trigger([stream])
-        self._tables = [(ref, plot, knobs) for ref, plot, knobs in self._tables
-                        if ref() is not None]
-        for ref, plot, knobs in self._tables:
-            if moved.intersection(knobs):
-                ref().object = table_html(self._call(plot, plot.method), plot.title)
-        self.drawn += 1
 
     def _put(self, name: str, value) -> None:
         """Set a knob without the normalisation of ``__setattr__`` (used by it)."""
@@ -407,7 +366,7 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
     def unchecked_query(cls, args: dict) -> tuple["Explorer", list[str], object]:
         """``from_query``'s first half: the explorer with the link's valid values applied, not
         computed; the sentences so far; and the link's time (None: none). Computes nothing,
-        so a served page can compute the settings off the event loop (``_warm``) before
+        so a served page can compute the settings off the event loop (``warm``) before
         ``checked_query``."""
         messages, values, unknown = [], {}, []
         time = None
@@ -507,7 +466,9 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         runs in a worker thread: it builds no HoloViews, Bokeh or param object and sets no
         parameter. Default: nothing."""
 
-    def _warm(self) -> None:
+    def warm(self) -> None:
+        """Compute, into the results cache, everything a draw of the current knobs needs
+        (``_compute`` and ``prepare``): what a served page runs off the event loop."""
         self._compute()
         self.prepare()
 
@@ -515,7 +476,7 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         """The result for the current knobs; on failure, the last good one (and ``error`` is set)."""
         try:
             # a served page's move was computed off the event loop: a failure is not redone
-            failure = None if self._live is None else self._live.failure(self._knob_values())
+            failure = self.failure_of(self.knob_values())
             if failure is not None:
                 raise failure
             res = self._compute()
@@ -532,6 +493,11 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         self.error = ""
         self._last_good = res
         return res
+
+    def status(self) -> str:
+        """A line of measured facts above the plots (Markdown with LaTeX), updated live;
+        empty by default."""
+        return ""
 
     # --- figure and export -------------------------------------------------------------------
     def _call(self, plot: Plot, method: str, x_range=None):
@@ -553,3 +519,7 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         extra = tuple(p for job in self.jobs.values() if job.result is not None
                       for p in job.run.plots)
         return tuple(self.plots) + extra
+
+
+#: The name pages and acceptance checks know the model by (``HerdingExplorer`` is a model).
+Explorer = Model
