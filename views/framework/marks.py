@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from typing import Callable
 
 import holoviews as hv
 import numpy as np
@@ -95,7 +96,9 @@ class Mark:
     ``dims`` are the element's dimensions (key dimensions, then values); ``columns`` maps a
     column of the Bokeh data source that a style option makes (``color``, ``size``) to the data
     it comes from; ``options`` style options for both backends
-    (``bokeh=`` and ``mpl=`` keys for one of them). A mark has no legend entry: one would be
+    (``bokeh=`` and ``mpl=`` keys for one of them), or a function returning them (options that
+    hold ``hv.dim`` expressions: HoloViews imports Panel to build one, which a page's class
+    body must not, so that the model imports no Panel). A mark has no legend entry: one would be
     laid out again on every frame (with the plot's axes: 10-15 ms a plot in Chromium); the
     panel draws an empty layer styled as the mark, with the label, instead. An ``always``
     mark is the picture itself (a
@@ -109,7 +112,7 @@ class Mark:
     dims: tuple = ("x", "y")
     length: int | None = 20
     offset: float = 0.0
-    options: dict = field(default_factory=dict)
+    options: dict | Callable[[], dict] = field(default_factory=dict)
     more: tuple = ()
     columns: dict = field(default_factory=dict)
     bounds: str | None = None
@@ -152,7 +155,7 @@ class Mark:
 
     def element(self, frames: Frames, i: int):
         """The mark at frame ``i`` as a HoloViews element (styled)."""
-        options = dict(self.options)
+        options = dict(self.options() if callable(self.options) else self.options)
         bokeh, mpl = options.pop("bokeh", {}), options.pop("mpl", {})
         kdims = list(self.dims)
         data = self.data(frames, i)

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import holoviews as hv
 import numpy as np
-import panel as pn
 import param
 from bokeh.palettes import Inferno256
 
@@ -118,6 +117,17 @@ def exact_iterate(key: tuple, steps: int) -> np.ndarray:
                                       step_size_rule=page.step_rule)
 
 
+def _particle_options() -> dict:
+    """The particles' mark style: colour by share, size by weight. A function: ``hv.dim``
+    imports Panel, which the model's class body must not (``Mark.options``)."""
+    return dict(color="share", cmap=PARTICLE_CMAP, logz=True, clim=(1e-3, 1e3),
+                colorbar=True, bokeh=dict(size=hv.dim("size"), line_alpha=0),
+                # both ends of the colour bar pointed at every time (shares beyond its range
+                # occur): HoloViews points them from the data drawn first, so an export at t
+                # and an animation's frame at t (whose bar is drawn once) would differ
+                mpl=dict(s=2 * hv.dim("size"), linewidth=0, cbar_extend="both"))
+
+
 class PMDExplorer(Explorer):
     """Particle mirror descent on the two-mode mixture posterior of Sec 4.6.1."""
 
@@ -201,7 +211,7 @@ class PMDExplorer(Explorer):
         "theta1": {"throttled": True}, "theta2": {"throttled": True},
         "n_data": {"throttled": True}, "particles": {"throttled": True},
         "batch_size": {"throttled": True},
-        "shown": {"type": pn.widgets.CheckBoxGroup, "inline": False},
+        "shown": {"type": "checkboxes", "inline": False},
     }
     groups = {"Data": ("preset", *MODEL_KNOBS, "seed"),
               "Particle mirror descent": ("particles", "batch_size", "strategy", "step_rule",
@@ -223,14 +233,7 @@ class PMDExplorer(Explorer):
         marks=(Mark("cloud_plot", "points", x="px", y="py", more=("share", "size"),
                     dims=(*THETA_DIMS, SHARE, "size"), columns={"color": "share", "size": "size"},
                     always=True,
-                    options=dict(color="share", cmap=PARTICLE_CMAP, logz=True, clim=(1e-3, 1e3),
-                                 colorbar=True, bokeh=dict(size=hv.dim("size"), line_alpha=0),
-                                 # both ends of the colour bar pointed at every time (shares
-                                 # beyond its range occur): HoloViews points them from the data
-                                 # drawn first, so an export at t and an animation's frame at t
-                                 # (whose bar is drawn once) would differ
-                                 mpl=dict(s=2 * hv.dim("size"), linewidth=0,
-                                          cbar_extend="both"))),
+                    options=_particle_options),
                Mark("ess_plot", "point", x="seen", y="ess", dims=SEEN_DIMS,
                     options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40)))))
     runs = (
