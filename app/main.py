@@ -27,8 +27,8 @@ from views.framework.live import session_post
 from views.framework.page import Page
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
-from views.framework.workarounds import (one_graph_walk, served_stylesheets, steady_text,
-                                         tolerant_location_query)
+from views.framework.page_workarounds import one_graph_walk, steady_text
+from views.framework.workarounds import served_stylesheets, tolerant_location_query
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TITLE = "Learning Dynamics Explorer"

@@ -23,7 +23,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: The framework's modules of the served page: built on Panel, imported by ``Page`` only.
 PAGE_SIDE = ("views.framework.page", "views.framework.job_section", "views.framework.player",
              "views.framework.downloads", "views.framework.field", "views.framework.panes",
-             "views.framework.session")
+             "views.framework.session", "views.framework.page_workarounds")
 
 
 def _run(code: str) -> dict:

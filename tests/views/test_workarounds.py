@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from views import EXPLORERS
+from views.framework import page_workarounds as _page_workarounds
 from views.framework import workarounds as _workarounds
 from views.framework.page import Page
 
@@ -316,7 +317,7 @@ def test_a_text_update_sends_no_stylesheet(steady):
 
     pane = pn.pane.Markdown("**one** $x$", stylesheets=[".a{color:red}"])
     if steady:
-        pane = _workarounds.steady_text(pane)
+        pane = _page_workarounds.steady_text(pane)
     model = pane.get_root(Document())
     before = [id(sheet) for sheet in model.stylesheets]
     assert len(before) >= 2  # Panel's Markdown CSS and ours

@@ -9,20 +9,22 @@
 - ``text``: plain text from users never rendered as markup, page text (``prose``, read from
   Markdown files beside each page) with LaTeX;
 - ``jobs`` and ``worker``: long runs (``Run``) with progress, in a worker process when served;
-- ``live``: the last move wins (computation off the event loop, draws paced by the browser);
 - ``timeline``: time as an axis (``Timeline``, ``Mark``, ``Frames``): frames sent once per run,
   played, stepped and scrubbed in the browser;
 - ``cache``: one results cache with a byte budget;
 - ``files``: files written whole or not at all;
-- ``workarounds``: the HoloViews, Bokeh and Panel workarounds, each with its reason.
+- ``workarounds``: the HoloViews and Bokeh workarounds, each with its reason (the table of all,
+  Panel's too, whose code is in ``page_workarounds`` and ``served``).
 
 The served page's side (Panel; imported on first use of ``Page``, never by importing the
 model):
 
 - ``page``: ``Page(model, presentation)``, the page of a model (panels, controls, alerts,
-  layout, live moves: ``live``, ``session``);
+  layout); ``live``: its live moves, the last move winning (computation off the event loop,
+  draws paced by the browser); ``session``: whether its session is still there;
 - ``job_section``, ``player``, ``downloads``, ``field``, ``panes``: its collaborators (a run's
-  part, the timeline's control, the download buttons, typed fields, the live panes).
+  part, the timeline's control, the download buttons, typed fields, the live panes) and
+  ``page_workarounds`` (Panel's widgets, panes and document).
 """
 
 from __future__ import annotations
@@ -38,8 +40,7 @@ from views.framework.knobs import parse_vector
 from views.framework.sections import Section
 from views.framework.text import math_markdown, plain, prose, quote, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
-from views.framework.workarounds import (RasterImage, matplotlib_backend, prompt_widget,
-                                         render_matplotlib)
+from views.framework.workarounds import RasterImage, matplotlib_backend, render_matplotlib
 
 __all__ = [
     "Model", "Explorer", "Page", "Plot", "Section", "Run", "RasterImage", "EXPORT_FORMATS", "DENSE_POINTS",
@@ -57,4 +58,8 @@ def __getattr__(name: str):
         from views.framework.page import Page
 
         return Page
+    if name == "prompt_widget":
+        from views.framework.page_workarounds import prompt_widget
+
+        return prompt_widget
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

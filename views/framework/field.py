@@ -8,7 +8,7 @@ import panel as pn
 
 from views.framework.knobs import limits
 from views.framework.text import plain
-from views.framework.workarounds import prompt_widget, steady_text
+from views.framework.page_workarounds import prompt_widget, steady_text
 
 __all__ = ["Field"]
 

@@ -11,7 +11,7 @@ import panel as pn
 from views.framework.jobs import Job, cached_result, measured_estimate
 from views.framework.runs import run_key
 from views.framework.text import math_markdown, plain
-from views.framework.workarounds import steady_text
+from views.framework.page_workarounds import steady_text
 
 __all__ = ["JobSection"]
 

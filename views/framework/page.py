@@ -37,9 +37,9 @@ from views.framework.runs import run_key
 from views.framework.sections import Section
 from views.framework.session import SessionWatch
 from views.framework.text import math_markdown, plain
-from views.framework.workarounds import (WindowStream, no_pipeline, one_graph_walk,
-                                         prompt_widget, refresh_when_loaded, snap_from_browser,
-                                         steady_text)
+from views.framework.page_workarounds import (one_graph_walk, prompt_widget,
+                                              snap_from_browser, steady_text)
+from views.framework.workarounds import WindowStream, no_pipeline, refresh_when_loaded
 
 __all__ = ["Page", "NOTICE_LIMIT", "WIDGET_TYPES", "widget_spec"]
 

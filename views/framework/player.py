@@ -18,7 +18,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource
 
 from views.framework.text import math_markdown
-from views.framework.workarounds import steady_text
+from views.framework.page_workarounds import steady_text
 
 __all__ = ["timeline_control", "SYNC_MS", "INTERVAL_MS"]
 
