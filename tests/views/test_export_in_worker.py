@@ -14,13 +14,15 @@ from PIL import Image
 from views.pages.bifurcation import BifurcationExplorer
 from views.pages.dsg import DSGExplorer
 from views.framework import worker as _worker
+from views.framework.downloads import _export_with_sign
+from views.framework.page import Page
 from views.pages.torus import TorusExplorer
 
 pytestmark = pytest.mark.usefixtures("worker_processes")
 
 
 class _Button:
-    """What ``_export_with_sign`` uses of a download button."""
+    """What ``views.framework.downloads._export_with_sign`` uses of a download button."""
 
     def __init__(self, label):
         import param
@@ -46,7 +48,7 @@ def _download(page, suffix: str, monkeypatch) -> tuple[bytes, list]:
     monkeypatch.setattr(_worker, "call", spy)
     button = _Button(suffix[1:].upper()).widget
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        data = pool.submit(asyncio.run, page._export_with_sign(suffix, button)).result()
+        data = pool.submit(asyncio.run, _export_with_sign(Page(page), suffix, button)).result()
     assert button.label == suffix[1:].upper() and not button.disabled
     return data.getvalue(), calls
 
