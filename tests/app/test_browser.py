@@ -76,7 +76,7 @@ def _open(page, url: str) -> None:
     # wait for it, so that a test reading the address reads the written one
     query = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
     slug = query.get("page", [None])[0]
-    names = (["page", *EXPLORERS[slug].knob_names(),
+    names = (["page", *EXPLORERS[slug].setting_names(),
               *(k for k in PRESENT_KEYS if k in query)] if slug in EXPLORERS
              else ["page"] if query else [])
     page.wait_for_function(_ADDRESS_NAMES, arg=names, timeout=REDRAW_TIMEOUT)
