@@ -79,13 +79,36 @@ def test_esgd_page_beats_its_baseline_and_seeds_run_averages():
     live = explorer.result()
     assert live.run.mse < live.run.baseline_mse
     assert "The paper: 0.0029 after 0.1M data" in explorer.status()
-    explorer.runs_n, explorer.runs_data = 2, 20_000
+    run = explorer.jobs["seeds"].run
+    run.runs, run.data = 2, 20_000
     result = explorer.jobs["seeds"].compute()
     assert set(result.runs) == {"embedding", "virtual", "saa"}
     mse = result.mse("embedding")
     assert len(mse) == 2 and mse[0] != mse[1]
-    text = explorer.seeds_summary(explorer.jobs["seeds"].settings, result)
+    text = run.summary(explorer.jobs["seeds"].settings, result)
     assert "2 runs of 20,000 data" in text and "SGD-SAA" in text
+
+
+def test_esgd_runs_settings_open_from_older_links_and_write_run_names():
+    """Older links' run knobs (``runs_n``, ``toy_iterations``, ``pe_runs``, ...) open the runs'
+    own settings, which the URL then writes ``seeds.runs``, ``toy.iterations``,
+    ``policy.runs``; the page's knobs the runs use (features, seed) keep their names."""
+    cls = EXPLORERS["esgd"]
+    old, messages = cls.from_query({"runs_n": ["2"], "runs_data": ["20000"],
+                                    "toy_iterations": ["500"], "pe_states": ["12"],
+                                    "pe_dim": ["3"], "pe_runs": ["1"], "pe_iterations": ["300"],
+                                    "features": ["100"]})
+    assert messages == []
+    seeds, toy, policy = (old.jobs[k].run for k in ("seeds", "toy", "policy"))
+    assert (seeds.runs, seeds.data, toy.iterations) == (2, 20_000, 500)
+    assert (policy.states, policy.dim, policy.runs, policy.iterations) == (12, 3, 1, 300)
+    assert seeds.settings() == dict(runs=2, data=20_000, features=100, seed=0)
+    query = old.query()
+    assert {"seeds.runs": "2", "toy.iterations": "500", "policy.states": "12",
+            "features": "100"}.items() <= query.items()
+    assert not {"runs_n", "toy_iterations", "pe_states"} & set(query)
+    new, _ = cls.from_query({k: [v] for k, v in query.items()})
+    assert new.query() == query
 
 
 def test_curve_run_timeline_draws_the_averaged_iterate_at_step_t():
