@@ -246,11 +246,12 @@ def _classify(e):
     return hc.classification_claim(e.jobs["classify"].result)
 
 
-#: The entry's sizes (knobs of the rbm page's classification run): the paper's Fig 1.14 runs
-#: 2000 iterations a model with 50-1000 hidden units on USPS (700 training digits a class);
-#: this machine runs 1000 with 25, 50 and 100 on scikit-learn's digits (100 a class).
-FIG1_14 = dict(class_hidden=100, class_steps=1000, class_splits=4, class_seed=0)
-FIG1_14_QUICK = dict(class_hidden=4, class_steps=20, class_splits=1)
+#: The entry's sizes (settings of the rbm page's classification run): the paper's Fig 1.14
+#: runs 2000 iterations a model with 50-1000 hidden units on USPS (700 training digits a
+#: class); this machine runs 1000 with 25, 50 and 100 on scikit-learn's digits (100 a class).
+FIG1_14 = {"classify.hidden": 100, "classify.steps": 1000, "classify.splits": 4,
+           "classify.seed": 0}
+FIG1_14_QUICK = {"classify.hidden": 4, "classify.steps": 20, "classify.splits": 1}
 
 
 CLASSIFY_DIFFERENCES = """Where our Fig 1.14 differs from the paper's:
