@@ -119,7 +119,7 @@ def test_a_failed_computation_is_remembered_for_its_state_only():
 
 def test_a_burst_on_a_page_computes_the_first_and_last_values_and_draws_the_last():
     cls = EXPLORERS["herding"]
-    live = cls(steps=2_000, box_steps=10_000)
+    live = cls(steps=2_000, **{"box.steps": 10_000})
     models = render(live)
     loop, gate = Loop(), threading.Event()
     computed = []
@@ -148,7 +148,7 @@ def test_a_burst_on_a_page_computes_the_first_and_last_values_and_draws_the_last
 
 def test_a_failing_move_on_a_page_is_computed_once_and_shown_as_an_alert():
     cls = EXPLORERS["herding"]
-    live = cls(steps=2_000, box_steps=10_000)
+    live = cls(steps=2_000, **{"box.steps": 10_000})
     render(live)
     good = live.result()
     loop = Loop()

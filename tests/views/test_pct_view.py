@@ -71,13 +71,16 @@ def test_decision_run_conditional_herding_beats_the_voted_perceptron_on_banana()
 def test_herding_page_measures_the_box_dimension_of_its_attractor():
     """The herding page's run: the box-counting and correlation dimensions of the attractor of
     its current model, between that of a curve and of the plane at the defaults, with their
-    local slopes' ranges stated; moving its knob redraws no live panel."""
-    explorer = EXPLORERS["herding"](box_steps=50_000)
+    local slopes' ranges stated; its setting is the run's, not a page knob (moving it redraws
+    no live panel)."""
+    explorer = EXPLORERS["herding"](**{"box.steps": 50_000})
+    run = explorer.jobs["box"].run
     result = explorer.jobs["box"].compute()
     assert 1.0 < result.box.dimension < 2.0 and 1.0 < result.correlation.dimension < 2.0
-    assert result.box.used.sum() >= 3 and result.burn_in == 10_000
+    assert result.box.used.sum() >= 3 and result.burn_in == 10_000 and result.steps == 50_000
     settings = explorer.jobs["box"].current_settings()
-    text = explorer.box_summary(settings, result)
+    assert settings["steps"] == 50_000 and settings["seed"] == explorer.seed
+    text = run.summary(settings, result)
     lo, hi = result.box.slope_range
     assert "Box-counting dimension" in text and f"local slopes {lo:.2f} to {hi:.2f}" in text
-    assert all("box_steps" not in explorer.redraw_knobs(p) for p in explorer.plots)
+    assert "steps" in run.knob_names() and "box_steps" not in explorer.knob_names()

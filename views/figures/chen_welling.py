@@ -11,7 +11,7 @@ from dynamics import herding, ising, neuron, torus
 from dynamics.herding import data as hd
 from dynamics.rbm import hidden_herding as hh
 from views.figures.entry import Entry
-from views.pages.herding import DATA_NAMES
+from views.pages.herding.tables import DATA_NAMES
 
 # --- the bifurcation page --------------------------------------------------------------------
 
@@ -114,10 +114,12 @@ def _error_tables(e):
     return hd.online_classifier_claim(list(e.jobs["tables"].result.errors))
 
 
-#: The entries' sizes (knobs of the herding page's tables run): the paper's 100K pseudo-samples
-#: and 5 runs, on the three shipped 10-bit sets; quick: one set, fewer samples and splits.
-TABLES = dict(data_sets=list(hd.DATASETS), samples=100_000, splits=5, data_seed=0)
-TABLES_QUICK = dict(data_sets=["diabetes"], samples=2_000, splits=2)
+#: The entries' sizes (settings of the herding page's tables run): the paper's 100K
+#: pseudo-samples and 5 runs, on the three shipped 10-bit sets; quick: one set, fewer samples
+#: and splits.
+TABLES = {"tables.data_sets": list(hd.DATASETS), "tables.samples": 100_000, "tables.splits": 5,
+          "tables.seed": 0}
+TABLES_QUICK = {"tables.data_sets": ["diabetes"], "tables.samples": 2_000, "tables.splits": 2}
 
 TABLE1_1_DIFFERENCES = """Where our Table 1.1 differs from the paper's:
 
@@ -142,7 +144,8 @@ TABLE1_1_DIFFERENCES = """Where our Table 1.1 differs from the paper's:
 def _table1_1_study(quick: bool, seed: int = 0, progress=None, *, explorer) -> dict:
     """H.XX against PL with PL's sampling noise (``hd.pairs_against_pl``) on the entry's data
     sets and S, as Markdown and CSV."""
-    names, samples = list(explorer.data_sets), int(explorer.samples)
+    run = explorer.jobs["tables"].run
+    names, samples = list(run.data_sets), int(run.samples)
     seeds = 2 if quick else 5
     lines = [f"| data set | H.XX at S | H.XX at 2S | PL exact | PL Gibbs over {seeds} seeds "
              "(min - max) | H.XX below every PL seed? |", "|" + " --- |" * 6]
@@ -159,7 +162,7 @@ def _table1_1_study(quick: bool, seed: int = 0, progress=None, *, explorer) -> d
                      f"{'yes' if spread.herding < low else 'no'} |")
         csv.append(f"{name},{samples},{spread.herding:.6f},{spread.herding_double:.6f},"
                    f"{spread.pl_exact:.6f}," + ",".join(f"{v:.6f}" for v in spread.pl_sampled))
-    own = int(explorer.data_seed)
+    own = int(run.seed)
     about = (f"KL(P_data(k) || P(k)) at S = {samples:,} (PL: 2S Gibbs sweeps, the last S kept, "
              f"seeds 0 to {seeds - 1}"
              + (f"; seed {own} is the entry's PL column" if own < seeds else "")
@@ -243,11 +246,12 @@ def _classify(e):
     return hc.classification_claim(e.jobs["classify"].result)
 
 
-#: The entry's sizes (knobs of the rbm page's classification run): the paper's Fig 1.14 runs
-#: 2000 iterations a model with 50-1000 hidden units on USPS (700 training digits a class);
-#: this machine runs 1000 with 25, 50 and 100 on scikit-learn's digits (100 a class).
-FIG1_14 = dict(class_hidden=100, class_steps=1000, class_splits=4, class_seed=0)
-FIG1_14_QUICK = dict(class_hidden=4, class_steps=20, class_splits=1)
+#: The entry's sizes (settings of the rbm page's classification run): the paper's Fig 1.14
+#: runs 2000 iterations a model with 50-1000 hidden units on USPS (700 training digits a
+#: class); this machine runs 1000 with 25, 50 and 100 on scikit-learn's digits (100 a class).
+FIG1_14 = {"classify.hidden": 100, "classify.steps": 1000, "classify.splits": 4,
+           "classify.seed": 0}
+FIG1_14_QUICK = {"classify.hidden": 4, "classify.steps": 20, "classify.splits": 1}
 
 
 CLASSIFY_DIFFERENCES = """Where our Fig 1.14 differs from the paper's:
@@ -373,7 +377,7 @@ ENTRIES = (
     Entry("herding.fig1_10_11", "herding",
           "Chen & Welling, Figs 1.2, 1.10-1.11: the Tipi function, the cones and the attractor",
           _attractor, panels=("cones_plot", "tipi_plot", "box_plot", "slopes_plot"),
-          runs=("box",), quick=dict(box_steps=50_000), study=_attractor_study),
+          runs=("box",), quick={"box.steps": 50_000}, study=_attractor_study),
     Entry("herding.fig1_6_7", "ising",
           "Chen & Welling, Figs 1.6-1.7: herding an Ising lattice at the critical temperature",
           _ising, panels=("sw_image", "herd_image", "cluster_plot", "correlation_plot"),
