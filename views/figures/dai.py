@@ -115,8 +115,8 @@ def _pmd_extra_runs(explorer, settings, n, m, theta, progress):
         if progress:
             progress(0.2 + 0.4 * fraction, f"σₓ = {SD_READING:g}: {message}")
     extra, m_extra = int(settings["repeats"]), m
-    other = explorer.run_fig41(dict(settings, sigma_x=SD_READING, repeats=extra,
-                                    particles=m_extra), later)
+    other = explorer.jobs["fig41"].run.compute(dict(settings, sigma_x=SD_READING,
+                                                    repeats=extra, particles=m_extra), later)
 
     def kde_later(fraction, message, partial=None):
         if progress:
@@ -463,23 +463,24 @@ ENTRIES = (
           _pmd, panels=("tv_plot", "kl_plot", "modes_plot", "exact_final", "final_0",
                         "final_1", "final_2", "final_3", "final_4", "average_exact",
                         "average_0", "average_1", "average_2", "average_3", "average_4"),
-          runs=("fig41",), knobs=dict(repeats=10),
-          quick=dict(repeats=1, n_data=100, particles=200), study=_pmd_study),
+          runs=("fig41",), knobs={"fig41.repeats": 10},
+          quick={"fig41.repeats": 1, "n_data": 100, "particles": 200}, study=_pmd_study),
     Entry("dai.fig4_1_modes", "pmd",
           "Dai, Fig 4.1 (4)-(9): PMD keeps both modes, Gibbs and SGLD one",
           _pmd_modes, panels=("modes_plot", "exact_final", "final_0", "final_2", "final_3"),
-          runs=("fig41",), knobs=dict(repeats=10),
-          quick=dict(repeats=2, n_data=100, particles=200)),
+          runs=("fig41",), knobs={"fig41.repeats": 10},
+          quick={"fig41.repeats": 2, "n_data": 100, "particles": 200}),
     Entry("dai.thm18_rate", "pmd",
           "Dai, Theorems 18-19: PMD's error in a posterior integral falls as 1/√m",
           _pmd_rate, panels=("rate_plot",), runs=("rate",),
-          knobs=dict(rate_repeats=20, rate_largest=64000, rate_data=100),
-          quick=dict(rate_repeats=3, rate_largest=4000, rate_data=30)),
+          knobs={"rate.repeats": 20, "rate.largest": 64000, "rate.data": 100},
+          quick={"rate.repeats": 3, "rate.largest": 4000, "rate.data": 30}),
     Entry("dai.fig4_2_logistic", "pmd",
           "Dai, Sec 4.6.2 and Fig 4.2 (1): Bayesian logistic regression by PMD, digits 8 "
           "against 6", _pmd_logistic, panels=("lr_error_plot", "lr_loglik_plot"),
-          runs=("logistic",), knobs=dict(lr_repeats=10, lr_passes=5, lr_particles=1000),
-          quick=dict(lr_repeats=1, lr_passes=1, lr_particles=200)),
+          runs=("logistic",),
+          knobs={"logistic.repeats": 10, "logistic.passes": 5, "logistic.particles": 1000},
+          quick={"logistic.repeats": 1, "logistic.passes": 1, "logistic.particles": 200}),
     Entry("dai.fig6_1", "sbeed",
           "Dai, Fig 6.1: the SBEED ablation over λ, η and k",
           _ablation, panels=("ablation_lam", "ablation_eta", "ablation_k", "ablation_eta_noisy",
