@@ -62,11 +62,13 @@ class SweepRun(Run):
             return super().__setattr__(name, value)
         low, high = type(self).param["n_min"].bounds
         self.param["n_min"].bounds = self.param["n_max"].bounds = (low, high)
-        super().__setattr__(name, value)
-        if self.n_min > self.n_max:
-            super().__setattr__("n_min", self.n_max)
-        self.param["n_min"].bounds = (low, self.n_max)
-        self.param["n_max"].bounds = (self.n_min, high)
+        try:
+            super().__setattr__(name, value)
+        finally:  # a refused value leaves the ranges as they were
+            if self.n_min > self.n_max:
+                super().__setattr__("n_min", self.n_max)
+            self.param["n_min"].bounds = (low, self.n_max)
+            self.param["n_max"].bounds = (self.n_min, high)
 
     def _sweep_models(self, settings: dict):
         n = int(settings["n"])
