@@ -323,10 +323,9 @@ TABLE_DIFFERENCES = """Where our Table 1.3 differs from the paper's:
 def _table_study(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict:
     """The paper's Table 1.3 beside the entry's run (the digits) and the same run on the breast
     cancer set, as Markdown and CSV."""
-    settings = {k: getattr(explorer, k) for k in ("real_hidden", "real_epochs", "data_seed")}
-    other = dict(settings, real_data="breast cancer")
-    results = [explorer.jobs["table"].result,
-               explorer.run_table(other, progress=progress)]
+    job = explorer.jobs["table"]
+    other = dict(job.run.settings(), dataset="breast cancer")
+    results = [job.result, job.run.compute(other, progress=progress)]
     lines = ["| data set | VP | dRBM 50 / 100 / 500 | CH 50 / 100 / 500 | verdict |",
              "|" + " --- |" * 5]
 
@@ -386,7 +385,7 @@ ENTRIES = (
           "Chen & Welling, Fig 1.16: decision boundaries of the voted perceptron and conditional "
           "herding and a discriminative RBM",
           _boundaries, panels=("vp_plot", "ch_plot", "drbm_plot"), runs=("boundaries",),
-          quick=dict(epochs=60)),
+          quick={"boundaries.epochs": 60}),
     Entry("herding.fig1_13", "rbm",
           "Chen & Welling, Fig 1.13 and Prop 1.8: pseudo-samples of herding with hidden units "
           "beside the data",
@@ -402,8 +401,8 @@ ENTRIES = (
           "Chen & Welling, Table 1.3: voted perceptron, dRBM and conditional herding on real "
           "data (scikit-learn's digits and breast cancer)",
           _table, panels=("table_plot",), runs=("table",),
-          knobs=dict(real_data="digits", real_hidden=500, real_epochs=100),
-          quick=dict(real_hidden=10, real_epochs=5), study=_table_study),
+          knobs={"table.dataset": "digits", "table.hidden": 500, "table.epochs": 100},
+          quick={"table.hidden": 10, "table.epochs": 5}, study=_table_study),
     Entry("herding.table1_1", "herding",
           "Chen & Welling, Table 1.1: herding with triplets and pairs, pseudo-likelihood and "
           "marginals on binary data (scikit-learn's)",
