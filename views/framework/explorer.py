@@ -136,9 +136,9 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
         #: One job per declared run (``views.framework.runs.Run``), and the run each run
         #: panel draws.
         self.jobs = {run.key: Job(self, run(self)) for run in self.runs}
-        for name, value in own.items():
+        for name, value in own.items():  # made consistent below, with the knobs
             run, setting = self._run_settings()[name]
-            setattr(self.jobs[run].run, setting, value)
+            self.jobs[run].run.set_unconstrained(setting, value)
         for job in self.jobs.values():
             self._session.on_gone(job.cancel)
         self._session.on_gone(self._leave_queue)
@@ -352,6 +352,8 @@ class Explorer(TimelineMixin, AnimationMixin, PageMixin, FigureMixin,
                     self._put(name, wide)
                     notes.append(f"{p.label}: the two ends must differ, so {lo:g} to {hi:g} "
                                  f"became {wide[0]:g} to {wide[1]:g}.")
+        for job in self.__dict__.get("jobs", {}).values():  # the runs' own rules
+            notes += job.run.constrain()
         for name, (lo, hi, why) in self.knob_bounds().items():
             p = self.param[name]
             value = getattr(self, name)

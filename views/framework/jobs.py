@@ -445,8 +445,6 @@ class JobSection(pn.viewable.Viewer):
         self.explorer, self.job, run = explorer, job, job.run
         # labels on one line: a slider's title sat above the other widgets' labels
         self.settings = pn.FlexBox(
-            *[pn.Column(explorer.control(n), width=180)
-              for n in getattr(run, "legacy_settings", ()) if explorer.shows(n)],
             *[pn.Column(explorer.control(n, run=run), width=180) for n in run.knob_names()
               if explorer.shows(run_key(run.key, n))],
             gap="8px", align_items="baseline")

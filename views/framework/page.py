@@ -297,7 +297,7 @@ class PageMixin:
         teacher's link names them (a heading with none of them goes too)."""
         grouped = [n for names in self.groups.values() for n in names] + list(self.placed) + [
             n for job in self.jobs.values()
-            for n in job.run.display + getattr(job.run, "legacy_settings", ())]
+            for n in job.run.display]
         sections = [(None, [n for n in self.knob_names() if n not in grouped]),
                     *self.groups.items()]
         sections = [(heading, [n for n in names if self.shows(n)]) for heading, names in sections]

@@ -56,8 +56,6 @@ class SweepRun(Run):
         # ticked boxes in the options' order, as a link writes them (the same run, the same
         # cache entry), and the smallest N at most the largest, each slider's range following
         # the other (the smallest N gives way, as it did).
-        if name in ("orders", "hidden") and value is not None:
-            value = [o for o in type(self).param[name].objects if o in value]
         if name not in ("n_min", "n_max"):
             return super().__setattr__(name, value)
         low, high = type(self).param["n_min"].bounds

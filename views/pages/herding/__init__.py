@@ -177,9 +177,8 @@ class HerdingExplorer(Explorer):
 
     def _constrain(self) -> list[str]:
         """w0 follows K: typed with the old K's count of numbers, it is cut or padded with
-        zeros (one number stays one number, used for every coordinate). The tables run gets
-        its default data sets back when a link chose none (``TablesRun.constrain``)."""
-        notes = super()._constrain() + self.jobs["tables"].run.constrain()
+        zeros (one number stays one number, used for every coordinate)."""
+        notes = super()._constrain()
         parts = [p for p in str(self.w0).replace(";", ",").replace(" ", ",").split(",") if p]
         K = self.n_features
         if len(parts) > 1 and len(parts) != K:

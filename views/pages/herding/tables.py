@@ -57,21 +57,15 @@ class TablesRun(Run):
                          doc="Seed of the PL Gibbs chains, the marginals' draws and the "
                              "splits (herding itself is deterministic).")
 
-    def __setattr__(self, name, value):
-        # a box group reports its ticked boxes in the order they were ticked: the choices in
-        # the options' order, as a link writes and reads them (one cache key, one table order)
-        if name == "data_sets" and isinstance(value, (list, tuple)) and set(value) <= set(
-                hd.DATASETS):
-            value = [k for k in hd.DATASETS if k in value]
-        super().__setattr__(name, value)
-
     def constrain(self) -> list[str]:
         """No data set chosen (a link's empty list): the default sets back, and a note saying
-        so (the page's ``_constrain`` gathers it)."""
+        so."""
+        notes = super().constrain()
         if self.data_sets:
-            return []
-        self.data_sets = list(self.param.data_sets.default)
-        return ["Data sets: choose at least one of " + ", ".join(DATA_NAMES.values()) + "."]
+            return notes
+        self.set_unconstrained("data_sets", list(self.param.data_sets.default))
+        return notes + ["Data sets: choose at least one of "
+                        + ", ".join(DATA_NAMES.values()) + "."]
 
     def compute(self, settings: dict, progress=None) -> hd.DataTables:
         names = list(settings["data_sets"])
