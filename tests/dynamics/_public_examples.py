@@ -294,7 +294,9 @@ def _swimmer_k_claim():
                                        noise={"k": 0.3},
                                        dual={"k": {k: np.full(3, 0.5) for k in ks}},
                                        delta_var={"k": {k: np.array([1.0, 1.1, 0.9]) * k
-                                                        for k in ks}}))
+                                                        for k in ks}},
+                                       residual_var={"k": {k: np.array([1.0, 1.1, 0.9]) + k
+                                                           for k in ks}}))
 
 
 def _pendulum_fit_dual():
