@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dynamics.checks import MAX_ABS, check_array, check_positive, check_real
+
 __all__ = ["Verdict", "Threshold", "THRESHOLDS", "REPRODUCED", "DIFFERS", "NOT_DECIDED",
            "OUTCOMES", "Z", "decide", "paired_difference", "mcnemar", "equivalence"]
 
@@ -133,9 +135,9 @@ class Verdict:
 def decide(effect: float, se: float, *, margin: float = 0.0, z: float = Z) -> bool | None:
     """A difference's outcome: True when ``effect`` exceeds ``margin`` by ``z`` standard errors
     ``se``, False when it is below ``margin`` by as many, None (not decided) in between. Exact
-    at the boundary: a difference of exactly ``z`` SE decides."""
-    if not (math.isfinite(effect) and math.isfinite(se)) or se < 0:
-        raise ValueError(f"effect and se must be finite with se >= 0, got {effect}, {se}")
+    at the boundary: a difference of exactly ``z`` SE decides; a difference of 0 never does."""
+    effect, margin = check_real("effect", effect), check_real("margin", margin)
+    se, z = check_positive("se", se, allow_zero=True), check_positive("z", z)
     gap = effect - margin
     if gap == 0 or abs(gap) < z * se:
         return None
@@ -145,35 +147,46 @@ def decide(effect: float, se: float, *, margin: float = 0.0, z: float = Z) -> bo
 def paired_difference(a, b) -> tuple[float, float]:
     """The mean of ``a - b`` over paired measurements (seeds, teachers, splits) and its
     standard error (sample standard deviation over sqrt(n); 0 for one pair)."""
-    d = np.asarray(a, float) - np.asarray(b, float)
-    if d.ndim != 1 or d.size == 0:
-        raise ValueError("a and b must be non-empty 1-d sequences of the same length")
+    a = check_array("a", a, ndim=1, max_abs=MAX_ABS)
+    b = check_array("b", b, shape=a.shape, max_abs=MAX_ABS)
+    if a.size == 0:
+        raise ValueError("a and b must hold at least one pair, got none")
+    d = a - b
     se = float(d.std(ddof=1) / math.sqrt(d.size)) if d.size > 1 else 0.0
     return float(d.mean()), se
 
 
+def _wrong(name: str, value) -> np.ndarray:
+    x = check_array(name, value, ndim=1)
+    if not np.all((x == 0) | (x == 1)):
+        raise ValueError(f"{name} must hold 0/1 (or False/True) per test case")
+    return x.astype(bool)
+
+
 def mcnemar(wrong_a, wrong_b) -> tuple[int, int, float]:
-    """McNemar's paired comparison of two classifiers on the same test cases: ``b`` the cases
-    only A gets wrong, ``c`` those only B gets wrong, and the statistic (c - b) / sqrt(b + c)
-    (positive: A makes fewer errors; 0 when they never disagree). Its standard error is 1, so
-    ``decide(statistic, 1)`` is the two-sided 5 % test and Z sqrt(b + c) discordant cases the
-    smallest error difference it detects."""
-    a, b_ = np.asarray(wrong_a, bool), np.asarray(wrong_b, bool)
-    if a.shape != b_.shape or a.ndim != 1:
-        raise ValueError("wrong_a and wrong_b must be 1-d and of the same length")
-    only_a, only_b = int((a & ~b_).sum()), int((~a & b_).sum())
+    """McNemar's paired comparison of two classifiers on the same test cases (``wrong_a``,
+    ``wrong_b``: per case, whether each got it wrong): the cases only A gets wrong, those only
+    B gets wrong, and the statistic (only B - only A) / sqrt(only A + only B) (positive: A
+    makes fewer errors; 0 when they never disagree). Its standard error is 1, so
+    ``decide(statistic, 1)`` is the two-sided 5 % test, and Z sqrt(only A + only B) cases the
+    smallest difference in errors it detects."""
+    a = _wrong("wrong_a", wrong_a)
+    b = _wrong("wrong_b", wrong_b)
+    if a.shape != b.shape:
+        raise ValueError(f"wrong_b must have wrong_a's length {a.size}, got {b.size}")
+    only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
     n = only_a + only_b
     return only_a, only_b, (only_b - only_a) / math.sqrt(n) if n else 0.0
 
 
 def equivalence(effect: float, se: float, margin: float, *, z: float = Z) -> bool | None:
-    """An "as good as" claim as an equivalence test with a stated ``margin`` (two one-sided tests): True
-    when the interval ``effect`` +- ``z`` ``se`` lies inside (-margin, margin), False when it
-    lies wholly outside (a difference larger than the margin), None otherwise."""
-    if margin <= 0:
-        raise ValueError(f"margin must be > 0, got {margin}")
-    if not (math.isfinite(effect) and math.isfinite(se)) or se < 0:
-        raise ValueError(f"effect and se must be finite with se >= 0, got {effect}, {se}")
+    """An "as good as" claim as an equivalence test with a stated ``margin`` (two one-sided
+    tests): True when the interval ``effect`` +- ``z`` ``se`` lies inside (-margin, margin),
+    False when it lies wholly outside (a difference larger than the margin), None otherwise:
+    a noisier measurement is not decided, it does not pass more easily."""
+    effect = check_real("effect", effect)
+    se, z = check_positive("se", se, allow_zero=True), check_positive("z", z)
+    margin = check_positive("margin", margin)
     low, high = effect - z * se, effect + z * se
     if -margin < low and high < margin:
         return True

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..checks import check_array, check_instance
-from ..claims import Verdict
+from ..claims import Threshold, Verdict, Z, equivalence
 from .adf import QUOTED_ALPHA, LearningCurve
 from .toy import ToyRun
 from .batch import BatchCurve
@@ -20,8 +20,17 @@ __all__ = ["EFFICIENCY_TOLERANCE", "BAYES_TOLERANCE", "efficiency_claim", "batch
 #: The efficiency ratio t J E(theta_t - theta*)^2 must be within this of 1, or within three
 #: standard errors when those are wider.
 EFFICIENCY_TOLERANCE = 0.05
-#: How far (beyond two standard errors) the ADF curve may lie from batch Bayes at a quoted alpha.
-BAYES_TOLERANCE = 0.02
+_FIG2 = "dynamics.bayes.claims.batch_bayes_claim"
+_FIG2_STATEMENT = ("The online ADF curve of the probit perceptron (N = 50, σ₀ = 6.24) lies very "
+                   "close to the optimal batch Bayes curve.")
+#: "Very close", relative: ADF's error within this fraction of batch Bayes' at each quoted α.
+BAYES_TOLERANCE = Threshold(
+    0.10, name="BAYES_TOLERANCE", claim=_FIG2, statement=_FIG2_STATEMENT,
+    rule="|ε_ADF − ε_Bayes| < tolerance × ε_Bayes at every quoted α, with its Z SE interval "
+         "(equivalence; paired by teacher against the finite-N posterior)",
+    why="a tenth of the error: a gap a reader of Fig 2's linear axes would not call 'very "
+        "close' at α = 20 (ε about 0.09) is one of about 0.01; an absolute 0.02 was 22 % of ε "
+        "there and could not fail")
 
 
 def efficiency_claim(right: ToyRun, wrong: ToyRun) -> Verdict:
@@ -59,13 +68,16 @@ def batch_bayes_claim(curve: LearningCurve, replica, batch=None) -> Verdict:
     sigma_0 = 6.24) lies close to the batch Bayes error ("For comparison, we have shown the
     error for the true (batch) ...", the paper's in the thermodynamic limit).
 
-    Rule: at every alpha of ``QUOTED_ALPHA`` that ``curve`` (`learning_curve`) reached, ADF's
-    error is within two standard errors plus ``BAYES_TOLERANCE`` of ``replica`` (the
-    `replica_bayes_curve` at ``curve.alpha``) and, when ``batch`` (a
-    `dynamics.bayes.batch.BatchCurve` of the same N) is given, of the finite-N batch
-    posterior's error (two combined standard errors). ``replica`` None (labels flipped, a noise
-    the replica curve does not model) leaves the replica out; with neither, the claim is
-    unjudged."""
+    Rule: an equivalence test with a relative margin at every alpha of ``QUOTED_ALPHA`` that
+    ``curve`` (`learning_curve`) reached: the difference's ``Z`` standard-error interval lies
+    inside +-``BAYES_TOLERANCE`` times the batch error. Against ``batch`` (a
+    `dynamics.bayes.batch.BatchCurve` of the same N) the difference is paired: the
+    full-covariance ADF run on the batch posterior's own teachers and examples
+    (``batch.difference``); against ``replica`` (the `replica_bayes_curve` at ``curve.alpha``,
+    the N -> infinity curve the paper plots, exact) it is ``curve``'s error minus it, with
+    ``curve``'s standard error. Every interval inside: reproduced; one wholly outside:
+    differs; otherwise not decided. ``replica`` None (labels flipped, a noise the replica
+    curve does not model) leaves the replica out; with neither, not decided."""
 
     check_instance("curve", curve, LearningCurve)
     if batch is not None:
@@ -73,36 +85,48 @@ def batch_bayes_claim(curve: LearningCurve, replica, batch=None) -> Verdict:
         if batch.N != curve.N:
             raise ValueError(f"batch must be of the curve's N = {curve.N}, got N = {batch.N}")
     quoted = [a for a in QUOTED_ALPHA if np.any(np.isclose(curve.alpha, a))]
-    statement = ("The online ADF curve of the probit perceptron (N = 50, σ₀ = 6.24) lies very "
-                 "close to the optimal batch Bayes curve.")
-    rows, gaps = [], []
+    rows, checks, numbers, ses = [], [], {}, []
     if replica is not None:
         replica = check_array("replica", replica, shape=curve.alpha.shape)
+
+    def compare(label, a, d, se, ref):
+        margin = float(BAYES_TOLERANCE * ref)
+        ses.append((se, ref))
+        numbers[f"{label} α={a:g}"] = dict(difference=d, se=se, margin=margin)
+        text = f"{label} at α {a:g}: ADF − Bayes = {d:+.4f} ± {se:.4f}"
+        checks.append((equivalence(d, se, margin) if margin > 0 else None,
+                       f"{text}, beyond ±{margin:.4f}", f"{text}, not inside ±{margin:.4f}"))
+
     for a in quoted:
         k = int(np.flatnonzero(np.isclose(curve.alpha, a))[0])
         parts = []
         if replica is not None:
             parts.append(f"N → ∞ {replica[k]:.3f}")
-            gaps.append(float(abs(curve.eps[k] - replica[k]) - 2 * curve.stderr[k]))
+            compare("N → ∞", a, float(curve.eps[k] - replica[k]), float(curve.stderr[k]),
+                    float(replica[k]))
         if batch is not None and np.any(np.isclose(batch.alpha, a)):
             j = int(np.flatnonzero(np.isclose(batch.alpha, a))[0])
             parts.append(f"N = {batch.N} {batch.eps[j]:.3f} ± {batch.stderr[j]:.3f}")
-            gaps.append(float(abs(curve.eps[k] - batch.eps[j])
-                              - 2 * math.hypot(curve.stderr[k], batch.stderr[j])))
+            if batch.difference is not None:
+                compare(f"N = {batch.N}, paired", a, float(batch.difference[j]),
+                        float(batch.difference_se[j]), float(batch.eps[j]))
         rows.append(f"α {a:g}: {curve.eps[k]:.3f}" + (f" (batch Bayes {', '.join(parts)})"
                                                         if parts else ""))
     measured = f"ε of ADF, {curve.runs} runs, N = {curve.N}: " + "; ".join(rows)
-    if not gaps:
-        return Verdict(claim="Opper, Fig 2", statement=statement, agrees=None, measured=measured,
+    stated = dict(effect="ε_ADF − ε_Bayes at each quoted α (paired by teacher at finite N)",
+                  rule=f"equivalence: the {Z} SE interval inside ±{BAYES_TOLERANCE:g} × ε_Bayes "
+                       "at every quoted α",
+                  thresholds={"BAYES_TOLERANCE": BAYES_TOLERANCE, "Z": Z},
+                  power=("equivalence shown only when Z SE < the margin; here Z SE / ε_Bayes "
+                         f"is at most {max(Z * se / ref for se, ref in ses if ref > 0):.1%}"
+                         if any(ref > 0 for _, ref in ses) else ""))
+    if not checks:
+        return Verdict(claim="Opper, Fig 2", statement=_FIG2_STATEMENT, agrees=None,
+                       measured=measured,
                        why="no batch Bayes curve for flipped labels" if replica is None and
-                       batch is None else "the run reached none of the quoted α", numbers={})
-    worst = max(gaps)
-    ok = worst < BAYES_TOLERANCE
-    against = " and ".join(
-        ([] if replica is None else ["N → ∞"]) + ([] if batch is None else [f"N = {batch.N}"]))
-    return Verdict(
-        claim="Opper, Fig 2", statement=statement, agrees=ok, measured=measured,
-        why=(f"at the quoted α ADF's distance to batch Bayes ({against}) exceeds two standard "
-             f"errors by at most {worst:.3f}, " + ("under" if ok else "not under")
-             + f" the {BAYES_TOLERANCE:g} allowed"),
-        numbers=dict(alpha=quoted, gap_beyond_2se=gaps, tolerance=BAYES_TOLERANCE))
+                       batch is None else "the run reached none of the quoted α", numbers={},
+                       **stated)
+    return Verdict.from_checks(
+        "Opper, Fig 2", _FIG2_STATEMENT, checks, measured=measured, numbers=numbers,
+        why=f"at every quoted α ADF is within {BAYES_TOLERANCE:.0%} of batch Bayes beyond its "
+            "noise", **stated)

@@ -569,7 +569,13 @@ def _doeblin_claims():
                 table=doeblin.dnf_experiment(("easy",), trials=2, max_steps=50, seed=0))
 
 
+def _claims():
+    return dict(effect=0.5, se=0.1, margin=0.2, z=1.96, a=[1.0, 2.0, 3.5], b=[0.0, 1.0, 1.0],
+                wrong_a=[True, False, True, False], wrong_b=[False, False, True, True])
+
+
 MODULES = {
+    "dynamics.claims": _claims,
     "dynamics.herding": _herding,
     "dynamics.neuron": _neuron,
     "dynamics.torus": _torus,

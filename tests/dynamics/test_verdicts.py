@@ -31,6 +31,8 @@ def test_the_z_rule_decides_beyond_z_standard_errors_only():
     assert decide(0.3, 0.1, margin=0.5) is False and decide(0.7, 0.1, margin=0.5) is True
     with pytest.raises(ValueError, match="se"):
         decide(1.0, math.nan)
+    with pytest.raises(ValueError, match="se"):
+        decide(1.0, -1.0)
 
 
 def test_paired_difference_and_mcnemar():
