@@ -36,7 +36,8 @@ import numpy as np
 from dynamics.checks import MAX_ABS, check_array, check_positive, check_real
 
 __all__ = ["Verdict", "Threshold", "THRESHOLDS", "REPRODUCED", "DIFFERS", "NOT_DECIDED",
-           "OUTCOMES", "Z", "decide", "paired_difference", "mcnemar", "equivalence"]
+           "OUTCOMES", "Z", "decide", "paired_difference", "mcnemar", "paired_error_difference",
+           "equivalence"]
 
 REPRODUCED, DIFFERS, NOT_DECIDED = "reproduced", "differs", "not decided"
 OUTCOMES = (REPRODUCED, DIFFERS, NOT_DECIDED)
@@ -177,6 +178,18 @@ def mcnemar(wrong_a, wrong_b) -> tuple[int, int, float]:
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
     n = only_a + only_b
     return only_a, only_b, (only_b - only_a) / math.sqrt(n) if n else 0.0
+
+
+def paired_error_difference(wrong_a, wrong_b) -> tuple[float, float]:
+    """The difference of two classifiers' error rates on the same test cases (A's minus B's)
+    and its standard error from the discordant cases (the paired variance
+    (b + c - (b - c)^2 / n) / n^2, b and c the cases only A, only B gets wrong)."""
+    only_a, only_b, _ = mcnemar(wrong_a, wrong_b)
+    n = np.size(wrong_a)
+    if n == 0:
+        raise ValueError("wrong_a must hold at least one test case")
+    d = (only_a - only_b) / n
+    return d, float(math.sqrt(max(only_a + only_b - (only_a - only_b) ** 2 / n, 0.0)) / n)
 
 
 def equivalence(effect: float, se: float, margin: float, *, z: float = Z) -> bool | None:

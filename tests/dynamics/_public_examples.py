@@ -156,10 +156,14 @@ def _conditional_herding_data():
 def _conditional_herding_table():
     from dynamics.pct import conditional_herding_data as cd
 
-    return cd.TableResult(dataset="digits", about="", hidden=(5, 10), vp_error=0.05,
-                          drbm_error=np.array([0.04, 0.03]), ch_error=np.array([0.04, 0.035]),
+    wrong = np.zeros((2, 50), bool)
+    wrong[:, :2] = True
+    return cd.TableResult(dataset="digits", about="", hidden=(5, 10), vp_error=0.1,
+                          drbm_error=np.array([0.04, 0.04]), ch_error=np.array([0.04, 0.04]),
                           n_train=100, n_test=50, epochs=1, drbm_iter=1, inits=np.ones(2),
-                          seconds={})
+                          seconds={}, vp_wrong=np.arange(50) < 5, drbm_wrong=wrong,
+                          ch_wrong=wrong, drbm_validation=np.array([0.1, 0.2]),
+                          ch_validation=np.array([0.1, 0.2]))
 
 
 def _online_bayes():
