@@ -573,6 +573,13 @@ def _doeblin_claims():
                 table=doeblin.dnf_experiment(("easy",), trials=2, max_steps=50, seed=0))
 
 
+def _visible_herding():
+    from dynamics.rbm import visible_herding as vh
+
+    data = np.array([[1, -1, 1, -1], [-1, 1, 1, 1], [1, 1, -1, -1]], np.int8)
+    return dict(data=data, steps=20, max_sweeps=10, run=vh.herd_visible(data, 20), seed=0)
+
+
 def _claims():
     return dict(effect=0.5, se=0.1, margin=0.2, z=1.96, a=[1.0, 2.0, 3.5], b=[0.0, 1.0, 1.0],
                 wrong_a=[True, False, True, False], wrong_b=[False, False, True, True])
@@ -580,6 +587,7 @@ def _claims():
 
 MODULES = {
     "dynamics.claims": _claims,
+    "dynamics.rbm.visible_herding": _visible_herding,
     "dynamics.herding": _herding,
     "dynamics.neuron": _neuron,
     "dynamics.torus": _torus,
