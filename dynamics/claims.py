@@ -16,7 +16,7 @@ A rule's thresholds are fixed before any result: each is a ``Threshold``, a numb
 import as a module-level constant of the claim's module with the claim it serves, the rule and
 why that value (``THRESHOLDS`` lists them all; ``docs/claims.md`` is their table, written by
 ``python -m views.claims_table``). A threshold computed from a run is a plain float, not one of
-these, which is what ``tests/dynamics/test_thresholds.py`` checks of every verdict.
+these, which is what ``tests/views/test_thresholds.py`` checks of every verdict.
 
 A rule's *power* is the smallest difference it would detect at this size (for a z-test at
 ``Z``, ``Z`` standard errors of the effect): it is written beside the verdict, so that a
@@ -29,13 +29,14 @@ on the same results, so a run gets one verdict wherever it is read.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dynamics.checks import MAX_ABS, check_array, check_positive, check_real
 
-__all__ = ["Verdict", "Threshold", "THRESHOLDS", "REPRODUCED", "DIFFERS", "NOT_DECIDED",
+__all__ = ["Verdict", "Threshold", "THRESHOLDS", "STATED", "stated", "REPRODUCED", "DIFFERS", "NOT_DECIDED",
            "OUTCOMES", "Z", "decide", "paired_difference", "mcnemar", "paired_error_difference",
            "equivalence"]
 
@@ -44,6 +45,16 @@ OUTCOMES = (REPRODUCED, DIFFERS, NOT_DECIDED)
 
 #: Every threshold made, in the order the claim modules define them.
 THRESHOLDS: list = []
+#: The claim functions (module.name) whose verdicts state their effect, rule, thresholds and
+#: power (``stated``): the others are listed in ``docs/claims.md`` as still to do.
+STATED: set = set()
+
+
+def stated(fn):
+    """Mark a claim function as one whose verdict states its effect, rule, ``Threshold``
+    constants and power (the function itself is returned unchanged)."""
+    STATED.add(f"{fn.__module__}.{fn.__qualname__}")
+    return fn
 
 
 class Threshold(float):
@@ -57,6 +68,8 @@ class Threshold(float):
         self = super().__new__(cls, value)
         self.name, self.claim, self.statement, self.rule, self.why = (name, claim, statement,
                                                                       rule, why)
+        # the module whose constant it is: checked to hold it under ``name``
+        self.module = sys._getframe(1).f_globals.get("__name__", "")
         THRESHOLDS.append(self)
         return self
 

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..checks import check_array, check_instance
-from ..claims import Threshold, Verdict, Z, equivalence
+from ..claims import Z, Threshold, Verdict, equivalence, stated
 from .adf import QUOTED_ALPHA, LearningCurve
 from .toy import ToyRun
 from .batch import BatchCurve
@@ -63,6 +63,7 @@ def efficiency_claim(right: ToyRun, wrong: ToyRun) -> Verdict:
                      sandwich_ratio=sandwich, allowed=allowed))
 
 
+@stated
 def batch_bayes_claim(curve: LearningCurve, replica, batch=None) -> Verdict:
     """Opper, Sec 9 and Fig 2: the ADF learning curve of the probit perceptron (N = 50,
     sigma_0 = 6.24) lies close to the batch Bayes error ("For comparison, we have shown the

@@ -43,8 +43,8 @@ import numpy as np
 from ..checks import (MAX_ABS, as_generator, check_array, check_budget, check_choice,
                       check_count, check_in_range, check_positive, check_progress, report)
 from ._real_data import DATASETS, Dataset, load_dataset
-from ..claims import (Threshold, Verdict, Z, decide, equivalence, mcnemar,
-                      paired_error_difference)
+from ..claims import (Z, Threshold, Verdict, decide, equivalence, mcnemar,
+                      paired_error_difference, stated)
 
 __all__ = [
     "DATASETS", "PAPER_TABLE", "Dataset", "DRBM", "ClassVotes", "TableResult", "load_dataset",
@@ -504,6 +504,7 @@ TABLE13_PAR_MARGIN = Threshold(
         "below its VP-CH improvements (2 to 6 points)")
 
 
+@stated
 def table_claim(result: TableResult) -> Verdict:
     """Chen & Welling, Sec 1.4.3 and Table 1.3: "the addition of hidden units to the voted
     perceptron leads to significant improvements in terms of generalization error" and

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from dynamics.checks import check_instance
-from dynamics.claims import Threshold, Verdict, Z, decide
+from dynamics.claims import Z, Threshold, Verdict, decide, stated
 from dynamics.pmd.experiment import RepeatSummary
 from dynamics.pmd.logistic import LogisticComparison
 from dynamics.pmd.metric import MODE_FLOOR
@@ -108,6 +108,7 @@ MEAN_GAP_TOLERANCE = Threshold(
         "predictive's log likelihood, so neither can fail for a working method")
 
 
+@stated
 def logistic_claim(comparison: LogisticComparison) -> Verdict:
     """Dai, Sec 4.6.2 and Fig 4.2 (1): on Bayesian logistic regression (MNIST 8 against 6) PMD
     "achieves comparable performance ... 98.8%" after enough data.

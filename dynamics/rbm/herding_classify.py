@@ -49,7 +49,7 @@ import numpy as np
 from ..checks import (MAX_ABS, as_generator, check_array, check_budget, check_choice,
                       check_count, check_in_range, check_instance, check_positive,
                       check_progress, report)
-from ..claims import Threshold, Verdict, Z, decide, equivalence
+from ..claims import Z, Threshold, Verdict, decide, equivalence, stated
 from .hidden_herding import _ascent, binary_digits
 
 __all__ = ["METHODS", "PAPER_HIDDEN", "HERDING_SEARCHES", "Split", "ClassifyResult",
@@ -505,6 +505,7 @@ FIG114_MARGIN = Threshold(0.01, name="FIG114_MARGIN", claim=_CLAIM, statement=_S
                               "paper's Fig 1.14 reads as a difference")
 
 
+@stated
 def classification_claim(result: ClassifyResult) -> Verdict:
     """Chen & Welling, Fig 1.14 and Sec 1.4.2: "the tractable version of herding did not perform
     as well as the herding using local optimization, which in turn performed equally well as

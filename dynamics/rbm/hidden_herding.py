@@ -47,7 +47,7 @@ from numba import njit
 from ..checks import (as_generator, check_array, check_budget, check_choice, check_count,
                       check_flag, check_in_range, check_instance, check_positive,
                       check_progress, report)
-from ..claims import Verdict
+from ..claims import Verdict, stated
 from ..pct.generalized_herding import rate
 
 __all__ = ["DIGIT_SIDE", "MAX_HIDDEN", "MAX_EXACT_LAYER", "SEARCHES", "HiddenHerding",
@@ -467,6 +467,7 @@ def mosaic(states, *, columns: int, side: int = DIGIT_SIDE) -> np.ndarray:
             .reshape(rows * side, columns * side))
 
 
+@stated
 def moment_matching_claim(run: HiddenHerding, data, *, seed=0) -> Verdict:
     """A study of the hidden units (Sec 1.4.2), not a verdict on Fig 1.13's caption: how close
     an RBM's pseudo-samples come to the data's pixel means and pixel-pair moments mean x_i x_j

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..checks import (as_generator, check_array, check_count, check_instance)
-from ..claims import Threshold, Verdict
+from ..checks import as_generator, check_array, check_count, check_instance
+from ..claims import Threshold, Verdict, stated
 from .hidden_herding import pixel_pairs
 
 __all__ = ["VisibleHerding", "herd_visible", "pair_matching_claim", "FIG113_DRAWS"]
@@ -124,6 +124,7 @@ FIG113_DRAWS = Threshold(
         "independent draws, the Z rule's level")
 
 
+@stated
 def pair_matching_claim(run: VisibleHerding, data, *, seed=0) -> Verdict:
     """Chen & Welling Fig 1.13: herding's pseudo-samples and the data "have the same first and
     second order statistics", judged on a fully visible model that herds them (``herd_visible``).

@@ -6,7 +6,7 @@ import numpy as np
 from scipy.stats import norm
 
 from dynamics.checks import check_instance
-from dynamics.claims import Threshold, Verdict, Z, decide, paired_difference
+from dynamics.claims import Z, Threshold, Verdict, decide, paired_difference, stated
 from dynamics.sbeed.pendulum import Ablation
 from dynamics.sbeed.studies import TabularEta
 from dynamics.sbeed.swimmer import SwimmerAblation
@@ -108,6 +108,7 @@ def _panel_stated(panels: dict, fmt: str) -> dict:
                 power=f"smallest inner-over-end gap decided: {power}")
 
 
+@stated
 def intermediate_best_claim(result: Ablation, tabular: TabularEta | None = None) -> Verdict:
     """Dai, Sec 6.7.2 and Fig 6.1: "there is indeed an intermediate value for lambda that gives
     the best bias/smoothness balance", for eta "we expected an intermediate value gives the
@@ -167,6 +168,7 @@ def _panels_verdict(claim, statement, seeds, checks, measured, panels, fmt) -> V
                                    "corrected spread over seeds", **stated)
 
 
+@stated
 def swimmer_claim(result: SwimmerAblation) -> Verdict:
     """Dai, Sec 6.7.2 and Fig 6.1 on Swimmer itself (``swimmer.swimmer_ablation``): the same
     rule as ``intermediate_best_claim`` for each panel the run has (by default eta alone: "we
@@ -199,6 +201,7 @@ def swimmer_claim(result: SwimmerAblation) -> Verdict:
                  f"{noise:g}): " + "; ".join(parts)), panels, ".1f")
 
 
+@stated
 def k_variance_claim(result: SwimmerAblation) -> Verdict:
     """Dai, Sec 6.7.2, on Fig 6.1 (c): "increasing the length of steps will also increase the
     variance", judged on the k panel of ``result`` (``swimmer.swimmer_ablation`` with "k" among
