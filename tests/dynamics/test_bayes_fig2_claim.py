@@ -62,3 +62,20 @@ def test_the_paired_adf_is_the_learning_curves_algorithm():
     assert abs(batch.adf_eps[j] - adf.eps[i]) < 4 * spread
     np.testing.assert_allclose(batch.difference, batch.adf_eps - batch.eps, atol=1e-12)
     assert np.all(batch.difference_se > 0)
+
+
+def _toy(ratio, se, t=10_000.0, limit=0.6):
+    """A ToyRun whose efficiency ratio at its last checkpoint is ``ratio`` ± ``se``."""
+    return ob.ToyRun(t=np.array([10.0, t]), mse=np.array([1.0, ratio * limit / t]),
+                     stderr=np.array([0.1, se * limit / t]), target=0.0, limit=limit, runs=500)
+
+
+def test_fig1_efficiency_is_an_equivalence_test():
+    """Within 5 % of 1 beyond noise: reproduced; 10 % off beyond noise: differs; as close but
+    noisy: not decided (the old rule, within max(3 SE, 5 %), passed noisy runs)."""
+    wrong = _toy(1.3, 0.01)
+    assert ob.efficiency_claim(_toy(1.01, 0.01), wrong).result == "reproduced"
+    assert ob.efficiency_claim(_toy(1.10, 0.01), wrong).result == "differs"
+    noisy = ob.efficiency_claim(_toy(1.01, 0.05), wrong)
+    assert noisy.result == "not decided" and "not inside" in noisy.why
+    assert noisy.thresholds["EFFICIENCY_TOLERANCE"] is ob.EFFICIENCY_TOLERANCE
