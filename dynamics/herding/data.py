@@ -39,7 +39,7 @@ from numba import njit
 
 from ..checks import (as_generator, check_array, check_choice, check_count, check_in_range,
                       check_positive, check_progress, kl_divergence, report)
-from ..claims import Threshold, Verdict, stated
+from ..claims import Z, Threshold, Verdict, decide, stated
 from .datasets import (  # noqa: F401  (every name of datasets, re-exported: its home before)
     DATASETS, DIGIT_THRESHOLD, MAX_BITS, MAX_HERD_STEPS, MAX_SAMPLES, BinaryData, BoltzmannMachine,
     _check_bits, _codes, _gibbs_kernel, _herd_states, _pl_objective, all_binary_states, binary_dataset,
@@ -48,7 +48,7 @@ from .datasets import (  # noqa: F401  (every name of datasets, re-exported: its
 )
 
 __all__ = [
-    "METHODS", "TABLE11_REPLICATES", "PAPER_TABLE_1_1", "PAPER_TABLE_1_2", "KLTable", "kl_table",
+    "METHODS", "TABLE11_REPLICATES", "TABLE12_MARGIN", "PAPER_TABLE_1_1", "PAPER_TABLE_1_2", "KLTable", "kl_table",
     "kl_table_claim", "CLASSIFIERS", "online_logistic", "herding_classifier",
     "ClassificationTable", "classification_table", "online_classifier_claim", "DataTables",
     "data_tables", "PairsAgainstPL", "pairs_against_pl",
@@ -380,32 +380,52 @@ def classification_table(x, y, *, runs: int = 5, train_fraction: float = 0.7,
                                errors=errors)
 
 
+_TABLE12_STATEMENT = ("Online logistic regression during herding with pairs (H.XXY) does just as "
+                      "well as logistic regression on the data (DIGITS 0.05 ± 0.01 against 0.06 "
+                      "± 0.02)")
+#: "Just as well" as a test error at most this much above LR's (non-inferiority margin).
+TABLE12_MARGIN = Threshold(
+    0.01, name="TABLE12_MARGIN", claim="dynamics.herding.data.online_classifier_claim",
+    statement=_TABLE12_STATEMENT,
+    rule="H.XXY - LR test error, paired over the splits, below the margin by Z SE "
+         "(non-inferiority; above it by as many: differs)",
+    why="one point of test error, the paper's own standard deviations over splits (0.004-0.03) "
+        "and what its Table 1.2 reads as a tie (DIGITS 0.05 against 0.06)")
+
+
+@stated
 def online_classifier_claim(tables) -> Verdict:
     """Table 1.2's claim, judged on our tables: "on all tasks the online learning of a linear
     logistic regression classifier [during herding, H.XXY] did just as well as running logistic
-    regression on the original data directly". Rule: on every data set the mean test error of
-    H.XXY is at most LR's plus two standard errors of their paired differences over the splits
-    plus 0.01."""
+    regression on the original data directly". Rule, non-inferiority on every data set: H.XXY's
+    test error minus LR's, paired over the splits, below ``TABLE12_MARGIN`` by ``Z`` standard
+    errors holds, above it by as many fails, otherwise not decided (one split: its SE is
+    unknown, not decided). Any failure: differs."""
     tables = _check_tables(tables, ClassificationTable)
-    checks, numbers, parts = [], {}, []
+    checks, numbers, parts, ses = [], {}, [], []
     for t in tables:
         diff = t.errors["H.XXY"] - t.errors["LR"]
-        se = float(diff.std(ddof=1) / np.sqrt(t.runs)) if t.runs > 1 else 0.0
-        margin = 2 * se + 0.01
+        d = float(diff.mean())
+        se = float(diff.std(ddof=1) / np.sqrt(t.runs)) if t.runs > 1 else float("nan")
+        worse = decide(d, se, margin=TABLE12_MARGIN) if t.runs > 1 else None
+        ses.append(se)
         for m in CLASSIFIERS:
             numbers[f"{t.name} {m}"] = t.mean(m)
+        numbers[f"{t.name} H.XXY - LR"] = (d, se)
         parts.append(f"{t.name}: " + ", ".join(f"{m} {t.mean(m):.3f} ± {t.std(m):.3f}"
                                               for m in CLASSIFIERS))
-        checks.append((diff.mean() <= margin,
-                       f"{t.name}: H.XXY's error {t.mean('H.XXY'):.3f} exceeds LR's "
-                       f"{t.mean('LR'):.3f} by {diff.mean():.3f} > {margin:.3f}"))
+        text = f"{t.name}: H.XXY - LR = {d:+.3f} ± {se:.3f} (paired over {t.runs} splits)"
+        checks.append((None if worse is None else not worse,
+                       f"{text}, above the {TABLE12_MARGIN:g} margin beyond its noise",
+                       f"{text}, within {Z} SE of the {TABLE12_MARGIN:g} margin"))
     return Verdict.from_checks(
-        "Chen & Welling, Table 1.2",
-        "Online logistic regression during herding with pairs (H.XXY) does just as well as "
-        "logistic regression on the data (DIGITS 0.05 ± 0.01 against 0.06 ± 0.02)",
+        "Chen & Welling, Table 1.2", _TABLE12_STATEMENT,
         checks, measured="test error, mean ± sd over splits: " + "; ".join(parts),
-        why="H.XXY is within two standard errors (+ 0.01) of LR or below on every data set",
-        numbers=numbers)
+        why=f"H.XXY's error is below LR's + {TABLE12_MARGIN:g} beyond its noise on every data set",
+        numbers=numbers, effect="H.XXY - LR test error, paired over splits, per data set",
+        rule=f"non-inferiority: H.XXY - LR < {TABLE12_MARGIN:g} by {Z} SE",
+        thresholds={"TABLE12_MARGIN": TABLE12_MARGIN, "Z": Z},
+        power=f"{Z} SE = " + ", ".join(f"{Z * se:.3f}" for se in ses))
 
 
 # --- both tables on the shipped data sets ------------------------------------------------------
