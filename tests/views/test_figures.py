@@ -87,7 +87,8 @@ def test_the_cache_is_rebuilt_when_a_file_of_a_subpackage_changes(tmp_path, monk
     def build(entry_id, quick=False, seed=None, progress=None):
         builds.append(entry_id)
         return dict(id=entry_id, png=b"png", pdf=b"pdf", tables={}, claim="c", statement="s",
-                    ours="o", verdict="reproduced", details="", settings={}, seconds=0.0)
+                    ours="o", verdict="reproduced", power="", details="", settings={},
+                    seconds=0.0)
 
     monkeypatch.setattr(command, "build", build)
     out = tmp_path / "out"
