@@ -36,7 +36,9 @@ import numpy as np
 
 from dynamics.checks import MAX_ABS, check_array, check_positive, check_real
 
-__all__ = ["Verdict", "Threshold", "THRESHOLDS", "STATED", "stated", "REPRODUCED", "DIFFERS", "NOT_DECIDED",
+# ``stated``, the claim modules' decorator, is imported by name and left out of ``__all__``: it
+# is not an engine function to call on data
+__all__ = ["Verdict", "Threshold", "THRESHOLDS", "STATED", "REPRODUCED", "DIFFERS", "NOT_DECIDED",
            "OUTCOMES", "Z", "decide", "paired_difference", "mcnemar", "paired_error_difference",
            "equivalence"]
 
