@@ -70,7 +70,7 @@ def test_a_run_streams_partial_curves_that_are_the_final_curves_prefix(monkeypat
     assert len(section.results.objects) >= 2  # panels and the summary line
     # the summary line judges the run through the claim: two seeds are too few for a verdict
     summary = section.results.objects[-1].object
-    assert "Not judged against the paper" in summary and "at least 3" in summary, summary
+    assert "Not decided" in summary and "at least 3" in summary, summary
 
 
 def test_cancel_stops_the_engine_at_its_next_report_and_keeps_the_last_result(monkeypatch):

@@ -192,7 +192,8 @@ def _boundaries(e):
 
 
 def _pseudo_samples(e):
-    return e.result().verdict
+    """Fig 1.13's caption judged on the fully visible model the page herds beside the RBM."""
+    return e.result().caption_verdict
 
 
 #: The entry's sizes (knobs of the rbm page): the paper herds 11,000 USPS digits (16 x 16) with
@@ -212,29 +213,32 @@ def _hidden_study(quick: bool, seed: int = 0, progress=None, *, explorer) -> dic
                                seed=knobs["seed"], progress=progress)
     lines = ["| hidden units | pixel means: herding | independent draws | pixel pairs: herding "
              "| independent draws | PCT held | pairs as close as draws? |", "|" + " --- |" * 7]
-    csv = ["hidden,herding_means,iid_means,herding_pairs,iid_pairs,pct_held,agrees"]
+    csv = ["hidden,herding_means,iid_means,herding_pairs,iid_pairs,pct_held,pairs_as_close"]
     for m, v in zip(counts, verdicts):
         n = v.numbers
         lines.append(f"| {m} | {n['herding_means']:.4f} | {n['iid_means']:.4f} | "
                      f"{n['herding_pairs']:.4f} | {n['iid_pairs']:.4f} | "
-                     f"{100 * n['pct_held']:.1f} % | {'yes' if v.agrees else 'no'} |")
+                     f"{100 * n['pct_held']:.1f} % | {'yes' if n['pairs_as_close'] else 'no'} |")
         csv.append(f"{m},{n['herding_means']:.6f},{n['iid_means']:.6f},"
                    f"{n['herding_pairs']:.6f},{n['iid_pairs']:.6f},{n['pct_held']:.6f},"
-                   f"{v.agrees}")
+                   f"{n['pairs_as_close']}")
     text = f"""Where our Fig 1.13 differs from the paper's:
 
 1. **Model and data.** Fig 1.13 shows 300 pseudo-samples of herding a *fully visible* model with
    the pairwise features x_i x_j on the 20 Newsgroups data (its Sec 1.4.1), so the pairs are
-   herded moments there and match at O(1/tau) by construction. This entry herds an RBM with
-   hidden units (Sec 1.3.3 and the experiment of Sec 1.4.2), whose features are x_i, z_j and
-   x_i z_j: the pixel pairs are carried only by the hidden units. The data are
+   herded moments there and match at O(1/tau) where the PCT holds. The entry's verdict is
+   that model's: herding the 64 pixels' means and 2,016 pairs with a local argmax
+   (`dynamics.rbm.visible_herding.pair_matching_claim`). Its panels show an RBM with hidden
+   units (Sec 1.3.3 and the experiment of Sec 1.4.2), whose features are x_i, z_j and x_i z_j:
+   the pixel pairs are carried only by the hidden units, a study reported below without a
+   verdict against the caption. The data are
    {knobs['cases']} of scikit-learn's 8 x 8 digits binarised as the paper binarises USPS (a
    pixel is ink above 20 % of full intensity), not Newsgroups or USPS (neither ships with a
    package; nothing is downloaded).
-2. **Rule.** Means and pairs are judged against as many independent draws from the data
-   (`dynamics.rbm.hidden_herding.moment_matching_claim`), the Monte Carlo baseline herding claims
-   to beat. The pixel means always beat it (they are herded); the pairs come closer as hidden
-   units are added, but at these sizes stay farther than the independent draws.
+2. **Rule.** The fully visible model's means and pairs are ranked among 20 sets of as many
+   independent draws from the data, the Monte Carlo baseline herding claims to beat. The RBM's
+   (`dynamics.rbm.hidden_herding.moment_matching_claim`, a study) are set beside one such set:
+   its pixel means beat it (they are herded); its pairs come closer as hidden units are added.
 
 The sweep ({knobs['steps']:,} steps, {knobs['search']} argmax, seed {knobs['seed']}):
 """

@@ -65,7 +65,7 @@ WORD_DIFFERENCES = """Where our word task differs from Sec 5 of the paper:
 
 
 def _yes_no(verdict) -> str:
-    return {True: "yes", False: "no"}.get(verdict.agrees, f"not judged ({verdict.why})")
+    return {True: "yes", False: "no"}.get(verdict.agrees, f"not decided ({verdict.why})")
 
 
 def _word_study(quick: bool, seed: int = 0, progress=None) -> dict:

@@ -76,10 +76,10 @@ class TablesRun(Run):
                               progress=progress)
 
     def estimate(self, settings: dict) -> float:
-        # measured on the development machine (CPU seconds a data set): Table 1.1 about 0.2 + 0.7 per
+        # measured on the development machine (CPU seconds a data set): Table 1.1 about 0.2 + 2.8 per
         # 10^5 samples, Table 1.2 about 0.2 + 0.35 per 10^5 herding steps a split
         S = settings["samples"] / 100_000
-        return len(settings["data_sets"]) * (0.2 + 0.7 * S
+        return len(settings["data_sets"]) * (0.2 + 2.8 * S
                                             + settings["splits"] * (0.2 + 0.35 * S))
 
     def summary(self, settings: dict, result: hd.DataTables) -> str:

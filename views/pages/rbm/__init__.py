@@ -18,6 +18,7 @@ import numpy as np
 import param
 
 from dynamics.rbm import hidden_herding as hh
+from dynamics.rbm import visible_herding as vh
 from dynamics.claims import Verdict
 from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
@@ -60,6 +61,9 @@ class HiddenPage:
     verdict: Verdict
     data_pairs: np.ndarray
     sample_pairs: np.ndarray
+    #: Fig 1.13's verdict: a fully visible model herding the pixels' means and pairs on the
+    #: same data and steps (the RBM's own line above is a study of its hidden units)
+    caption_verdict: Verdict = None  # type: ignore[assignment]
 
 
 @results_cache
@@ -68,8 +72,10 @@ def run_page(hidden: int, search: str, sweeps: int, hidden_bias: str, cases: int
     data, _ = hh.binary_digits(cases, digit=None if digit == "all" else int(digit), seed=seed)
     run = hh.herd_hidden(data, hidden, steps, search=search, sweeps=sweeps,
                          update_hidden_bias=hidden_bias == "updated", seed=seed)
+    visible = vh.herd_visible(data, steps)
     return HiddenPage(data, run, hh.moment_matching_claim(run, data, seed=seed),
-                      hh.pixel_pairs(data), hh.pixel_pairs(run.visible))
+                      hh.pixel_pairs(data), hh.pixel_pairs(run.visible),
+                      vh.pair_matching_claim(visible, data, seed=seed))
 
 
 def _grid(cols: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -287,4 +293,7 @@ class RBMExplorer(Explorer):
                 f"steps, largest ‖w‖ {run.weight_norm.max():.3g}. Pixel means off by "
                 f"{v['herding_means']:.4f} on average ({len(run.visible):,} independent draws "
                 f"from the data: {v['iid_means']:.4f}), pixel pairs by {v['herding_pairs']:.4f} "
-                f"({v['iid_pairs']:.4f}). " + verdict_markdown(page.verdict))
+                f"({v['iid_pairs']:.4f}). " + verdict_markdown(page.verdict)
+                + "\n\n**Fig 1.13's caption**, herding the pixels' means and pairs themselves "
+                f"(a fully visible model, {len(run.visible):,} steps): "
+                + verdict_markdown(page.caption_verdict))
