@@ -38,7 +38,7 @@ from scipy import special
 from ..checks import (MAX_ABS, as_generator, check_array, check_budget, check_count,
                        check_signed_data,
                        check_in_range, check_positive, check_progress, check_real, report)
-from .adf import (MAX_NOISE, QUOTED_ALPHA, _check_flip, _g, _log_ndtr_nb,
+from .adf import (MAX_NOISE, QUOTED_ALPHA, _check_flip, _g, _log_ndtr_nb, _step_full,
                   generalization_error, teacher_data)
 
 __all__ = ["MAX_QUADRATURE_N", "MIN_SAMPLER_NOISE", "BATCH_MIN_NOISE_RATIO", "BatchCurve", "posterior_mean_quadrature",
@@ -248,7 +248,10 @@ def _curve_run(X, y, checkpoints, sigma0, flip, sweeps, burn, seed):
 @dataclass(frozen=True)
 class BatchCurve:
     """eps of the batch Bayes posterior mean at finite N: ``alpha`` (checkpoints / N), ``eps``
-    and its standard error over ``runs`` teachers and data sets, with the sampler's settings."""
+    and its standard error over ``runs`` teachers and data sets, with the sampler's settings;
+    ``adf_eps`` the full-covariance ADF's eps on the same teachers and examples, in the same
+    order, and ``difference``, ``difference_se`` the mean over those teachers of ADF's eps
+    minus the batch posterior's and its standard error (the paired comparison)."""
 
     alpha: np.ndarray
     eps: np.ndarray
@@ -257,6 +260,23 @@ class BatchCurve:
     runs: int
     sweeps: int
     burn_in: int
+    adf_eps: np.ndarray = None  # type: ignore[assignment]
+    difference: np.ndarray = None  # type: ignore[assignment]
+    difference_se: np.ndarray = None  # type: ignore[assignment]
+
+
+def _adf_on(X, y, teacher, checkpoints, sigma0: float, flip: float) -> np.ndarray:
+    """eps (eq 9.3) of the full-covariance ADF (eqs 7.1-7.2) run over the examples ``X``,
+    ``y`` in order, at each checkpoint (a number of examples)."""
+    N = X.shape[1]
+    m, C = np.zeros(N), np.eye(N)
+    out, k = np.empty(checkpoints.size), 0
+    for t in range(1, int(checkpoints[-1]) + 1):
+        _step_full(m, C, X[t - 1], float(y[t - 1]), sigma0, flip)
+        while k < checkpoints.size and checkpoints[k] == t:
+            out[k] = generalization_error(m, teacher)
+            k += 1
+    return out
 
 
 def batch_bayes_finite(N: int, alpha_max: float = 20.0, runs: int = 50, *, sigma0: float,
@@ -270,7 +290,8 @@ def batch_bayes_finite(N: int, alpha_max: float = 20.0, runs: int = 50, *, sigma
     examples at ``points`` log-spaced alpha = t / N up to ``alpha_max`` (and at the quoted 1, 2,
     5, 10, 20), the mean by ``posterior_mean_gibbs``'s sampler (``sweeps`` after ``burn_in``,
     warm-started from the previous checkpoint's state). ``progress(fraction, message)`` per
-    run."""
+    run. On each teacher's examples the full-covariance ADF runs too, in the same order: the
+    curve's ``difference`` is ADF minus batch paired by teacher."""
     N = check_count("N", N, low=1, high=400)
     alpha_max = check_in_range("alpha_max", alpha_max, 0.0, 1000.0, low_open=True)
     runs = check_count("runs", runs, low=2, high=100_000)
@@ -287,16 +308,18 @@ def batch_bayes_finite(N: int, alpha_max: float = 20.0, runs: int = 50, *, sigma
                  runs * (sweeps + burn_in) * int(checkpoints.sum() + checkpoints.size * N) * N,
                  2e11, "operations")
     seeds = as_generator(seed).integers(0, 2**31 - 1, size=(runs, 2))
-    eps = np.empty((runs, checkpoints.size))
+    eps, adf = np.empty((runs, checkpoints.size)), np.empty((runs, checkpoints.size))
     for r in range(runs):
         teacher, X, y = teacher_data(N, t_max, sigma0=sigma0, flip=flip, seed=int(seeds[r, 0]))
         means = _curve_run(X, y, checkpoints, float(sigma0), float(flip), sweeps, burn_in,
                            int(seeds[r, 1]))
         eps[r] = [generalization_error(m, teacher) for m in means]
+        adf[r] = _adf_on(X, y, teacher, checkpoints, float(sigma0), float(flip))
         report(progress, (r + 1) / runs, f"batch posterior, run {r + 1} of {runs}")
-    return BatchCurve(alpha=checkpoints / N, eps=eps.mean(axis=0),
-                      stderr=eps.std(axis=0, ddof=1) / math.sqrt(runs), N=N, runs=runs,
-                      sweeps=sweeps, burn_in=burn_in)
+    se = lambda a: a.std(axis=0, ddof=1) / math.sqrt(runs)  # noqa: E731
+    return BatchCurve(alpha=checkpoints / N, eps=eps.mean(axis=0), stderr=se(eps), N=N,
+                      runs=runs, sweeps=sweeps, burn_in=burn_in, adf_eps=adf.mean(axis=0),
+                      difference=(adf - eps).mean(axis=0), difference_se=se(adf - eps))
 
 
 def hebb_weight(m, c: float, x, y: float, *, sigma0: float, flip: float = 0.0) -> float:

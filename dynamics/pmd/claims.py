@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from dynamics.checks import check_instance
-from dynamics.claims import Verdict
+from dynamics.claims import Z, Threshold, Verdict, decide, stated
 from dynamics.pmd.experiment import RepeatSummary
 from dynamics.pmd.logistic import LogisticComparison
 from dynamics.pmd.metric import MODE_FLOOR
 
 __all__ = ["best_method_claim", "both_modes_claim", "logistic_claim", "MODE_RUNS",
-           "ERROR_TOLERANCE", "LOGLIK_TOLERANCE"]
+           "MEAN_GAP_TOLERANCE"]
 
 #: ``both_modes_claim``'s tolerance: the thesis says "in each run"; we ask PMD to keep both
 #: modes in at least this fraction of the repeats, and Gibbs and SGLD in at most 1 minus it.
@@ -91,38 +91,52 @@ def both_modes_claim(summary: RepeatSummary) -> Verdict:
              f"{kept['Gibbs']} and SGLD in {kept['SGLD']}"), numbers=numbers)
 
 
-#: ``logistic_claim``'s tolerances, set before any run: PMD's predictive within one percentage
-#: point of the reference posterior's test error and 0.05 nats per test point of its log
-#: likelihood ("comparable performance", Sec 4.6.2).
-ERROR_TOLERANCE = 0.01
-LOGLIK_TOLERANCE = 0.05
+_LOGISTIC_STATEMENT = ("PMD's posterior predictive classifies 8 against 6 about as well as the "
+                       "best method (98.8% test accuracy on MNIST8M). Judged as what our data can "
+                       "show: PMD's posterior matches the exact (MALA) posterior.")
+#: The largest gap between PMD's posterior mean and the MALA reference's, in the reference's
+#: posterior standard deviations, under which PMD's posterior counts as the exact one.
+MEAN_GAP_TOLERANCE = Threshold(
+    0.5, name="MEAN_GAP_TOLERANCE", claim="dynamics.pmd.claims.logistic_claim",
+    statement=_LOGISTIC_STATEMENT,
+    rule="the mean over repeats of PMD's largest posterior-mean gap (reference SDs) below the "
+         "tolerance by Z SE (above it by as many: differs)",
+    why="half a posterior standard deviation: a mean further off moves the predictive "
+        "probabilities visibly, while a 1000-particle mean's own Monte Carlo error is about "
+        "1/sqrt(ESS) SDs, a tenth at an ESS of 100; test accuracy cannot judge here (one of "
+        "107 test images is 0.93 points) and a plug-in point estimate matches the posterior "
+        "predictive's log likelihood, so neither can fail for a working method")
 
 
+@stated
 def logistic_claim(comparison: LogisticComparison) -> Verdict:
     """Dai, Sec 4.6.2 and Fig 4.2 (1): on Bayesian logistic regression (MNIST 8 against 6) PMD
     "achieves comparable performance ... 98.8%" after enough data.
 
-    Rule: PMD's final test error (mean over repeats) is at most the long-MALA reference
-    posterior's plus ``ERROR_TOLERANCE`` and its test log likelihood per point at least the
-    reference's minus ``LOGLIK_TOLERANCE``. Our data differ (scikit-learn's 8 x 8 digits), so
-    the reference, not the thesis's 98.8%, is the bar; both are reported."""
+    On our data (scikit-learn's 8 x 8 digits, 107 test images) every working method is within
+    a test image of the reference, and a point estimate's predictive log likelihood is as
+    good as the posterior's: neither can fail. The rule judges what the comparison can show,
+    the posterior itself: the mean over repeats of PMD's largest posterior-mean gap to the
+    long-MALA reference (``mean_gap``, in reference standard deviations) below
+    ``MEAN_GAP_TOLERANCE`` by ``Z`` standard errors reproduces, above it by as many differs;
+    otherwise, or with fewer than 2 repeats (no spread to judge against), not decided. Test
+    accuracy and log likelihood (and SGLD's gap, the same memory) are reported beside it."""
     check_instance("comparison", comparison, LogisticComparison)
     ref = comparison.reference
     err = {k: float(v.mean()) for k, v in comparison.error.items()}
     ll = {k: float(v.mean()) for k, v in comparison.loglik.items()}
-    gap = {k: float(v.mean()) for k, v in comparison.mean_gap.items()}
-    checks = [(err["PMD"] <= ref.test_error + ERROR_TOLERANCE,
-               f"PMD's test error {err['PMD']:.2%} is more than {ERROR_TOLERANCE:.0%} above the "
-               f"reference's {ref.test_error:.2%}"),
-              (ll["PMD"] >= ref.test_loglik - LOGLIK_TOLERANCE,
-               f"PMD's test log likelihood {ll['PMD']:.3f} is more than {LOGLIK_TOLERANCE} below "
-               f"the reference's {ref.test_loglik:.3f}")]
-    repeats = len(comparison.error["PMD"])
-    return Verdict.from_checks(
-        "Dai, Fig 4.2 (1)",
-        "PMD's posterior predictive classifies 8 against 6 about as well as the best method "
-        "(98.8% test accuracy on MNIST8M).",
-        checks,
+    gap = {k: float(np.mean(v)) for k, v in comparison.mean_gap.items()}
+    pmd_gap = np.asarray(comparison.mean_gap["PMD"], float)
+    repeats = pmd_gap.size
+    se = float(pmd_gap.std(ddof=1) / np.sqrt(repeats)) if repeats > 1 else float("nan")
+    above = decide(gap["PMD"], se, margin=MEAN_GAP_TOLERANCE) if repeats > 1 else None
+    text = f"PMD's posterior-mean gap {gap['PMD']:.2f} ± {se:.2f} reference SDs"
+    why = ({True: f"{text} is above {MEAN_GAP_TOLERANCE:g} beyond its noise",
+            False: f"{text} is below {MEAN_GAP_TOLERANCE:g} beyond its noise",
+            None: f"{text} is within {Z} SE of {MEAN_GAP_TOLERANCE:g}"}[above] if repeats > 1
+           else "one repeat: no spread over repeats to judge the gap against")
+    return Verdict(
+        "Dai, Fig 4.2 (1)", _LOGISTIC_STATEMENT, None if above is None else not above,
         measured=("test accuracy " + ", ".join(f"{k} {1 - v:.2%}" for k, v in err.items())
                   + f", MALA reference {1 - ref.test_error:.2%}; test log likelihood per point "
                   + ", ".join(f"{k} {v:.4f}" for k, v in ll.items())
@@ -130,8 +144,12 @@ def logistic_claim(comparison: LogisticComparison) -> Verdict:
                   "reference in its standard deviations "
                   + ", ".join(f"{k} {v:.2f}" for k, v in gap.items())
                   + f"; means over {repeats} repeats; {comparison.data.note}"),
-        why=(f"PMD's predictive is within {ERROR_TOLERANCE:.0%} and {LOGLIK_TOLERANCE} nats of "
-             "the reference posterior's"),
-        numbers=dict(test_error=err, test_loglik=ll, mean_gap=gap,
+        why=why,
+        numbers=dict(test_error=err, test_loglik=ll, mean_gap=gap, mean_gap_se=se,
                      reference_error=ref.test_error, reference_loglik=ref.test_loglik,
-                     reference_rhat=float(ref.rhat.max()), paper_accuracy=0.988))
+                     reference_rhat=float(ref.rhat.max()), paper_accuracy=0.988),
+        effect="PMD's largest posterior-mean gap to the MALA reference, in reference SDs",
+        rule=f"gap < {MEAN_GAP_TOLERANCE:g} SD by {Z} SE over repeats (accuracy reported, not "
+             "judged)",
+        thresholds={"MEAN_GAP_TOLERANCE": MEAN_GAP_TOLERANCE, "Z": Z},
+        power=(f"{Z} SE = {Z * se:.2f} SD over {repeats} repeats" if repeats > 1 else ""))

@@ -217,7 +217,9 @@ class SwimmerRun:
     episode's updates (at eta = 0, whose dual is not used, the least-squares dual's: what a
     dual would explain), ``env_seconds`` the time
     spent in the simulator, ``seconds`` the wall time, ``delta_var`` (episodes,) the variance
-    of delta_k (eq D.3) over the replay buffer's segments after the episode's updates."""
+    of delta_k (eq D.3) over the replay buffer's segments after the episode's updates, and
+    ``residual_var`` (episodes,; NaN but in the last ``HELD_OUT_EPISODES``) the part of it
+    that (s_0, a_0..a_{k-1}) do not explain, held out (``_held_out_residual``)."""
 
     steps: np.ndarray
     returns: np.ndarray
@@ -228,6 +230,27 @@ class SwimmerRun:
     done: int
     config: tuple
     delta_var: np.ndarray = None  # type: ignore[assignment]
+    residual_var: np.ndarray = None  # type: ignore[assignment]
+
+
+#: The last episodes of a run whose held-out residual variance of delta_k is computed.
+HELD_OUT_EPISODES = 5
+
+
+def _held_out_residual(x, y) -> float:
+    """The mean squared error of a ridge fit (the dual's: ``DUAL_RIDGE``) of ``y`` (episodes, T)
+    on features ``x`` (episodes, T, p), two-fold by episode (even slots fit, odd predict, and
+    back): the variance of delta_k that the dual's inputs cannot explain on segments it did
+    not see. NaN with fewer than two episodes."""
+    if len(y) < 2:
+        return float("nan")
+    even = np.arange(len(y)) % 2 == 0
+    errors = []
+    for fit, test in ((even, ~even), (~even, even)):
+        xf = x[fit].reshape(-1, x.shape[-1])
+        w = cho_solve(_dual_factor(xf.T @ xf, DUAL_RIDGE), xf.T @ y[fit].ravel())
+        errors.append(np.mean((y[test] - x[test] @ w) ** 2))
+    return float(np.mean(errors))
 
 
 def sbeed_swimmer(*, steps: int = 50_000, episode: int = EPISODE, gamma: float = GAMMA,
@@ -279,6 +302,7 @@ def sbeed_swimmer(*, steps: int = 50_000, episode: int = EPISODE, gamma: float =
     stds = np.full((n_episodes, d), np.nan)
     explained = np.full(n_episodes, np.nan)
     delta_var = np.full(n_episodes, np.nan)
+    residual_var = np.full(n_episodes, np.nan)
     log_std = np.full(d, min(0.0, math.log(max_std)))
     disc = gamma ** np.arange(k + 1)
     config = (steps, episode, gamma, lam, eta, k, noise)
@@ -303,7 +327,8 @@ def sbeed_swimmer(*, steps: int = 50_000, episode: int = EPISODE, gamma: float =
         return SwimmerRun(steps=(np.arange(n_episodes) + 1.0) * T, returns=returns.copy(),
                           log_std=stds.copy(), dual_explained=explained.copy(),
                           env_seconds=env_time, seconds=time.perf_counter() - start,
-                          done=done, config=config, delta_var=delta_var.copy())
+                          done=done, config=config, delta_var=delta_var.copy(),
+                          residual_var=residual_var.copy())
 
     def buffer_deltas(slots):
         """delta_k (eq D.3) of every segment of the episodes in ``slots`` at the current V, pi."""
@@ -383,6 +408,8 @@ def sbeed_swimmer(*, steps: int = 50_000, episode: int = EPISODE, gamma: float =
         rho = obs_rho[filled] @ w_rho
         var = delta_var[ep] = np.var(delta)
         explained[ep] = 1 - np.mean((delta - rho) ** 2) / var if var > 0 else np.nan
+        if ep >= n_episodes - HELD_OUT_EPISODES:
+            residual_var[ep] = _held_out_residual(obs_rho[filled], delta)
         now = time.perf_counter()
         if progress is not None and (now - last_report > 0.5 or ep == n_episodes - 1):
             last_report = now
@@ -408,7 +435,9 @@ class SwimmerAblation:
     (seeds, episodes) and ``dual[name][value]`` the dual's explained fraction of delta_k's
     variance per seed (mean of the last 5 episodes; NaN for eta = 0), ``delta_var[name][value]``
     the variance of delta_k over the buffer per seed (mean of the last 5 episodes: what
-    Sec 6.7.2 says grows with k); ``steps`` the x axis,
+    Sec 6.7.2 says grows with k), ``residual_var[name][value]`` per seed the part of that
+    variance the dual's inputs do not explain, held out (``SwimmerRun.residual_var``, mean of
+    the last ``HELD_OUT_EPISODES``); ``steps`` the x axis,
     ``episode`` the episode length, ``noise`` the torque noise, ``seconds`` the total compute
     time and ``env_seconds`` the part spent in the simulator. ``noise`` and ``dual`` as
     ``pendulum.Ablation``'s, so ``claims.intermediate_best_claim`` judges it."""
@@ -422,6 +451,7 @@ class SwimmerAblation:
     noise: dict = None  # type: ignore[assignment]
     dual: dict = None  # type: ignore[assignment]
     delta_var: dict = None  # type: ignore[assignment]
+    residual_var: dict = None  # type: ignore[assignment]
 
 
 def _swimmer_run(lam, eta, k, noise, seed, steps, episode, updates=50, progress=None):
@@ -429,7 +459,9 @@ def _swimmer_run(lam, eta, k, noise, seed, steps, episode, updates=50, progress=
                         updates=updates, seed=seed, progress=progress)
     tail = run.dual_explained[-5:]
     dual = float(np.nanmean(tail)) if eta > 0 and np.isfinite(tail).any() else float("nan")
-    return run.returns, dual, run.env_seconds, float(np.mean(run.delta_var[-5:]))
+    return (run.returns, dual, run.env_seconds, float(np.mean(run.delta_var[-5:])),
+            float(np.nanmean(tail)) if np.isfinite(tail := run.residual_var[-HELD_OUT_EPISODES:])
+            .any() else float("nan"))
 
 
 def swimmer_ablation(*, steps: int = 50_000, seeds: int = 3, panels=("eta",),
@@ -474,15 +506,17 @@ def swimmer_ablation(*, steps: int = 50_000, seeds: int = 3, panels=("eta",),
                 # a run's CPU time is about 25 + k (measured at k = 1, 10, 20 and 100)
                 weights=[25.0 + c[2] for c, _ in jobs])
     results = dict(zip(jobs, out))
-    returns, dual, spread = {}, {}, {}
+    returns, dual, spread, residual = {}, {}, {}, {}
     for name, value, cfg in cells:
         returns.setdefault(name, {})[value] = np.stack([results[(cfg, s)][0]
                                                         for s in range(seeds)])
         dual.setdefault(name, {})[value] = np.array([results[(cfg, s)][1] for s in range(seeds)])
         spread.setdefault(name, {})[value] = np.array([results[(cfg, s)][3]
                                                        for s in range(seeds)])
+        residual.setdefault(name, {})[value] = np.array([results[(cfg, s)][4]
+                                                         for s in range(seeds)])
     return SwimmerAblation(panels=returns, steps=(np.arange(steps // episode) + 1.0) * episode,
                            seeds=seeds, seconds=time.perf_counter() - start,
                            env_seconds=float(sum(o[2] for o in out)), episode=episode,
                            noise={name: noise for name in panels}, dual=dual,
-                           delta_var=spread)
+                           delta_var=spread, residual_var=residual)

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 
 #: A run of a couple of minutes when let run: the PCT page's decision boundaries, trained on
 #: a bigger set than the default (the run's own settings, in the link).
-LONG_RUN = "?page=pct&train_cases=2000&epochs=200"
+LONG_RUN = "?page=pct&boundaries.train_cases=2000&boundaries.epochs=200"
 
 
 def _cpu(proc: psutil.Process, seconds: float) -> float:

@@ -137,8 +137,8 @@ def _run_then(close, opened=None) -> tuple[float, object]:
     if given), computing in a worker process; once it computes, ``close(doc, context,
     session)``, which returns when the session ended (``time.monotonic()``). Returns the
     seconds from then to the worker process's end, and the job."""
-    explorer, page, doc, context, session = _served(DoeblinExplorer, transitions=40,
-                                                    epochs=40, seeds=4)
+    explorer, page, doc, context, session = _served(
+        DoeblinExplorer, **{"word.transitions": 40, "word.epochs": 40, "word.seeds": 4})
     if opened is not None:
         opened(page, session)
     job = explorer.jobs["word"]

@@ -29,7 +29,7 @@ QUIET_MS = 3000
 SLACK = 1.5  # seconds a move may take longer during a run
 #: page -> (link settings that make the run last, the run): one long run of each kind
 RUNS = {
-    "herding": ("box_steps=2000000", "box"),
+    "herding": ("box.steps=2000000", "box"),
     "bayes": ("", "curve"),
     "sbeed": ("", "pendulum"),
     "pct": ("", "boundaries"),

@@ -34,9 +34,8 @@ def _redrawn(cls, name: str) -> list[str]:
 
 
 def _run_knobs(cls) -> set[str]:
-    """The knobs of ``cls``'s runs (their settings and display knobs), placed with the runs."""
-    return {name for run in cls.runs
-            for name in (*getattr(run, "legacy_settings", ()), *run.display)}
+    """The page knobs placed with ``cls``'s runs (their display knobs)."""
+    return {name for run in cls.runs for name in run.display}
 
 
 #: Every page's sidebar knobs that only some of its panels depend on (the others are not

@@ -156,10 +156,14 @@ def _conditional_herding_data():
 def _conditional_herding_table():
     from dynamics.pct import conditional_herding_data as cd
 
-    return cd.TableResult(dataset="digits", about="", hidden=(5, 10), vp_error=0.05,
-                          drbm_error=np.array([0.04, 0.03]), ch_error=np.array([0.04, 0.035]),
+    wrong = np.zeros((2, 50), bool)
+    wrong[:, :2] = True
+    return cd.TableResult(dataset="digits", about="", hidden=(5, 10), vp_error=0.1,
+                          drbm_error=np.array([0.04, 0.04]), ch_error=np.array([0.04, 0.04]),
                           n_train=100, n_test=50, epochs=1, drbm_iter=1, inits=np.ones(2),
-                          seconds={})
+                          seconds={}, vp_wrong=np.arange(50) < 5, drbm_wrong=wrong,
+                          ch_wrong=wrong, drbm_validation=np.array([0.1, 0.2]),
+                          ch_validation=np.array([0.1, 0.2]))
 
 
 def _online_bayes():
@@ -294,7 +298,9 @@ def _swimmer_k_claim():
                                        noise={"k": 0.3},
                                        dual={"k": {k: np.full(3, 0.5) for k in ks}},
                                        delta_var={"k": {k: np.array([1.0, 1.1, 0.9]) * k
-                                                        for k in ks}}))
+                                                        for k in ks}},
+                                       residual_var={"k": {k: np.array([1.0, 1.1, 0.9]) + k
+                                                           for k in ks}}))
 
 
 def _pendulum_fit_dual():
@@ -567,7 +573,21 @@ def _doeblin_claims():
                 table=doeblin.dnf_experiment(("easy",), trials=2, max_steps=50, seed=0))
 
 
+def _visible_herding():
+    from dynamics.rbm import visible_herding as vh
+
+    data = np.array([[1, -1, 1, -1], [-1, 1, 1, 1], [1, 1, -1, -1]], np.int8)
+    return dict(data=data, steps=20, max_sweeps=10, run=vh.herd_visible(data, 20), seed=0)
+
+
+def _claims():
+    return dict(effect=0.5, se=0.1, margin=0.2, z=1.96, a=[1.0, 2.0, 3.5], b=[0.0, 1.0, 1.0],
+                wrong_a=[True, False, True, False], wrong_b=[False, False, True, True])
+
+
 MODULES = {
+    "dynamics.claims": _claims,
+    "dynamics.rbm.visible_herding": _visible_herding,
     "dynamics.herding": _herding,
     "dynamics.neuron": _neuron,
     "dynamics.torus": _torus,

@@ -90,7 +90,7 @@ def test_fig4_is_judged_on_three_seeds_or_more_and_counts_the_seeds_that_show_it
     two = dataclasses.replace(words, word_accuracy=words.word_accuracy[..., :2],
                               char_accuracy=words.char_accuracy[..., :2])
     v = db.word_order_claim(_with_accuracy(two, *good))
-    assert v.agrees is None and "at least 3" in v.why and v.outcome.startswith("not judged")
+    assert v.agrees is None and "at least 3" in v.why and v.outcome.startswith("not decided")
 
 
 def test_a_verdict_says_its_outcome():
@@ -99,6 +99,6 @@ def test_a_verdict_says_its_outcome():
 
     assert verdict(True).outcome == "reproduced"
     assert verdict(False).outcome == "differs: w"
-    assert verdict(None).outcome == "not judged: w"
+    assert verdict(None).outcome == "not decided: w"
     with pytest.raises(dataclasses.FrozenInstanceError):
         verdict(True).agrees = False

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import itertools
 
 import numpy as np
@@ -111,20 +113,55 @@ def test_herding_stops_once_an_epoch_is_error_free_and_then_classifies_separable
         assert np.all(run.predict == labels)
 
 
-def test_the_table_claim_rule():
-    def result(vp, drbm, ch):
-        return cd.TableResult(dataset="digits", about="", hidden=(10, 100), vp_error=vp,
-                              drbm_error=np.array(drbm), ch_error=np.array(ch), n_train=1000,
-                              n_test=600, epochs=1, drbm_iter=1, inits=np.ones(2), seconds={})
+def _wrong(n, *cases):
+    """Per test case, whether a learner got it wrong: wrong on the ``cases`` (ranges) only."""
+    out = np.zeros(n, bool)
+    for c in cases:
+        out[c] = True
+    return out
 
-    assert cd.table_claim(result(0.05, [0.04, 0.03], [0.035, 0.031])).agrees
-    # two standard errors of the difference at p = 3.95 %, n = 600: 2.25 points
-    assert cd.table_claim(result(0.08, [0.04, 0.03], [0.06, 0.049])).agrees
-    # at p = 4.5 %: 2.39 points
-    bad = cd.table_claim(result(0.08, [0.04, 0.03], [0.07, 0.06]))
-    assert not bad.agrees and "two standard errors" in bad.why
-    worse = cd.table_claim(result(0.03, [0.04, 0.03], [0.04, 0.031]))
-    assert not worse.agrees and "voted perceptron" in worse.why
+
+def _table(n, vp, drbm, ch, *, drbm_val=(0.05, 0.05), ch_val=(0.05, 0.02)):
+    """A TableResult of two counts (10, 100) whose per-case errors are given: ``drbm`` and
+    ``ch`` one array per count."""
+    drbm, ch = np.array(drbm), np.array(ch)
+    return cd.TableResult(dataset="digits", about="", hidden=(10, 100), vp_error=vp.mean(),
+                          drbm_error=drbm.mean(axis=1), ch_error=ch.mean(axis=1), n_train=1000,
+                          n_test=n, epochs=1, drbm_iter=1, inits=np.ones(2), seconds={},
+                          vp_wrong=vp, drbm_wrong=drbm, ch_wrong=ch,
+                          drbm_validation=np.array(drbm_val), ch_validation=np.array(ch_val))
+
+
+def test_table_1_3_is_paired_and_chooses_the_count_on_validation():
+    n = 600
+    vp = _wrong(n, range(60))                         # 10 %
+    ch_best_on_test = _wrong(n, range(5))             # count 10: best on the test set
+    ch = _wrong(n, range(20))                         # count 100: best on validation
+    drbm = _wrong(n, range(18), range(20, 22))        # 2 cases only CH errs on, 2 only dRBM
+    ok = cd.table_claim(_table(n, vp, [drbm, drbm], [ch_best_on_test, ch]))
+    assert ok.result == "reproduced"
+    assert ok.numbers["ch_hidden"] == 100 and ok.numbers["ch"] == pytest.approx(20 / 600)
+    assert ok.numbers["only_vp"] == 40 and ok.numbers["mcnemar_z"] == pytest.approx(40 / 40**0.5)
+    assert ok.thresholds["TABLE13_PAR_MARGIN"] is cd.TABLE13_PAR_MARGIN and ok.power
+    # the perceptron better than herding beyond McNemar's noise: differs
+    worse = cd.table_claim(_table(n, _wrong(n, range(20)), [drbm, drbm],
+                                  [ch, _wrong(n, range(60))]))
+    assert worse.result == "differs" and "voted perceptron" in worse.why
+    # herding 3.3 points better than the dRBM is not "on par" either: differs
+    apart = cd.table_claim(_table(n, vp, [drbm, _wrong(n, range(40))], [ch, ch],
+                                  drbm_val=(0.05, 0.01)))
+    assert apart.result == "differs" and "margin" in apart.why
+
+
+def test_table_1_3_breast_cancer_5_against_6_errors_is_not_decided():
+    """The audit's case: 5 errors against the perceptron's 6 of 190, which the old rule
+    ("the best CH below VP", the count chosen on the test set) called reproduced."""
+    n = 190
+    ch = _wrong(n, range(5))
+    tie = cd.table_claim(_table(n, _wrong(n, range(6)), [ch, ch], [ch, ch]))
+    assert tie.result == "not decided" and "McNemar z = 1.00" in tie.why
+    old = dataclasses.replace(_table(n, _wrong(n, range(6)), [ch, ch], [ch, ch]), ch_wrong=None)
+    assert cd.table_claim(old).result == "not decided"
 
 
 def test_the_shipped_data_sets_load_and_split():

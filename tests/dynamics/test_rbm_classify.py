@@ -115,9 +115,9 @@ def test_split_and_one_nn():
     assert np.mean(hc._one_nn(s.train, s.train_labels, s.test) == knn.predict(s.test)) > 0.97
 
 
-def _result(h, sh, cd, splits=4):
+def _result(h, sh, cd, splits=4, noise=0.002):
     rng = np.random.default_rng(0)
-    errors = {m: np.array(e) + 0.002 * rng.standard_normal((splits, len(e)))
+    errors = {m: np.array(e) + noise * rng.standard_normal((splits, len(e)))
               for m, e in (("H", h), ("SH", sh), ("CD", cd))}
     return hc.ClassifyResult(methods=("H", "SH", "CD"), hidden={m: (10, 20, 40) for m in errors},
                              errors=errors, splits=splits, steps=10, train=10, validation=5,
@@ -127,16 +127,26 @@ def _result(h, sh, cd, splits=4):
 def test_claim_rules():
     ok = hc.classification_claim(_result([0.08, 0.07, 0.07], [0.10, 0.09, 0.09],
                                          [0.08, 0.07, 0.07]))
-    assert ok.agrees is True
+    assert ok.agrees is True and ok.result == "reproduced"
+    assert ok.thresholds["FIG114_MARGIN"] is hc.FIG114_MARGIN and "SE" in ok.power
     safe_better = hc.classification_claim(_result([0.10, 0.09, 0.09], [0.08, 0.07, 0.07],
                                                   [0.10, 0.09, 0.09]))
     assert safe_better.agrees is False and "not above" in safe_better.why
     overfit = hc.classification_claim(_result([0.07, 0.08, 0.15], [0.10, 0.10, 0.16],
                                               [0.07, 0.08, 0.15]))
-    assert overfit.agrees is False and "exceeds its best" in overfit.why
+    assert overfit.agrees is False and "exceeds its error with 10" in overfit.why
     unlike_cd = hc.classification_claim(_result([0.08, 0.07, 0.07], [0.10, 0.09, 0.09],
                                                 [0.04, 0.03, 0.03]))
-    assert unlike_cd.agrees is False and "CD's" in unlike_cd.why
+    assert unlike_cd.agrees is False and "CD's differ by" in unlike_cd.why
+    # "equally well" is an equivalence test: runs as noisy as the margin do not pass, they
+    # are not decided (the old rule, within 2 SE, passed more easily the noisier the runs)
+    noisy = hc.classification_claim(_result([0.08, 0.07, 0.07], [0.10, 0.09, 0.09],
+                                            [0.08, 0.07, 0.07], noise=0.02))
+    assert noisy.agrees is None and noisy.outcome.startswith("not decided: ")
+    # one split: the binomial standard errors of n_test cases stand in
+    one = hc.classification_claim(_result([0.08, 0.07, 0.07], [0.12, 0.11, 0.11],
+                                          [0.08, 0.07, 0.07], splits=1, noise=0.0))
+    assert one.numbers["SH_minus_H_se"] > 0 and one.agrees is None and "not inside" in one.why
 
 
 def test_tiny_experiment():

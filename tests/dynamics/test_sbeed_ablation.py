@@ -131,10 +131,19 @@ def test_a_best_value_is_named_only_beyond_the_spread_over_seeds():
     assert inner["outcome"] == "intermediate" and inner["best"] == 0.1
     end = claims.panel_outcome(_panel({0: -400, 0.1: -700, 1: -800}))
     assert end["outcome"] == "end" and end["best"] == 0
-    # the same means with a spread of 300 over 5 seeds (2 standard errors of a difference:
-    # 600 > 300): no value stands out
+    # the same means with a spread of 300 over 5 seeds (1.96 standard errors of a difference:
+    # 588 > 300): no value stands out
     tie = claims.panel_outcome(_panel({0: -900, 0.1: -500, 1: -800}, sd=300.0))
     assert tie["outcome"] == "tie"
+    # one inner value: z is the plain two-sided 5 % (1.96); picking the best of three inner
+    # values needs z(0.05 / 6) = 2.39: a gap between the two is intermediate with one inner
+    # value and a tie (not decided) with three inner values of the same means
+    sd = 300 / 2.2  # a value's SE is sd / sqrt 2, a difference's sd: the gap is 2.2 SE
+    one = claims.panel_outcome(_panel({0: -800, 0.1: -500, 1: -800}, sd=sd))
+    many = claims.panel_outcome(_panel({0: -800, 0.1: -500, 0.2: -500, 0.3: -500, 1: -800},
+                                       sd=sd))
+    assert one["z_inner"] == pytest.approx(1.959964) and one["outcome"] == "intermediate"
+    assert many["z_inner"] == pytest.approx(2.393980, rel=1e-6) and many["outcome"] == "tie"
     with pytest.raises(ValueError, match="scores"):
         claims.panel_outcome({0: [1.0], 1: [2.0]})
 

@@ -9,6 +9,7 @@ a machine without it fails here, loudly, instead of skipping."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import gymnasium
@@ -192,36 +193,62 @@ def test_swimmer_claim_names_an_inner_best_only_beyond_the_spread():
     assert inner.agrees is True and inner.numbers["eta"]["best"] == 0.1
     assert inner.numbers["eta"]["final_episodes"] == 2  # half of the 4 episodes
     tie = claims.swimmer_claim(_ablation(([10, 20, 30], [15, 25, 35], [9, 19, 29]), 3))
-    assert tie.agrees is False and "within 2 standard errors" in tie.why
+    assert tie.agrees is None and "no value stands out" in tie.why
+    assert tie.outcome.startswith("not decided: ") and "PANEL_ALPHA" in tie.thresholds
     end = claims.swimmer_claim(_ablation(([30, 31, 32], [20, 21, 22], [9, 10, 11]), 3))
     assert end.agrees is False and "the end value 0 is best" in end.why
     few = claims.swimmer_claim(_ablation(([10, 11], [20, 21], [9, 10]), 2))
     assert few.agrees is None and "at least 3" in few.why
 
 
-def _k_ablation(variances, seeds=3):
+def _k_ablation(variances, seeds=3, raw=None):
+    """A k panel whose held-out residual variances are ``variances`` (per k, per seed) and
+    whose raw variances of delta_k are ``raw`` (default: k times the residual's, the growth
+    a sum of k rewards gives whatever the noise does)."""
     ks = (1, 10, 20, 100)
+    residual = {k: np.asarray(v, float) for k, v in zip(ks, variances)}
     return sw.SwimmerAblation(
         panels={"k": {k: np.full((seeds, 4), 10.0) for k in ks}},
         steps=np.arange(1.0, 5.0) * 100, seeds=seeds, seconds=0.0, env_seconds=0.0, episode=100,
         noise={"k": 0.3}, dual={"k": {k: np.full(seeds, 0.5) for k in ks}},
-        delta_var={"k": {k: np.asarray(v, float) for k, v in zip(ks, variances)}})
+        delta_var={"k": raw or {k: k * v for k, v in residual.items()}},
+        residual_var={"k": residual})
 
 
-def test_k_variance_claim_wants_a_rise_at_every_step_beyond_the_spread():
+def test_k_variance_claim_reads_the_held_out_residual_paired_by_seed():
     rising = claims.k_variance_claim(_k_ablation(([1, 1.1, 0.9], [2, 2.1, 1.9], [3, 3.2, 2.8],
                                                   [9, 10, 11])))
     assert rising.agrees is True and rising.numbers["rising"]
-    dip = claims.k_variance_claim(_k_ablation(([1, 1.1, 0.9], [3, 3.1, 2.9], [2, 2.1, 1.9],
-                                               [9, 10, 11])))
-    assert dip.agrees is False and "from k = 10 to 20" in dip.why
-    noisy = claims.k_variance_claim(_k_ablation(([1, 5, 9], [2, 6, 10], [3, 7, 11],
-                                                 [4, 8, 12])))
-    assert noisy.agrees is False and "within 2 standard errors" in noisy.why
-    few = claims.k_variance_claim(_k_ablation(([1, 2], [2, 3], [3, 4], [4, 5]), seeds=2))
-    assert few.agrees is None
+    assert rising.numbers["difference"] == pytest.approx(9.0) and "SE" in rising.power
+    # the raw variance rises k-fold, the residual falls beyond its noise: differs
+    falls = claims.k_variance_claim(_k_ablation(([5, 5.1, 4.9], [4, 4.1, 3.9], [3, 3.1, 2.9],
+                                                 [1, 1.1, 0.9])))
+    assert falls.agrees is False and "below 0" in falls.why
+    # seeds that disagree: a paired difference of (3, -1, 7) is within 1.96 SE of 0
+    noisy = claims.k_variance_claim(_k_ablation(([1, 5, 2], [2, 6, 3], [3, 7, 4],
+                                                 [4, 4, 9])))
+    assert noisy.agrees is None and "within 1.96 standard errors" in noisy.why
+    few = claims.k_variance_claim(_k_ablation(([1, 2], [2, 3], [3, 4], [9, 9]), seeds=2))
+    assert few.agrees is None and "at least 3" in few.why
+    # a result without the held-out residual (an older record) is not decided
+    old = dataclasses.replace(_k_ablation(([1, 1, 1],) * 4), residual_var=None)
+    assert claims.k_variance_claim(old).agrees is None
     with pytest.raises(ValueError, match="result"):
         claims.k_variance_claim(_ablation(([10, 11, 12], [20, 21, 22], [9, 10, 11]), 3))
+
+
+def test_the_held_out_residual_is_what_a_fit_on_other_episodes_leaves():
+    """A target that is a linear function of the features plus noise of variance 0.25: the
+    two-fold held-out residual is near 0.25 (not the in-sample fit's smaller value), and 0
+    for a noiseless target (but for the dual's ridge: under 1e-5 of its variance)."""
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.normal(size=(6, 200, 4)), np.ones((6, 200, 1))], axis=2)
+    w = np.array([1.0, -2.0, 0.5, 3.0, 0.2])
+    clean = x @ w
+    assert sw._held_out_residual(x, clean) < 1e-5 * np.var(clean)
+    noisy = clean + 0.5 * rng.normal(size=clean.shape)
+    assert sw._held_out_residual(x, noisy) == pytest.approx(0.25, rel=0.1)
+    assert np.isnan(sw._held_out_residual(x[:1], clean[:1]))
 
 
 def test_inputs_are_refused_by_name():

@@ -96,7 +96,7 @@ def test_a_runs_own_timeline_animates_as_its_panels_at_t_k(tmp_path, capsys):
     """The DSG page's run (its timeline: the averaged iterate at the run's steps): frame k of
     the GIF is the export of the run's panels at the run's time t_k; the file names the run,
     and ``ldx-export --from`` computes the run and rebuilds the animation."""
-    settings = dict(points=200, steps=64)
+    settings = {"points": 200, "curve.steps": 64}
     page = DSGExplorer(**settings)
     with pytest.raises(ValueError, match="^run 'curve' has no result"):
         page.animate(tmp_path / "film.gif", run="curve")
@@ -120,7 +120,7 @@ def test_a_runs_own_timeline_animates_as_its_panels_at_t_k(tmp_path, capsys):
     assert _differing(frames[0], held) > 300  # the iterate and the ring moved
     assert page.time_of("curve") is None  # the run's own time was not moved
     query, _ = stamp.read_state(path)
-    assert query["run"] == ["curve"] and query["steps"] == ["64"] and "t" not in query
+    assert query["run"] == ["curve"] and query["curve.steps"] == ["64"] and "t" not in query
     assert export_cli.main(["--from", str(path), "--frames", "2"]) == 0
     rebuilt = pathlib.Path(capsys.readouterr().out.split()[-1])
     assert rebuilt.name.endswith("_run-curve.gif") and len(_gif(rebuilt)) == 2

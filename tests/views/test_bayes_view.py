@@ -49,9 +49,10 @@ def test_the_timeline_follows_the_number_of_examples_and_old_links_open_at_their
 
 
 def test_toy_run_reports_efficiency_and_the_sandwich():
-    explorer = EXPLORERS["bayes"](toy_runs=400, toy_t=2000)
-    result = explorer.jobs["toy"].compute()
-    text = explorer.toy_summary({}, result)
+    explorer = EXPLORERS["bayes"](**{"toy.runs": 400, "toy.t": 2000})
+    job = explorer.jobs["toy"]
+    result = job.compute()
+    text = job.run.summary(job.settings, result)
     assert "Efficiency" in text and "sandwich" in text
     r = result.right
     assert abs(r.t[-1] * r.mse[-1] / r.limit - 1) < 0.2
@@ -59,15 +60,18 @@ def test_toy_run_reports_efficiency_and_the_sandwich():
 
 
 def test_curve_run_tabulates_the_quoted_alphas_against_the_replica_curve():
-    explorer = EXPLORERS["bayes"](n_runs=10, alpha_max=5.0)
+    explorer = EXPLORERS["bayes"](**{"curve.runs": 10, "curve.alpha_max": 5.0})
     reports = []
-    result = explorer.jobs["curve"].compute(progress=lambda f, m: reports.append(f))
+    job = explorer.jobs["curve"]
+    result = job.compute(progress=lambda f, m: reports.append(f))
     assert reports[-1] >= 0.95 and all(b >= a for a, b in zip(reports, reports[1:]))
-    text = explorer.curve_summary({}, result)
+    text = job.run.summary(job.settings, result)
     assert "| 1 |" in text and "| 5 |" in text and "| 10 |" not in text
     assert result.replica is not None and result.replica[-1] < result.replica[0]
     # the finite-N batch posterior, sampled at the same N, in the table and the plot
     assert result.batch is not None and result.batch.N == 50 and "batch Bayes, N = 50" in text
     assert result.batch.eps[-1] < result.batch.eps[0]
-    flipped = EXPLORERS["bayes"](n_runs=4, alpha_max=2.0, flip=0.1).jobs["curve"].compute()
-    assert flipped.replica is None
+    # an older link's names open the run's settings
+    flipped = EXPLORERS["bayes"](n_runs=4, alpha_max=2.0, flip=0.1)
+    assert flipped.query()["curve.runs"] == "4" and flipped.query()["curve.flip"] == "0.1"
+    assert flipped.jobs["curve"].compute().replica is None

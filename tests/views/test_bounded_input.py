@@ -85,7 +85,7 @@ def test_a_long_value_in_a_link_is_refused_by_name_and_the_rest_is_used():
     w0 = "0." + "0" * 998 + "1"
     query = urllib.parse.urlencode(
         [("page", "herding"), *QUICK.items(), ("w0", w0), ("seed", "7" * 5000),
-         ("data_sets", "digits,digits,digits,digits,digits"), ("t", "1" * 50),
+         ("tables.data_sets", "digits,digits,digits,digits,digits"), ("t", "1" * 50),
          *[("eta", "0.5")] * 11, ("n_states", "5")])
     explorer, messages = HERDING.from_query(_args(query))
     assert messages == [
@@ -96,8 +96,8 @@ def test_a_long_value_in_a_link_is_refused_by_name_and_the_rest_is_used():
         _refused("Time t", 40, "1" * 50) + ".",
     ]
     defaults = HERDING()
-    for name in ("w0", "seed", "data_sets", "eta"):
-        assert getattr(explorer, name) == getattr(defaults, name), name
+    for name in ("w0", "seed", "tables.data_sets", "eta"):
+        assert explorer.setting(name) == defaults.setting(name), name
     assert explorer.n_states == 5 and explorer.steps == 1000 and explorer.t is None
 
 
@@ -246,9 +246,9 @@ def _longest_herding() -> dict[str, str]:
     w0 = ", ".join(["0.10000000000000000000000000001"] * 6)
     w0 += " " * (knobs.TEXT_CHARS - len(w0))
     return {"n_states": "16", "n_features": "6", "seed": "99999", "steps": "1000", "w0": w0,
-            "eta": "4.95", "max_lag": "200", "max_word": "60", "box_steps": "2000000",
-            "data_sets": "digits", "samples": "200000", "splits": "20",
-            "data_seed": "99999"}
+            "eta": "4.95", "max_lag": "200", "max_word": "60", "box.steps": "2000000",
+            "tables.data_sets": "digits", "tables.samples": "200000", "tables.splits": "20",
+            "tables.seed": "99999"}
 
 
 def test_an_export_at_the_longest_values_is_bounded():

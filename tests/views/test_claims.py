@@ -74,7 +74,7 @@ def test_the_page_and_the_gallery_give_one_verdict(entry_id, own_results, monkey
     assert isinstance(verdict, Verdict)
     assert verdict.claim and verdict.statement and verdict.measured and verdict.why
     assert verdict.outcome.startswith({True: "reproduced", False: "differs: ",
-                                       None: "not judged: "}[verdict.agrees])
+                                       None: "not decided: "}[verdict.agrees])
     page = _page_text(explorer, entry)  # the page's caller
     assert verdict_markdown(verdict) in page, page
 

@@ -121,13 +121,18 @@ def test_warmup_rasters_runs_in_a_thread():
 
 def test_redraw_knobs_follow_depends_or_ignores():
     from views.framework import Plot
+    from views.framework.runs import run_key
 
     herding = views.EXPLORERS["herding"]()
     words = next(p for p in herding.plots if p.method == "words_plot")
-    runs = {k for run in herding.runs for k in run.legacy_settings}  # box_steps, data_sets...
-    assert "box_steps" in runs and "data_sets" in runs
-    assert herding.redraw_knobs(words) == [k for k in herding.knob_names()
-                                           if k != "max_lag" and k not in runs]
+    # the runs' settings are the run objects' (box.steps, tables.data_sets...), not page
+    # knobs (as box_steps, data_sets... were): no live panel redraws when one moves
+    runs = {run_key(job.run.key, k) for job in herding.jobs.values()
+            for k in job.run.knob_names()}
+    assert {"box.steps", "tables.data_sets", "tables.samples", "tables.seed"} <= runs
+    assert not {"box_steps", "data_sets", "samples", "splits", "data_seed"} & set(
+        herding.knob_names())
+    assert herding.redraw_knobs(words) == [k for k in herding.knob_names() if k != "max_lag"]
     doeblin = views.EXPLORERS["doeblin"]()
     race = next(p for p in doeblin.plots if p.method == "race_plot")
     assert doeblin.redraw_knobs(race) == list(race.depends) and "log_budget" in race.depends

@@ -19,7 +19,7 @@ from views.framework.text import verdict_markdown
 from views.framework.page import Page
 
 #: Small experiment settings (a second or two each).
-SMALL = dict(transitions=5, epochs=1, seeds=1, trials=5)
+SMALL = {"word.transitions": 5, "word.epochs": 1, "word.seeds": 1, "dnf.trials": 5}
 
 
 def _arrays(element) -> list[np.ndarray]:
@@ -185,9 +185,9 @@ def test_experiments_run_cache_show_and_export(tmp_path):
     assert len(DoeblinExplorer().figure()) == len(DoeblinExplorer.plots)
     path = e.export(tmp_path / "with-experiments.png")
     assert path.stat().st_size > 10_000
-    summary = vd.experiment_summary("word", e.jobs["word"].settings, word)
+    summary = e.jobs["word"].run.summary(e.jobs["word"].settings, word)
     assert "best final word accuracy" in summary and any(m in summary for m in word.methods)
-    table = vd.dnf_table_markdown(e.jobs["dnf"].result)
+    table = e.jobs["dnf"].run.extra(e.jobs["dnf"].settings, e.jobs["dnf"].result)
     assert len(table.splitlines()) == 2 + 3 and "2-stage" in table
 
 
@@ -199,14 +199,14 @@ def test_summaries_say_whether_the_run_agrees_with_the_paper():
     e = DoeblinExplorer(**SMALL)
     for name, claim in (("word", db.word_order_claim), ("dnf", db.staged_restarts_claim)):
         result = e.jobs[name].compute()
-        summary = vd.experiment_summary(name, e.jobs[name].settings, result)
+        summary = e.jobs[name].run.summary(e.jobs[name].settings, result)
         verdict = claim(result)
         assert summary.endswith(verdict_markdown(verdict))
         # a word run of one seed is not judged (at least 3: dynamics.doeblin.WORD_MIN_SEEDS)
         assert {True: "**Agrees", False: "**Differs", None: "**Not judged"}[verdict.agrees] \
             in summary
-    assert "a verdict needs at least 3" in vd.experiment_summary(
-        "word", e.jobs["word"].settings, e.jobs["word"].result)
+    assert "a verdict needs at least 3" in e.jobs["word"].run.summary(
+        e.jobs["word"].settings, e.jobs["word"].result)
     assert all("What the default run shows" not in run.text for run in DoeblinExplorer.runs)
 
 
@@ -228,3 +228,30 @@ def test_every_panel_lists_the_knobs_it_reads(base):
         for p in DoeblinExplorer.plots:
             if not _same(before[p.method], _arrays(getattr(e, p.method)())):
                 assert knob in p.depends, (knob, p.method)
+
+
+def test_the_experiments_settings_are_their_runs_and_older_links_still_open_them():
+    """The experiments' settings belong to their runs (``word.noise``, ``dnf.trials``): an
+    older link's names (``word_noise``, ``trials``) open them, the page writes the new names,
+    and the counts stay typed fields in the run's card. The runs read no page knob: moving the
+    chain leaves their settings (and so their cached results) alone."""
+    from views.framework.field import Field
+
+    old = {"word_channel": "uniform", "word_noise": "0.3", "word_length": "6",
+           "transitions": "7", "epochs": "2", "seeds": "3", "trials": "9"}
+    opened, messages = DoeblinExplorer.from_query({k: [v.encode()] for k, v in old.items()})
+    assert messages == []
+    word, dnf = opened.jobs["word"].run, opened.jobs["dnf"].run
+    assert word.settings() == dict(channel="uniform", noise=0.3, length=6, transitions=7,
+                                   epochs=2, seeds=3)
+    assert dnf.settings() == {"trials": 9}
+    query = opened.query()
+    assert query["word.noise"] == "0.3" and query["dnf.trials"] == "9"
+    assert not set(old) & set(query)
+    again, more = DoeblinExplorer.from_query({k: [v] for k, v in query.items()})
+    assert more == [] and again.query() == query
+    opened.chain = "random"
+    assert word.settings()["transitions"] == 7 and dnf.settings() == {"trials": 9}
+    for run in (word, dnf):
+        for name in run.fields:
+            assert isinstance(Page(opened).control(name, run=run), Field), name

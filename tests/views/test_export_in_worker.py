@@ -91,13 +91,13 @@ def test_the_zoom_window_and_a_runs_result_go_with_the_page(monkeypatch, tmp_pat
     whole = page.export_bytes(".png").getvalue()
     assert whole != zoomed  # the window is what was drawn
 
-    dsg = DSGExplorer(points=200, steps=64)
+    dsg = DSGExplorer(points=200, **{"curve.steps": 64})
     dsg.jobs["curve"].compute()
     dsg.set_time("curve", 20)
     data, calls = _download(dsg, ".png", monkeypatch)
     here = dsg.export_bytes(".png").getvalue()
     assert np.array_equal(_pixels(data, tmp_path, "dw.png"), _pixels(here, tmp_path, "dh.png"))
-    without = DSGExplorer(points=200, steps=64).export_bytes(".png").getvalue()
+    without = DSGExplorer(points=200, **{"curve.steps": 64}).export_bytes(".png").getvalue()
     assert _pixels(without, tmp_path, "dn.png").shape != _pixels(here, tmp_path, "dh3.png").shape
 
 
@@ -106,7 +106,7 @@ def test_a_job_waiting_its_turn_says_its_place_and_starts_after_the_other_sessio
     status text, then computes once that job ends."""
     from views.framework.queue import QUEUE
 
-    page = DSGExplorer(points=200, steps=64)
+    page = DSGExplorer(points=200, **{"curve.steps": 64})
     job = page.jobs["curve"]
     other = QUEUE.submit("another session", "run")
     assert other.granted

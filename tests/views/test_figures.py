@@ -38,8 +38,8 @@ def test_quick_gallery_on_a_local_dask_cluster_produces_every_entry(tmp_path):
         assert list((out / entry_id).glob("*.csv")) + list((out / entry_id).glob("*.nc")), \
             entry_id
         assert f"({entry_id}.png)" in report and f'id="{entry_id}"' in gallery
-    assert (report.count("| **reproduced** |") + report.count("| **differs: ")
-            + report.count("| **not judged: ")) == len(ENTRIES)
+    assert (report.count("| **reproduced**") + report.count("| **differs: ")
+            + report.count("| **not decided: ")) == len(ENTRIES)
     # issue 17 item 3: the Doeblin experiments list their differences from the paper and a study
     for entry_id, rows in (("steinhardt.fig4", 6), ("steinhardt.table1", 9)):
         differences = (out / entry_id / "DIFFERENCES.md").read_text()
@@ -87,7 +87,8 @@ def test_the_cache_is_rebuilt_when_a_file_of_a_subpackage_changes(tmp_path, monk
     def build(entry_id, quick=False, seed=None, progress=None):
         builds.append(entry_id)
         return dict(id=entry_id, png=b"png", pdf=b"pdf", tables={}, claim="c", statement="s",
-                    ours="o", verdict="reproduced", details="", settings={}, seconds=0.0)
+                    ours="o", verdict="reproduced", power="", details="", settings={},
+                    seconds=0.0)
 
     monkeypatch.setattr(command, "build", build)
     out = tmp_path / "out"
@@ -152,7 +153,7 @@ def test_the_gallery_opens_with_contents_linking_every_entry_and_the_report(tmp_
 
     ids = list(ENTRIES)[:3]
     results = [dict(id=i, statement=f"statement <{k}>", ours=f"ours {k}",
-                    verdict=("reproduced", "differs: slope 1.58", "not judged: one seed")[k],
+                    verdict=("reproduced", "differs: slope 1.58", "not decided: one seed")[k],
                     tables={"a.csv": "x\n1\n"}, seconds=1.0) for k, i in enumerate(ids)]
     write_report(tmp_path, results, ENTRIES, quick=True)
     page = (tmp_path / "index.html").read_text()

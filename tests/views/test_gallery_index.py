@@ -82,4 +82,4 @@ def test_the_contents_link_every_entry_with_its_paper_and_verdict(tmp_path, real
     assert page.count("<img") == len(results)  # the statement's markup is text
     assert "&lt;b&gt;ratio&lt;/b&gt; &amp; &#x27;more&#x27;" in page
     assert "<b>ratio</b>" not in page
-    assert real["verdict"].split(":")[0] in ("reproduced", "differs", "not judged")
+    assert real["verdict"].split(":")[0] in ("reproduced", "differs", "not decided")

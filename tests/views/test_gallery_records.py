@@ -21,7 +21,7 @@ RESULT = dict(id=ENTRY, png=b"\x89PNG\r\n\x1a\n\x00\xff", pdf=b"%PDF-1.4\n%\xe2\
               tables={"panel1_layer1.csv": "# t / Curve\nx,y\n0,1\n",
                       "panel2_layer1.nc": b"CDF\x01\x00\x00", "verdict.json": "{}\n"},
               claim="Fig 1.8", statement="the paper's", ours="ours: 0.5 ≤ 1", verdict="reproduced",
-              details="", settings={"steps": 5000, "seed": 3, "data": "digits", "w": [0.5, 1]},
+              power="rule: slope < -0.9; power: 1.96 SE = 0.05", details="", settings={"steps": 5000, "seed": 3, "data": "digits", "w": [0.5, 1]},
               seconds=1.25)
 
 

@@ -31,22 +31,42 @@ def test_sweep_run_gives_exact_hbm_decompositions():
     """A small sweep through the page's run (in this process): the HBM residuals vanish,
     the bias falls with the order, the variance falls with N, and the summary says which model
     wins at each end."""
-    explorer = EXPLORERS["hbm"](n=4, datasets=2, n_max=300, hidden=[0, 2])
-    result = explorer.jobs["sweep"].compute()
+    explorer = EXPLORERS["hbm"](**{"n": 4, "sweep.datasets": 2, "sweep.n_max": 300,
+                                   "sweep.hidden": [0, 2]})
+    job = explorer.jobs["sweep"]
+    result = job.compute()
     kinds = [m.kind for m in result.models]
     hbm_rows = [i for i, k in enumerate(kinds) if k == "hbm"]
     assert np.nanmax(np.abs(result.residual[hbm_rows])) < 1e-10
     assert np.all(np.diff(result.bias[hbm_rows, 0]) < 1e-12)
     assert result.variance[hbm_rows[-1], -1] < result.variance[hbm_rows[-1], 0]
     assert list(result.Ns) == [10, 30, 50, 100, 300]
-    text = explorer.sweep_summary(explorer.jobs["sweep"].current_settings(), result)
+    text = job.run.summary(job.current_settings(), result)
     assert "Lowest total error" in text
 
 
 def test_a_sweep_without_sample_sizes_is_refused():
-    explorer = EXPLORERS["hbm"](n_min=20, n_max=25)
+    explorer = EXPLORERS["hbm"](**{"sweep.n_min": 20, "sweep.n_max": 25})
+    job = explorer.jobs["sweep"]
     with pytest.raises(ValueError, match="no paper sample size"):
-        explorer.run_sweep(explorer.jobs["sweep"].current_settings())
+        job.run.compute(job.current_settings())
+
+
+def test_the_smallest_n_stays_at_most_the_largest_and_old_links_open():
+    """The smallest N gives way to the largest, in either order of setting them, and each
+    slider's range follows the other; the names older links gave the settings still open."""
+    cls = EXPLORERS["hbm"]
+    for given in ({"sweep.n_min": 3000, "sweep.n_max": 100},
+                  {"sweep.n_max": 100, "sweep.n_min": 3000}):
+        run = cls(**given).jobs["sweep"].run
+        assert (run.n_min, run.n_max) == (100, 100)
+    run.n_max = 5000
+    run.n_min = 300
+    assert run.param["n_min"].bounds == (10, 5000) and run.param["n_max"].bounds == (300, 50_000)
+    explorer, messages = cls.from_query({"n_min": ["30"], "datasets": ["3"], "fits": ["4"]})
+    assert messages == []
+    assert explorer.query()["sweep.n_min"] == "30" and explorer.query()["sweep.datasets"] == "3"
+    assert explorer.query()["inference.fits"] == "4"
 
 
 def test_the_sweeps_models_are_ticked_boxes_and_come_back_in_order():
@@ -56,24 +76,27 @@ def test_the_sweeps_models_are_ticked_boxes_and_come_back_in_order():
     import panel as pn
 
     explorer = EXPLORERS["hbm"]()
+    run = explorer.jobs["sweep"].run
     for name in ("orders", "hidden"):
-        control = Page(explorer).control(name)
+        control = Page(explorer).control(name, run=run)
         boxes = [w for w in control.objects if isinstance(w, pn.widgets.CheckBoxGroup)]
-        assert len(boxes) == 1 and explorer.param[name].label in control.objects[0].object
-    explorer.orders = [3, 1, 12, 2]
-    assert explorer.orders == [1, 2, 3, 12] and explorer.query()["orders"] == "1,2,3,12"
+        assert len(boxes) == 1 and run.param[name].label in control.objects[0].object
+    run.orders = [3, 1, 12, 2]
+    assert run.orders == [1, 2, 3, 12] and explorer.query()["sweep.orders"] == "1,2,3,12"
     assert explorer.notice == ""
 
 
 def test_inference_run_sets_gibbs_and_ais_beside_the_exact_fits():
     """The paper's inference run (in this process, tiny): one AIS error per repeat and per
     dataset, the table of the three pipelines with their cost, and the verdict."""
-    explorer = EXPLORERS["hbm"](n=4, order=2, sample=200, fits=2, iterations=200, chains=20,
-                                ais_steps=20, ais_runs=20)
-    result = explorer.jobs["inference"].compute()
+    explorer = EXPLORERS["hbm"](**{"n": 4, "order": 2, "sample": 200, "inference.fits": 2,
+                                   "inference.iterations": 200, "inference.chains": 20,
+                                   "inference.ais_steps": 20, "inference.ais_runs": 20})
+    job = explorer.jobs["inference"]
+    result = job.compute()
     assert result.log_z_ais.shape == (2,) and result.repeat_ais.shape == (8,)
-    text = explorer.inference_summary(explorer.jobs["inference"].current_settings(), result)
+    text = job.run.summary(job.current_settings(), result)
     assert "Gibbs gradient, AIS log Z (the paper)" in text and "s per fit" in text
     assert "Luo & Sugiyama, eq 8" in text
-    ais = explorer.ais_plot(result)
+    ais = job.run.ais_plot(result)
     assert sum(len(layer) for layer in ais if hasattr(layer, "__len__")) > 0

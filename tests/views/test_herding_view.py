@@ -79,3 +79,45 @@ def test_exported_cones_are_exact_wedges_tiling_the_window():
         inside = Path(np.column_stack([x, y])).contains_points(points)
         assert np.all(labels[inside] == poly.dimension_values("state")[0])
     assert total == pytest.approx((2 * half) ** 2, rel=1e-9)
+
+
+def test_older_links_open_the_runs_settings_and_the_url_writes_their_new_names():
+    """The runs' settings moved off the page (box_steps -> box.steps, data_sets, samples,
+    splits, data_seed -> tables.*): a link with the old names still sets them, and the page's
+    link writes them <run>.<setting>; data sets in the options' order, however ticked."""
+    from dynamics.herding import data as hd
+
+    cls = EXPLORERS["herding"]
+    old = {"box_steps": "20000", "data_sets": "diabetes,digits", "samples": "2000",
+           "splits": "3", "data_seed": "7"}
+    explorer, messages = cls.from_query({k: [v] for k, v in old.items()})
+    assert messages == []
+    box, tables = explorer.jobs["box"].run, explorer.jobs["tables"].run
+    assert box.steps == 20_000 and tables.data_sets == ["digits", "diabetes"]
+    assert (tables.samples, tables.splits, tables.seed) == (2000, 3, 7)
+    query = explorer.query()
+    assert not set(old) & set(query)
+    assert (query["box.steps"], query["tables.data_sets"], query["tables.seed"]) == (
+        "20000", "digits,diabetes", "7")
+    tables.data_sets = ["diabetes", "breast_cancer"]  # a box group, ticked in this order
+    assert tables.data_sets == ["breast_cancer", "diabetes"]
+    assert list(hd.DATASETS).index("breast_cancer") < list(hd.DATASETS).index("diabetes")
+
+
+def test_a_link_choosing_no_data_set_opens_the_default_sets_with_a_note():
+    explorer, messages = EXPLORERS["herding"].from_query({"tables.data_sets": [""]})
+    tables = explorer.jobs["tables"].run
+    assert tables.data_sets == tables.param.data_sets.default
+    assert messages == ["Data sets: choose at least one of digits, breast cancer, diabetes."]
+
+
+def test_the_tables_run_computes_summarises_and_draws():
+    run = EXPLORERS["herding"]().jobs["tables"].run
+    settings = dict(run.settings(), **run.quick)
+    result = run.compute(settings)
+    assert list(result.names) == ["diabetes"] and result.samples == settings["samples"]
+    assert f"S = {settings['samples']:,} pseudo-samples, 2 splits, 1 data set." in run.summary(
+        settings, result)
+    assert "**diabetes (ours)**" in run.extra(settings, result)
+    for plot in run.plots:
+        assert len(plot.call(run, result)) > 0

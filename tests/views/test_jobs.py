@@ -17,6 +17,7 @@ from views.framework import jobs as _jobs
 from views.framework.job_section import JobSection
 from views.framework.page import Page
 from views.pages.doeblin import DoeblinExplorer
+from views.pages.doeblin.experiments import DnfRun
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +41,7 @@ def test_a_run_streams_partial_curves_that_are_the_final_curves_prefix(monkeypat
     # every partial result the loop sees is drawn (the page draws at most one a second, which
     # on a fast machine leaves this short run one partial: the property is about each of them)
     monkeypatch.setattr(_jobs, "PARTIAL_EVERY", 0.0)
-    e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
+    e = DoeblinExplorer(**{"word.transitions": 6, "word.epochs": 3, "word.seeds": 2})
     job = e.jobs["word"]
     section = JobSection(Page(e), job)
     section.__panel__().get_root(Document())
@@ -70,7 +71,7 @@ def test_a_run_streams_partial_curves_that_are_the_final_curves_prefix(monkeypat
     assert len(section.results.objects) >= 2  # panels and the summary line
     # the summary line judges the run through the claim: two seeds are too few for a verdict
     summary = section.results.objects[-1].object
-    assert "Not judged against the paper" in summary and "at least 3" in summary, summary
+    assert "Not decided" in summary and "at least 3" in summary, summary
 
 
 def test_cancel_stops_the_engine_at_its_next_report_and_keeps_the_last_result(monkeypatch):
@@ -78,7 +79,8 @@ def test_cancel_stops_the_engine_at_its_next_report_and_keeps_the_last_result(mo
     every third of a second at these settings on an idle two-core machine: a cancel is felt
     within a second). Counted in reports, not asserted in seconds: on a busy machine the same
     cancel takes longer, which is the machine, not the job."""
-    e = DoeblinExplorer(transitions=40, epochs=40, seeds=4)  # a couple of minutes if let run
+    # a couple of minutes if let run
+    e = DoeblinExplorer(**{"word.transitions": 40, "word.epochs": 40, "word.seeds": 4})
     job = e.jobs["word"]
     reports = {"after": 0}
     made = job._progress_callable
@@ -116,14 +118,14 @@ def test_a_newer_request_supersedes_an_older_one(monkeypatch):
         time.sleep(1.5 if settings["trials"] == 5 else 0.3)
         return f"result of {settings['trials']} trials"
 
-    monkeypatch.setattr(DoeblinExplorer, "run_dnf_search", slow_search)
-    e = DoeblinExplorer(trials=5)
+    monkeypatch.setattr(DnfRun, "compute", slow_search)
+    e = DoeblinExplorer(**{"dnf.trials": 5})
     job = e.jobs["dnf"]
 
     async def run():
         older = asyncio.ensure_future(job.start())
         await asyncio.sleep(0.1)
-        e.trials = 6
+        job.run.trials = 6
         await job.start()
         assert job.result == "result of 6 trials"
         await older
@@ -135,15 +137,15 @@ def test_a_newer_request_supersedes_an_older_one(monkeypatch):
 
 
 def test_a_failing_run_shows_an_alert_and_keeps_the_previous_result(monkeypatch):
-    e = DoeblinExplorer(trials=5)
+    e = DoeblinExplorer(**{"dnf.trials": 5})
     job = e.jobs["dnf"]
     good = job.compute()
 
     def broken(self, settings, progress=None):
         raise ValueError("trials must be odd, got 6 (a test failure)")
 
-    monkeypatch.setattr(DoeblinExplorer, "run_dnf_search", broken)
-    e.trials = 6
+    monkeypatch.setattr(DnfRun, "compute", broken)
+    job.run.trials = 6
     section = JobSection(Page(e), job)
     section.__panel__().get_root(Document())
     _in_loop(job.start)

@@ -64,10 +64,10 @@ def test_the_expected_time_leads_early_and_the_runs_own_rate_from_half_of_the_wo
 
 
 def test_a_finished_run_corrects_the_pages_estimate(monkeypatch):
-    e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
+    e = DoeblinExplorer(**{"word.transitions": 6, "word.epochs": 3, "word.seeds": 2})
     run = e.jobs["word"].run
     settings = e.jobs["word"].current_settings()
-    page = e.word_estimate(dict(settings))
+    page = run.estimate(dict(settings))
     monkeypatch.setattr(_jobs, "_RATIOS", {})
     seconds, measured = measured_estimate(e, run, settings)
     assert not measured and seconds == pytest.approx(page * _jobs.machine_speed())
@@ -81,7 +81,7 @@ def test_a_finished_run_corrects_the_pages_estimate(monkeypatch):
 def test_the_time_left_shown_during_a_real_run_is_within_2x_of_the_truth(monkeypatch):
     saved = dict(_jobs._CACHE)
     _jobs._CACHE.clear()
-    e = DoeblinExplorer(transitions=10, epochs=6, seeds=2)
+    e = DoeblinExplorer(**{"word.transitions": 10, "word.epochs": 6, "word.seeds": 2})
     job = e.jobs["word"]
     said = []  # (time, seconds left as shown)
     job.param.watch(lambda ev: said.append((time.monotonic(), ev.new)), "message")
@@ -119,9 +119,9 @@ def test_the_time_left_shown_during_a_real_run_is_within_2x_of_the_truth(monkeyp
 def test_before_any_run_finished_the_estimate_scales_with_the_machines_measured_speed(monkeypatch):
     """A machine that takes 3x the development machine's time for the calibration work gets 3x
     the page's estimate; a disturbed calibration is bounded."""
-    e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
+    e = DoeblinExplorer(**{"word.transitions": 6, "word.epochs": 3, "word.seeds": 2})
     run, settings = e.jobs["word"].run, e.jobs["word"].current_settings()
-    page = e.word_estimate(dict(settings))
+    page = run.estimate(dict(settings))
     monkeypatch.setattr(_jobs, "_RATIOS", {})
     try:
         for taken, speed in [(3.0, 3.0), (0.5, 0.5), (100.0, _jobs.SPEED_BOUNDS[1]),

@@ -25,7 +25,7 @@ def _in_loop(coroutine_function):
 
 
 def test_a_run_in_a_worker_process_streams_partials_and_equals_the_in_process_result():
-    e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
+    e = DoeblinExplorer(**{"word.transitions": 6, "word.epochs": 3, "word.seeds": 2})
     job = e.jobs["word"]
     shown = []
     job.param.watch(lambda ev: shown.append(ev.new), "shown")
@@ -42,7 +42,7 @@ def test_a_run_in_a_worker_process_streams_partials_and_equals_the_in_process_re
     assert _in_loop(run) > 20
     assert job.error == "" and job.fraction == 1.0
     final = job.result
-    here = e.run_word_task(job.current_settings(), None)  # computed in this process
+    here = job.run.compute(job.current_settings(), None)  # computed in this process
     assert np.array_equal(final.word_accuracy, here.word_accuracy, equal_nan=True)
     partials = [s for s in shown if s is not final and s is not None]
     assert partials, "no partial result came back from the worker"
@@ -52,7 +52,8 @@ def test_a_run_in_a_worker_process_streams_partials_and_equals_the_in_process_re
 
 
 def test_cancel_kills_the_worker_within_a_second():
-    e = DoeblinExplorer(transitions=40, epochs=40, seeds=4)  # minutes if let run
+    e = DoeblinExplorer(**{"word.transitions": 40, "word.epochs": 40,
+                           "word.seeds": 4})  # minutes if let run
     job = e.jobs["word"]
 
     async def run():
@@ -71,13 +72,13 @@ def test_cancel_kills_the_worker_within_a_second():
 def test_a_failure_in_the_worker_comes_back_as_its_exception():
     """The engine's refusal, raised in the child, is raised here with its words (the job
     shows it as the page's alert)."""
-    e = DoeblinExplorer(transitions=6, epochs=3, seeds=2)
+    e = DoeblinExplorer(**{"word.transitions": 6, "word.epochs": 3, "word.seeds": 2})
     settings = dict(e.jobs["word"].current_settings(), seeds=0)  # no seeds: refused
     with pytest.raises(ValueError) as here:
-        e.run_word_task(dict(settings), None)
+        e.jobs["word"].run.compute(dict(settings), None)
     with pytest.raises(ValueError) as there:
-        _worker.run(DoeblinExplorer, {"transitions": 6, "epochs": 3, "seeds": 2}, "word",
-                    settings, threading.Event(), {})
+        _worker.run(DoeblinExplorer, {"word.transitions": 6, "word.epochs": 3, "word.seeds": 2},
+                    "word", settings, threading.Event(), {})
     assert str(there.value) == str(here.value)
 
 
@@ -98,9 +99,10 @@ def _computing_child(outcome: dict):
 
     def go():
         try:
-            _worker.run(DoeblinExplorer, {"transitions": 40, "epochs": 40, "seeds": 4}, "word",
-                        DoeblinExplorer(transitions=40, epochs=40, seeds=4)
-                        .jobs["word"].current_settings(), threading.Event(), latest)
+            knobs = {"word.transitions": 40, "word.epochs": 40, "word.seeds": 4}
+            _worker.run(DoeblinExplorer, knobs, "word",
+                        DoeblinExplorer(**knobs).jobs["word"].current_settings(),
+                        threading.Event(), latest)
         except BaseException as exc:  # noqa: BLE001 - what the thread ended with
             outcome["error"] = exc
 

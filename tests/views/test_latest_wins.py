@@ -120,7 +120,7 @@ def test_a_failed_computation_is_remembered_for_its_state_only():
 
 def test_a_burst_on_a_page_computes_the_first_and_last_values_and_draws_the_last():
     cls = EXPLORERS["herding"]
-    live = cls(steps=2_000, box_steps=10_000)
+    live = cls(steps=2_000, **{"box.steps": 10_000})
     page = Page(live)
     models = render(page)
     loop, gate = Loop(), threading.Event()
@@ -151,7 +151,7 @@ def test_a_burst_on_a_page_computes_the_first_and_last_values_and_draws_the_last
 
 def test_a_failing_move_on_a_page_is_computed_once_and_shown_as_an_alert():
     cls = EXPLORERS["herding"]
-    live = cls(steps=2_000, box_steps=10_000)
+    live = cls(steps=2_000, **{"box.steps": 10_000})
     page = Page(live)
     render(page)
     good = live.result()

@@ -94,10 +94,13 @@ def test_a_models_box_group_is_named_without_panel():
 
     for slug in ("herding", "hbm", "pmd", "sbeed"):
         model = EXPLORERS[slug]()
-        names = [n for n, spec in model.widgets.items()
+        # the page's knobs, and its runs' settings (run=None: the page's)
+        owners = [(None, model)] + [(job.run, job.run) for job in model.jobs.values()]
+        boxes = [(run, name) for run, owner in owners for name, spec in owner.widgets.items()
                  if isinstance(spec, dict) and spec.get("type") == "checkboxes"]
-        assert names, slug
-        control = Page(model).control(names[0])
-        assert control.select(pn.widgets.CheckBoxGroup), slug
+        assert boxes, slug
+        for run, name in boxes:
+            control = Page(model).control(name, run=run)
+            assert control.select(pn.widgets.CheckBoxGroup), (slug, name)
     with pytest.raises(ValueError, match="^widgets: type must be one of checkboxes"):
         widget_spec({"type": "radio"})

@@ -59,25 +59,48 @@ def test_decision_run_conditional_herding_beats_the_voted_perceptron_on_banana()
     12.1 %). Test errors on 2,000 fresh cases, and the progress reaches 1."""
     explorer = EXPLORERS["pct"]()
     reports = []
-    result = explorer.jobs["boundaries"].compute(progress=lambda f, m: reports.append(f))
+    job = explorer.jobs["boundaries"]
+    result = job.compute(progress=lambda f, m: reports.append(f))
     assert result.ch_error < result.vp_error - 0.03
     assert result.vp_grid.shape == result.ch_grid.shape == (80, 80)
     assert np.all(np.abs(result.ch_grid) <= 1)
     assert reports[-1] == 1.0 and all(b >= a for a, b in zip(reports, reports[1:]))
-    text = explorer.boundaries_summary({}, result)
+    text = job.run.summary({}, result)
     assert f"{100 * result.ch_error:.1f} %" in text
+
+
+def test_the_runs_settings_are_their_own_and_an_old_links_data_seed_seeds_both():
+    """Each run has its own settings (the URL writes ``<run>.<setting>``, the live panels do not
+    follow them); an older link's names open them, its ``data_seed`` as both runs' seed, as it
+    was when the runs shared it."""
+    cls = EXPLORERS["pct"]
+    explorer, messages = cls.from_query({"data_seed": ["7"], "real_hidden": ["20"],
+                                         "train_cases": ["40"], "epochs": ["20"]})
+    assert messages == []
+    query = explorer.query()
+    assert query["boundaries.seed"] == query["table.seed"] == "7"
+    assert query["table.hidden"] == "20"
+    assert query["boundaries.train_cases"] == "40" and query["boundaries.epochs"] == "20"
+    assert query["table.epochs"] == str(cls.runs[1].param["epochs"].default)
+    explorer = cls(**{"data_seed": 3, "table.seed": 4})  # a new name wins over an old one
+    assert (explorer.setting("boundaries.seed"), explorer.setting("table.seed")) == (3, 4)
+    assert not any(name.startswith(("boundaries.", "table."))
+                   for plot in explorer.plots for name in explorer.redraw_knobs(plot))
 
 
 def test_herding_page_measures_the_box_dimension_of_its_attractor():
     """The herding page's run: the box-counting and correlation dimensions of the attractor of
     its current model, between that of a curve and of the plane at the defaults, with their
-    local slopes' ranges stated; moving its knob redraws no live panel."""
-    explorer = EXPLORERS["herding"](box_steps=50_000)
+    local slopes' ranges stated; its setting is the run's, not a page knob (moving it redraws
+    no live panel)."""
+    explorer = EXPLORERS["herding"](**{"box.steps": 50_000})
+    run = explorer.jobs["box"].run
     result = explorer.jobs["box"].compute()
     assert 1.0 < result.box.dimension < 2.0 and 1.0 < result.correlation.dimension < 2.0
-    assert result.box.used.sum() >= 3 and result.burn_in == 10_000
+    assert result.box.used.sum() >= 3 and result.burn_in == 10_000 and result.steps == 50_000
     settings = explorer.jobs["box"].current_settings()
-    text = explorer.box_summary(settings, result)
+    assert settings["steps"] == 50_000 and settings["seed"] == explorer.seed
+    text = run.summary(settings, result)
     lo, hi = result.box.slope_range
     assert "Box-counting dimension" in text and f"local slopes {lo:.2f} to {hi:.2f}" in text
-    assert all("box_steps" not in explorer.redraw_knobs(p) for p in explorer.plots)
+    assert "steps" in run.knob_names() and "box_steps" not in explorer.knob_names()

@@ -17,6 +17,7 @@ RUNS = [(slug, run) for slug, cls in EXPLORERS.items() for run in cls.runs]
 def test_a_run_declares_its_settings_and_behaviour_once(slug, run):
     cls = EXPLORERS[slug]
     assert issubclass(run, Run) and run.key and run.title and run.button
+    assert not hasattr(run, "legacy_settings")  # declared as an object, not by strings
     own = set(run.knob_names())
     # a setting is the run's own or a page knob it uses, never both (one name, one value)
     assert not own & set(run.uses), own & set(run.uses)

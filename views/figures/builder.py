@@ -164,5 +164,5 @@ def build(entry_id: str, quick: bool = False, seed: int | None = None,
         tables["DIFFERENCES.md"] = f"# {entry.title}: where we differ from the paper\n\n" + details
     return dict(id=entry_id, png=files[".png"], pdf=files[".pdf"], tables=tables,
                 claim=verdict.claim, statement=verdict.statement, ours=verdict.measured,
-                verdict=verdict.outcome, details=details, settings=knobs,
+                verdict=verdict.outcome, power=verdict.power_line, details=details, settings=knobs,
                 seconds=time.perf_counter() - started)

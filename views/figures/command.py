@@ -175,9 +175,9 @@ def main(argv: list[str] | None = None) -> int:
         if cluster is not None:
             _close(cluster)
     differs = [r["id"] for r in results if r["verdict"].startswith("differs")]
-    unjudged = [r["id"] for r in results if r["verdict"].startswith("not judged")]
+    unjudged = [r["id"] for r in results if r["verdict"].startswith("not decided")]
     print(f"{len(results)} entries in {printable(args.out)} ({time.perf_counter() - started:.0f} s); "
           f"reproduced {len(results) - len(differs) - len(unjudged)}, differs {len(differs)}"
           + (f": {', '.join(differs)}" if differs else "")
-          + (f"; not judged {len(unjudged)}: {', '.join(unjudged)}" if unjudged else ""))
+          + (f"; not decided {len(unjudged)}: {', '.join(unjudged)}" if unjudged else ""))
     return 0

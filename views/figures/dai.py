@@ -37,7 +37,7 @@ def _features_study(quick: bool, seed: int = 0, progress=None, explorer=None) ->
     """Fig 3.4 (3) against the number of features: SDCA on r random Fourier or Nystrom features
     (solved nearly to its optimum: ``STUDY_PASSES`` passes) for r in ``FEATURE_COUNTS``, its
     error against f* beside doubly SGD's at the end of the page's run."""
-    from views.pages.dsg import _grid, make_task
+    from views.pages.dsg.common import grid_points, make_task
 
     settings = explorer.jobs["curve"].settings
     result = explorer.jobs["curve"].result
@@ -48,7 +48,7 @@ def _features_study(quick: bool, seed: int = 0, progress=None, explorer=None) ->
     for k, r in enumerate(counts):
         if progress:
             progress(k / len(counts), f"SDCA on {r} features")
-        out = dsg.compare_baselines(task.X, task.y, _grid(), task.target,
+        out = dsg.compare_baselines(task.X, task.y, grid_points(), task.target,
                                     bandwidth=task.bandwidth, nu=float(settings["nu"]),
                                     points=STUDY_PASSES * len(task.X), batch_size=1,
                                     features=r, methods=("r-SDCA", "n-SDCA"),
@@ -115,8 +115,8 @@ def _pmd_extra_runs(explorer, settings, n, m, theta, progress):
         if progress:
             progress(0.2 + 0.4 * fraction, f"σₓ = {SD_READING:g}: {message}")
     extra, m_extra = int(settings["repeats"]), m
-    other = explorer.run_fig41(dict(settings, sigma_x=SD_READING, repeats=extra,
-                                    particles=m_extra), later)
+    other = explorer.jobs["fig41"].run.compute(dict(settings, sigma_x=SD_READING,
+                                                    repeats=extra, particles=m_extra), later)
 
     def kde_later(fraction, message, partial=None):
         if progress:
@@ -439,46 +439,48 @@ ENTRIES = (
     Entry("dai.fig3_4", "dsg",
           "Dai, Fig 3.4: kernel ridge regression by doubly stochastic gradients",
           _rate, panels=("target_plot", "fit_plot", "error_plot", "memory_plot"),
-          runs=("curve",), quick=dict(points=500, steps=512)),
+          runs=("curve",), quick={"points": 500, "curve.steps": 512}),
     Entry("dai.fig3_4_3", "dsg",
           "Dai, Fig 3.4 (3): doubly SGD against Pegasos and SDCA on random, Nystrom and "
           "exact-kernel features (Table 3.2)",
           _baselines, panels=("baselines_plot", "error_plot"), runs=("curve",),
-          knobs=dict(baselines=True), quick=dict(points=300, steps=128, baselines=True),
+          knobs={"curve.baselines": True},
+          quick={"points": 300, "curve.steps": 128, "curve.baselines": True},
           study=_features_study),
     Entry("dai.fig3_6_2", "dsg",
           "Dai, Fig 3.6 (2) at this scale: digits 8 against 6 by doubly SGD with the hinge "
           "loss, beside scikit-learn's kernel SVM",
           _digits, panels=("digits_plot",), runs=("digits",),
-          knobs=dict(digits_steps=4096), quick=dict(digits_steps=256)),
+          knobs={"digits.steps": 4096}, quick={"digits.steps": 256}),
     Entry("dai.fig3_5", "dsg",
           "Dai, Fig 3.5: the Gaussian-process posterior by doubly stochastic gradients",
           _posterior, panels=("gp_error_plot", "gp_mean_plot", "gp_variance_plot"),
           runs=("gp",),
-          quick=dict(gp_points=256, gp_tests=64, gp_batch=16, gp_block=64, gp_steps=64,
-                     first_step=4.0)),
+          quick={"gp.points": 256, "gp.tests": 64, "gp.batch": 16, "gp.block": 64,
+                 "gp.steps": 64, "gp.first_step": 4.0}),
     Entry("dai.fig4_1", "pmd",
           "Dai, Fig 4.1: particle mirror descent on a two-mode mixture posterior",
           _pmd, panels=("tv_plot", "kl_plot", "modes_plot", "exact_final", "final_0",
                         "final_1", "final_2", "final_3", "final_4", "average_exact",
                         "average_0", "average_1", "average_2", "average_3", "average_4"),
-          runs=("fig41",), knobs=dict(repeats=10),
-          quick=dict(repeats=1, n_data=100, particles=200), study=_pmd_study),
+          runs=("fig41",), knobs={"fig41.repeats": 10},
+          quick={"fig41.repeats": 1, "n_data": 100, "particles": 200}, study=_pmd_study),
     Entry("dai.fig4_1_modes", "pmd",
           "Dai, Fig 4.1 (4)-(9): PMD keeps both modes, Gibbs and SGLD one",
           _pmd_modes, panels=("modes_plot", "exact_final", "final_0", "final_2", "final_3"),
-          runs=("fig41",), knobs=dict(repeats=10),
-          quick=dict(repeats=2, n_data=100, particles=200)),
+          runs=("fig41",), knobs={"fig41.repeats": 10},
+          quick={"fig41.repeats": 2, "n_data": 100, "particles": 200}),
     Entry("dai.thm18_rate", "pmd",
           "Dai, Theorems 18-19: PMD's error in a posterior integral falls as 1/√m",
           _pmd_rate, panels=("rate_plot",), runs=("rate",),
-          knobs=dict(rate_repeats=20, rate_largest=64000, rate_data=100),
-          quick=dict(rate_repeats=3, rate_largest=4000, rate_data=30)),
+          knobs={"rate.repeats": 20, "rate.largest": 64000, "rate.data": 100},
+          quick={"rate.repeats": 3, "rate.largest": 4000, "rate.data": 30}),
     Entry("dai.fig4_2_logistic", "pmd",
           "Dai, Sec 4.6.2 and Fig 4.2 (1): Bayesian logistic regression by PMD, digits 8 "
           "against 6", _pmd_logistic, panels=("lr_error_plot", "lr_loglik_plot"),
-          runs=("logistic",), knobs=dict(lr_repeats=10, lr_passes=5, lr_particles=1000),
-          quick=dict(lr_repeats=1, lr_passes=1, lr_particles=200)),
+          runs=("logistic",),
+          knobs={"logistic.repeats": 10, "logistic.passes": 5, "logistic.particles": 1000},
+          quick={"logistic.repeats": 1, "logistic.passes": 1, "logistic.particles": 200}),
     Entry("dai.fig6_1", "sbeed",
           "Dai, Fig 6.1: the SBEED ablation over λ, η and k",
           _ablation, panels=("ablation_lam", "ablation_eta", "ablation_k", "ablation_eta_noisy",
@@ -505,15 +507,16 @@ ENTRIES = (
     Entry("dai.fig5_2a", "esgd",
           "Dai, Fig 5.2 (a): Embedding-SGD on noisy measurements",
           _mse, panels=("seeds_plot", "seeds_fit_plot"), runs=("seeds",),
-          knobs=dict(runs_n=10, runs_data=100_000, features=500),
-          quick=dict(runs_n=2, runs_data=20_000, features=200), study=_esgd_study),
+          knobs={"seeds.runs": 10, "seeds.data": 100_000, "features": 500},
+          quick={"seeds.runs": 2, "seeds.data": 20_000, "features": 200}, study=_esgd_study),
     Entry("dai.fig5_3", "esgd",
           "Dai, Sec 5.6.2 and Fig 5.3: Embedding-SGD for policy evaluation, on random MDPs "
           "whose values are known",
           _policy, panels=("policy_plot", "policy_value_plot"), runs=("policy",),
-          knobs=dict(pe_runs=10, pe_iterations=5000), quick=dict(pe_runs=1, pe_iterations=300)),
+          knobs={"policy.runs": 10, "policy.iterations": 5000},
+          quick={"policy.runs": 1, "policy.iterations": 300}),
     Entry("dai.fig5_1", "esgd",
           "Dai, Fig 5.1: Embedding-SGD recovers a GP-drawn function from smoothed measurements",
           _toy, panels=("toy_plot", "toy_steps_plot"), runs=("toy",),
-          knobs=dict(toy_iterations=2000), quick=dict(toy_iterations=500)),
+          knobs={"toy.iterations": 2000}, quick={"toy.iterations": 500}),
 )

@@ -32,12 +32,12 @@ __all__ = ["RECORD_FORMAT", "load", "put", "record_path", "remove_partials", "st
            "write_entry"]
 
 #: What a cache record says it is; a record of another format (an older schema) is rebuilt.
-RECORD_FORMAT = "ldx-figures-record/1"
+RECORD_FORMAT = "ldx-figures-record/2"
 #: The largest cache record ``load`` reads (bytes); a larger file is not a record.
 MAX_RECORD_BYTES = 256 * 2**20
 #: A build's fields and their types in a record (``views.figures.builder.build``'s result);
 #: ``png``, ``pdf`` and the tables that are bytes are base64 text.
-_WORDS = ("id", "claim", "statement", "ours", "verdict", "details")
+_WORDS = ("id", "claim", "statement", "ours", "verdict", "power", "details")
 #: A table's file name in the entry's folder (``write_entry``): no separator, not hidden.
 _TABLE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 

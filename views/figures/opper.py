@@ -23,10 +23,10 @@ ENTRIES = (
     Entry("opper.fig1", "bayes",
           "Opper, Fig 1: efficiency of the 1-D toy, and a misspecified model",
           _toy, panels=("toy_plot", "sandwich_plot"), runs=("toy",),
-          quick=dict(toy_runs=200, toy_t=2000)),
+          quick={"toy.runs": 200, "toy.t": 2000}),
     Entry("opper.fig2", "bayes",
           "Opper, Fig 2: the perceptron's learning curve against batch Bayes (the posterior "
           "at the same N, sampled, and N → ∞)",
           _curve, panels=("curve_plot", "entropic_plot"), runs=("curve",),
-          quick=dict(n_runs=8, alpha_max=5.0)),
+          quick={"curve.runs": 8, "curve.alpha_max": 5.0}),
 )

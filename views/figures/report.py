@@ -21,8 +21,9 @@ def write_report(out: pathlib.Path, results: list[dict], entries: dict, *, quick
              "| figure | the paper | ours | verdict |", "| --- | --- | --- | --- |"]
     for r in results:
         e = entries[r["id"]]
+        power = r.get("power", "").replace("|", "\\|")  # the rule and its power, beside it
         lines.append(f"| [{e.title}]({r['id']}.png) | {r['statement']} | {r['ours']} | "
-                     f"**{r['verdict']}** |")
+                     f"**{r['verdict']}**" + (f" ({power})" if power else "") + " |")
     for r in results:
         if r.get("details"):
             lines += ["", f"## {entries[r['id']].title}: where we differ from the paper", "",
@@ -42,6 +43,8 @@ def write_report(out: pathlib.Path, results: list[dict], entries: dict, *, quick
             f'<p><b>The paper:</b> {html.escape(r["statement"])}</p>'
             f'<p><b>Ours:</b> {html.escape(r["ours"])}</p>'
             f'<p><b>Verdict:</b> {html.escape(r["verdict"])}</p>'
+            + (f'<p><b>Rule and power:</b> {html.escape(r["power"])}</p>' if r.get("power")
+               else "")
             + (f'<p><b>Where we differ from the paper, and what was tried:</b> '
                f'<a href="{key}/DIFFERENCES.md">{key}/DIFFERENCES.md</a> (also in '
                'REPORT.md)</p>' if r.get("details") else "")

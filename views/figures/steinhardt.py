@@ -65,7 +65,7 @@ WORD_DIFFERENCES = """Where our word task differs from Sec 5 of the paper:
 
 
 def _yes_no(verdict) -> str:
-    return {True: "yes", False: "no"}.get(verdict.agrees, f"not judged ({verdict.why})")
+    return {True: "yes", False: "no"}.get(verdict.agrees, f"not decided ({verdict.why})")
 
 
 def _word_study(quick: bool, seed: int = 0, progress=None) -> dict:
@@ -210,9 +210,10 @@ ENTRIES = (
     Entry("steinhardt.fig4", "doeblin",
           "Steinhardt & Liang, Fig 4: word inference from keyboard gestures",
           _words, panels=("word_plot", "char_plot"), runs=("word",),
-          quick=dict(transitions=10, epochs=3, seeds=1), study=_word_study),
+          quick={"word.transitions": 10, "word.epochs": 3, "word.seeds": 1},
+          study=_word_study),
     Entry("steinhardt.table1", "doeblin",
           "Steinhardt & Liang, Table 1: DNF formula search with staged restarts",
-          _dnf, panels=("dnf_plot",), runs=("dnf",), quick=dict(trials=5),
+          _dnf, panels=("dnf_plot",), runs=("dnf",), quick={"dnf.trials": 5},
           study=_dnf_study),
 )

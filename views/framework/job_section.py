@@ -25,8 +25,6 @@ class JobSection(pn.viewable.Viewer):
         self.explorer = explorer = page.model
         # labels on one line: a slider's title sat above the other widgets' labels
         self.settings = pn.FlexBox(
-            *[pn.Column(page.control(n), width=180)
-              for n in getattr(run, "legacy_settings", ()) if page.shows(n)],
             *[pn.Column(page.control(n, run=run), width=180) for n in run.knob_names()
               if page.shows(run_key(run.key, n))],
             gap="8px", align_items="baseline")

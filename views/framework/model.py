@@ -134,9 +134,9 @@ class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
         #: One job per declared run (``views.framework.runs.Run``), and the run each run
         #: panel draws.
         self.jobs = {run.key: Job(self, run(self)) for run in self.runs}
-        for name, value in own.items():
+        for name, value in own.items():  # made consistent below, with the knobs
             run, setting = self._run_settings()[name]
-            setattr(self.jobs[run].run, setting, value)
+            self.jobs[run].run.set_unconstrained(setting, value)
         self._run_of = {p.method: job.run.key for job in self.jobs.values()
                         for p in job.run.plots}
         self.notice = " ".join(self._constrain())
@@ -311,6 +311,8 @@ class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
                     self._put(name, wide)
                     notes.append(f"{p.label}: the two ends must differ, so {lo:g} to {hi:g} "
                                  f"became {wide[0]:g} to {wide[1]:g}.")
+        for job in self.__dict__.get("jobs", {}).values():  # the runs' own rules
+            notes += job.run.constrain()
         for name, (lo, hi, why) in self.knob_bounds().items():
             p = self.param[name]
             value = getattr(self, name)

@@ -270,7 +270,7 @@ class Page(pn.viewable.Viewer):
         model = self.model
         grouped = [n for names in model.groups.values() for n in names] + list(model.placed) + [
             n for job in model.jobs.values()
-            for n in job.run.display + getattr(job.run, "legacy_settings", ())]
+            for n in job.run.display]
         sections = [(None, [n for n in model.knob_names() if n not in grouped]),
                     *model.groups.items()]
         sections = [(heading, [n for n in names if self.shows(n)]) for heading, names in sections]

@@ -79,10 +79,58 @@ class Run(param.Parameterized):
         return tuple(p for p in cls.param if p != "name" and cls.param[p].precedence != -1)
 
     def __setattr__(self, name, value):
-        # a slider's float snapped to its step, as a page's knob (``knobs.snap``)
-        if not name.startswith("_") and name in type(self).knob_names():
-            value = _knobs.snap(self.param[name], value)
+        # as a page's knob: a slider's float snapped to its step (``knobs.snap``), ticked
+        # boxes in the options' order (as a link writes them: one cache key), and the settings
+        # that depend on this one kept within the bounds it gives them (``knob_bounds``)
+        if name.startswith("_") or name not in type(self).knob_names():
+            return super().__setattr__(name, value)
+        p = self.param[name]
+        value = _knobs.snap(p, value)
+        if isinstance(p, param.ListSelector) and isinstance(value, (list, tuple)):
+            value = [o for o in p.objects if o in value] if set(value) <= set(p.objects) \
+                else value  # a value not among the options: refused by param, as it was
         super().__setattr__(name, value)
+        if self.__dict__.get("_ldx_constraining"):
+            return
+        notes = self.constrain()
+        if notes and getattr(self, "model", None) is not None:
+            self.model.notice = " ".join(notes)
+
+    def set_unconstrained(self, name: str, value) -> None:
+        """Set a setting without ``constrain`` (a page built from a link applies every value,
+        then makes them consistent once, saying what it changed)."""
+        self.__dict__["_ldx_constraining"] = True
+        try:
+            setattr(self, name, value)
+        finally:
+            self.__dict__["_ldx_constraining"] = False
+
+    def knob_bounds(self) -> dict[str, tuple]:
+        """Bounds of the settings that depend on other settings: name -> (lo, hi, why), as a
+        page's ``knob_bounds``: the widgets follow them and the value is clamped."""
+        return {}
+
+    def constrain(self) -> list[str]:
+        """Make the settings consistent (``knob_bounds``), returning a note for each value
+        changed; a run with rules of its own extends it. Called after every move of a
+        setting and by the page's ``_constrain``."""
+        notes = []
+        self.__dict__["_ldx_constraining"] = True
+        try:
+            for name, (lo, hi, why) in self.knob_bounds().items():
+                p = self.param[name]
+                value = getattr(self, name)
+                new = min(max(value, lo), hi)
+                if tuple(p.bounds) != (lo, hi):
+                    p.bounds = (min(lo, new), max(hi, new))  # widened first, then narrowed
+                if new != value:
+                    setattr(self, name, new)
+                    notes.append(f"{p.label} set to {new}: it was {value}, and {why} allows "
+                                 f"{lo} to {hi}.")
+                p.bounds = (lo, hi)
+        finally:
+            self.__dict__["_ldx_constraining"] = False
+        return notes
 
     def settings(self) -> dict:
         """What the run computes with: its own settings and the page knobs it ``uses``."""

@@ -179,8 +179,7 @@ def prose_files() -> tuple[Path, ...]:
     return tuple(_PROSE)
 
 
-_VERDICT_HEADS = {True: "Agrees with the paper", False: "Differs from the paper",
-                  None: "Not judged against the paper"}
+_VERDICT_HEADS = {True: "Reproduced", False: "Differs from the paper", None: "Not decided"}
 
 
 #: A power written as plain text by the engines' verdicts ("T^-1.00", "T^-1/2", "2^-k").
@@ -189,8 +188,10 @@ _POWER = re.compile(r"\b([A-Za-z0-9])\^(-?(?:\d+(?:\.\d+)?(?:/\d+)?|[A-Za-z]))")
 
 def verdict_markdown(verdict) -> str:
     """A paper claim's verdict on this run (a ``dynamics.claims.Verdict``, from the claim
-    function the gallery calls too) as one sentence of page text: whether it agrees, the claim,
-    and why; its powers ("T^-1.00") typeset as the rest of the page's math is."""
+    function the gallery calls too) as page text: its outcome (reproduced, differs, not
+    decided), the claim and why, then the rule and its power where the claim states them; its
+    powers ("T^-1.00") typeset as the rest of the page's math is."""
+    line = verdict.power_line
     text = _POWER.sub(lambda m: f"${m.group(1)}^{{{m.group(2)}}}$",
-                      f"({verdict.claim}): {verdict.why}.")
+                      f"({verdict.claim}): {verdict.why}." + (f" ({line})" if line else ""))
     return f"**{_VERDICT_HEADS[verdict.agrees]}** {text}"

@@ -16,31 +16,26 @@ import numpy as np
 import param
 
 from dynamics import herding
-from dynamics.herding import data as hd
-from views.framework.legacy_runs import Run
 from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
-from views.framework.jobs import progress_part
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Plot, RasterImage,
-                            axis, exporting, log_spaced, parse_vector, style)
-from views.framework.text import plain, prose, verdict_markdown
+                            exporting, log_spaced, parse_vector, style)
+from views.framework.text import prose, verdict_markdown
 from views.framework.timeline import Frames, Mark, Timeline
+from views.pages.herding.common import HERDING_COLOR, IID_COLOR, STURMIAN_COLOR
+from views.pages.herding.runs import BoxRun
+from views.pages.herding.tables import TablesRun
 
 #: Resolution (cells per side) of the live page's cone raster and of the Tipi image.
 GRID = 150
 #: Burn-in steps dropped before drawing the attractor cloud (the transient from w0).
 BURN_IN = 100
-#: Burn-in steps dropped before measuring the attractor's dimension (the box run).
-BOX_BURN_IN = 10_000
-#: Points of the box run's correlation dimension (`herding.correlation_dimension`'s sample).
-CORRELATION_SAMPLE = 20_000
 #: Number of first steps drawn as a path (the transient from w0 onto the attractor).
 TRANSIENT = 40
 #: One colour per state (Category10, then Category20's light tones): cones, arrows and circles.
 STATE_COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
                 "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896",
                 "#c5b0d5", "#c49c94"]
-HERDING_COLOR, IID_COLOR, STURMIAN_COLOR = "#d62728", "#1f77b4", "#2ca02c"
 WEIGHT_DIMS = [hv.Dimension("w1", label="w₁"), hv.Dimension("w2", label="w₂")]
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 #: Frames of the timeline's trail behind the current weight w_t.
@@ -48,16 +43,6 @@ TRAIL = 8
 #: Most frames of a run sent to the browser (every k-th step beyond).
 TIME_FRAMES = 5_000
 T_COLOR = "#111111"
-#: The knobs of the page's runs: the live panels ignore them.
-RUN_KNOBS = ("box_steps", "data_sets", "samples", "splits", "data_seed")
-#: The data sets of the Tables 1.1-1.2 run (``hd.binary_dataset``), as the page names them.
-DATA_NAMES = {"digits": "digits", "breast_cancer": "breast cancer", "diabetes": "diabetes"}
-#: Table 1.1's estimates and Table 1.2's classifiers: colour, Bokeh marker, matplotlib marker.
-METHOD_MARKS = {"H.XXX": ("#d62728", "circle", "o"), "H.XX": ("#ff7f0e", "square", "s"),
-                "PL": ("#1f77b4", "triangle", "^"), "MARG": ("#7f7f7f", "diamond", "D")}
-CLASSIFIER_MARKS = {"H.XXY": ("#d62728", "circle", "o"), "PL": ("#1f77b4", "triangle", "^"),
-                    "5NN": ("#2ca02c", "inverted_triangle", "v"),
-                    "NB": ("#9467bd", "diamond", "D"), "LR": ("#222222", "square", "s")}
 
 
 def _weight_marks(plot: str) -> tuple:
@@ -146,36 +131,13 @@ class HerdingExplorer(Explorer):
                             doc="Largest lag t of R(t), eq 1.13.")
     max_word = param.Integer(24, bounds=(2, 60), label="Longest word length",
                              doc="Largest word length T for the complexity M(T), eq 1.36.")
-    box_steps = param.Integer(1_000_000, bounds=(10_000, 2_000_000), step=10_000,
-                              label="Attractor points",
-                              doc="Weights measured for the attractor's dimension, after a "
-                                  "burn-in of 10,000 steps.")
-    data_sets = param.ListSelector(default=list(hd.DATASETS),
-                                   objects={DATA_NAMES[k]: k for k in hd.DATASETS},
-                                   label="Data sets",
-                                   doc="10-bit data sets built from data scikit-learn ships "
-                                       "(dynamics.herding.data.binary_dataset): 8 x 8 "
-                                       "digits 3 and 5, breast cancer, diabetes.")
-    samples = param.Integer(100_000, bounds=(1_000, 200_000), step=1_000,
-                            label="Pseudo-samples S",
-                            doc="Samples of each estimate of Table 1.1 (PL: 2S Gibbs sweeps, "
-                                "the last S kept) and herding steps of H.XXY in Table 1.2 "
-                                "(the paper: 100K).")
-    splits = param.Integer(5, bounds=(2, 20), label="Splits (Table 1.2)",
-                           doc="Random 70/30 training/test splits of Table 1.2 (the paper: 5).")
-    data_seed = param.Integer(0, bounds=(0, 99_999), label="Seed (Tables 1.1-1.2)",
-                              doc="Seed of the PL Gibbs chains, the marginals' draws and the "
-                                  "splits (herding itself is deterministic).")
 
-    fields = ("seed", "w0", "data_seed")
+    fields = ("seed", "w0")
     widgets = {
-        "data_sets": {"type": "checkboxes", "inline": True},
-        "samples": {"throttled": True},
         "steps": {"throttled": True},
         "eta": {"throttled": True},
         "max_lag": {"throttled": True},
         "max_word": {"throttled": True},
-        "box_steps": {"throttled": True},
     }
 
     # what the generic tests and benches need of this page (see ``Explorer``)
@@ -185,15 +147,15 @@ class HerdingExplorer(Explorer):
     quick = dict(steps=2000)
     plots = (
         Plot("cones_plot", cloud="attractor_cloud", title="Cones and the attractor (Figs 1.10-1.11)",
-             ignores=("max_lag", "max_word", *RUN_KNOBS)),
+             ignores=("max_lag", "max_word")),
         Plot("tipi_plot", cloud="attractor_cloud", title="Tipi function ℓ₀(w) (eq 1.10, Fig 1.2)",
-             ignores=("max_lag", "max_word", *RUN_KNOBS)),
+             ignores=("max_lag", "max_word")),
         Plot("moment_plot", title="Moment error (Prop 1.2)",
-             ignores=("max_lag", "max_word", *RUN_KNOBS)),
+             ignores=("max_lag", "max_word")),
         Plot("autocorrelation_plot", title="Autocorrelation R(t) (eq 1.13, Fig 1.4)",
-             ignores=("max_word", *RUN_KNOBS)),
+             ignores=("max_word",)),
         Plot("words_plot", title="Distinct words M(T) (eqs 1.36-1.37)",
-             ignores=("max_lag", *RUN_KNOBS)),
+             ignores=("max_lag",)),
     )
 
     timeline = Timeline(
@@ -204,23 +166,7 @@ class HerdingExplorer(Explorer):
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
                                  mpl=dict(linewidth=1)))))
 
-    runs = (
-        Run("box", quick=(("box_steps", 10_000),),
-            title="The dimension of the attractor (Fig 1.11)",
-            button="Measure the dimension", settings=("box_steps",), compute="run_box",
-            uses=("n_states", "n_features", "seed", "w0", "eta"),
-            plots=(Plot("box_plot", title="Boxes holding a weight, by box size"),
-                   Plot("slopes_plot", title="Local slopes: the dimension by scale")),
-            text=prose(__file__, "box.md"),
-            estimate="box_estimate", summary="box_summary"),
-        Run("tables", quick=(("data_sets", ["diabetes"]), ("samples", 1_000), ("splits", 2)),
-            title="Herding on data (Tables 1.1-1.2)", button="Run both tables",
-            settings=("data_sets", "samples", "splits", "data_seed"), compute="run_tables",
-            plots=(Plot("kl_plot", title="Table 1.1: KL of P(k), the count of ones"),
-                   Plot("error_plot", title="Table 1.2: test error (± sd)")),
-            text=prose(__file__, "tables.md"), estimate="tables_estimate",
-            summary="tables_summary", extra="tables_extra"),
-    )
+    runs = (BoxRun, TablesRun)
 
     text = prose(__file__, "page.md")
 
@@ -228,9 +174,6 @@ class HerdingExplorer(Explorer):
     def validate(self, name: str, value) -> None:
         if name == "w0":
             parse_vector("Initial weights w0", value, self.n_features)
-        if name == "data_sets" and not value:
-            raise ValueError("Data sets: choose at least one of "
-                             + ", ".join(DATA_NAMES.values()))
 
     def _constrain(self) -> list[str]:
         """w0 follows K: typed with the old K's count of numbers, it is cut or padded with
@@ -367,189 +310,6 @@ class HerdingExplorer(Explorer):
         t = np.arange(len(w))
         return Frames(t, {"w1": w[:, 0], "w2": w[:, 1], "T1": np.maximum(t, 1)})
 
-    # --- the box-dimension run ---------------------------------------------------------------
-    def run_box(self, settings: dict, progress=None) -> herding.AttractorDimension:
-        w0 = parse_vector("w0", settings["w0"], int(settings["n_features"]))
-        model = herding.random_model(int(settings["n_states"]), int(settings["n_features"]),
-                                     seed=int(settings["seed"]))
-        return herding.attractor_dimension(
-            model.features, model.moments, steps=int(settings["box_steps"]),
-            burn_in=BOX_BURN_IN, w0=np.asarray(w0), eta=float(settings["eta"]),
-            sample=CORRELATION_SAMPLE, seed=0, progress=progress_part(progress, 0.0, 1.0, ""))
-
-    def box_estimate(self, settings: dict) -> float:
-        # measured on the development machine: 1.85 s for 10^6 points
-        # (herding 1.01 x 10^6 steps, one sort of the boxes, the correlation sum of 2 x 10^4)
-        return 0.5 + 1.5 * settings["box_steps"] / 1_000_000
-
-    def box_summary(self, settings: dict, result: herding.AttractorDimension) -> str:
-        box, corr = result.box, result.correlation
-        (b_lo, b_hi), (c_lo, c_hi) = box.slope_range, corr.slope_range
-        sides = box.sizes[box.used]
-        return (f"**Box-counting dimension {box.dimension:.3f}, local slopes {b_lo:.2f} to "
-                f"{b_hi:.2f}** (box sides {sides.max():.3g} to {sides.min():.3g} of the bounding "
-                f"box, {box.used.sum()} scales); **correlation dimension {corr.dimension:.3f}, "
-                f"local slopes {c_lo:.2f} to {c_hi:.2f}** ({result.steps:,} weights after "
-                f"{result.burn_in:,} steps). "
-                + verdict_markdown(herding.attractor_claim(result)))
-
-    def box_plot(self, result: herding.AttractorDimension):
-        result = result.box
-        dims = [axis("inv", "1 / box side ε (bounding box = 1)"),
-                axis("boxes", "boxes N(ε) holding a weight")]
-        inv = 1.0 / result.sizes
-        counts = result.counts.astype(float)
-        every = style(hv.Scatter((inv, counts), *dims, label="all scales"), color="#bbbbbb",
-                      bokeh=dict(size=7), mpl=dict(s=20))
-        used = style(hv.Scatter((inv[result.used], counts[result.used]), *dims,
-                                label="fitted scales"), color=HERDING_COLOR,
-                     bokeh=dict(size=7), mpl=dict(s=20))
-        # the least-squares line itself: through the mean of the fitted points (in logs)
-        x, y = np.log(inv[result.used]), np.log(counts[result.used])
-        fit = hv.Curve((np.exp(x), np.exp(y.mean() + result.dimension * (x - x.mean()))), *dims,
-                       label=f"slope {result.dimension:.3f}")
-        return style(every * used * style(fit, color="black", bokeh=DASHED, mpl=MPL_DASHED),
-                     logx=True, logy=True, framewise=True)
-
-    def slopes_plot(self, result: herding.AttractorDimension):
-        """The local slopes of box counting (between neighbouring box sizes) and of the
-        correlation sum (between neighbouring radii), each drawn at the geometric middle of its
-        two scales; filled where both scales are used, hollow elsewhere; the line at 1 marks the
-        top of the paper's "between 0 and 1"."""
-        dims = [axis("inv", "1 / scale (box side ε or radius r; bounding box = 1)"),
-                axis("slope", "local slope (dimension)")]
-        layers = []
-        for name, scales, slopes, used, color in (
-                ("boxes", result.box.sizes, result.box.slopes, result.box.slopes_used,
-                 HERDING_COLOR),
-                ("correlation", result.correlation.radii, result.correlation.slopes,
-                 result.correlation.slopes_used, IID_COLOR)):
-            middle = 1.0 / np.sqrt(scales[:-1] * scales[1:])
-            keep = np.isfinite(slopes)
-            layers.append(style(hv.Scatter((middle[keep & ~used], slopes[keep & ~used]), *dims,
-                                           label=f"{name} (unused)"),
-                                color="white", bokeh=dict(size=6, line_color=color),
-                                mpl=dict(s=16, edgecolors=color)))
-            layers.append(style(hv.Curve((middle[used], slopes[used]), *dims, label=name),
-                                color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
-            layers.append(style(hv.Scatter((middle[used], slopes[used]), *dims), color=color,
-                                bokeh=dict(size=6), mpl=dict(s=16)))
-        every = np.concatenate([1 / result.box.sizes, 1 / result.correlation.radii])
-        one = style(hv.Curve(([every.min(), every.max()], [1.0, 1.0]), *dims, label="slope 1"),
-                    color="gray", bokeh=DASHED, mpl=MPL_DASHED)
-        overlay = one
-        for layer in layers:
-            overlay = overlay * layer
-        return style(overlay, logx=True, framewise=True)
-
-    # --- the Tables 1.1-1.2 run ----------------------------------------------------------------
-    def run_tables(self, settings: dict, progress=None) -> hd.DataTables:
-        names = list(settings["data_sets"])
-        if not names:
-            raise ValueError("choose at least one data set")
-        return hd.data_tables(names, samples=int(settings["samples"]),
-                              runs=int(settings["splits"]), seed=int(settings["data_seed"]),
-                              progress=progress)
-
-    def tables_estimate(self, settings: dict) -> float:
-        # measured on the development machine (CPU seconds a data set): Table 1.1 about 0.2 + 0.7 per
-        # 10^5 samples, Table 1.2 about 0.2 + 0.35 per 10^5 herding steps a split
-        S = settings["samples"] / 100_000
-        return len(settings["data_sets"]) * (0.2 + 0.7 * S
-                                            + settings["splits"] * (0.2 + 0.35 * S))
-
-    def tables_summary(self, settings: dict, result: hd.DataTables) -> str:
-        missing = [f"{DATA_NAMES[t.name]} {m}" for t in result.kl for m, v in t.kl_count.items()
-                   if not np.isfinite(v)]
-        note = (" Left out of the left panel (infinite KL, a count k never drawn): "
-                + ", ".join(missing) + "." if missing else "")
-        text = (f"**S = {result.samples:,} pseudo-samples, {result.errors[0].runs} splits, "
-                f"{len(result.names)} data set{'s' if len(result.names) > 1 else ''}.** "
-                "Table 1.1: " + verdict_markdown(hd.kl_table_claim(list(result.kl)))
-                + " Table 1.2: " + verdict_markdown(hd.online_classifier_claim(
-                    list(result.errors))) + note)
-        return text.replace("H.XXX", r"H\.XXX")  # not a web address (.xxx is a domain)
-
-    def tables_extra(self, settings: dict, result: hd.DataTables) -> str:
-        def kl_row(name, values):
-            return f"| {name} | " + " | ".join(_sci(values.get(m)) for m in hd.METHODS) + " |"
-
-        def error_row(name, cells):
-            return f"| {name} | " + " | ".join(cells) + " |"
-
-        # plain: "H.XXX" would be linked as a web address (.xxx is a top-level domain)
-        rows = ["| data set | " + " | ".join(map(plain, hd.METHODS)) + " |", "|" + " --- |" * 5]
-        rows += [kl_row(f"{name} (paper)", values)
-                 for name, values in hd.PAPER_TABLE_1_1.items()]
-        rows += [kl_row(f"**{plain(DATA_NAMES[t.name])} (ours)**", t.kl_count)
-                 for t in result.kl]
-        errors = ["| data set | " + " | ".join(map(plain, hd.CLASSIFIERS)) + " |",
-                  "|" + " --- |" * 6]
-        errors += [error_row(f"{name} (paper)",
-                             [f"{values[m][0]:.2f} ± {values[m][1]:.2g}" for m in hd.CLASSIFIERS])
-                   for name, values in hd.PAPER_TABLE_1_2.items()]
-        errors += [error_row(f"**{plain(DATA_NAMES[t.name])} (ours)**",
-                             [f"{t.mean(m):.3f} ± {t.std(m):.3f}" for m in hd.CLASSIFIERS])
-                   for t in result.errors]
-        return ("**Table 1.1**, KL of P(k) (the paper's experiment I), beside ours at S = "
-                f"{result.samples:,}:\n\n" + "\n".join(rows)
-                + "\n\n**Table 1.2**, test error, mean ± sd over splits (the paper: 5 runs; its "
-                "splits are fixed sizes, ours 70/30):\n\n" + "\n".join(errors)
-                + "\n\nThe paper's sets are not ours (not shipped: see above), so the rows "
-                "differ in data; compare the orderings within a row, not the numbers.")
-
-    def _grouped(self, names, methods, marks, values, dims, *, spread=None):
-        """Markers side by side per data set (x: the set), one colour and shape per method;
-        ``values(name, method)`` gives the value (non-finite or non-positive: left out, the
-        axis is logarithmic), ``spread`` the whisker (one sd) below and above."""
-        xs = np.arange(len(names), dtype=float)
-        width = 0.6 / len(methods)
-        layers = []
-        for j, method in enumerate(methods):
-            color, marker, mpl_marker = marks[method]
-            x = xs + width * (j - (len(methods) - 1) / 2)
-            y = np.array([values(n, method) for n in names], dtype=float)
-            keep = np.isfinite(y) & (y > 0)
-            if spread is not None:
-                sd = np.array([spread(n, method) for n in names], dtype=float)
-                layers.append(style(hv.ErrorBars((x[keep], y[keep],
-                                                  np.minimum(sd, 0.95 * y)[keep], sd[keep]),
-                                                 dims[0], [dims[1], "below", "above"]),
-                                    color=color, mpl=dict(edgecolor=color)))
-            layers.append(style(hv.Scatter((x[keep], y[keep]), *dims, label=method),
-                                color=color, bokeh=dict(size=9, marker=marker),
-                                mpl=dict(s=36, marker=mpl_marker)))
-        ticks = {}
-        if spread is not None:
-            # within two decades Bokeh's log axis labels one or two ticks: 1-2-5 steps instead
-            shown = [v for layer in layers if isinstance(layer, hv.ErrorBars)
-                     for v in (layer.dimension_values(1) - layer.dimension_values(2),
-                               layer.dimension_values(1) + layer.dimension_values(3))]
-            if shown and np.concatenate(shown).size:
-                lo, hi = np.concatenate(shown).min(), np.concatenate(shown).max()
-                steps = [float(m * 10.0 ** e) for e in range(-4, 1) for m in (1, 2, 5)
-                         if lo <= m * 10.0 ** e <= hi]
-                if len(steps) >= 3:  # a narrower range keeps the axis's own ticks
-                    ticks["yticks"] = [(v, f"{v:g}") for v in steps]
-        return style(hv.Overlay(layers), logy=True, framewise=True,
-                     xticks=[(float(i), DATA_NAMES[n]) for i, n in enumerate(names)],
-                     xlim=(-0.5, len(names) - 0.5), **ticks)
-
-    def kl_plot(self, result: hd.DataTables):
-        dims = [axis("set", "data set (10 bits)"),
-                axis("kl", "KL(data ‖ estimate) of P(k) (nats)")]
-        tables = dict(zip(result.names, result.kl))
-        return self._grouped(result.names, hd.METHODS, METHOD_MARKS,
-                             lambda n, m: tables[n].kl_count.get(m, np.nan), dims)
-
-    def error_plot(self, result: hd.DataTables):
-        dims = [axis("set", "data set (10 bits and a label)"),
-                axis("error", "test error (fraction of test cases)")]
-        tables = dict(zip(result.names, result.errors))
-        return self._grouped(result.names, hd.CLASSIFIERS, CLASSIFIER_MARKS,
-                             lambda n, m: tables[n].mean(m), dims,
-                             spread=lambda n, m: tables[n].std(m))
-
     def status(self) -> str:
         """The perceptron-cycling check of eq 1.40 over the run, and the two measured rates."""
         res = self.result()
@@ -573,13 +333,3 @@ def _wedge(half: float, start: float, stop: float) -> np.ndarray:
     radius = half / np.maximum(np.abs(np.cos(angles)), np.abs(np.sin(angles)))
     ring = np.column_stack([radius * np.cos(angles), radius * np.sin(angles)])
     return np.vstack([[0.0, 0.0], ring])
-
-
-def _sci(value) -> str:
-    """A KL as the paper's Table 1.1 writes it (5E-3, 1.8E0); None: not run (-); inf: ∞."""
-    if value is None:
-        return "-"
-    if not np.isfinite(value):
-        return "∞"
-    mantissa, exponent = f"{value:.1E}".split("E")
-    return f"{mantissa}E{int(exponent)}"

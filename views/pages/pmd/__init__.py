@@ -6,12 +6,12 @@ log-spaced checkpoints, played in the browser); a run (a job) draws Fig 4.1: tot
 SGLD, Gibbs and SVI against the data visited, over repeats, their final densities and their
 average over the repeats (Fig 4.1's "average solution"). Two more runs: PMD's error against the
 particle count (Theorems 18-19) and Bayesian logistic regression on the digits 8 against 6
-(Sec 4.6.2) beside a long MALA reference and SGLD.
+(Sec 4.6.2) beside a long MALA reference and SGLD. The runs are in ``runs.py`` beside this
+file, what they share with the live panels in ``common.py``.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import holoviews as hv
@@ -22,10 +22,11 @@ from bokeh.palettes import Inferno256
 from dynamics import pmd
 from dynamics.papers import DAI
 from views.framework.cache import results_cache
-from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
-                             Plot, Section, Timeline, style)
-from views.framework.text import prose, verdict_markdown
-from views.framework.legacy_runs import Run
+from views.framework import Explorer, Frames, Mark, Plot, Section, Timeline, style
+from views.framework.text import prose
+from views.pages.pmd.common import (EXACT_COLOR, METHOD_COLORS, MODEL_KNOBS, THETA_DIMS,
+                                    log_ticks)
+from views.pages.pmd.runs import Fig41Run, LogisticRun, RateRun
 
 #: Model presets: name -> the model knobs' values (standard deviations on the sliders' steps:
 #: Welling and Teh's sigma1^2 = 10 and sigma_x^2 = 2 are 3.16^2 and 1.41^2 here). Sec 4.6.1's
@@ -42,37 +43,17 @@ PRESETS = {
                                         theta1=0.0, theta2=1.0, n_data=100),
 }
 CUSTOM = "custom"
-MODEL_KNOBS = ("sigma1", "sigma2", "sigma_x", "p", "theta1", "theta2", "n_data")
 #: Checkpoints a PMD run records (log-spaced in the data seen).
 CHECKPOINTS = 25
 #: Grid spacing of the live panels' densities (the run's metrics use 0.02, as the ridges of
 #: the Sec 4.6.1 posterior are about 0.07 wide).
 PAGE_SPACING = 0.04
-THETA_DIMS = [hv.Dimension("t1", label="θ₁"), hv.Dimension("t2", label="θ₂")]
 SHARE = hv.Dimension("share", label="weight × m")
 SEEN_DIMS = (hv.Dimension("seen", label="data seen"),
              hv.Dimension("ess", label="effective sample size"))
-METHOD_COLORS = {"PMD": "#d62728", "one-pass SMC": "#ff7f0e", "SGLD": "#1f77b4",
-                 "Gibbs": "#2ca02c", "SVI": "#9467bd", "SGD NPV": "#8c564b"}
-SHARE_DIMS = (hv.Dimension("smaller", label="weight in the smaller mode"),
-              hv.Dimension("method", label="repeats keeping both modes"))
-#: Short names for the mode panel's ticks (six of them side by side).
-SHORT = {"one-pass SMC": "SMC"}
-EXACT_COLOR = "#222222"
 #: Particle colours by weight: light (orange) to dark, inferno without its pale-yellow end,
 #: which vanished on the white page (the low-weight particles are most of them).
 PARTICLE_CMAP = list(reversed(Inferno256[:185]))
-#: Seconds per repeat of the Fig 4.1 run at the default sizes on the development machine (2
-#: shared cores), for the estimate shown before a run: the default 3 repeats took 23.1 s (16.2 s
-#: of CPU).
-SECONDS_PER_REPEAT = 7.0
-#: The rate run's largest particle counts (counts 250 x 4^k up to it).
-RATE_LARGEST = (4000, 16000, 64000)
-#: Seconds of the rate run per repeat and 1000 particles at 100 data, and of the logistic run
-#: per repeat and 1000 particles at 5 passes (measured on the development machine).
-RATE_SECONDS = 0.006
-LOGISTIC_SECONDS = 1.6
-LR_COLORS = {"PMD": "#d62728", "SGLD": "#1f77b4"}
 
 
 @dataclass(frozen=True)
@@ -85,13 +66,6 @@ class PMDPage:
     grid: pmd.Grid
     batch_size: int
     step_rule: str
-
-
-def log_ticks(lo: float, hi: float) -> list[float]:
-    """1, 3, 10, 30, ... between lo and hi: a log axis Bokeh would otherwise label at every
-    integer multiple of a power of ten near its end."""
-    ticks = [m * 10.0**e for e in range(0, 8) for m in (1, 3)]
-    return [t for t in ticks if lo <= t <= hi]
 
 
 @results_cache
@@ -179,27 +153,6 @@ class PMDExplorer(Explorer):
                                     label="KDE bandwidth scale",
                                     doc="h_t = s m_t^(-1/4) (Theorem 17), s the prior's scale "
                                         "or the cloud's weighted spread (KDE and hybrid only).")
-    repeats = param.Integer(3, bounds=(1, 10), label="Repeats",
-                            doc="Data sets (and runs of every method) of the Fig 4.1 run; "
-                                "the paper uses 10.")
-    rate_data = param.Integer(100, bounds=(10, 1000), step=10, label="Data N (rate)",
-                              doc="Data drawn from the page's model for the rate run (fewer "
-                                  "than Fig 4.1's 1000, so that importance sampling from the "
-                                  "prior reaches its asymptotic regime within 64000 particles).")
-    rate_largest = param.Selector(objects=list(RATE_LARGEST), default=RATE_LARGEST[-1],
-                                  label="Largest m",
-                                  doc="Particle counts 250, 1000, ... up to this (×4 each).")
-    rate_repeats = param.Integer(20, bounds=(2, 50), label="Repeats (rate)",
-                                 doc="PMD runs per particle count.")
-    lr_components = param.Integer(4, bounds=(1, 20), label="PCA components",
-                                  doc="Dimensions the 8 x 8 digits are reduced to (the thesis: "
-                                      "50 of MNIST's 784); a bias is added.")
-    lr_particles = param.Integer(1000, bounds=(50, 3000), step=50, label="Particles (logistic)",
-                                 doc="PMD's particles and SGLD's kept samples (the thesis: 1000).")
-    lr_passes = param.Integer(5, bounds=(1, 20), label="Passes",
-                              doc="Passes of PMD over the training data (the thesis: 5).")
-    lr_repeats = param.Integer(10, bounds=(1, 20), label="Repeats (logistic)",
-                               doc="Seeds of PMD and SGLD (the thesis: 10).")
     shown = param.ListSelector(default=list(pmd.METHODS), objects=list(pmd.METHODS),
                                label="Methods shown",
                                doc="Methods drawn in the Fig 4.1 curves.")
@@ -215,16 +168,15 @@ class PMDExplorer(Explorer):
     }
     groups = {"Data": ("preset", *MODEL_KNOBS, "seed"),
               "Particle mirror descent": ("particles", "batch_size", "strategy", "step_rule",
-                                          "bandwidth_rule"),
-              "Fig 4.1 curves (the run below)": ("shown",)}
+                                          "bandwidth_rule")}
 
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("theta1", [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
     plots = (
-        Plot("cloud_plot", title="Particles at t over the posterior", ignores=("repeats", "shown")),
-        Plot("kde_plot", title="Weighted KDE of the particles (end)", ignores=("repeats", "shown")),
-        Plot("ess_plot", title="Effective sample size", ignores=("repeats", "shown")),
+        Plot("cloud_plot", title="Particles at t over the posterior", ignores=("shown",)),
+        Plot("kde_plot", title="Weighted KDE of the particles (end)", ignores=("shown",)),
+        Plot("ess_plot", title="Effective sample size", ignores=("shown",)),
     )
     sections = (Section(("cloud_plot", "kde_plot", "ess_plot")),)
     timeline = Timeline(
@@ -236,40 +188,7 @@ class PMDExplorer(Explorer):
                     options=_particle_options),
                Mark("ess_plot", "point", x="seen", y="ess", dims=SEEN_DIMS,
                     options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40)))))
-    runs = (
-        Run("fig41", quick=(("repeats", 1), ("n_data", 20), ("particles", 100)),
-            title="Every method against the exact posterior (Fig 4.1)",
-            button="Run Fig 4.1", settings=("repeats",), compute="run_fig41",
-            uses=(*MODEL_KNOBS, "seed", "particles", "batch_size", "strategy", "step_rule",
-                  "bandwidth_rule"),
-            plots=(Plot("tv_plot", title="Total variation (Fig 4.1 (1))"),
-                   Plot("kl_plot", title="KL divergence (Fig 4.1 (2))"),
-                   Plot("modes_plot", title="Smaller mode's weight, each repeat"),
-                   Plot("exact_final", title="Exact posterior (Fig 4.1 (3))"),
-                   *(Plot(f"final_{k}", title=f"{name}, end of the first repeat")
-                     for k, name in enumerate(pmd.METHODS)),
-                   Plot("average_exact", title="Exact posterior, mean of the repeats"),
-                   *(Plot(f"average_{k}", title=f"{name}, average solution (Fig 4.1)")
-                     for k, name in enumerate(pmd.METHODS))),
-            text=prose(__file__, "fig41.md"),
-            estimate="fig41_estimate", summary="fig41_summary"),
-        Run("rate", quick=(("rate_repeats", 3), ("rate_largest", 4000), ("rate_data", 30)),
-            title="Error against particle count (Theorems 18-19)", button="Run the rate",
-            settings=("rate_data", "rate_largest", "rate_repeats"), compute="run_rate",
-            uses=(*MODEL_KNOBS[:-1], "seed", "batch_size"),
-            plots=(Plot("rate_plot", title="Error of the posterior mean against m"),),
-            text=prose(__file__, "rate.md"),
-            estimate="rate_estimate", summary="rate_summary"),
-        Run("logistic", quick=(("lr_repeats", 1), ("lr_passes", 1), ("lr_particles", 100)),
-            title="Bayesian logistic regression, digits 8 against 6 (Sec 4.6.2)",
-            button="Run logistic regression",
-            settings=("lr_components", "lr_particles", "lr_passes", "lr_repeats"),
-            compute="run_logistic", uses=("seed", "batch_size"),
-            plots=(Plot("lr_error_plot", title="Test error (Fig 4.2 (1))"),
-                   Plot("lr_loglik_plot", title="Test log likelihood per point")),
-            text=prose(__file__, "logistic.md"),
-            estimate="logistic_estimate", summary="logistic_summary"),
-    )
+    runs = (Fig41Run, RateRun, LogisticRun)
 
     text = prose(__file__, "page.md")
 
@@ -383,274 +302,3 @@ class PMDExplorer(Explorer):
         return style(hv.Overlay([curve]), logx=True, logy=True, framewise=True,
                      xticks=log_ticks(seen[0], seen[-1]), ylim=(lo, hi),
                      yticks=log_ticks(lo, hi) if hi > 3 * lo else None)
-
-    # --- the Fig 4.1 run (a job) --------------------------------------------------------------
-    def run_fig41(self, settings: dict, progress=None) -> pmd.RepeatSummary:
-        model = pmd.MixtureModel(settings["sigma1"], settings["sigma2"], settings["sigma_x"],
-                                 settings["p"])
-        options = dict(strategy=settings["strategy"], step_size_rule=settings["step_rule"],
-                       bandwidth_rule=settings["bandwidth_rule"])
-        return pmd.compare_repeats(model, (settings["theta1"], settings["theta2"]),
-                                   int(settings["n_data"]), repeats=int(settings["repeats"]),
-                                   seed=int(settings["seed"]),
-                                   particles=int(settings["particles"]),
-                                   batch_size=int(settings["batch_size"]), pmd_options=options,
-                                   progress=progress)
-
-    def fig41_estimate(self, settings: dict) -> float:
-        scale = settings["n_data"] / 1000 * settings["particles"] / 1500
-        return SECONDS_PER_REPEAT * settings["repeats"] * max(scale, 0.2)
-
-    def fig41_summary(self, settings: dict, result: pmd.RepeatSummary) -> str:
-        finals = ", ".join(
-            f"{name} {result.tv[name][:, -1].mean():.2f}" for name in result.tv)
-        best = min(result.tv, key=lambda name: result.tv[name][:, -1].mean())
-        runs = len(result.comparisons)
-        lines = []
-        for name in ("PMD", "one-pass SMC"):
-            done = [c.results[name] for c in result.comparisons if name in c.results]
-            if not done:
-                continue
-            ess = np.mean([r.ess for r in done])
-            line = f"{name} ended with an effective sample size of {ess:.0f} (mean)"
-            if name == "one-pass SMC":
-                events = np.mean([r.history["resamplings"][-1] for r in done])
-                line += f" after {events:.1f} resampling events"
-            lines.append(line)
-        particles = ("; ".join(lines) + ". ") if lines else ""
-        h = result.bandwidth[np.isfinite(result.bandwidth)]
-        span = f"{h.min():.3f}" if h.size and h.min() == h.max() else \
-            f"{h.min():.3f}-{h.max():.3f}" if h.size else ""
-        kernel = f"one bandwidth per data set, {span}" if h.size else "the median trick"
-        return (f"**This run** ({runs} repeat{'s' if runs > 1 else ''}): lowest final total "
-                f"variation **{best}**; means: {finals}; the floor (exact posterior draws of "
-                f"the same size through the same KDE, {kernel}) "
-                f"{result.floor_tv.mean():.2f}. PMD ended below both SGLD and Gibbs in "
-                f"{result.pmd_beats_local.sum()} of {runs}. {particles}The paper "
-                f"reports PMD lowest, with Gibbs and SGLD stuck in one mode. "
-                + verdict_markdown(pmd.best_method_claim(result)) + " "
-                + verdict_markdown(pmd.both_modes_claim(result)))
-
-    def _curves_plot(self, result, metric: str, label: str):
-        layers = []
-        top = max(float(np.max(result.seen[name])) for name in result.seen)
-        dims = [hv.Dimension("seen", label="data visited"), hv.Dimension(metric, label=label)]
-        # the floor first, under the curves: its range over draws and repeats, and its mean
-        spread = getattr(result, f"floor_{metric}_range")
-        floor = float(np.mean(getattr(result, f"floor_{metric}")))
-        layers.append(style(hv.Area(([1.0, top], [spread[:, 0].min()] * 2,
-                                     [spread[:, 1].max()] * 2), dims[0],
-                                    [dims[1], f"{metric}_floor_hi"]),
-                            color=EXACT_COLOR, alpha=0.2, bokeh=dict(line_alpha=0),
-                            mpl=dict(facecolor=EXACT_COLOR, linewidth=0)))
-        layers.append(style(hv.Curve(([1.0, top], [floor, floor]), *dims,
-                                     label="exact draws (floor)"),
-                            color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED))
-        for name in self.shown:
-            if name not in getattr(result, metric):
-                continue
-            values = getattr(result, metric)[name]
-            seen = np.asarray(result.seen[name], dtype=float)
-            color = METHOD_COLORS[name]
-            if values.shape[0] > 1:
-                layers.append(style(hv.Area((seen, values.min(0), values.max(0)), dims[0],
-                                            [dims[1], f"{metric}_hi"]),
-                                    color=color, alpha=0.2, bokeh=dict(line_alpha=0),
-                                    mpl=dict(facecolor=color, linewidth=0)))
-            layers.append(style(hv.Curve((seen, values.mean(0)), *dims, label=name),
-                                color=color, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)))
-        return style(hv.Overlay(layers), logx=True, framewise=True,
-                     xticks=[t for t in log_ticks(1, top) if t == 10 ** round(math.log10(t))])
-
-    def modes_plot(self, result):
-        """Each method's weight in the smaller mode (the side of θ₂ = 0 with less), one dot
-        per repeat, under the exact posterior's; the dotted line is the share above which a
-        method keeps both modes. The method's label counts the repeats that do. Methods run
-        down the vertical axis, so that their labels read across."""
-        runs = len(result.comparisons)
-        names = [name for name in self.shown if name in result.smaller_share]
-        rng = np.random.default_rng(0)  # a fixed jitter, so that the dots of a row part
-        layers, ticks = [], [(0.0, "exact")]
-        rows = [("exact", result.exact_smaller_share, EXACT_COLOR)]
-        rows += [(name, result.smaller_share[name], METHOD_COLORS[name]) for name in names]
-        for k, (name, share, color) in enumerate(rows):
-            y = -k + 0.2 * (rng.random(share.size) - 0.5) * (share.size > 1)
-            layers.append(style(hv.Scatter((share, y), *SHARE_DIMS),
-                                color=color, bokeh=dict(size=8), mpl=dict(s=30)))
-            if k:
-                kept = int(result.both_modes[name].sum())
-                ticks.append((float(-k), f"{SHORT.get(name, name)} {kept}/{runs}"))
-        layers.append(style(hv.Curve(([pmd.MODE_FLOOR] * 2, [0.5, 0.5 - len(rows)]),
-                                     *SHARE_DIMS), color="#555555", bokeh=DOTTED,
-                            mpl=MPL_DOTTED))
-        return style(hv.Overlay(layers), framewise=True, yticks=ticks,
-                     ylim=(0.5 - len(rows), 0.5), xlim=(-0.02, 0.52))
-
-    def tv_plot(self, result):
-        return self._curves_plot(result, "tv", "total variation to the posterior")
-
-    def kl_plot(self, result):
-        """Cross entropy minus the posterior's entropy: KL(p || q), on a log axis (the cross
-        entropy itself is negative for a posterior this narrow)."""
-        plot = self._curves_plot(result, "kl", "cross entropy − entropy = KL (nats)")
-        return style(plot, logy=True)
-
-    def _density_image(self, grid, dens, label="posterior density"):
-        image = hv.Image((grid.x, grid.y, dens.astype(np.float32)), kdims=THETA_DIMS,
-                         vdims=[hv.Dimension("q", label=label)])
-        return style(image, cmap="viridis", colorbar=True, framewise=True)
-
-    def exact_final(self, result):
-        first = result.comparisons[0]
-        return self._density_image(first.grid, first.exact)
-
-    def _final(self, result, k: int):
-        first = result.comparisons[0]
-        name = pmd.METHODS[k]
-        if name not in first.densities:  # a partial result: this method has not run yet
-            return self._density_image(first.grid, np.zeros(first.grid.shape),
-                                       label=f"{name}: not run yet")
-        return self._density_image(first.grid, first.densities[name], label=f"{name} density")
-
-    def final_0(self, result):
-        return self._final(result, 0)
-
-    def final_1(self, result):
-        return self._final(result, 1)
-
-    def final_2(self, result):
-        return self._final(result, 2)
-
-    def final_3(self, result):
-        return self._final(result, 3)
-
-    def final_4(self, result):
-        return self._final(result, 4)
-
-
-    # --- the rate of Theorems 18-19 (a job) ----------------------------------------------------
-    def _model(self, settings: dict) -> pmd.MixtureModel:
-        return pmd.MixtureModel(settings["sigma1"], settings["sigma2"], settings["sigma_x"],
-                                settings["p"])
-
-    def run_rate(self, settings: dict, progress=None) -> pmd.RateResult:
-        model = self._model(settings)
-        data = model.sample(int(settings["rate_data"]), (settings["theta1"], settings["theta2"]),
-                            seed=int(settings["seed"]))
-        counts = [250 * 4 ** k for k in range(8) if 250 * 4 ** k <= settings["rate_largest"]]
-        return pmd.particle_rate(model, data, counts=counts,
-                                 repeats=int(settings["rate_repeats"]),
-                                 batch_size=int(settings["batch_size"]),
-                                 seed=int(settings["seed"]))
-
-    def rate_estimate(self, settings: dict) -> float:
-        total = sum(250 * 4 ** k for k in range(8) if 250 * 4 ** k <= settings["rate_largest"])
-        return 1.0 + RATE_SECONDS * settings["rate_repeats"] * total / 1000 * \
-            settings["rate_data"] / 100
-
-    def rate_summary(self, settings: dict, result: pmd.RateResult) -> str:
-        return (f"**This run**: fitted slope {result.slope:.3f} ± {result.slope_sd:.3f}; "
-                "Theorem 18 says −1/2. " + verdict_markdown(pmd.rate_claim(result)))
-
-    def rate_plot(self, result: pmd.RateResult):
-        dims = [hv.Dimension("m", label="particles m"),
-                hv.Dimension("error", label="error of the posterior mean")]
-        m = np.repeat(result.counts, result.errors.shape[1]).astype(float)
-        fit = np.exp(result.intercept) * result.counts.astype(float) ** result.slope
-        guide = result.rms[0] * (result.counts / result.counts[0]) ** -0.5
-        return style(hv.Overlay([
-            style(hv.Scatter((m, np.maximum(result.errors.ravel(), 1e-12)), *dims,
-                             label="each repeat"), color="#999999", alpha=0.5,
-                  bokeh=dict(size=4), mpl=dict(s=8)),
-            style(hv.Curve((result.counts, result.rms), *dims, label="RMS"), color="#d62728",
-                  bokeh=dict(line_width=2), mpl=dict(linewidth=1.5)),
-            style(hv.Curve((result.counts, fit), *dims,
-                           label=f"fit, slope {result.slope:.2f}"), color="#d62728",
-                  bokeh=DOTTED, mpl=MPL_DOTTED),
-            style(hv.Curve((result.counts, guide), *dims, label="slope −1/2"),
-                  color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED)]),
-            logx=True, logy=True, framewise=True)
-
-    # --- Bayesian logistic regression (a job) ----------------------------------------------------
-    def run_logistic(self, settings: dict, progress=None) -> pmd.LogisticComparison:
-        data = pmd.digits_pair(components=int(settings["lr_components"]),
-                               seed=int(settings["seed"]) % 2**32)
-        return pmd.compare_logistic(data, particles=int(settings["lr_particles"]),
-                                    batch_size=int(settings["batch_size"]),
-                                    passes=int(settings["lr_passes"]),
-                                    repeats=int(settings["lr_repeats"]),
-                                    seed=int(settings["seed"]), progress=progress)
-
-    def logistic_estimate(self, settings: dict) -> float:
-        return 1.5 + LOGISTIC_SECONDS * settings["lr_repeats"] * settings["lr_particles"] / 1000 \
-            * (settings["lr_passes"] + 1) / 6
-
-    def logistic_summary(self, settings: dict, result: pmd.LogisticComparison) -> str:
-        ref = result.reference
-        return (f"**This run**: MALA reference R̂ at most {ref.rhat.max():.3f}, acceptance "
-                f"{ref.acceptance.mean():.2f}; PMD's final effective sample size "
-                f"{np.mean([r.ess for r in result.runs['PMD']]):.0f} of "
-                f"{result.settings['particles']}. The thesis reports 98.8% test accuracy on "
-                "MNIST8M. " + verdict_markdown(pmd.logistic_claim(result)))
-
-    def _lr_plot(self, result: pmd.LogisticComparison, key: str, label: str):
-        dims = [hv.Dimension("seen", label="data visited"), hv.Dimension(key, label=label)]
-        layers = []
-        top = 1.0
-        for name, runs in result.runs.items():
-            seen = np.asarray(runs[0].history["seen"], dtype=float)
-            values = np.array([r.history[key] for r in runs])
-            top = max(top, seen.max())
-            if values.shape[0] > 1:
-                layers.append(style(hv.Area((seen, values.min(0), values.max(0)), dims[0],
-                                            [dims[1], f"{key}_hi"]),
-                                    color=LR_COLORS[name], alpha=0.2, bokeh=dict(line_alpha=0),
-                                    mpl=dict(facecolor=LR_COLORS[name], linewidth=0)))
-            layers.append(style(hv.Curve((seen, values.mean(0)), *dims, label=name),
-                                color=LR_COLORS[name], bokeh=dict(line_width=2),
-                                mpl=dict(linewidth=1.5)))
-        ref = result.reference.test_error if key == "error" else result.reference.test_loglik
-        layers.insert(0, style(hv.Curve(([1.0, top], [ref, ref]), *dims, label="MALA reference"),
-                               color=EXACT_COLOR, bokeh=DASHED, mpl=MPL_DASHED))
-        return style(hv.Overlay(layers), logx=True, framewise=True)
-
-    def lr_error_plot(self, result):
-        return self._lr_plot(result, "error", "test error")
-
-    def lr_loglik_plot(self, result):
-        return self._lr_plot(result, "loglik", "test log likelihood per point (nats)")
-
-
-    # --- Fig 4.1's average solution -------------------------------------------------------------
-    def _averages(self, result):
-        cached = getattr(self, "_average_cache", None)
-        if cached is None or cached[0] is not result:
-            cached = (result, pmd.average_densities(result))
-            self._average_cache = cached
-        return cached[1]
-
-    def average_exact(self, result):
-        grid, dens = self._averages(result)
-        return self._density_image(grid, dens["exact"], label="mean exact posterior")
-
-    def _average(self, result, k: int):
-        grid, dens = self._averages(result)
-        name = pmd.METHODS[k]
-        if name not in dens:  # a partial result: this method has not run yet
-            return self._density_image(grid, np.zeros(grid.shape), label=f"{name}: not run yet")
-        return self._density_image(grid, dens[name], label=f"{name}, mean density")
-
-    def average_0(self, result):
-        return self._average(result, 0)
-
-    def average_1(self, result):
-        return self._average(result, 1)
-
-    def average_2(self, result):
-        return self._average(result, 2)
-
-    def average_3(self, result):
-        return self._average(result, 3)
-
-    def average_4(self, result):
-        return self._average(result, 4)

@@ -17,15 +17,15 @@ import holoviews as hv
 import numpy as np
 import param
 
-from dynamics.rbm import herding_classify as hc
 from dynamics.rbm import hidden_herding as hh
+from dynamics.rbm import visible_herding as vh
 from dynamics.claims import Verdict
-from views.framework.legacy_runs import Run
 from dynamics.papers import CHEN_WELLING
 from views.framework.cache import results_cache
 from views.framework import (DASHED, DOTTED, MPL_DASHED, MPL_DOTTED, Explorer, Frames, Mark,
                              Plot, Section, Timeline, axis, log_spaced, style)
 from views.framework.text import prose, verdict_markdown
+from views.pages.rbm.runs import ClassifyRun
 
 #: Pseudo-samples (and data cases) shown: ``ROWS`` rows of ``COLUMNS`` digits.
 ROWS, COLUMNS = 4, 5
@@ -47,11 +47,6 @@ EXACT_MAX = 12
 TILE_DIMS = (axis("px", "pixel column"), axis("py", "pixel row"), hv.Dimension("ink"))
 NOW = dict(color="gray", bokeh=dict(line_width=1.5, **DOTTED), mpl=dict(linewidth=1, **MPL_DOTTED))
 
-#: The classification run's methods: legend and colour (Fig 1.14's order, left to right).
-METHOD_STYLE = {"MLR": ("MLR (pixels)", "#555555"), "1NN": ("1-NN (pixels)", "#999999"),
-                "H": ("H: herding, local", "#d62728"), "SH": ("SH: herding, safe", "#ff9896"),
-                "CD": ("CD-1", "#1f77b4"), "PCD": ("PCD (BernoulliRBM)", "#9467bd")}
-
 
 @functools.cache
 def class_size(digit: str) -> int:
@@ -66,6 +61,9 @@ class HiddenPage:
     verdict: Verdict
     data_pairs: np.ndarray
     sample_pairs: np.ndarray
+    #: Fig 1.13's verdict: a fully visible model herding the pixels' means and pairs on the
+    #: same data and steps (the RBM's own line above is a study of its hidden units)
+    caption_verdict: Verdict = None  # type: ignore[assignment]
 
 
 @results_cache
@@ -74,8 +72,10 @@ def run_page(hidden: int, search: str, sweeps: int, hidden_bias: str, cases: int
     data, _ = hh.binary_digits(cases, digit=None if digit == "all" else int(digit), seed=seed)
     run = hh.herd_hidden(data, hidden, steps, search=search, sweeps=sweeps,
                          update_hidden_bias=hidden_bias == "updated", seed=seed)
+    visible = vh.herd_visible(data, steps)
     return HiddenPage(data, run, hh.moment_matching_claim(run, data, seed=seed),
-                      hh.pixel_pairs(data), hh.pixel_pairs(run.visible))
+                      hh.pixel_pairs(data), hh.pixel_pairs(run.visible),
+                      vh.pair_matching_claim(visible, data, seed=seed))
 
 
 def _grid(cols: int, rows: int) -> tuple[np.ndarray, np.ndarray]:
@@ -133,21 +133,8 @@ class RBMExplorer(Explorer):
                          doc="Seed of the data drawn, the starting weights and the independent "
                              "draws of the verdict.")
 
-    class_hidden = param.Integer(100, bounds=(4, 200), step=4, label="Largest hidden count H",
-                                 doc="Herding (H, SH) and CD get H/4, H/2 and H hidden units, "
-                                     "PCD H (the paper: 50-1000 for 256 pixels).")
-    class_steps = param.Integer(1000, bounds=(20, 2000), step=20, label="Iterations a model",
-                                doc="Herding or (P)CD iterations of each class's model; energies "
-                                    "are averaged over the second half (the paper: 2000).")
-    class_splits = param.Integer(4, bounds=(1, 8), label="Splits",
-                                 doc="Random splits of each class into 100 training, 40 "
-                                     "validation and the rest test cases (the paper: 4).")
-    class_seed = param.Integer(0, bounds=(0, 99_999), label="Split seed",
-                               doc="Seed of the splits and of every model's start.")
-
-    fields = ("seed", "class_seed")
-    widgets = {name: {"throttled": True} for name in ("hidden", "sweeps", "cases", "steps",
-                                                      "class_hidden", "class_steps")}
+    fields = ("seed",)
+    widgets = {name: {"throttled": True} for name in ("hidden", "sweeps", "cases", "steps")}
     example_change = {"seed": 2}
     bench_move = ("seed", list(range(101, 109)))
     # a larger m, then the exact argmax (clamps m); one digit (clamps D = 200 to its images)
@@ -164,15 +151,7 @@ class RBMExplorer(Explorer):
         Section(("samples_image", "data_image")),
         Section(("visible_plot", "hidden_plot", "pct_plot", "error_plot")),
     )
-    runs = (
-        Run("classify", quick=(("class_hidden", 4), ("class_steps", 20), ("class_splits", 1)),
-            title="Classification with herded hidden units (Fig 1.14)", button="Classify",
-            settings=("class_hidden", "class_steps", "class_splits", "class_seed"),
-            compute="run_classify",
-            plots=(Plot("classify_plot", title="Test error per method (mean ± 1 s.e.)"),),
-            text=prose(__file__, "classify.md"), estimate="classify_estimate",
-            summary="classify_summary", extra="classify_extra"),
-    )
+    runs = (ClassifyRun,)
     timeline = Timeline(
         "sample_frames", unit="step",
         caption=prose(__file__, "timeline.md"),
@@ -314,66 +293,7 @@ class RBMExplorer(Explorer):
                 f"steps, largest ‖w‖ {run.weight_norm.max():.3g}. Pixel means off by "
                 f"{v['herding_means']:.4f} on average ({len(run.visible):,} independent draws "
                 f"from the data: {v['iid_means']:.4f}), pixel pairs by {v['herding_pairs']:.4f} "
-                f"({v['iid_pairs']:.4f}). " + verdict_markdown(page.verdict))
-
-    # --- the classification run (Fig 1.14) -------------------------------------------------
-    @staticmethod
-    def class_counts(H: int) -> tuple:
-        """The hidden-unit counts of the classification run: H/4, H/2 and H."""
-        return tuple(sorted({max(1, H // 4), max(1, H // 2), H}))
-
-    def run_classify(self, settings: dict, progress=None) -> hc.ClassifyResult:
-        # the Run caches results per settings (views.framework.jobs)
-        return hc.classification_experiment(
-            hidden=self.class_counts(int(settings["class_hidden"])),
-            splits=int(settings["class_splits"]), steps=int(settings["class_steps"]),
-            seed=int(settings["class_seed"]), progress=progress)
-
-    def classify_estimate(self, settings: dict) -> float:
-        # measured at H = 100, 1,000 iterations: 112 s of CPU a split (447 s for four)
-        H, steps = settings["class_hidden"], settings["class_steps"]
-        return 2.0 + settings["class_splits"] * (1.1 * H * steps / 1000 + 2.0)
-
-    def classify_summary(self, settings: dict, result: hc.ClassifyResult) -> str:
-        parts = []
-        for m in result.methods:
-            for h, e, se in zip(result.hidden[m] or ("",), result.mean(m), result.stderr(m)):
-                parts.append(f"{m}{h} **{100 * e:.1f} %** ± {100 * se:.1f}")
-        return (f"**{result.splits} split(s), {result.n_test} test digits, {result.steps} "
-                f"iterations a model.** Test error: " + "; ".join(parts) + ". "
-                + verdict_markdown(hc.classification_claim(result)))
-
-    def classify_extra(self, settings: dict, result: hc.ClassifyResult) -> str:
-        rows = ["| | the paper (USPS, Fig 1.14) | this run (sklearn digits) |",
-                "| --- | --- | --- |",
-                "| data | 16 × 16 pixels; 700 / 300 / 100 a class | 8 × 8 pixels; "
-                f"{result.train} / {result.validation} / 34-43 a class |",
-                "| hidden units | H, SH: 50-1000; CD: 50-250; PCD: 500 | H, SH, CD: "
-                + ", ".join(map(str, result.hidden.get("H", ()))) + "; PCD: "
-                + ", ".join(map(str, result.hidden.get("PCD", ()))) + " |",
-                f"| iterations | 2000 (energies over the last 1000) | {result.steps} (the last "
-                f"{result.steps // 2}) |",
-                f"| splits | 4 | {result.splits} |"]
-        seconds = ", ".join(f"{m} {s:.0f} s" for m, s in result.seconds.items())
-        return ("Fig 1.14's bars are not in the paper's text; its statements are: local "
-                "herding performs as well as CD, safe herding worse, no over-fitting as hidden "
-                "units grow, PCD poor (untuned). CPU time of this run: " + seconds
-                + ".\n\n" + "\n".join(rows))
-
-    def classify_plot(self, result: hc.ClassifyResult):
-        dims = [axis("method", "method (hidden units)"), axis("error", "test error (%)")]
-        parts, ticks, x = [], [], 0.0
-        for m in result.methods:
-            label, color = METHOD_STYLE[m]
-            counts = result.hidden[m] or ("",)
-            xs = x + np.arange(len(counts), dtype=float)
-            ticks += [(float(p), f"{m}{h}") for p, h in zip(xs, counts)]
-            means, se = 100 * result.mean(m), 100 * result.stderr(m)
-            parts.append(style(hv.ErrorBars((xs, means, se), dims[0], [dims[1], "se"]),
-                               color=color, mpl=dict(edgecolor=color)))
-            parts.append(style(hv.Scatter((xs, means), *dims, label=label), color=color,
-                               bokeh=dict(size=9), mpl=dict(s=35)))
-            x = xs[-1] + 1.5
-        return style(hv.Overlay(parts), xticks=ticks, xlim=(-0.8, x - 0.7), framewise=True,
-                     padding=(0, 0.1), legend_position="top_left", xrotation=45)
-
+                f"({v['iid_pairs']:.4f}). " + verdict_markdown(page.verdict)
+                + "\n\n**Fig 1.13's caption**, herding the pixels' means and pairs themselves "
+                f"(a fully visible model, {len(run.visible):,} steps): "
+                + verdict_markdown(page.caption_verdict))

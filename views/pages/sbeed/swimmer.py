@@ -117,17 +117,19 @@ def study(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict:
 def _panel_table(result: sw.SwimmerAblation, verdict, name: str, symbol: str):
     """The study's rows (CSV, per value and seed) and markdown table of one panel: the final
     return (mean ± standard error [min, max] over seeds, the best in bold), the share of
-    delta_k's variance the dual explains and delta_k's variance on the buffer."""
+    delta_k's variance the dual explains and delta_k's variance on the buffer (in the CSV also
+    its held-out residual, ``k_variance_claim``'s effect)."""
     p = verdict.numbers[name]
-    rows = [f"{name},seed,final_return,dual_explained,delta_var"]
+    rows = [f"{name},seed,final_return,dual_explained,delta_var,residual_var"]
     lines = [f"| {symbol} | final return, mean ± se [min, max] | dual explains | Var δₖ |",
              "| --- | --- | --- | --- |"]
     for value, returns in result.panels[name].items():
         finals = returns[:, -p["final_episodes"]:].mean(axis=1)
         dual = result.dual[name][value]
         var = (result.delta_var or {}).get(name, {}).get(value, np.full(len(finals), np.nan))
-        for s, (x, d, v) in enumerate(zip(finals, dual, var)):
-            rows.append(f"{value:g},{s},{x:.3f},{d:.4f},{v:.5g}")
+        held = (result.residual_var or {}).get(name, {}).get(value, np.full(len(finals), np.nan))
+        for s, (x, d, v, r) in enumerate(zip(finals, dual, var, held)):
+            rows.append(f"{value:g},{s},{x:.3f},{d:.4f},{v:.5g},{r:.5g}")
         fit = f"{np.nanmean(dual):.2f}" if np.isfinite(dual).any() else "-"
         spread = f"{np.mean(var):.3g}" if np.isfinite(var).all() else "-"
         se = p["se"][value]
@@ -175,7 +177,9 @@ def k_panel(result: sw.SwimmerAblation):
 
 def k_variance_panel(result: sw.SwimmerAblation):
     """Per seed, the variance of delta_k over the replay buffer (mean of the last 5 episodes)
-    for each k of the grid (evenly spaced, labelled), and its mean over seeds."""
+    for each k of the grid (evenly spaced, labelled), and its mean over seeds; beside it the
+    mean of the held-out part the dual's inputs do not explain (what ``k_variance_claim``
+    judges), where the run has it."""
     var = result.delta_var["k"]
     ks = list(var)
     x = np.arange(len(ks), dtype=float)
@@ -186,8 +190,15 @@ def k_variance_panel(result: sw.SwimmerAblation):
                    color=COLORS[0], alpha=0.6, bokeh=dict(size=6), mpl=dict(s=14))
     mean = style(hv.Curve((x, [float(np.mean(var[k])) for k in ks]), *dims, label="mean"),
                  color=COLORS[0], bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-    return style(points * mean, framewise=True, xticks=[(float(i), f"{k:g}") for i, k in
-                                                        enumerate(ks)])
+    overlay = points * mean
+    held = (result.residual_var or {}).get("k")
+    if held and all(np.all(np.isfinite(held[k])) for k in ks):
+        overlay = overlay * style(hv.Curve((x, [float(np.mean(held[k])) for k in ks]), *dims,
+                                           label="held-out residual (mean)"),
+                                  color=COLORS[1], bokeh=dict(line_width=2, line_dash="dashed"),
+                                  mpl=dict(linewidth=1.5, linestyle="--"))
+    return style(overlay, framewise=True, xticks=[(float(i), f"{k:g}") for i, k in
+                                                  enumerate(ks)])
 
 
 def study_lam_k(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict:
