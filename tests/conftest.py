@@ -14,6 +14,7 @@ import re
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -165,9 +166,31 @@ def asked_tiers(config) -> set[str] | None:
     return asked
 
 
+# --- MuJoCo, an optional extra ----------------------------------------------------------------
+def needs_mujoco(item) -> bool:
+    """Whether ``item`` runs gymnasium's Swimmer (the only user of MuJoCo): its module, its
+    name or its case names the Swimmer ("swimmer", as every Swimmer run, entry, block and
+    function is named)."""
+    return "swimmer" in item.nodeid.lower()
+
+
+def _skip_without_mujoco(items) -> None:
+    """Where MuJoCo is not installed (``pip install -e .`` without the ``mujoco`` extra), the
+    Swimmer's tests skip, saying how to enable them."""
+    from dynamics.sbeed import swimmer
+
+    if swimmer.installed():
+        return
+    skip = pytest.mark.skip(reason=swimmer.MISSING)
+    for item in items:
+        if needs_mujoco(item):
+            item.add_marker(skip)
+
+
 def pytest_collection_modifyitems(config, items):
     """Keep the tests of the tiers asked for (``asked_tiers``); deselect the others, so that
-    ``pytest`` says how many it left out."""
+    ``pytest`` says how many it left out. Skip the Swimmer's where MuJoCo is missing."""
+    _skip_without_mujoco(items)
     asked = asked_tiers(config)
     tiers = {item.nodeid: tier_of(item) for item in items}
     if asked is None:
