@@ -80,3 +80,34 @@ def test_the_options_choose_the_tiers():
     assert conftest.asked_tiers(_config(markexpr="bench")) is None
     assert conftest.asked_tiers(_config(markexpr="not browser")) is None
     assert conftest.asked_tiers(_config(markexpr="slow")) == {"fast"}
+
+
+class _Item:
+    def __init__(self, nodeid, markers=()):
+        self.nodeid, self.fixturenames, self._markers = nodeid, (), list(markers)
+
+    def add_marker(self, name):
+        self._markers.append(name)
+
+    def iter_markers(self):
+        return (types.SimpleNamespace(name=name) for name in self._markers)
+
+
+def _select(nodeids, **options):
+    items = [_Item(nodeid) for nodeid in nodeids]
+    left = []
+    hook = types.SimpleNamespace(pytest_deselected=lambda items: left.extend(items))
+    config = _config(**options)
+    config.hook = hook
+    conftest.pytest_collection_modifyitems(config, items)
+    return [item.nodeid for item in items]
+
+
+def test_naming_only_a_tiers_files_runs_them_and_a_mixed_run_keeps_the_fast_tier():
+    app, bench = "tests/app/test_opening.py::test_x", "tests/bench/test_bench_x.py::test_y"
+    fast = "tests/views/test_cache.py::test_z"
+    assert _select([app]) == [app]                       # pytest tests/app/test_opening.py
+    assert _select([app, bench]) == [app, bench]
+    assert _select([app, bench, fast]) == [fast]          # a plain pytest
+    assert _select([app, fast], browser=True) == [app]
+    assert _select([app], fast=True) == []               # --fast asks for the fast tier only
