@@ -35,12 +35,13 @@ def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:
 
     Then ``pages`` are drawn once each on the event loop (``_warm_page``, ``_warm_pages``)."""
     first, rest = engine_groups()
-    compiling = [name for name in dynamics.ENGINES if readiness.needs_compiling(name)]
-    readiness.begin(bool(compiling))  # pages whose engines compile wait (app/main.py)
+    # in the order they are readied, so the log's and the waiting page's counts run 1, 2, ...
+    compiling = [name for name in first + rest if readiness.needs_compiling(name)]
+    readiness.begin(compiling)  # pages whose engines compile wait (app/main.py)
     if compiling:
         print(f"dynamics: {len(compiling)} engines to compile: {', '.join(compiling)}",
               flush=True)
-    readiness.doing(f"{'compiling' if compiling else 'loading'} {', '.join(first)}")
+    readiness.doing(", ".join(readiness.step(name) for name in first))
     dynamics.warmup(verbose=True, engines=first)
     readiness.ready(first)
     start = time.perf_counter()
@@ -50,7 +51,7 @@ def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:
     loaded: list[str] = []
 
     def load(name: str) -> None:
-        readiness.doing(f"loading {name}")
+        readiness.doing(f"loading {name}")  # from the disk cache, which the child filled
         dynamics.warmup(verbose=True, engines=[name])
         readiness.ready([name])
         loaded.append(name)
@@ -182,7 +183,7 @@ def _compile_elsewhere(engines: list[str], then=None) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(root)] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
     start = time.perf_counter()
-    readiness.doing(f"compiling {engines[0]} (1 of {len(engines)}) in a child process")
+    readiness.doing(f"{readiness.step(engines[0])} in a child process")
     try:
         with subprocess.Popen(
                 [sys.executable, "-c", f"import dynamics; dynamics.warmup(verbose=True, "
@@ -191,11 +192,13 @@ def _compile_elsewhere(engines: list[str], then=None) -> None:
             # the child prints "dynamics.<name>: ready in ... s" after each engine
             for done, line in enumerate(child.stdout, start=1):
                 name = line.partition(":")[0].removeprefix("dynamics.")
+                if name in engines:  # counted as the waiting page counts it
+                    print(f"dynamics: {readiness.step(name)} done by the child process",
+                          flush=True)
                 if then is not None and name in engines:
                     then(name)
                 if done < len(engines):
-                    readiness.doing(f"compiling {engines[done]} ({done + 1} of "
-                                    f"{len(engines)}) in a child process")
+                    readiness.doing(f"{readiness.step(engines[done])} in a child process")
             if child.wait(timeout=600):
                 raise subprocess.CalledProcessError(child.returncode, "dynamics.warmup")
     except (OSError, subprocess.SubprocessError) as exc:

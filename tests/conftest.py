@@ -14,6 +14,7 @@ import re
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -110,22 +111,97 @@ def pytest_configure(config):
     _precompile_engines()
 
 
-# --- the longest test files first ------------------------------------------------------------
-#: The test files that take longest, longest first (as a full run on two cores found them).
-#: ``--dist loadfile`` hands the
-#: files to the two workers in collection order: the quick gallery (tests/views, collected
-#: late) started when the other worker had little left, which then waited for it. Longest
-#: first, the two workers end closer together.
-LONGEST_FILES = (
-    "tests/views/test_figures.py", "tests/app/test_browser.py", "tests/app/test_injection.py",
-    "tests/views/test_live_equals_fresh.py", "tests/app/test_server_lifecycle.py",
-    "tests/app/test_links_and_layout.py", "tests/views/test_explorers.py",
-    "tests/views/test_every_run_in_a_worker.py", "tests/app/test_export_offline.py",
-)
+# --- tiers -----------------------------------------------------------------------------------
+#: The opt-in tiers, as Panel keeps its browser tests behind ``--ui``: each is a marker and an
+#: option. A plain ``pytest`` runs the fast tier, every test with none of these markers: the
+#: engines, the in-process views and the generic checks.
+TIERS = {
+    "browser": "the served app: tests/app (a `panel serve` process, Playwright and Chromium)",
+    "gallery": "builds of the paper gallery (python -m views.figures)",
+    "bench": "benchmarks against NumPy references and floors, printed as ratios",
+}
+#: Where a tier's marker is set by the test's place, not written in each file.
+TIER_FOLDERS = {"browser": "tests/app/", "bench": "tests/bench/"}
+#: Fixtures that put a test in a tier wherever it is (Playwright's browser is the browser tier).
+TIER_FIXTURES = {"browser": "browser"}
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("tiers", "test tiers (a plain pytest runs the fast tier)")
+    for tier, what in TIERS.items():
+        group.addoption(f"--{tier}", action="store_true", default=False,
+                        help=f"run the {tier} tier instead of the fast one: {what}")
+    group.addoption("--fast", action="store_true", default=False,
+                    help="run the fast tier too, beside the tiers asked for")
+    group.addoption("--all-tiers", action="store_true", default=False,
+                    help="run every tier, the fast one included")
+
+
+def tier_of(item) -> str:
+    """The one tier ``item`` belongs to: ``bench`` over ``browser`` over ``gallery`` (a
+    benchmark that drives Chromium is a benchmark), ``fast`` when none. Sets the markers that
+    the test's folder or fixtures imply, so ``-m browser`` sees them too."""
+    path = item.nodeid.split("::")[0]
+    for tier, folder in TIER_FOLDERS.items():
+        if path.startswith(folder):
+            item.add_marker(tier)
+    for tier, fixture in TIER_FIXTURES.items():
+        if fixture in getattr(item, "fixturenames", ()):
+            item.add_marker(tier)
+    marked = {mark.name for mark in item.iter_markers()}
+    return next((tier for tier in ("bench", "browser", "gallery") if tier in marked), "fast")
+
+
+def asked_tiers(config) -> set[str] | None:
+    """The tiers the command line asks for (``fast`` for a plain run), or None when a ``-m``
+    expression names a tier's marker: then that expression alone selects."""
+    expression = config.getoption("markexpr", "") or ""
+    if any(re.search(rf"\b{tier}\b", expression) for tier in TIERS):
+        return None
+    if config.getoption("all_tiers"):
+        return {"fast", *TIERS}
+    asked = {tier for tier in TIERS if config.getoption(tier)}
+    if config.getoption("fast") or not asked:
+        asked.add("fast")
+    return asked
+
+
+# --- MuJoCo, an optional extra ----------------------------------------------------------------
+def needs_mujoco(item) -> bool:
+    """Whether ``item`` runs gymnasium's Swimmer (the only user of MuJoCo): its module, its
+    name or its case names the Swimmer ("swimmer", as every Swimmer run, entry, block and
+    function is named)."""
+    return "swimmer" in item.nodeid.lower()
+
+
+def _skip_without_mujoco(items) -> None:
+    """Where MuJoCo is not installed (``pip install -e .`` without the ``mujoco`` extra), the
+    Swimmer's tests skip, saying how to enable them."""
+    from dynamics.sbeed import swimmer
+
+    if swimmer.installed():
+        return
+    skip = pytest.mark.skip(reason=swimmer.MISSING)
+    for item in items:
+        if needs_mujoco(item):
+            item.add_marker(skip)
 
 
 def pytest_collection_modifyitems(config, items):
-    """Run ``LONGEST_FILES`` first, in that order; every other file keeps its place (a stable
-    sort: each worker collects the same order, as xdist requires)."""
-    rank = {name: i for i, name in enumerate(LONGEST_FILES)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+    """Keep the tests of the tiers asked for (``asked_tiers``); deselect the others, so that
+    ``pytest`` says how many it left out. A run that asks for no tier and names only a tier's
+    tests runs them. Skip the Swimmer's where MuJoCo is missing."""
+    _skip_without_mujoco(items)
+    asked = asked_tiers(config)
+    tiers = {item.nodeid: tier_of(item) for item in items}
+    if asked is None:
+        return
+    if asked == {"fast"} and not config.getoption("fast") and "fast" not in tiers.values():
+        # no tier asked for, and the paths named hold none of the fast tier's tests
+        # (pytest tests/app/test_opening.py): run what was named
+        asked = set(tiers.values())
+    kept = [item for item in items if tiers[item.nodeid] in asked]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(
+            items=[item for item in items if tiers[item.nodeid] not in asked])
+        items[:] = kept

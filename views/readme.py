@@ -62,17 +62,13 @@ def explorer_table() -> str:
 
 
 def paper_list() -> str:
-    """The source papers, each with its full reference, its gallery module and the pages that
-    come from it (each with its sections)."""
+    """The source papers, one line each: its full reference, the pages that come from it and
+    its gallery module (the sections each page reproduces are in the page table)."""
     items = []
     for paper in PAPERS:
-        pages = [cls for cls in EXPLORERS.values() if cls.paper == paper]
-        lines = [f"- {paper.reference}; gallery entries in "
-                 f"[`views/figures/{paper.key}.py`](views/figures/{paper.key}.py):"]
-        lines += [f"  - {_text(cls.title)}: {_text(cls.figures)}" for cls in pages]
-        if not pages:
-            lines.append("  - no page yet")
-        items.append("\n".join(lines))
+        pages = [_text(cls.title) for cls in EXPLORERS.values() if cls.paper == paper]
+        items.append(f"- {paper.reference}: {', '.join(pages) or 'no page yet'}; gallery "
+                     f"entries in [`views/figures/{paper.key}.py`](views/figures/{paper.key}.py)")
     return "\n".join(items)
 
 

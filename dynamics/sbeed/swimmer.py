@@ -53,9 +53,10 @@ from .mdp import check_gamma, check_lam
 from .approximators import DUAL_RIDGE, _Adam, _dual_factor, _RandomFeatures, _segment_deltas
 from .pendulum import ETA_GRID
 
-__all__ = ["ENV_ID", "EPISODE", "OBS_DIM", "ACT_DIM", "GAMMA", "available", "make_env",
-           "swimmer_dual_inputs", "segment_batch", "policy_prox", "SwimmerRun", "sbeed_swimmer", "SwimmerAblation",
-           "SWIMMER_ABLATION", "SWIMMER_DEFAULTS", "NOISE_SWIMMER", "swimmer_ablation"]
+__all__ = ["ENV_ID", "EPISODE", "OBS_DIM", "ACT_DIM", "GAMMA", "ENABLE", "MISSING", "installed",
+           "available", "make_env", "swimmer_dual_inputs", "segment_batch", "policy_prox",
+           "SwimmerRun", "sbeed_swimmer", "SwimmerAblation", "SWIMMER_ABLATION",
+           "SWIMMER_DEFAULTS", "NOISE_SWIMMER", "swimmer_ablation"]
 
 ENV_ID = "Swimmer-v5"
 #: gymnasium's time limit of Swimmer (steps an episode).
@@ -64,6 +65,25 @@ OBS_DIM = 8
 ACT_DIM = 2
 #: Sec 6.7.1: "For all algorithms, we set gamma = 0.995".
 GAMMA = 0.995
+
+
+#: How to enable the Swimmer runs: MuJoCo is an optional extra of the project (pyproject.toml),
+#: so that an install for every other page does without it.
+ENABLE = 'pip install -e ".[mujoco]"'
+#: What a Swimmer run says where MuJoCo is missing (its error on the page, its tests' skip).
+MISSING = (f"{ENV_ID} needs MuJoCo, an optional extra that is not installed here: "
+           f"{ENABLE} in the clone (or pip install mujoco) enables the Swimmer runs")
+
+
+def installed() -> bool:
+    """Whether the ``mujoco`` package is installed, found without importing it (which takes
+    about a second): what the tests ask to skip the Swimmer runs."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("mujoco") is not None
+    except (ImportError, ValueError):  # a broken or blocked install
+        return False
 
 
 def available() -> bool:
@@ -76,15 +96,15 @@ def available() -> bool:
 
 
 def make_env(episode: int = EPISODE):
-    """gymnasium's Swimmer-v5 with a time limit of ``episode`` steps. Raises ImportError naming
-    the ``mujoco`` package when it is missing (it is a dependency of this project)."""
+    """gymnasium's Swimmer-v5 with a time limit of ``episode`` steps. Raises ImportError saying
+    how to install MuJoCo (``MISSING``) when it is missing (an optional extra)."""
     episode = check_count("episode", episode, low=1, high=100_000)
     import gymnasium
 
     try:
         return gymnasium.make(ENV_ID, max_episode_steps=episode)
     except gymnasium.error.DependencyNotInstalled as exc:
-        raise ImportError(f"{ENV_ID} needs the mujoco package (pip install mujoco): {exc}") from exc
+        raise ImportError(MISSING) from exc
 
 
 def swimmer_dual_inputs(observations, actions, *, k: int) -> np.ndarray:

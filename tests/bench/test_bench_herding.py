@@ -11,24 +11,10 @@ import pytest
 
 from dynamics import herding
 from tests.bench._timing import best_time
+from tests.dynamics.test_herding import herd_reference  # the tests' NumPy reference, written once
 
 TARGET_STEPS_PER_S = 50e6
 TARGET_RATIO = 200.0
-
-
-def numpy_herding(features, moments, steps, eta=1.0):
-    """Eqs 1.7-1.8 as a Python loop over NumPy operations: argmax of features @ w, then update."""
-    K = features.shape[1]
-    w = np.zeros(K)
-    states = np.empty(steps, dtype=np.int64)
-    weights = np.empty((steps + 1, K))
-    weights[0] = w
-    for t in range(steps):
-        s = int(np.argmax(features @ w))
-        states[t] = s
-        w = w + eta * (moments - features[s])
-        weights[t + 1] = w
-    return states, weights
 
 
 @pytest.mark.bench
@@ -39,12 +25,12 @@ def test_bench_herd():
     n_fast, n_slow = 10_000_000, 20_000
 
     # Same states on a common prefix, so both sides compute the same thing.
-    ref_states, _ = numpy_herding(phi, phi_bar, n_slow)
+    ref_states = herd_reference(phi, phi_bar, n_slow)[0]
     np.testing.assert_array_equal(herding.herd(phi, phi_bar, n_slow).states, ref_states)
 
     herding.herd(phi, phi_bar, n_fast)  # first touch of fresh memory is slow on this VM
     t_fast = best_time(lambda: herding.herd(phi, phi_bar, n_fast), repeats=3)
-    t_slow = best_time(lambda: numpy_herding(phi, phi_bar, n_slow), repeats=3)
+    t_slow = best_time(lambda: herd_reference(phi, phi_bar, n_slow), repeats=3)
     fast = n_fast / t_fast
     slow = n_slow / t_slow
     ratio = fast / slow

@@ -12,20 +12,7 @@ import pytest
 
 from dynamics.neuron import GOLDEN_MEAN, herd_neuron
 from tests.bench._timing import best_time
-
-
-def python_neuron(rate: float, w0: float, steps: int):
-    """Reference: what herd_neuron computes in a run (states, weights, firing rate) with a Python
-    loop for eqs 1.25-1.26 (the discrepancy is derived lazily on both sides, so not timed)."""
-    states = np.empty(steps, dtype=np.int64)
-    weights = np.empty(steps + 1)
-    weights[0] = w = w0
-    for t in range(steps):
-        s = 1 if w > 0 else 0
-        w = w + rate - s
-        states[t] = s
-        weights[t + 1] = w
-    return states, weights, states.mean()
+from tests.dynamics.test_neuron import float_neuron  # the tests' NumPy reference, written once
 
 
 @pytest.mark.bench
@@ -33,11 +20,14 @@ def test_bench_herd_neuron():
     rate, w0 = GOLDEN_MEAN, 0.0
     n_engine, n_ref = 10**7, 10**5
     herd_neuron(rate, 10, w0=w0)  # compile / load from cache
+    # the same run on both sides: the engine's states are the reference's
+    np.testing.assert_array_equal(herd_neuron(rate, 1000, w0=w0).states,
+                                  float_neuron(rate, w0, 1000)[0])
     # interleaved rounds, so both sides see the same load of a shared machine
     t_engine = t_ref = float("inf")
     for _ in range(5):
         t_engine = min(t_engine, best_time(lambda: herd_neuron(rate, n_engine, w0=w0), repeats=2))
-        t_ref = min(t_ref, best_time(lambda: python_neuron(rate, w0, n_ref), repeats=2))
+        t_ref = min(t_ref, best_time(lambda: float_neuron(rate, w0, n_ref), repeats=2))
     engine = n_engine / t_engine
     ref = n_ref / t_ref
     ratio = engine / ref

@@ -105,5 +105,15 @@ def test_the_first_start_readies_the_first_pages_engines_before_the_others(tmp_p
         f"the first page computes with {first}; the start readied {ready} in that order")
     assert ready[len(first):len(first) + len(second)] == second, (
         f"the second page's engines {second} come next; the start readied {ready}")
+    # the log counts the engines as the waiting page does (readiness.step, readiness.progress):
+    # "compiling torus (2 of 11)" is the second of the 11 names the start said it compiles
+    listed = re.search(r"^dynamics: (\d+) engines to compile: (.+)$", text, re.MULTILINE)
+    names = listed.group(2).split(", ")
+    assert int(listed.group(1)) == len(names)
+    steps = re.findall(r"^dynamics: compiling (\w+) \((\d+) of (\d+)\) done by the child",
+                       text, re.MULTILINE)
+    assert steps, text[-3000:]
+    for name, index, total in steps:
+        assert (int(index), int(total)) == (names.index(name) + 1, len(names)), (name, names)
     print(f"\nfirst start: the first page's engines ready {first_at:.1f} s after panel serve, "
           f"the second's {seconds:.1f} s; readied in this order: {ready}")

@@ -14,6 +14,8 @@ import pytest
 from views import figures
 from views.figures import ENTRIES, command
 
+pytestmark = pytest.mark.gallery  # the gallery tier: pytest --gallery
+
 
 def test_quick_gallery_on_a_local_dask_cluster_produces_every_entry(tmp_path):
     """The command as CI runs it (``--quick``, a local dask.distributed cluster): every entry's

@@ -39,17 +39,19 @@ def test_each_page_names_the_engines_it_computes_with():
 def test_only_a_compiling_start_holds_pages_back(fresh_state):
     doeblin = EXPLORERS["doeblin"]
     assert readiness.waiting_for(doeblin) == []  # nothing begun: a script or a test
-    readiness.begin(False)  # every kernel in the disk cache
+    readiness.begin([])  # every kernel in the disk cache
     assert readiness.waiting_for(doeblin) == []
-    readiness.begin(True)
-    readiness.doing("compiling doeblin (2 of 11) in a child process")
+    readiness.begin(["herding", "doeblin", "pmd"])  # the engines the log says it compiles
+    assert readiness.step("doeblin") == "compiling doeblin (2 of 3)"
+    assert readiness.step("torus") == "loading torus"  # in the disk cache
+    readiness.doing(f"{readiness.step('doeblin')} in a child process")
     assert readiness.waiting_for(doeblin) == ["doeblin"]
     assert readiness.waiting_for(EXPLORERS["torus"]) == ["herding", "torus"]
     readiness.ready(["herding", "neuron", "torus"])
     assert readiness.waiting_for(EXPLORERS["torus"]) == []
-    line = readiness.progress()
-    assert line.startswith(f"3 of {len(dynamics.ENGINES)} engines ready, ")
-    assert line.endswith("now compiling doeblin (2 of 11) in a child process")
+    line = readiness.progress()  # counted as the log counts: among the engines compiled
+    assert line.startswith("1 of 3 engines compiled, ")
+    assert line.endswith("now compiling doeblin (2 of 3) in a child process")
     readiness.ready(dynamics.ENGINES)
     assert readiness.waiting_for(doeblin) == []
     with pytest.raises(ValueError, match="name"):
@@ -94,22 +96,20 @@ def test_a_waiting_page_says_what_it_waits_for_and_opens_the_page_once_ready(
         return ticks[-1][2]
 
     monkeypatch.setattr(main.pn.state, "add_periodic_callback", periodic)
-    readiness.begin(True)
+    readiness.begin(["herding", "doeblin", "pmd"])
     readiness.ready(["herding", "neuron", "torus"])
-    readiness.doing("compiling doeblin (2 of 11) in a child process")
+    readiness.doing("compiling doeblin (2 of 3) in a child process")
     page = main.waiting_page("doeblin")
     note, reload = page.objects[0], page.objects[-1]
     assert "compiling its engines" in note.object and "(doeblin)" in note.object
-    from dynamics import ENGINES
-
-    assert f"3 of {len(ENGINES)} engines ready" in note.object
-    assert "now compiling doeblin (2 of 11)" in note.object
+    assert "1 of 3 engines compiled" in note.object
+    assert "now compiling doeblin (2 of 3)" in note.object
     (tick, period, ticker), = ticks
     assert period == 1000
     readiness.ready(["bifurcation"])
-    readiness.doing("compiling pmd (3 of 11) in a child process")
+    readiness.doing("compiling pmd (3 of 3) in a child process")
     tick()  # a second later: the line follows the start
-    assert f"4 of {len(ENGINES)} engines ready" in note.object and "pmd (3 of 11)" in note.object
+    assert "1 of 3 engines compiled" in note.object and "pmd (3 of 3)" in note.object
     assert reload.value == 0 and not ticker.stopped
     readiness.ready(["doeblin"])
     tick()  # ready: the browser reloads the same address (reload's jscallback)

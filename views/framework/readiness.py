@@ -22,9 +22,10 @@ import time
 from dynamics import ENGINES
 
 __all__ = ["begin", "doing", "ready", "needs_compiling", "engines_of", "start_order",
-           "waiting_for", "progress"]
+           "waiting_for", "progress", "step"]
 
-_STATE: dict = {"compiling": False, "started": None, "ready": set(), "doing": ""}
+_STATE: dict = {"compiling": False, "started": None, "ready": set(), "doing": "",
+                "to_compile": ()}
 
 
 def _modules(name: str) -> list:
@@ -58,9 +59,22 @@ def needs_compiling(name: str) -> bool:
     return False
 
 
-def begin(compiling: bool) -> None:
-    """The server's warm-up starts; ``compiling``: it will compile kernels (a first start)."""
-    _STATE.update(compiling=bool(compiling), started=time.monotonic(), ready=set(), doing="")
+def begin(compiling) -> None:
+    """The server's warm-up starts; ``compiling``: the engines it will compile (a first start;
+    the names the server's log lists), empty when every kernel is in the disk cache."""
+    names = tuple(compiling)
+    _STATE.update(compiling=bool(names), started=time.monotonic(), ready=set(), doing="",
+                  to_compile=names)
+
+
+def step(name: str) -> str:
+    """What readying engine ``name`` is, counted as the server's log counts: "compiling pmd
+    (4 of 11)" among the engines this start compiles, or "loading torus" (from the disk
+    cache)."""
+    names = _STATE["to_compile"]
+    if name in names:
+        return f"compiling {name} ({names.index(name) + 1} of {len(names)})"
+    return f"loading {name}"
 
 
 def doing(text: str) -> None:
@@ -117,10 +131,12 @@ def waiting_for(cls) -> list[str]:
 
 
 def progress() -> str:
-    """How far the start is, in one line: engines ready, seconds since it began, and what the
-    warm-up does now."""
+    """How far the start is, in one line: the engines compiled of those this start compiles
+    (the count the server's log gives), seconds since it began, and what the warm-up does
+    now."""
     started = _STATE["started"]
     seconds = 0.0 if started is None else time.monotonic() - started
-    line = (f"{len(_STATE['ready'] & set(ENGINES))} of {len(ENGINES)} engines ready, "
+    names = _STATE["to_compile"]
+    line = (f"{len(_STATE['ready'] & set(names))} of {len(names)} engines compiled, "
             f"{seconds:.0f} s since the server started")
     return f"{line}; now {_STATE['doing']}" if _STATE["doing"] else line
