@@ -203,7 +203,7 @@ def test_summaries_say_whether_the_run_agrees_with_the_paper():
         verdict = claim(result)
         assert summary.endswith(verdict_markdown(verdict))
         # a word run of one seed is not judged (at least 3: dynamics.doeblin.WORD_MIN_SEEDS)
-        assert {True: "**Agrees", False: "**Differs", None: "**Not judged"}[verdict.agrees] \
+        assert {True: "**Reproduced", False: "**Differs", None: "**Not decided"}[verdict.agrees] \
             in summary
     assert "a verdict needs at least 3" in e.jobs["word"].run.summary(
         e.jobs["word"].settings, e.jobs["word"].result)

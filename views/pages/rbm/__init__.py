@@ -293,7 +293,7 @@ class RBMExplorer(Explorer):
                 f"steps, largest ‖w‖ {run.weight_norm.max():.3g}. Pixel means off by "
                 f"{v['herding_means']:.4f} on average ({len(run.visible):,} independent draws "
                 f"from the data: {v['iid_means']:.4f}), pixel pairs by {v['herding_pairs']:.4f} "
-                f"({v['iid_pairs']:.4f}). " + verdict_markdown(page.verdict)
-                + "\n\n**Fig 1.13's caption**, herding the pixels' means and pairs themselves "
-                f"(a fully visible model, {len(run.visible):,} steps): "
+                f"({v['iid_pairs']:.4f}): a study of the hidden units, not of the caption. "
+                f"**Fig 1.13** (a fully visible model herding the means and pairs, "
+                f"{len(run.visible):,} steps): "
                 + verdict_markdown(page.caption_verdict))
