@@ -21,10 +21,9 @@ from views.framework.jobs import progress_part
 from views.framework.runs import Run
 from views.framework.text import verdict_markdown
 
-__all__ = ["AblationRun", "AblationRuns", "PENDULUM_SECONDS_PER_K", "DUAL_SOLVE_COST", "TABULAR_SECONDS_PER_K",
-           "TABULAR_UPDATES_PER_STEP", "BEFORE", "run", "estimate", "summary", "returns_panel", "runs_panel",
-           "tabular_panel",
-           "smooth", "study"]
+__all__ = ["AblationRun", "AblationRuns", "PENDULUM_SECONDS_PER_K", "DUAL_SOLVE_COST",
+           "TABULAR_SECONDS_PER_K", "TABULAR_UPDATES_PER_STEP", "BEFORE", "returns_panel",
+           "runs_panel", "tabular_panel", "smooth", "study"]
 
 #: Seconds per 1,000 Pendulum steps at k = 10 on the development machine (2 shared cores), for
 #: estimates (other k: times ``pend.run_cost(k)``).
@@ -51,19 +50,6 @@ class AblationRuns:
     tabular: studies.TabularEta
 
 
-def run(settings: dict, progress=None) -> AblationRuns:
-    """The run's settings ``steps`` and ``seeds``: both parts, the progress fraction shared
-    by their estimated times."""
-    first = _pendulum_seconds(settings)
-    share = first / (first + _tabular_seconds(settings))
-    seeds = int(settings["seeds"])
-    runs = pend.ablation(steps=int(settings["steps"]), seeds=seeds,
-                         progress=progress_part(progress, 0.0, share, "Pendulum"))
-    tabular = studies.tabular_eta(seeds=seeds, iterations=_iterations(settings),
-                                  progress=progress_part(progress, share, 1.0, "Garnet"))
-    return AblationRuns(runs, tabular)
-
-
 def _pendulum_seconds(settings: dict) -> float:
     # the engine's distinct runs: one factor of ABLATION_DEFAULTS changed at a time, "eta_noisy"
     # at its own noise
@@ -81,26 +67,6 @@ def _iterations(settings: dict) -> int:
 def _tabular_seconds(settings: dict) -> float:
     fitted = sum(e > 0 for e in pend.ETA_GRID) + 0.1 * sum(e == 0 for e in pend.ETA_GRID)
     return settings["seeds"] * fitted * TABULAR_SECONDS_PER_K * _iterations(settings) / 1000
-
-
-def estimate(settings: dict) -> float:
-    return _pendulum_seconds(settings) + _tabular_seconds(settings)
-
-
-def summary(result: AblationRuns) -> str:
-    """The claim's numbers, the dual's fit and the verdict (the gallery's, word for word)."""
-    verdict = sbeed.intermediate_best_claim(result.pendulum, result.tabular)
-    explained = []
-    for name in ("eta", "eta_noisy"):
-        dual = verdict.numbers.get(name, {}).get("dual_explained", {})
-        fits = [f"{v:g}: {x:.2f}" for v, x in dual.items() if x is not None]
-        if fits:
-            explained.append(f"at {result.pendulum.noise[name]:g} rad/s " + ", ".join(fits))
-    fit = ("The dual explains this fraction of the variance of δₖ on the replay buffer (last "
-           "10 episodes, by η): " + "; ".join(explained) + ". ") if explained else ""
-    return (f"**This run:** {verdict.measured}. {fit}{result.pendulum.seconds:.0f} s of "
-            "compute on Pendulum, "
-            f"{result.tabular.seconds:.0f} s on the Garnet. " + verdict_markdown(verdict))
 
 
 def returns_panel(result: AblationRuns, name: str, symbol: str):
@@ -237,7 +203,7 @@ def study(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict:
 
 
 class AblationRun(Run):
-    """Fig 6.1's ablation on Pendulum (``run``), with the eta panel on a Garnet."""
+    """Fig 6.1's ablation on Pendulum, with the eta panel on a Garnet."""
 
     key = "ablation"
     title = "Fig 6.1's ablation on Pendulum"
@@ -251,14 +217,35 @@ class AblationRun(Run):
     seeds = param.Integer(3, bounds=(1, 5), label="Seeds",
                           doc="Seeds per setting (paper: 5; at least 3 to name a best value).")
 
-    def compute(self, settings, progress=None):
-        return run(settings, progress)
+    def compute(self, settings: dict, progress=None) -> AblationRuns:
+        """The run's settings ``steps`` and ``seeds``: both parts, the progress fraction shared
+        by their estimated times."""
+        first = _pendulum_seconds(settings)
+        share = first / (first + _tabular_seconds(settings))
+        seeds = int(settings["seeds"])
+        runs = pend.ablation(steps=int(settings["steps"]), seeds=seeds,
+                             progress=progress_part(progress, 0.0, share, "Pendulum"))
+        tabular = studies.tabular_eta(seeds=seeds, iterations=_iterations(settings),
+                                      progress=progress_part(progress, share, 1.0, "Garnet"))
+        return AblationRuns(runs, tabular)
 
-    def estimate(self, settings):
-        return estimate(settings)
+    def estimate(self, settings: dict) -> float:
+        return _pendulum_seconds(settings) + _tabular_seconds(settings)
 
-    def summary(self, settings, result):
-        return summary(result)
+    def summary(self, settings: dict, result: AblationRuns) -> str:
+        """The claim's numbers, the dual's fit and the verdict (the gallery's, word for word)."""
+        verdict = sbeed.intermediate_best_claim(result.pendulum, result.tabular)
+        explained = []
+        for name in ("eta", "eta_noisy"):
+            dual = verdict.numbers.get(name, {}).get("dual_explained", {})
+            fits = [f"{v:g}: {x:.2f}" for v, x in dual.items() if x is not None]
+            if fits:
+                explained.append(f"at {result.pendulum.noise[name]:g} rad/s " + ", ".join(fits))
+        fit = ("The dual explains this fraction of the variance of δₖ on the replay buffer (last "
+               "10 episodes, by η): " + "; ".join(explained) + ". ") if explained else ""
+        return (f"**This run:** {verdict.measured}. {fit}{result.pendulum.seconds:.0f} s of "
+                "compute on Pendulum, "
+                f"{result.tabular.seconds:.0f} s on the Garnet. " + verdict_markdown(verdict))
 
     def ablation_lam(self, result):
         return returns_panel(result, "lam", "λ")

@@ -18,9 +18,8 @@ from views.framework.runs import Run
 from views.framework.text import verdict_markdown
 from views.pages.sbeed.ablation import COLORS, runs_panel
 
-__all__ = ["SwimmerRun", "SwimmerLamKRun", "SECONDS_PER_K", "ETA_ZERO_COST", "K_COST", "run", "estimate",
-           "summary", "eta_panel", "study", "run_lam_k", "estimate_lam_k", "summary_lam_k",
-           "lam_panel", "k_panel", "k_variance_panel", "study_lam_k"]
+__all__ = ["SwimmerRun", "SwimmerLamKRun", "SECONDS_PER_K", "ETA_ZERO_COST", "K_COST", "study",
+           "study_lam_k"]
 
 #: CPU seconds per 1,000 Swimmer steps of a run that solves its dual (eta > 0; 50 updates an
 #: episode, a buffer of 10 episodes), measured on the development machine (2 shared cores):
@@ -33,14 +32,6 @@ ETA_ZERO_COST = 0.8
 #: (25 + k) / 35.
 K_COST = {k: (25.0 + k) / 35.0 for k in sw.SWIMMER_ABLATION["k"]}
 
-def run(settings: dict, progress=None) -> sw.SwimmerAblation:
-    """The run's settings ``steps``, ``seeds``, ``episode`` and ``updates``: the
-    eta panel."""
-    return sw.swimmer_ablation(steps=int(settings["steps"]), seeds=int(settings["seeds"]),
-                               episode=int(settings["episode"]),
-                               updates=int(settings.get("updates", 50)), progress=progress)
-
-
 def _per_run(settings: dict) -> float:
     """Seconds of one k = 10 run with a dual: ``SECONDS_PER_K`` at 50 updates an episode, the
     simulator's share (0.9 of 3.9 s) fixed and the rest in proportion to the updates."""
@@ -48,30 +39,6 @@ def _per_run(settings: dict) -> float:
     share = 0.9 / 3.9
     return (SECONDS_PER_K * int(settings["steps"]) / 1000
             * (share + (1 - share) * updates / 50))
-
-
-def estimate(settings: dict) -> float:
-    """Seconds of the eta panel (one process): the thesis's six values of eta, one without a
-    dual."""
-    per_run = _per_run(settings)
-    etas = sw.SWIMMER_ABLATION["eta"]
-    return int(settings["seeds"]) * per_run * sum(ETA_ZERO_COST if e == 0 else 1.0
-                                                     for e in etas)
-
-
-def summary(result: sw.SwimmerAblation) -> str:
-    """The claim's numbers, the dual's fit and the verdict (the gallery's, word for word)."""
-    verdict = claims.swimmer_claim(result)
-    dual = verdict.numbers["eta"]["dual_explained"]
-    fits = ", ".join(f"{v:g}: {x:.2f}" for v, x in dual.items() if x is not None)
-    return (f"**This run:** {verdict.measured}. The dual explains this fraction of the "
-            f"variance of δₖ on the replay buffer (last 5 episodes, by η): {fits}. "
-            f"{result.seconds:.0f} s of wall time, {result.env_seconds:.0f} s of it in MuJoCo. "
-            + verdict_markdown(verdict))
-
-
-def eta_panel(result: sw.SwimmerAblation):
-    return runs_panel(result, "eta", "η")
 
 
 def study(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict:
@@ -142,65 +109,6 @@ def _panel_table(result: sw.SwimmerAblation, verdict, name: str, symbol: str):
 
 # --- Fig 6.1 (a) and (c) on Swimmer -------------------------------------------------------------
 
-def run_lam_k(settings: dict, progress=None) -> sw.SwimmerAblation:
-    """The run's settings ``steps``, ``seeds``, ``episode`` and ``updates``: the
-    lambda and k panels in one sweep."""
-    return sw.swimmer_ablation(steps=int(settings["steps"]), seeds=int(settings["seeds"]),
-                               episode=int(settings["episode"]), panels=("lam", "k"),
-                               updates=int(settings.get("updates", 50)), progress=progress)
-
-
-def estimate_lam_k(settings: dict) -> float:
-    """Seconds of the lambda and k panels (one process): 3 values of lambda and 4 of k, the
-    shared one once, a run's time by ``K_COST``."""
-    per_run = _per_run(settings)
-    lams = len(sw.SWIMMER_ABLATION["lam"]) - 1  # lam = 0.01 is the k panel's k = 10
-    return int(settings["seeds"]) * per_run * (lams + sum(K_COST.values()))
-
-
-def summary_lam_k(result: sw.SwimmerAblation) -> str:
-    """Both claims' numbers and verdicts (the gallery's, word for word)."""
-    best = claims.swimmer_claim(result)
-    spread = claims.k_variance_claim(result)
-    return (f"**This run:** {best.measured}. {result.seconds:.0f} s of wall time, "
-            f"{result.env_seconds:.0f} s of it in MuJoCo. " + verdict_markdown(best)
-            + f"\n\n**The variance against k:** {spread.measured}. " + verdict_markdown(spread))
-
-
-def lam_panel(result: sw.SwimmerAblation):
-    return runs_panel(result, "lam", "λ")
-
-
-def k_panel(result: sw.SwimmerAblation):
-    return runs_panel(result, "k", "k")
-
-
-def k_variance_panel(result: sw.SwimmerAblation):
-    """Per seed, the variance of delta_k over the replay buffer (mean of the last 5 episodes)
-    for each k of the grid (evenly spaced, labelled), and its mean over seeds; beside it the
-    mean of the held-out part the dual's inputs do not explain (what ``k_variance_claim``
-    judges), where the run has it."""
-    var = result.delta_var["k"]
-    ks = list(var)
-    x = np.arange(len(ks), dtype=float)
-    seeds = len(next(iter(var.values())))
-    dims = [axis("k_index", "rollout length k"), axis("delta_var", "variance of δₖ on the buffer")]
-    points = style(hv.Scatter((np.repeat(x, seeds), np.concatenate([var[k] for k in ks])), *dims,
-                              label="per seed"),
-                   color=COLORS[0], alpha=0.6, bokeh=dict(size=6), mpl=dict(s=14))
-    mean = style(hv.Curve((x, [float(np.mean(var[k])) for k in ks]), *dims, label="mean"),
-                 color=COLORS[0], bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
-    overlay = points * mean
-    held = (result.residual_var or {}).get("k")
-    if held and all(np.all(np.isfinite(held[k])) for k in ks):
-        overlay = overlay * style(hv.Curve((x, [float(np.mean(held[k])) for k in ks]), *dims,
-                                           label="held-out residual (mean)"),
-                                  color=COLORS[1], bokeh=dict(line_width=2, line_dash="dashed"),
-                                  mpl=dict(linewidth=1.5, linestyle="--"))
-    return style(overlay, framewise=True, xticks=[(float(i), f"{k:g}") for i, k in
-                                                  enumerate(ks)])
-
-
 def study_lam_k(quick: bool, seed: int = 0, progress=None, explorer=None) -> dict:
     """The gallery's report of where the lambda and k panels differ from Fig 6.1 (a) and (c)
     (``dai.fig6_1_swimmer_lam_k``): the budget against the paper's and the entry's own numbers
@@ -243,7 +151,7 @@ def study_lam_k(quick: bool, seed: int = 0, progress=None, explorer=None) -> dic
 
 
 class SwimmerRun(Run):
-    """Fig 6.1 (b), eta, on gymnasium's Swimmer-v5 (``run``)."""
+    """Fig 6.1 (b), eta, on gymnasium's Swimmer-v5."""
 
     key = "swimmer"
     title = "Fig 6.1 (b) on Swimmer (MuJoCo)"
@@ -262,24 +170,40 @@ class SwimmerRun(Run):
     updates = param.Integer(50, bounds=(1, 200), label="Updates per episode",
                             doc="Primal-dual updates after each Swimmer episode.")
 
-    def compute(self, settings, progress=None):
-        return run(settings, progress)
+    def compute(self, settings: dict, progress=None) -> sw.SwimmerAblation:
+        """The run's settings ``steps``, ``seeds``, ``episode`` and ``updates``: the
+        eta panel."""
+        return sw.swimmer_ablation(steps=int(settings["steps"]), seeds=int(settings["seeds"]),
+                                   episode=int(settings["episode"]),
+                                   updates=int(settings.get("updates", 50)), progress=progress)
 
-    def estimate(self, settings):
-        return estimate(settings)
+    def estimate(self, settings: dict) -> float:
+        """Seconds of the eta panel (one process): the thesis's six values of eta, one without a
+        dual."""
+        per_run = _per_run(settings)
+        etas = sw.SWIMMER_ABLATION["eta"]
+        return int(settings["seeds"]) * per_run * sum(ETA_ZERO_COST if e == 0 else 1.0
+                                                         for e in etas)
 
-    def summary(self, settings, result):
-        return summary(result)
+    def summary(self, settings: dict, result: sw.SwimmerAblation) -> str:
+        """The claim's numbers, the dual's fit and the verdict (the gallery's, word for word)."""
+        verdict = claims.swimmer_claim(result)
+        dual = verdict.numbers["eta"]["dual_explained"]
+        fits = ", ".join(f"{v:g}: {x:.2f}" for v, x in dual.items() if x is not None)
+        return (f"**This run:** {verdict.measured}. The dual explains this fraction of the "
+                f"variance of δₖ on the replay buffer (last 5 episodes, by η): {fits}. "
+                f"{result.seconds:.0f} s of wall time, {result.env_seconds:.0f} s of it in MuJoCo. "
+                + verdict_markdown(verdict))
 
-    def swimmer_eta(self, result):
-        return eta_panel(result)
+    def swimmer_eta(self, result: sw.SwimmerAblation):
+        return runs_panel(result, "eta", "η")
 
     plots = (Plot(swimmer_eta, title="η on Swimmer (λ = 0.01, k = 10)"),)
 
 
 class SwimmerLamKRun(SwimmerRun):
-    """Fig 6.1 (a) and (c), lambda and k, on Swimmer-v5 (``run_lam_k``): the same settings as
-    the eta run, its own."""
+    """Fig 6.1 (a) and (c), lambda and k, on Swimmer-v5: the same settings as the eta run,
+    its own."""
 
     key = "swimmer_lk"
     title = "Fig 6.1 (a) and (c) on Swimmer (MuJoCo)"
@@ -287,23 +211,59 @@ class SwimmerLamKRun(SwimmerRun):
     text = prose(__file__, "swimmer_lk.md")
     aliases = {}  # the older links' sw_ settings open the eta run's
 
-    def compute(self, settings, progress=None):
-        return run_lam_k(settings, progress)
+    def compute(self, settings: dict, progress=None) -> sw.SwimmerAblation:
+        """The run's settings ``steps``, ``seeds``, ``episode`` and ``updates``: the
+        lambda and k panels in one sweep."""
+        return sw.swimmer_ablation(steps=int(settings["steps"]), seeds=int(settings["seeds"]),
+                                   episode=int(settings["episode"]), panels=("lam", "k"),
+                                   updates=int(settings.get("updates", 50)), progress=progress)
 
-    def estimate(self, settings):
-        return estimate_lam_k(settings)
+    def estimate(self, settings: dict) -> float:
+        """Seconds of the lambda and k panels (one process): 3 values of lambda and 4 of k, the
+        shared one once, a run's time by ``K_COST``."""
+        per_run = _per_run(settings)
+        lams = len(sw.SWIMMER_ABLATION["lam"]) - 1  # lam = 0.01 is the k panel's k = 10
+        return int(settings["seeds"]) * per_run * (lams + sum(K_COST.values()))
 
-    def summary(self, settings, result):
-        return summary_lam_k(result)
+    def summary(self, settings: dict, result: sw.SwimmerAblation) -> str:
+        """Both claims' numbers and verdicts (the gallery's, word for word)."""
+        best = claims.swimmer_claim(result)
+        spread = claims.k_variance_claim(result)
+        return (f"**This run:** {best.measured}. {result.seconds:.0f} s of wall time, "
+                f"{result.env_seconds:.0f} s of it in MuJoCo. " + verdict_markdown(best)
+                + f"\n\n**The variance against k:** {spread.measured}. " + verdict_markdown(spread))
 
-    def swimmer_lam(self, result):
-        return lam_panel(result)
+    def swimmer_lam(self, result: sw.SwimmerAblation):
+        return runs_panel(result, "lam", "λ")
 
-    def swimmer_k(self, result):
-        return k_panel(result)
+    def swimmer_k(self, result: sw.SwimmerAblation):
+        return runs_panel(result, "k", "k")
 
-    def swimmer_k_variance(self, result):
-        return k_variance_panel(result)
+    def swimmer_k_variance(self, result: sw.SwimmerAblation):
+        """Per seed, the variance of delta_k over the replay buffer (mean of the last 5 episodes)
+        for each k of the grid (evenly spaced, labelled), and its mean over seeds; beside it the
+        mean of the held-out part the dual's inputs do not explain (what ``k_variance_claim``
+        judges), where the run has it."""
+        var = result.delta_var["k"]
+        ks = list(var)
+        x = np.arange(len(ks), dtype=float)
+        seeds = len(next(iter(var.values())))
+        dims = [axis("k_index", "rollout length k"),
+                axis("delta_var", "variance of δₖ on the buffer")]
+        points = style(hv.Scatter((np.repeat(x, seeds), np.concatenate([var[k] for k in ks])),
+                                  *dims, label="per seed"),
+                       color=COLORS[0], alpha=0.6, bokeh=dict(size=6), mpl=dict(s=14))
+        mean = style(hv.Curve((x, [float(np.mean(var[k])) for k in ks]), *dims, label="mean"),
+                     color=COLORS[0], bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))
+        overlay = points * mean
+        held = (result.residual_var or {}).get("k")
+        if held and all(np.all(np.isfinite(held[k])) for k in ks):
+            overlay = overlay * style(hv.Curve((x, [float(np.mean(held[k])) for k in ks]), *dims,
+                                               label="held-out residual (mean)"),
+                                      color=COLORS[1], bokeh=dict(line_width=2, line_dash="dashed"),
+                                      mpl=dict(linewidth=1.5, linestyle="--"))
+        return style(overlay, framewise=True, xticks=[(float(i), f"{k:g}") for i, k in
+                                                      enumerate(ks)])
 
     plots = (Plot(swimmer_lam, title="(a) λ on Swimmer (η = 0.1, k = 10)"),
              Plot(swimmer_k, title="(c) k on Swimmer (λ = 0.01, η = 0.1)"),
