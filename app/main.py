@@ -27,7 +27,7 @@ from views.framework.live import session_post
 from views.framework.page import Page
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
-from views.framework.page_workarounds import one_graph_walk, steady_text
+from views.framework.page_workarounds import Alert, Text, one_graph_walk, steady_text
 from views.framework.workarounds import served_stylesheets, tolerant_location_query
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
@@ -132,7 +132,7 @@ def home_text() -> str:
 
 def home() -> pn.Column:
     cards = pn.FlexBox(*[card(slug, cls) for slug, cls in EXPLORERS.items()], gap="16px")
-    return pn.Column(pn.pane.Markdown(math_markdown(home_text()), max_width=900), cards)
+    return pn.Column(Text(math_markdown(home_text()), max_width=900), cards)
 
 
 #: Build an explorer's page with a frame in each plot's place and put its plots in one per
@@ -343,7 +343,7 @@ def waiting_page(slug: str) -> pn.Column:
                 f"({', '.join(left) or 'none'}) {'is' if len(left) < 2 else 'are'} ready.\n\n"
                 f"{readiness.progress()}.")
 
-    note = pn.pane.Markdown(text(), sizing_mode="stretch_width", css_classes=["ldx-waiting"])
+    note = Text(text(), sizing_mode="stretch_width", css_classes=["ldx-waiting"])
     bar = pn.indicators.Progress(active=True, sizing_mode="stretch_width", max_width=600)
     reload = pn.widgets.IntInput(value=0, visible=False)
     reload.jscallback(value="window.location.reload()")
@@ -393,7 +393,7 @@ def build() -> pn.template.BootstrapTemplate:
         main = [home()]
         title = TITLE
         if page != "home":
-            main.insert(0, pn.pane.Alert(
+            main.insert(0, Alert(
                 f"There is no page {plain(quote(page))}; here are the explorers.",
                 alert_type="warning", css_classes=["ldx-notice"]))
         if pn.state.session_args:  # the bare address of the app stays as it is
@@ -427,7 +427,7 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
                                sizing_mode="stretch_width"),
                     code_pane, page.panel()]
     return ([pn.Row(copy_link(), reset_link(slug, page.presentation), code),
-             pn.pane.Markdown("### Settings"), page.controls()],
+             Text("### Settings"), page.controls()],
             [code_pane, page.panel()])
 
 
@@ -447,7 +447,7 @@ def computing(page: str) -> pn.Column:
     """The main area of an explorer's page while its result for the link's settings is
     computed off the event loop (``opened``)."""
     return pn.Column(
-        pn.pane.Markdown(f"## {EXPLORERS[page].title}\n\n**Computing this page's result for "
+        Text(f"## {EXPLORERS[page].title}\n\n**Computing this page's result for "
                          "the link's settings**: the page follows once it is ready.",
                          sizing_mode="stretch_width",
                          # a place of plots still to come, as a plot's frame is (ldx-skeleton)

@@ -17,6 +17,7 @@ from views.framework import worker as _worker
 from views.framework.animation import (ANIMATION_FORMATS, DEFAULT_FPS, DEFAULT_FRAMES,
                                        _animation_task, run_file_stem)
 from views.framework.figure import EXPORT_FORMATS
+from views.framework.page_workarounds import Text
 from views.framework.remote import WIDTH, export_task, in_worker, page_state, show_progress
 
 __all__ = ["downloads", "animation_buttons", "EXPORT_SIGN_S"]
@@ -52,7 +53,7 @@ def downloads(page) -> pn.FlexBox:
 
     model.param.watch(rename, ["drawn", "t"] if "t" in model.param else ["drawn"])
     # wraps on a narrow screen (a fixed row of 630 px made a phone's page that wide)
-    return pn.FlexBox(pn.pane.Markdown("**Export the figure**", margin=(8, 5), width=150),
+    return pn.FlexBox(Text("**Export the figure**", margin=(8, 5), width=150),
                       *buttons, *animated, flex_wrap="wrap", sizing_mode="stretch_width")
 
 

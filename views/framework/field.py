@@ -8,7 +8,7 @@ import panel as pn
 
 from views.framework.knobs import limits
 from views.framework.text import plain
-from views.framework.page_workarounds import prompt_widget, steady_text
+from views.framework.page_workarounds import Text, prompt_widget, steady_text
 
 __all__ = ["Field"]
 
@@ -29,7 +29,7 @@ class Field(pn.viewable.Viewer):
         self.input = prompt_widget(pn.widgets.TextInput(
             label=p.label, value=explorer.knob_text(name), description=p.doc,
             max_length=limits(p)[0], sizing_mode="stretch_width", **params))
-        self.message = steady_text(pn.pane.Markdown(
+        self.message = steady_text(Text(
             "", visible=False, sizing_mode="stretch_width", margin=(0, 10),
             css_classes=["ldx-field-message"], styles={"color": "#b00020", "font-size": "13px"}))
         self.input.param.watch(self._typed, "value")

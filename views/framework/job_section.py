@@ -11,7 +11,7 @@ import panel as pn
 from views.framework.jobs import Job, cached_result, measured_estimate
 from views.framework.runs import run_key
 from views.framework.text import math_markdown, plain
-from views.framework.page_workarounds import steady_text
+from views.framework.page_workarounds import Alert, Text, steady_text
 
 __all__ = ["JobSection"]
 
@@ -33,8 +33,8 @@ class JobSection(pn.viewable.Viewer):
         self.progress = pn.indicators.Progress(value=0, max=1000, active=False,
                                                sizing_mode="stretch_width", max_width=400,
                                                bar_color="primary", margin=(14, 10))
-        self.status = steady_text(pn.pane.Markdown("", sizing_mode="stretch_width"))
-        self.alert = steady_text(pn.pane.Alert("", alert_type="danger", visible=False,
+        self.status = steady_text(Text("", sizing_mode="stretch_width"))
+        self.alert = steady_text(Alert("", alert_type="danger", visible=False,
                                                sizing_mode="stretch_width"))
         self.results = pn.Column(sizing_mode="stretch_width")
         self.button.on_click(self._on_click)
@@ -88,7 +88,7 @@ class JobSection(pn.viewable.Viewer):
         every move of a burst (seconds on the SBEED page, whose runs depend on gamma)."""
         text = self.placeholder_text()
         if self._placeholder is None:
-            self._placeholder = steady_text(pn.pane.Alert(text, alert_type="info",
+            self._placeholder = steady_text(Alert(text, alert_type="info",
                                                           sizing_mode="stretch_width"))
         elif self._placeholder.object != text:
             self._placeholder.object = text
@@ -116,7 +116,7 @@ class JobSection(pn.viewable.Viewer):
                 self._display.append(page.timeline_control(job.run.key))
                 # the run's timeline as GIF and MP4 (``Model.animate(run=...)``)
                 self._display.append(pn.FlexBox(
-                    pn.pane.Markdown("**Animate the run**", margin=(8, 5), width=140),
+                    Text("**Animate the run**", margin=(8, 5), width=140),
                     *page.animation_buttons(job.run.key), flex_wrap="wrap"))
         body = [pn.FlexBox(*self._display, gap="8px")] if self._display else []
         body.append(pn.FlexBox(*self._panes, gap="8px"))
@@ -124,13 +124,13 @@ class JobSection(pn.viewable.Viewer):
             for text in (job.run.extra(job.settings, job.result),
                          job.run.summary(job.settings, job.result)):
                 if text:
-                    body.append(pn.pane.Markdown(text, sizing_mode="stretch_width"))
+                    body.append(Text(text, sizing_mode="stretch_width"))
         self.results.objects = body
 
     def __panel__(self):
         run = self.job.run
         return pn.Card(
-            pn.pane.Markdown(math_markdown(run.text), sizing_mode="stretch_width", max_width=960),
+            Text(math_markdown(run.text), sizing_mode="stretch_width", max_width=960),
             self.settings,
             pn.Row(self.button, self.stop, self.progress, sizing_mode="stretch_width"),
             self.status, self.alert, self.results,

@@ -37,7 +37,7 @@ from views.framework.runs import run_key
 from views.framework.sections import Section
 from views.framework.session import SessionWatch
 from views.framework.text import math_markdown, plain
-from views.framework.page_workarounds import (one_graph_walk, prompt_widget,
+from views.framework.page_workarounds import (Alert, Text, one_graph_walk, prompt_widget,
                                               snap_from_browser, steady_text)
 from views.framework.workarounds import WindowStream, no_pipeline, refresh_when_loaded
 
@@ -278,7 +278,7 @@ class Page(pn.viewable.Viewer):
         items = []
         for heading, names in sections:
             if heading is not None:
-                items.append(pn.pane.Markdown(f"**{heading}**", margin=(10, 10, 0, 10)))
+                items.append(Text(f"**{heading}**", margin=(10, 10, 0, 10)))
             items.extend(self.control(n) for n in names)
         return pn.Column(*items, sizing_mode="stretch_width")
 
@@ -310,12 +310,12 @@ class Page(pn.viewable.Viewer):
             alerts = []
             # both hold text from the link or a typed field: shown as plain text, never markup
             if model.notice:
-                alerts.append(pn.pane.Alert(
+                alerts.append(Alert(
                     f"**Settings adjusted:** {plain(model.notice, limit=NOTICE_LIMIT)}",
                     alert_type="warning", sizing_mode="stretch_width",
                     css_classes=["ldx-notice"]))
             if model.error:
-                alerts.append(pn.pane.Alert(
+                alerts.append(Alert(
                     "**Could not compute with these settings:** "
                     f"{plain(model.error, limit=NOTICE_LIMIT)}\n\n"
                     "The plots show the last good result.",
@@ -385,14 +385,14 @@ class Page(pn.viewable.Viewer):
 
             reset = pn.widgets.Button(label="Reset zoom", color="primary", width=120)
             reset.on_click(on_reset)
-            grid = pn.Column(pn.Row(reset, pn.pane.Markdown(
+            grid = pn.Column(pn.Row(reset, Text(
                 "Zoom into the first plot (box or wheel zoom) to recompute that window at full "
                 "resolution.", margin=(10, 10))), grid)
         # the title stays one line (a long book title wrapped it in two at 1440 px); the whole
         # reference opens with the text
         about = pn.Card(
-            pn.pane.Markdown(math_markdown(model.text), sizing_mode="stretch_width", max_width=960),
-            pn.pane.Markdown(f"**Source:** {model.paper.reference}.", sizing_mode="stretch_width",
+            Text(math_markdown(model.text), sizing_mode="stretch_width", max_width=960),
+            Text(f"**Source:** {model.paper.reference}.", sizing_mode="stretch_width",
                              max_width=960),
             title=(f"About this page: {model.paper.short} ({model.paper.year}), "
                    f"{model.figures.split(';')[0]}"),
@@ -400,7 +400,7 @@ class Page(pn.viewable.Viewer):
             # none below the open text); one click opens it
             collapsible=True, collapsed=True, sizing_mode="stretch_width", margin=(5, 10),
         )
-        status = steady_text(pn.pane.Markdown(
+        status = steady_text(Text(
             math_markdown(model.status()), sizing_mode="stretch_width", margin=(0, 10),
             styles={"font-size": "1.3em"} if self.presentation.present else {}))
         # a watcher, not pn.bind: a bound text shows Panel's loading spinner at each redraw,
@@ -431,7 +431,7 @@ class Page(pn.viewable.Viewer):
                 blocks.append(getattr(owner, section.header)())
             items = [panes[n] for n in section.plots]
             if section.aside:
-                items.append(pn.pane.Markdown(math_markdown(section.aside), width=PLOT_WIDTH))
+                items.append(Text(math_markdown(section.aside), width=PLOT_WIDTH))
             box = pn.FlexBox(*items, gap="8px", sizing_mode="stretch_width")
             self._boxes.append(box)
             blocks.append(box)

@@ -2,14 +2,19 @@
 every workaround, with what it buys and its guard test, is in ``views.framework.workarounds``):
 one walk of the document's model graph per knob move (``one_graph_walk``), no debounce of a
 knob's browser events (``prompt_widget``), slider floats snapped as they arrive
-(``snap_from_browser``), text panes that send only their text (``steady_text``). Used by
+(``snap_from_browser``), text panes that send only their text (``steady_text``), Markdown
+whose bare words never become links to outside sites (``Text``). Used by
 ``views.framework.page`` and its collaborators and by ``app/main.py``."""
 
 from __future__ import annotations
 
 import contextlib
 
-__all__ = ["one_graph_walk", "prompt_widget", "snap_from_browser", "steady_text"]
+import panel as pn
+import param
+
+__all__ = ["one_graph_walk", "prompt_widget", "snap_from_browser", "steady_text", "Text",
+           "Alert"]
 
 
 @contextlib.contextmanager
@@ -115,3 +120,26 @@ def steady_text(pane):
 
     pane._update = update
     return pane
+
+
+class Text(pn.pane.Markdown):
+    """The Markdown pane of every text the app shows: Panel's, with markdown-it's ``linkify``
+    off.
+
+    Panel renders Markdown with markdown-it's ``gfm-like`` preset, whose ``linkify`` turns a
+    bare word that looks like an address into a link: a page's "(REPORT.md)" became a link to
+    ``http://report.md/``, a site of Moldova's domain that has nothing to do with the app.
+    With it off, a link is one the text writes (``[words](?page=herding)``), which
+    ``tests/views/test_page_links.py`` checks goes to a page of the app, an anchor, or one of
+    ``views.framework.text.OUTSIDE_LINKS``. (A user's text never links either way: ``plain``
+    escapes its punctuation.)"""
+
+    renderer_options = param.Dict(default={"linkify": False}, nested_refs=True, doc="""
+        markdown-it's options: ``linkify`` off (see the class).""")
+
+
+class Alert(pn.pane.Alert):
+    """Panel's alert box (a Markdown pane) with ``linkify`` off, as ``Text``."""
+
+    renderer_options = param.Dict(default={"linkify": False}, nested_refs=True, doc="""
+        markdown-it's options: ``linkify`` off (see ``Text``).""")

@@ -18,7 +18,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource
 
 from views.framework.text import math_markdown
-from views.framework.page_workarounds import steady_text
+from views.framework.page_workarounds import Text, steady_text
 
 __all__ = ["timeline_control", "SYNC_MS", "INTERVAL_MS"]
 
@@ -190,7 +190,7 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     # the menu's value is text in the browser; the player's step a whole number
     step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
     sync = pn.widgets.IntInput(value=i, visible=False)
-    note = steady_text(pn.pane.Markdown(model._frames_note(run), margin=(0, 10),
+    note = steady_text(Text(model._frames_note(run), margin=(0, 10),
                                         css_classes=["ldx-timeline-note"]))
     code = (f"const marks = {json.dumps(model._mark_specs(run))}; "
             f"const unit = {json.dumps(timeline.unit.capitalize())};\n"
@@ -249,7 +249,7 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
         model.param.watch(on_drawn, "drawn")
     else:
         model.jobs[run].param.watch(on_drawn, "shown")
-    caption = pn.pane.Markdown(math_markdown(timeline.caption), margin=(0, 10),
+    caption = Text(math_markdown(timeline.caption), margin=(0, 10),
                                sizing_mode="stretch_width",
                                css_classes=["ldx-timeline-caption"])
     # the controls and the caption side by side where both fit, the caption below on a

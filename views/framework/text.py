@@ -36,11 +36,17 @@ import string
 import unicodedata
 from pathlib import Path
 
-__all__ = ["plain", "clip", "quote", "printable", "CommandParser", "CLIP", "math_markdown",
+__all__ = ["plain", "clip", "quote", "printable", "CommandParser", "CLIP", "OUTSIDE_LINKS",
+           "math_markdown",
            "verdict_markdown", "prose", "prose_files"]
 
 #: Characters of a user's text quoted in a message (beyond: an ellipsis).
 CLIP = 80
+
+#: The outside addresses a page's text may link to (every other link goes to a page of the
+#: app, ``?page=<slug>``, or an anchor in it): none so far. The papers are cited by reference,
+#: not by a link that could move.
+OUTSIDE_LINKS: tuple[str, ...] = ()
 
 _WHITESPACE = re.compile(r"\s+")
 _MARKDOWN = {c: "\\" + c for c in string.punctuation}
