@@ -24,6 +24,8 @@ from views.framework import stamp
 from views.framework.knobs import check_query
 from views.framework.jobs import _in_daemon_thread
 from views.framework.live import session_post
+from views.framework.lesson_view import (COLUMN_WIDTH, lesson_list, lesson_panel, open_lesson,
+                                         step_view)
 from views.framework.page import Page
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
@@ -56,8 +58,7 @@ served_stylesheets()  # before any model: a session rebuilt on connect must not 
 tolerant_location_query()  # a 5,000-digit value in a link must not blank the page
 
 
-def _page_name() -> str:
-    args = pn.state.session_args or {}
+def _page_name(args: dict) -> str:
     raw = args.get("page", [b"home"])[0]
     return raw.decode(errors="replace") if isinstance(raw, bytes) else str(raw)
 
@@ -132,7 +133,9 @@ def home_text() -> str:
 
 def home() -> pn.Column:
     cards = pn.FlexBox(*[card(slug, cls) for slug, cls in EXPLORERS.items()], gap="16px")
-    return pn.Column(Text(math_markdown(home_text()), max_width=900), cards)
+    lessons = lesson_list()
+    return pn.Column(Text(math_markdown(home_text()), max_width=900), cards,
+                     *([Text(lessons, max_width=900)] if lessons else []))
 
 
 #: Build an explorer's page with a frame in each plot's place and put its plots in one per
@@ -149,9 +152,10 @@ DEFER_PLOTS = os.environ.get("LDX_DEFER_PLOTS", "1") != "0"
 HEAD_START_S = 0.05
 
 
-def opened(slug: str):
-    """The explorer of ``slug`` for this session from the URL's query, its settings computed
-    off the event loop (in a daemon thread: the kernels release the interpreter lock).
+def opened(slug: str, args: dict, lesson=None):
+    """The explorer of ``slug`` for this session from the URL's query ``args`` (a lesson's step:
+    its link, ``views.framework.lesson_view``), its settings computed off the event loop (in a daemon thread:
+    the kernels release the interpreter lock).
 
     Returns ``(presentation, page, None)`` (the link's presentation; the page of the explorer
     checked, ``explorer_page``) if the result was ready within ``HEAD_START_S``, else
@@ -159,7 +163,7 @@ def opened(slug: str):
 
     Outside a served session (a script, a test) the result is computed here."""
     cls = EXPLORERS[slug]
-    args = dict(pn.state.session_args or {})
+    args = dict(args)
     try:  # a link too long as a whole is not read at all (``knobs.check_query``) ...
         check_query(args)
     except ValueError:  # ... the explorer says so (``unchecked_query``) and shows the defaults
@@ -170,7 +174,7 @@ def opened(slug: str):
         unchecked = cls.unchecked_query(Presentation.without(args))
     if session_post() is None:
         return presentation, explorer_page(slug, presentation, shown_messages,
-                                           cls.checked_query(*unchecked)), None
+                                           cls.checked_query(*unchecked), lesson), None
     explorer, done, outcome = unchecked[0], threading.Event(), {}
 
     def compute():
@@ -189,18 +193,18 @@ def opened(slug: str):
     future = _in_daemon_thread(asyncio.get_running_loop(), compute)
     if done.wait(HEAD_START_S):
         return presentation, explorer_page(slug, presentation, shown_messages, cls.checked_query(
-            *unchecked, failure=outcome.get("failure"))), None
+            *unchecked, failure=outcome.get("failure")), lesson), None
 
     async def finish():
         await future
         return explorer_page(slug, presentation, shown_messages, cls.checked_query(
-            *unchecked, failure=outcome.get("failure")))
+            *unchecked, failure=outcome.get("failure")), lesson)
 
     return presentation, None, finish
 
 
 def explorer_page(slug: str, presentation: Presentation, shown_messages: list[str],
-                  checked: tuple) -> Page:
+                  checked: tuple, lesson=None) -> Page:
     """The page (``views.framework.Page``, shown as ``presentation`` says) of the explorer of
     ``slug`` built from the URL's query (``checked``: what ``Explorer.unchecked_query`` and
     ``checked_query`` made of it, ``opened``), the explorer kept equal to the URL from then
@@ -213,7 +217,8 @@ def explorer_page(slug: str, presentation: Presentation, shown_messages: list[st
     so a link the app wrote reopens exactly this state: what the link held and the page did
     not use (unknown names, refused values) leaves the address once the page is loaded. A
     teacher's link (``present=1``, ``show=...``, ``views.framework.present``) keeps its keys
-    in the address too."""
+    in the address too, as does a lesson's (``lesson``: a
+    ``views.framework.lesson_view.OpenedLesson``), whose name and step lead the address."""
     explorer, messages = checked
     page = Page(explorer, presentation)
     if shown_messages:
@@ -233,7 +238,8 @@ def explorer_page(slug: str, presentation: Presentation, shown_messages: list[st
         pn.state.onload(toast)
 
     def address() -> dict:
-        return {"page": slug, **explorer.query(), **presentation.query()}
+        return {**(lesson.address() if lesson is not None else {}), "page": slug,
+                **explorer.query(), **presentation.query()}
 
     write_address(address)
     location = pn.state.location
@@ -360,14 +366,18 @@ def waiting_page(slug: str) -> pn.Column:
 
 
 def build() -> pn.template.BootstrapTemplate:
-    page = _page_name()
+    args = dict(pn.state.session_args or {})
+    lesson = open_lesson(args)
+    if lesson is not None:
+        args = lesson.args
+    page = _page_name(args)
     sidebar = [navigation(page)]
     if page in EXPLORERS and readiness.waiting_for(EXPLORERS[page]):
         main, title = [waiting_page(page)], f"{TITLE}: {EXPLORERS[page].title}"
         pn.state.onload(_shown)
     elif page in EXPLORERS:
         # the page's address comes from the explorer's knobs (explorer_page)
-        presentation, shown, finish = opened(page)
+        presentation, shown, finish = opened(page, args, lesson)
         title = f"{TITLE}: {EXPLORERS[page].title}"
         if presentation.present:
             sidebar = []  # no sidebar: the controls the link keeps go in a row above the plots
@@ -397,12 +407,21 @@ def build() -> pn.template.BootstrapTemplate:
                 f"There is no page {plain(quote(page))}; here are the explorers.",
                 alert_type="warning", css_classes=["ldx-notice"]))
         if pn.state.session_args:  # the bare address of the app stays as it is
-            write_address(lambda: {"page": "home"})
+            write_address(lambda: {**(lesson.address() if lesson else {}), "page": "home"})
         pn.state.onload(_shown)
+    shown_main = main
+    if lesson is not None:  # the lesson's column: in the sidebar, or beside the plots
+        column = lesson_panel(lesson)
+        if sidebar:
+            sidebar.insert(1, column)
+        else:  # (``main`` itself stays what ``fill`` fills)
+            column.param.update(sizing_mode="fixed", width=COLUMN_WIDTH)
+            shown_main = [pn.Row(pn.Column(*main, sizing_mode="stretch_width"), column,
+                                 sizing_mode="stretch_width")]
     # The Bootstrap template uses only resources Panel bundles (the Fast templates fetch a web
     # font, which fails offline and leaves a console error).
     template = pn.template.BootstrapTemplate(
-        title=title, sidebar=sidebar, main=main, sidebar_width=320,
+        title=title, sidebar=sidebar, main=shown_main, sidebar_width=320,
         header_background="#0072b5", main_max_width="1100px" if sidebar else "1900px",
         # a phone lays the page out at its own width (without this, at 980 px shown at 40 %)
         meta_viewport="width=device-width, initial-scale=1",
@@ -418,17 +437,19 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
     if DEFER_PLOTS and session_post() is not None:
         page.defer_plots()
     code, code_pane = code_view(page.model)
+    step, step_pane = step_view(slug, page.model, lambda: {
+        "page": slug, **page.model.query(), **page.presentation.query()})
     if page.presentation.present:
         controls = page.controls()
         for widget in controls.objects:  # side by side, each as wide as a sidebar's
             widget.param.update(sizing_mode="fixed", width=300)
-        return [], [pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code,
+        return [], [pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step,
                                *controls.objects, gap="4px 16px", align_items="end",
                                sizing_mode="stretch_width"),
-                    code_pane, page.panel()]
-    return ([pn.Row(copy_link(), reset_link(slug, page.presentation), code),
+                    code_pane, step_pane, page.panel()]
+    return ([pn.Row(copy_link(), reset_link(slug, page.presentation), code, step),
              Text("### Settings"), page.controls()],
-            [code_pane, page.panel()])
+            [code_pane, step_pane, page.panel()])
 
 
 def draw_plots(page: Page) -> None:

@@ -39,7 +39,7 @@ from pathlib import Path
 from views.framework.text import CommandParser, clip, printable, quote
 
 __all__ = ["Lesson", "Step", "LESSONS", "MAX_BYTES", "MAX_STEPS", "NAME", "parse", "read",
-           "lessons", "check", "step_args", "step_markdown", "main"]
+           "lessons", "check", "check_step", "step_args", "step_markdown", "main"]
 
 #: Where the shipped lessons are (one file each, ``<name>.md``).
 LESSONS = Path(__file__).resolve().parents[1] / "lessons"
@@ -157,7 +157,10 @@ def step_markdown(heading: str, caption: str, query: dict) -> str:
     return f"## {heading}\n\n{str(caption).strip()}\n\n[open]({link})\n"
 
 
-def _step_problems(step: Step, compute: bool) -> list[str]:
+def check_step(step: Step, compute: bool = False) -> list[str]:
+    """A sentence for each problem of one step's link (``check`` says which step)."""
+    if not isinstance(step, Step):
+        raise TypeError(f"step must be a Step, got {type(step).__name__}")
     from views import EXPLORERS
     from views.framework.present import Presentation
 
@@ -197,7 +200,7 @@ def check(lesson: Lesson, compute: bool = False) -> list[str]:
         raise TypeError(f"lesson must be a Lesson, got {type(lesson).__name__}")
     out = []
     for k, step in enumerate(lesson.steps, start=1):
-        for problem in _step_problems(step, bool(compute)):
+        for problem in check_step(step, bool(compute)):
             out.append(f"step {k} ({clip(step.heading, 60)}, line {step.line}): {problem}")
     return out
 

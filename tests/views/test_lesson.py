@@ -43,9 +43,9 @@ def test_a_step_opens_the_state_its_link_holds():
     explorer, messages, _ = cls.unchecked_query(
         {k: v for k, v in args.items() if k not in ("page", "present", "show", "play")})
     assert messages == []
-    assert explorer.log_t == (-0.95, -0.88) and explorer.at_log_t == -0.92
+    assert explorer.at_log_t == -0.92 and explorer.log_t == cls.param["log_t"].default
     presentation, said = Presentation.from_query(cls, args)
-    assert said == [] and presentation.present and presentation.show == ("log_t",)
+    assert said == [] and presentation.present and presentation.show == ("at_log_t",)
 
 
 BAD = """# A lesson with bad steps

@@ -1,0 +1,103 @@
+"""Lessons in a real browser (issue 49 item 3): ``?lesson=<name>&step=<k>`` opens the step's
+page at its state with its caption beside the plots; Page Down and the Next button go to the
+next step, the step in the address; a bad step says which and why and the rest opens."""
+
+from __future__ import annotations
+
+import urllib.parse
+
+import pytest
+
+from views import EXPLORERS
+from views.framework.present import Presentation
+from views.lesson import VIEW_KEYS, read, step_args
+
+from .conftest import SCREENSHOTS
+from .test_browser import LOAD_TIMEOUT, REDRAW_TIMEOUT, _wait_for_frames_drawn
+
+pytestmark = pytest.mark.browser
+
+SHIPPED = ("herding-edge-of-chaos", "period-doubling", "mixing-by-restarts")
+
+#: True once the address the page writes holds the lesson's step and the page's state.
+_STEP_WRITTEN = """k => {
+    const q = new URLSearchParams(window.location.search);
+    return q.get('step') === String(k) && q.has('page') && [...q.keys()].length > 4;
+}"""
+
+
+def _address(page) -> dict:
+    return {k: v[-1] for k, v in
+            urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query).items()}
+
+
+def _expected(step) -> dict:
+    """What the address holds for each key the step's link sets: the knobs' canonical text."""
+    args = step_args(step)
+    slug = args["page"][-1]
+    cls = EXPLORERS[slug]
+    settings = {k: v for k, v in args.items() if k not in VIEW_KEYS and k != "t"}
+    explorer, messages, _ = cls.unchecked_query(settings)
+    assert messages == []
+    presentation, _ = Presentation.from_query(cls, args)
+    return {"page": slug, **{k: explorer.knob_text(k) for k in settings},
+            **presentation.query()}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_shipped_lesson_opens_step_by_step(server, page, name):
+    lesson = read(name)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{server}?lesson={name}&step=1", wait_until="domcontentloaded",
+              timeout=LOAD_TIMEOUT)
+    for k, step in enumerate(lesson.steps, start=1):
+        page.wait_for_function(_STEP_WRITTEN, arg=k, timeout=LOAD_TIMEOUT)
+        _wait_for_frames_drawn(page)
+        address = _address(page)
+        assert address["lesson"] == name
+        for key, value in _expected(step).items():
+            assert address.get(key) == value, (k, key, address.get(key), value)
+        # the caption beside the plots, under the step's heading (its words before any math)
+        words = step.heading.split("$")[0].strip()
+        page.locator(".ldx-lesson-caption h4").get_by_text(words).wait_for(
+            timeout=REDRAW_TIMEOUT)
+        assert page.get_by_text(f"step {k} of {len(lesson.steps)}").count() == 1
+        if k == 1:
+            page.screenshot(path=str(SCREENSHOTS / f"lesson-{name}-1.png"))
+        if k < len(lesson.steps):
+            # the key a presenter's remote sends; the page (not a control) has the focus
+            page.locator("body").click(position={"x": 5, "y": 300})
+            page.keyboard.press("PageDown")
+            page.wait_for_function(_STEP_WRITTEN, arg=k + 1, timeout=LOAD_TIMEOUT)
+    assert page.locator("a.ldx-lesson-next").count() == 0  # the last step has no next
+    page.locator("a.ldx-lesson-previous").click()
+    page.wait_for_function(_STEP_WRITTEN, arg=len(lesson.steps) - 1, timeout=LOAD_TIMEOUT)
+    assert page.errors == []
+
+
+def test_a_bad_step_says_which_and_why_and_the_lesson_goes_on(server, page):
+    # a step number out of range: the lesson opens at step 1 and says so
+    page.goto(f"{server}?lesson=period-doubling&step=99", wait_until="domcontentloaded",
+              timeout=LOAD_TIMEOUT)
+    page.wait_for_function(_STEP_WRITTEN, arg=1, timeout=LOAD_TIMEOUT)
+    page.get_by_text("step must be a whole number from 1 to 7").wait_for(timeout=REDRAW_TIMEOUT)
+    # a value out of range in the address: the page says it was not used, the caption shows
+    page.goto(f"{server}?lesson=period-doubling&step=2&at_log_t=99",
+              wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
+    page.wait_for_function(_STEP_WRITTEN, arg=2, timeout=LOAD_TIMEOUT)
+    assert "at_log_t=99" not in page.url
+    page.get_by_text("The first doubling").first.wait_for(timeout=REDRAW_TIMEOUT)
+    # an unknown lesson: the home page, saying so, with the lessons listed
+    page.goto(f"{server}?lesson=nope", wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
+    page.get_by_text("There is no lesson 'nope'").wait_for(timeout=REDRAW_TIMEOUT)
+    page.get_by_text("Herding at the edge of chaos").first.wait_for(timeout=REDRAW_TIMEOUT)
+    assert page.errors == []
+
+
+def test_add_this_view_as_a_step_writes_the_state(server, page):
+    page.goto(f"{server}?page=neuron", wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
+    _wait_for_frames_drawn(page)
+    page.get_by_role("button", name="Step").click()
+    text = page.locator(".ldx-step-view pre").inner_text(timeout=REDRAW_TIMEOUT)
+    assert text.startswith("## ") and "[open](?page=neuron&" in text
+    assert page.errors == []
