@@ -137,7 +137,8 @@ def test_redraw_knobs_follow_depends_or_ignores():
     race = next(p for p in doeblin.plots if p.method == "race_plot")
     assert doeblin.redraw_knobs(race) == list(race.depends) and "log_budget" in race.depends
     with pytest.raises(ValueError, match="not both"):
-        Plot("words_plot", title="t", ignores=("max_lag",), depends=("seed",))
+        Plot(views.EXPLORERS["herding"].words_plot, title="t", ignores=("max_lag",),
+             depends=("seed",))
 
 
 def test_a_knob_change_draws_the_zoomable_plot_whole_as_a_fresh_load_would():

@@ -2,19 +2,19 @@
 with no other file changed (issue 46 item 2).
 
 The test writes, in a temporary directory, a tiny engine package (``dynamics/toy/``: a random
-walk with drift), a tiny page (``views/pages/toy/__init__.py``: four knobs, three plots) and its
-text (``views/pages/toy/page.md``), makes them importable as ``dynamics.toy`` and
-``views.pages.toy`` (the temporary folders join those packages' search paths, as if the files
-stood in the repository), and registers the page with the line CONTRIBUTING.md gives,
-``views.register(ToyExplorer)``. Then the generic tests that every registered page passes run
-on it (they are called, not copied): it builds, its knobs carry labels, docs and bounds, a
-change changes its plots, its ignored knobs leave their panels alone, it exports PNG
-(matplotlib) and HTML, its text is read from its Markdown file, a live page equals a fresh page
-opened at its URL after random moves, and a third of the URL fuzz's links open it cleanly. Its
-URL goes out and comes back in, the served app (``app/main.py``, loaded in-process) lists it in
-its menu and home page and builds its page, and the server's start (``app/app_hooks.py``)
-draws it. The repository's files are the same before and after, and the registration is undone
-at the end.
+walk with drift), a tiny page (``views/pages/toy/__init__.py``: four knobs, three plots named by
+their methods, after them) and its text (``views/pages/toy/page.md``), makes them importable as
+``dynamics.toy`` and ``views.pages.toy`` (the temporary folders join those packages' search
+paths, as if the files stood in the repository), and registers the page with the line
+CONTRIBUTING.md gives, ``views.register(ToyExplorer)``. Then the generic tests that every
+registered page passes run on it (they are called, not copied): it builds, its knobs carry
+labels, docs and bounds, its panels name its own methods, a change changes its plots, its
+ignored knobs leave their panels alone, it exports PNG (matplotlib) and HTML, its text is read
+from its Markdown file, a live page equals a fresh page opened at its URL after random moves,
+and a third of the URL fuzz's links open it cleanly. Its URL goes out and comes back in, the
+served app (``app/main.py``, loaded in-process) lists it in its menu and home page and builds
+its page, and the server's start (``app/app_hooks.py``) draws it. The repository's files are the
+same before and after, and the registration is undone at the end.
 """
 
 from __future__ import annotations
@@ -117,12 +117,6 @@ class ToyExplorer(Explorer):
     example_change = {"seed": 2}
     bench_move = ("seed", list(range(101, 117)))
 
-    plots = (
-        Plot("path_plot", title="Position xₜ", ignores=("bins",)),
-        Plot("visited_plot", title="Positions visited"),
-        Plot("steps_plot", title="Steps xₜ − xₜ₋₁", ignores=("bins",)),
-    )
-
     def _compute(self) -> toy.Walk:
         return run_toy(self.seed, self.steps, float(self.drift))
 
@@ -143,6 +137,12 @@ class ToyExplorer(Explorer):
                                 hv.Dimension("t", label="step t"),
                                 hv.Dimension("z", label="xₜ − xₜ₋₁")),
                      color="#d62728", framewise=True, bokeh=dict(size=3), mpl=dict(s=2))
+
+    plots = (
+        Plot(path_plot, title="Position xₜ", ignores=("bins",)),
+        Plot(visited_plot, title="Positions visited"),
+        Plot(steps_plot, title="Steps xₜ − xₜ₋₁", ignores=("bins",)),
+    )
 '''
 
 
@@ -206,12 +206,13 @@ def test_the_toy_page_is_registered_last_and_named_by_its_slug(toy):
 
 
 def test_the_toy_page_passes_the_generic_page_tests(toy, tmp_path):
-    from . import test_explorers as generic
+    from . import test_declarations as declarations, test_explorers as generic
 
     generic.test_explorer_builds_with_defaults(SLUG)
     generic.test_every_knob_has_label_doc_and_bounds(SLUG)
     generic.test_parameter_change_changes_plotted_data(SLUG)
     generic.test_ignored_knobs_leave_their_panels_unchanged(SLUG)
+    declarations.test_a_pages_declarations_name_its_own_methods(SLUG)
     for suffix in (".png", ".html"):
         with pytest.MonkeyPatch.context() as patch:
             generic.test_export_writes_valid_file(SLUG, suffix, tmp_path, patch)

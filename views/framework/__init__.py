@@ -5,6 +5,8 @@
 - ``figure``: styling, dense clouds, ``Plot``, ``figure()`` and export;
 - ``legends``: where legends go (under their plot, on the page and in exports);
 - ``sections``: how a page lays out its panels (``Section``);
+- ``declared``: what ``Plot``, ``Section``, ``Timeline`` and ``Mark`` accept: the methods they
+  name, never their names as text;
 - ``knobs``: parsing and writing knob values;
 - ``text``: plain text from users never rendered as markup, page text (``prose``, read from
   Markdown files beside each page) with LaTeX;

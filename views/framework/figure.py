@@ -19,6 +19,7 @@ import holoviews as hv
 import numpy as np
 
 from views.framework import stamp
+from views.framework.declared import method_name
 from views.framework.files import atomic_path
 from views.framework.legends import bokeh_legend, place_legends
 from views.framework.text import clip
@@ -246,24 +247,28 @@ class Plot:
     """One panel of an explorer's figure.
 
     ``method`` is the method returning the panel's HoloViews element (curves, images,
-    annotations): a function (a run's panels, declared in the run's class body) or the name of
-    an explorer method; ``method`` is then its name, the panel's key (``function`` the
-    function). ``cloud``, when given, names a method returning an ``hv.Points`` cloud drawn on
-    top (``cloud_under``: beneath): on the live page it always goes through datashader (so a
-    million points stay fast and zooming re-rasterizes), in exported figures only when larger
-    than ``DENSE_POINTS``.
+    annotations), the function itself, written bare after its ``def`` in the class body of the
+    model (or of the run, whose panels take the result); ``cloud``, when given, the method
+    returning an ``hv.Points`` cloud drawn on top (``cloud_under``: beneath): on the live page
+    it always goes through datashader (so a million points stay fast and zooming
+    re-rasterizes), in exported figures only when larger than ``DENSE_POINTS``. A name given as
+    text is refused (``TypeError``). The panel is keyed by the method's name (``method``, the
+    cloud's ``cloud``; the functions are ``function`` and ``cloud_function``), and drawn by the
+    owner's method of that name (``views.framework.declared``).
     """
 
-    def __init__(self, method, *, title: str, cloud: str | None = None, zoom: bool = False,
+    def __init__(self, method, *, title: str, cloud=None, zoom: bool = False,
                  ignores: tuple[str, ...] = (), depends: tuple[str, ...] | None = None,
                  cloud_under: bool = False):
         if ignores and depends is not None:
             raise ValueError("give a panel's ignores or its depends, not both")
-        #: The function drawing the panel (None: the explorer's method named ``method``).
-        self.function = method if callable(method) else None
-        self.method = method.__name__ if callable(method) else method
+        #: The panel's key: the name of its method; and the method as declared.
+        self.method = method_name(method, "Plot")
+        self.function = method
         self.title = title
-        self.cloud = cloud
+        #: The cloud's method by name (None: no cloud), and as declared.
+        self.cloud = None if cloud is None else method_name(cloud, "Plot's cloud")
+        self.cloud_function = cloud
         self.cloud_under = cloud_under
         #: Knobs the panel does not depend on (display settings of other panels): moving one
         #: of them leaves this panel as it is, so the live page does not redraw it.
@@ -277,10 +282,8 @@ class Plot:
         self.zoom = zoom
 
     def call(self, owner, *args, **kwargs):
-        """The panel's element: its function applied to ``owner`` (the run or explorer it
-        belongs to), or ``owner``'s method of that name."""
-        if self.function is not None:
-            return self.function(owner, *args, **kwargs)
+        """The panel's element: ``owner``'s method (the run's or the explorer's) of the
+        panel's name, so a subclass's override draws."""
         return getattr(owner, self.method)(*args, **kwargs)
 
 

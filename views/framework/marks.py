@@ -27,6 +27,7 @@ from typing import Callable
 import holoviews as hv
 import numpy as np
 
+from views.framework.declared import method_name
 from views.framework.figure import style
 from views.framework.workarounds import RasterImage
 
@@ -73,8 +74,10 @@ class Frames:
 
 @dataclass(frozen=True)
 class Mark:
-    """A layer of ``plot`` (an explorer method) drawn at the current time. From per-frame
-    numbers (``Frames.columns``):
+    """A layer of panel ``plot`` drawn at the current time: the panel's method itself (the
+    model's, or the run's), written bare after its ``def`` in the class body; the mark keeps
+    its name, the panel's key, in ``plot`` and the method in ``function``. ``kind`` is one of
+    these words. From per-frame numbers (``Frames.columns``):
 
     - ``point``: the point (x, y) of frame t;
     - ``trail``: the points of the last ``length`` frames up to t (all with None), as a line;
@@ -105,7 +108,7 @@ class Mark:
     sample, a histogram), drawn in exports at the default time too; the others (a marker of the
     current time) only when a time is chosen."""
 
-    plot: str
+    plot: str  # given as the method, kept as its name
     kind: str
     x: str
     y: str | None = None
@@ -117,8 +120,12 @@ class Mark:
     columns: dict = field(default_factory=dict)
     bounds: str | None = None
     always: bool = False
+    #: The panel's method, as declared.
+    function: Callable = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        object.__setattr__(self, "function", self.plot)
+        object.__setattr__(self, "plot", method_name(self.plot, "Mark"))
         if self.kind not in MARK_KINDS:
             raise ValueError(f"Mark kind must be one of {MARK_KINDS}, got {self.kind!r}")
 

@@ -418,7 +418,8 @@ class Page(pn.viewable.Viewer):
     def _sections(self, panes: dict) -> pn.Column:
         """The panels laid out by ``sections`` (default: all in one). Panels wrap: two columns
         on a wide screen, one on a projector's 1024 x 768."""
-        sections = self.model.sections or (Section(tuple(panes)),)
+        sections = self.model.sections or (
+            Section(tuple(p.function for p in self.model.plots)),)
         laid = [n for section in sections for n in section.plots]
         if sorted(laid) != sorted(panes):
             raise ValueError(f"{type(self.model).__name__}.sections must place every panel once, "

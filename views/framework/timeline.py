@@ -2,8 +2,11 @@
 
 An explorer whose result unfolds in time declares it once::
 
-    timeline = Timeline("weight_frames", caption="t is the herding step ...",
-                        marks=(Mark("cones_plot", "point", x="w1", y="w2"), ...))
+    def weight_frames(self): ...
+    def cones_plot(self): ...
+
+    timeline = Timeline(weight_frames, caption="t is the herding step ...",
+                        marks=(Mark(cones_plot, "point", x="w1", y="w2"), ...))
 
 ``weight_frames()`` returns the ``Frames`` of the current result: the engine's time of each
 frame (``t``, increasing) and per-frame columns (the weight at step t, ...); this module holds
@@ -29,7 +32,6 @@ part of the link).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 
 import holoviews as hv
@@ -37,6 +39,7 @@ import numpy as np
 from bokeh.models import BoxAnnotation, Span
 
 from views.framework import knobs as _knobs
+from views.framework.declared import method_name
 from views.framework.figure import exporting, style
 from views.framework.marks import (MAX_BYTES, Frames, Mark, arrays_data, browser_spec,
                                    frames_bytes, strided)
@@ -49,18 +52,26 @@ __all__ = ["Frames", "Mark", "Timeline", "TimelineMixin", "strided", "MAX_BYTES"
 class Timeline:
     """An explorer's time axis (``Explorer.timeline``, or a run's, ``Run.timeline``):
     ``frames`` is the method returning the ``Frames`` of the current result (a run's takes the
-    result): a function, or the name of the explorer's (or the run's) method; ``caption`` says what time means on the page (Markdown, shown beside the
-    control); ``marks`` what each plot draws at time t; ``unit`` the word for one time step; at
+    result), the function itself, written bare after its ``def`` in the class body (kept as
+    its name, looked up on the model or the run; the function is ``frames_function``);
+    ``caption`` says what time means on the page (Markdown, shown beside the control);
+    ``marks`` what each plot draws at time t; ``unit`` the word for one time step; at
     most ``max_frames`` frames and ``MAX_BYTES`` bytes are sent (strided beyond). ``aliases``
     maps knobs of older links to ``t`` (name -> what to add to their value): a link with the
     old frame knob opens at that time."""
 
-    frames: object
+    frames: str  # given as the method, kept as its name
     caption: str
     marks: tuple = ()
     unit: str = "step"
     max_frames: int = 5_000
     aliases: dict = field(default_factory=dict)
+    #: The frames method, as declared.
+    frames_function: object = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "frames_function", self.frames)
+        object.__setattr__(self, "frames", method_name(self.frames, "Timeline"))
 
 
 def _ordinal(k: int) -> str:
@@ -158,8 +169,7 @@ class TimelineMixin:
         if memo is not None and memo[0] is result:
             return memo[1]
         owner = self if run is None else self.jobs[run].run
-        method = (functools.partial(timeline.frames, owner) if callable(timeline.frames)
-                  else getattr(owner, timeline.frames))
+        method = getattr(owner, timeline.frames)
         frames = strided(method() if run is None else method(result), timeline.max_frames)
         self.__dict__["_ldx_frames"][run] = (result, frames)
         return frames

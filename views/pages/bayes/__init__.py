@@ -53,16 +53,16 @@ PLANE_STYLES = {
 }
 
 
-def _plane_marks() -> tuple:
-    """The 2-D posterior at t: the examples seen, the mean's path, the 1σ and 2σ ellipses and
-    the mean."""
-    seen = [Mark("plane_plot", "prefix", x=f"{name}_x", y=f"{name}_y", dims=PLANE_DIMS,
+def _plane_marks(plot) -> tuple:
+    """The 2-D posterior at t on panel ``plot``: the examples seen, the mean's path, the 1σ
+    and 2σ ellipses and the mean."""
+    seen = [Mark(plot, "prefix", x=f"{name}_x", y=f"{name}_y", dims=PLANE_DIMS,
                  always=True, options=PLANE_STYLES[name][1]) for name in ("pos", "neg")]
-    ellipses = [Mark("plane_plot", "curve", x=f"e{r}x", y=f"e{r}y", dims=PLANE_DIMS,
+    ellipses = [Mark(plot, "curve", x=f"e{r}x", y=f"e{r}y", dims=PLANE_DIMS,
                      always=True, options=PLANE_STYLES[f"e{r}"][1]) for r in (1, 2)]
-    path = Mark("plane_plot", "trail", x="m1", y="m2", dims=PLANE_DIMS, length=None, always=True,
+    path = Mark(plot, "trail", x="m1", y="m2", dims=PLANE_DIMS, length=None, always=True,
                 options=PLANE_STYLES["path"][1])
-    mean = Mark("plane_plot", "point", x="m1", y="m2", dims=PLANE_DIMS, always=True,
+    mean = Mark(plot, "point", x="m1", y="m2", dims=PLANE_DIMS, always=True,
                 options=PLANE_STYLES["mean"][1])
     return (*seen, path, *ellipses, mean)
 
@@ -123,18 +123,6 @@ class BayesExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("plane_sigma", [0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7])
-    plots = (
-        Plot("plane_plot", title="Posterior in 2-D (eqs 7.1-7.2)", depends=LIVE),
-        Plot("plane_error_plot", title="2-D run: error ε (eq 9.3)", depends=LIVE),
-        Plot("spread_plot", title="2-D run: posterior variances", depends=LIVE),
-    )
-    sections = (Section(("plane_plot", "plane_error_plot", "spread_plot")),)
-    timeline = Timeline(
-        "example_frames", unit="example", aliases={"frame": 0},
-        caption=prose(__file__, "timeline.md"),
-        marks=(*_plane_marks(),
-               *(Mark(p, "vline", x="T1", options=NOW)
-                 for p in ("plane_error_plot", "spread_plot"))))
     runs = (ToyEfficiencyRun, CurveRun)
 
     text = prose(__file__, "page.md")
@@ -204,3 +192,17 @@ class BayesExplorer(Explorer):
                 f"{small:.3g} and {large:.3g} "
                 f"(prior 1). Teacher θ* = ({page.teacher[0]:.2f}, {page.teacher[1]:.2f}), mean "
                 f"m = ({page.path.means[t][0]:.2f}, {page.path.means[t][1]:.2f}).")
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(plane_plot, title="Posterior in 2-D (eqs 7.1-7.2)", depends=LIVE),
+        Plot(plane_error_plot, title="2-D run: error ε (eq 9.3)", depends=LIVE),
+        Plot(spread_plot, title="2-D run: posterior variances", depends=LIVE),
+    )
+    sections = (Section((plane_plot, plane_error_plot, spread_plot)),)
+    timeline = Timeline(
+        example_frames, unit="example", aliases={"frame": 0},
+        caption=prose(__file__, "timeline.md"),
+        marks=(*_plane_marks(plane_plot),
+               *(Mark(p, "vline", x="T1", options=NOW)
+                 for p in (plane_error_plot, spread_plot))))

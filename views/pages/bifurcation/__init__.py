@@ -173,33 +173,6 @@ class BifurcationExplorer(Explorer):
     invalidating = (("n_features", 4), ("coordinate", 4), ("n_features", 2),
                     ("at_log_t", -0.95), ("log_t", (-1.5, -1.0)))
     quick = dict(resolution=100, burn_in=500, keep=32)
-    plots = (
-        Plot("orbit_annotations", cloud="orbit_cloud", zoom=True,
-             title="Orbit diagram of wₖ against T (Fig 1.1)"),
-        Plot("period_plot", title="Period of the attractor (Fig 1.1 left)",
-             ignores=("coordinate", "at_log_t")),
-        Plot("attractor_plot", title="Attractor sets (Fig 1.1 right)",
-             ignores=("coordinate",)),
-        Plot("lyapunov_plot", title="Largest Lyapunov exponent",
-             ignores=("coordinate", "at_log_t")),
-        Plot("cascade_table", title="Doubling temperatures, Feigenbaum ratios",
-             ignores=("coordinate", "at_log_t")),
-        Plot("iterates_plot", title="Iterates wₖ at the chosen T against t",
-             depends=("n_states", "n_features", "seed", "burn_in", "keep", "eta",
-                      "coordinate", "at_log_t")),
-    )
-
-    timeline = Timeline(
-        "iterate_frames", unit="iteration",
-        caption=prose(__file__, "timeline.md"),
-        marks=(Mark("orbit_annotations", "point", x="logT", y="wk", dims=(LOG_T, W_DIM),
-                    options=RING),
-               Mark("attractor_plot", "trail", x="w1", y="w2", dims=("w1", "w2"), length=TRAIL,
-                    options=dict(color=T_COLOR, alpha=0.7, bokeh=dict(line_width=2),
-                                 mpl=dict(linewidth=1.2))),
-               Mark("attractor_plot", "point", x="w1", y="w2", dims=("w1", "w2"), options=RING),
-               Mark("iterates_plot", "future", x="t", offset=0.5, options=VEIL),
-               Mark("iterates_plot", "point", x="t", y="wk", dims=("t", W_DIM), options=RING)))
 
     text = prose(__file__, "page.md")
 
@@ -390,3 +363,31 @@ class BifurcationExplorer(Explorer):
                          vdims=["Tₙ", "δₙ", "found by"])
         return style(table, bokeh=dict(width=460, height=400),
                      mpl=dict(max_font_size=9, max_value_len=24))
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(orbit_annotations, cloud=orbit_cloud, zoom=True,
+             title="Orbit diagram of wₖ against T (Fig 1.1)"),
+        Plot(period_plot, title="Period of the attractor (Fig 1.1 left)",
+             ignores=("coordinate", "at_log_t")),
+        Plot(attractor_plot, title="Attractor sets (Fig 1.1 right)",
+             ignores=("coordinate",)),
+        Plot(lyapunov_plot, title="Largest Lyapunov exponent",
+             ignores=("coordinate", "at_log_t")),
+        Plot(cascade_table, title="Doubling temperatures, Feigenbaum ratios",
+             ignores=("coordinate", "at_log_t")),
+        Plot(iterates_plot, title="Iterates wₖ at the chosen T against t",
+             depends=("n_states", "n_features", "seed", "burn_in", "keep", "eta",
+                      "coordinate", "at_log_t")),
+    )
+    timeline = Timeline(
+        iterate_frames, unit="iteration",
+        caption=prose(__file__, "timeline.md"),
+        marks=(Mark(orbit_annotations, "point", x="logT", y="wk", dims=(LOG_T, W_DIM),
+                    options=RING),
+               Mark(attractor_plot, "trail", x="w1", y="w2", dims=("w1", "w2"), length=TRAIL,
+                    options=dict(color=T_COLOR, alpha=0.7, bokeh=dict(line_width=2),
+                                 mpl=dict(linewidth=1.2))),
+               Mark(attractor_plot, "point", x="w1", y="w2", dims=("w1", "w2"), options=RING),
+               Mark(iterates_plot, "future", x="t", offset=0.5, options=VEIL),
+               Mark(iterates_plot, "point", x="t", y="wk", dims=("t", W_DIM), options=RING)))

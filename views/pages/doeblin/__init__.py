@@ -57,9 +57,10 @@ def _bar_style(color: str) -> dict:
                 mpl=dict(alpha=0.8, linewidth=0))
 
 
-def _bars(sampler: str) -> Mark:
-    """A sampler's histogram at the race's time t (``DoeblinExplorer.race_frames``)."""
-    return Mark("race_plot", "rects", x=f"{sampler}_left", y="zero",
+def _bars(plot, sampler: str) -> Mark:
+    """A sampler's histogram at the race's time t (``DoeblinExplorer.race_frames``) on panel
+    ``plot``."""
+    return Mark(plot, "rects", x=f"{sampler}_left", y="zero",
                 more=(f"{sampler}_right", sampler), dims=(STATE, PROB, "x1", "p1"),
                 always=True, options=_bar_style(BARS[sampler][1]))
 
@@ -156,31 +157,7 @@ class DoeblinExplorer(Explorer):
     bench_move = ("log_delta", [-3.9, -3.8, -3.7, -3.6, -3.5, -3.4, -3.3, -3.2])
     invalidating = (("chain", "random"), ("size", 20), ("state", 18), ("restart", "point"),
                     ("restart_state", 15), ("chain", "three-state"))
-    plots = (
-        Plot("stationary_plot", title="π̃(y) against ε, two regimes (Fig 1)",
-             depends=SWEEP_KNOBS + ("state", "log_eps")),
-        Plot("divergence_plot", title="Distance to π (Props 3.4, 3.5)", depends=SWEEP_KNOBS),
-        Plot("gap_plot", title="Spectral gap (Prop 3.1)", depends=SWEEP_KNOBS),
-        Plot("eigen_plot", title="Eigenvalues of P and P̃ (Prop 3.1)",
-             depends=CHAIN_KNOBS + ("log_eps",)),
-        Plot("race_plot", title="Race: histograms at step t", depends=RACE_KNOBS),
-        Plot("race_tv_plot", title="Race: total variation to the target", depends=RACE_KNOBS),
-        Plot("staged_plot", title="Staged chain (Fig 2b, Thm 3.6, Cor 3.7)",
-             depends=CHAIN_KNOBS + ("log_eps1",)),
-    )
 
-    sections = (
-        Section(("stationary_plot", "divergence_plot", "gap_plot", "eigen_plot")),
-        Section(("race_plot", "race_tv_plot")),
-        Section(("staged_plot",), aside=prose(__file__, "staged.md")),
-    )
-    timeline = Timeline(
-        "race_frames", unit="step", max_frames=N_CHECKPOINTS,
-        caption=prose(__file__, "timeline.md"),
-        marks=(_bars("exact"), _bars("plain"),
-               Mark("race_tv_plot", "vline", x="t",
-                    options=dict(color="gray", bokeh=dict(line_width=1),
-                                 mpl=dict(linewidth=1)))))
     runs = (WordRun, DnfRun)
 
     text = prose(__file__, "page.md")
@@ -388,3 +365,28 @@ class DoeblinExplorer(Explorer):
             ylim=(float(np.nanmin(bd.corollary, initial=1e-4)) / 3, 3 * top),
         )
 
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(stationary_plot, title="π̃(y) against ε, two regimes (Fig 1)",
+             depends=SWEEP_KNOBS + ("state", "log_eps")),
+        Plot(divergence_plot, title="Distance to π (Props 3.4, 3.5)", depends=SWEEP_KNOBS),
+        Plot(gap_plot, title="Spectral gap (Prop 3.1)", depends=SWEEP_KNOBS),
+        Plot(eigen_plot, title="Eigenvalues of P and P̃ (Prop 3.1)",
+             depends=CHAIN_KNOBS + ("log_eps",)),
+        Plot(race_plot, title="Race: histograms at step t", depends=RACE_KNOBS),
+        Plot(race_tv_plot, title="Race: total variation to the target", depends=RACE_KNOBS),
+        Plot(staged_plot, title="Staged chain (Fig 2b, Thm 3.6, Cor 3.7)",
+             depends=CHAIN_KNOBS + ("log_eps1",)),
+    )
+    sections = (
+        Section((stationary_plot, divergence_plot, gap_plot, eigen_plot)),
+        Section((race_plot, race_tv_plot)),
+        Section((staged_plot,), aside=prose(__file__, "staged.md")),
+    )
+    timeline = Timeline(
+        race_frames, unit="step", max_frames=N_CHECKPOINTS,
+        caption=prose(__file__, "timeline.md"),
+        marks=(_bars(race_plot, "exact"), _bars(race_plot, "plain"),
+               Mark(race_tv_plot, "vline", x="t",
+                    options=dict(color="gray", bokeh=dict(line_width=1),
+                                 mpl=dict(linewidth=1)))))

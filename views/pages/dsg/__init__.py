@@ -57,11 +57,6 @@ class DSGExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("bandwidth_factor", [0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18])
-    plots = (
-        Plot("truth_plot", title="Fig 3.4 (1): the function and the data", depends=LIVE),
-        Plot("target_plot", title="f*: exact kernel ridge solution", depends=LIVE),
-        Plot("features_plot", title="One block of features against k", depends=LIVE),
-    )
     runs = (CurveRun, DigitsRun, PosteriorRun)
 
     text = prose(__file__, "page.md")
@@ -112,3 +107,10 @@ class DSGExplorer(Explorer):
                 f"median pairwise distance of the {len(task.X):,} points); f* ranges "
                 f"{task.target.min():.2f} to {task.target.max():.2f}. Thm 11's θν ≥ 1 "
                 f"{cond} for the run's θ = {float(self.theta):g}: θν = {theta_nu:.3g}.")
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(truth_plot, title="Fig 3.4 (1): the function and the data", depends=LIVE),
+        Plot(target_plot, title="f*: exact kernel ridge solution", depends=LIVE),
+        Plot(features_plot, title="One block of features against k", depends=LIVE),
+    )

@@ -28,19 +28,24 @@ BASELINE_STYLE = {"r-Pegasos": ("#2ca02c", "solid"), "n-Pegasos": ("#ff7f0e", "s
 #: NORMA keeps every point it visits: its comparison run stops here (steps).
 NORMA_STEPS = 1024
 ERROR_DIMS = (axis("t", "steps t"), axis("err", "error"))
-#: What the run's timeline draws: the averaged iterate at step t over the final one (its
-#: colours scaled as the panel's: a frame holds f̄ₜ / limit, drawn on [-1, 1]), a line at t and
-#: a ring on the error curve.
-CURVE_MARKS = (
-    Mark("fit_plot", "image", x="fit", bounds="grid",
-         dims=(*XY_DIMS, hv.Dimension("f", label="f̄ₜ(x) / its colour scale")),
-         options=dict(cmap=SURFACE["cmap"], clim=(-1.0, 1.0), bokeh=dict(colorbar=False),
-                      mpl=dict(colorbar=False))),
-    Mark("error_plot", "vline", x="t", options=dict(
-        color="gray", bokeh=dict(line_width=1.5, **DOTTED), mpl=dict(linewidth=1, **MPL_DOTTED))),
-    Mark("error_plot", "point", x="t", y="error", dims=ERROR_DIMS, options=dict(
-        bokeh=dict(size=12, color="white", fill_alpha=0.6, line_color=DSG_COLOR, line_width=3),
-        mpl=dict(s=70, color="white", edgecolors=DSG_COLOR, linewidth=2))))
+
+
+def _curve_marks(fit, error) -> tuple:
+    """What the run's timeline draws: on panel ``fit`` the averaged iterate at step t over the
+    final one (its colours scaled as the panel's: a frame holds f̄ₜ / limit, drawn on
+    [-1, 1]), on panel ``error`` a line at t and a ring on the error curve."""
+    return (
+        Mark(fit, "image", x="fit", bounds="grid",
+             dims=(*XY_DIMS, hv.Dimension("f", label="f̄ₜ(x) / its colour scale")),
+             options=dict(cmap=SURFACE["cmap"], clim=(-1.0, 1.0), bokeh=dict(colorbar=False),
+                          mpl=dict(colorbar=False))),
+        Mark(error, "vline", x="t", options=dict(
+            color="gray", bokeh=dict(line_width=1.5, **DOTTED),
+            mpl=dict(linewidth=1, **MPL_DOTTED))),
+        Mark(error, "point", x="t", y="error", dims=ERROR_DIMS, options=dict(
+            bokeh=dict(size=12, color="white", fill_alpha=0.6, line_color=DSG_COLOR,
+                       line_width=3),
+            mpl=dict(s=70, color="white", edgecolors=DSG_COLOR, linewidth=2))))
 
 
 @dataclass(frozen=True)
@@ -297,7 +302,7 @@ class CurveRun(Run):
         return Frames(np.asarray(steps, np.int64), {"error": np.asarray(errors, float)},
                       arrays={"fit": images.astype(np.float32)}, fixed={"grid": bounds})
 
-    timeline = Timeline(curve_frames, unit="step", marks=CURVE_MARKS,
+    timeline = Timeline(curve_frames, unit="step", marks=_curve_marks(fit_plot, error_plot),
                         caption=prose(__file__, "curve.timeline.md"))
     plots = (Plot(fit_plot, title="Averaged iterate f̄ₜ"),
              Plot(error_plot, title="Fig 3.4 (2): ‖f̄ₜ − f*‖² against t"),

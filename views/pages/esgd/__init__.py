@@ -100,22 +100,6 @@ class ESGDExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("eta", [9.0, 9.5, 10.5, 11.0, 9.0, 9.5, 10.5, 11.0])
-    # the test error first: beside the timeline's control, which moves its marks
-    plots = (
-        Plot("mse_plot", title="Test error against data visited"),
-        Plot("fit_plot", title="Fits on noiseless inputs"),
-        Plot("data_plot", title="The data: noisy inputs", depends=("seed",)),
-    )
-    timeline = Timeline(
-        "seen_frames", unit="data seen",
-        caption=prose(__file__, "timeline.md"),
-        marks=(Mark("mse_plot", "vline", x="t", options=dict(
-                   color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5),
-                   mpl=dict(linewidth=1))),
-               Mark("mse_plot", "point", x="t", y="baseline", dims=MSE_DIMS,
-                    options=_ring(BASE_COLOR)),
-               Mark("mse_plot", "point", x="t", y="mse", dims=MSE_DIMS,
-                    options=_ring(ESGD_COLOR))))
     runs = (SeedsRun, GPToyRun, PolicyRun)
 
     text = prose(__file__, "page.md")
@@ -173,3 +157,21 @@ class ESGDExplorer(Explorer):
                 f" (the best it can reach, E[y|x], is "
                 f"{np.mean((self.result().smoothed - r.target) ** 2):.4f} from the truth). The "
                 f"paper: {PAPER_MSE} after 0.1M data, 10 runs averaged.")
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    # the test error first: beside the timeline's control, which moves its marks
+    plots = (
+        Plot(mse_plot, title="Test error against data visited"),
+        Plot(fit_plot, title="Fits on noiseless inputs"),
+        Plot(data_plot, title="The data: noisy inputs", depends=("seed",)),
+    )
+    timeline = Timeline(
+        seen_frames, unit="data seen",
+        caption=prose(__file__, "timeline.md"),
+        marks=(Mark(mse_plot, "vline", x="t", options=dict(
+                   color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5),
+                   mpl=dict(linewidth=1))),
+               Mark(mse_plot, "point", x="t", y="baseline", dims=MSE_DIMS,
+                    options=_ring(BASE_COLOR)),
+               Mark(mse_plot, "point", x="t", y="mse", dims=MSE_DIMS,
+                    options=_ring(ESGD_COLOR))))

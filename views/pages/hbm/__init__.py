@@ -75,12 +75,6 @@ class HBMExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("sample", [510, 520, 530, 540, 550, 560, 570, 580])
-    plots = (
-        Plot("states_plot", title="P*, P*(B) and a fit, by state",
-             depends=LIVE),
-        Plot("theta_plot", title="θ on the poset (eq 4)", depends=LIVE),
-        Plot("eta_plot", title="η of the fit and of P* (eq 5)", depends=LIVE),
-    )
     runs = (SweepRun, InferenceRun)
 
     text = prose(__file__, "page.md")
@@ -172,3 +166,10 @@ class HBMExplorer(Explorer):
                 f"{total - bias - var:.1e}). $\\mathrm{{KL}}(P^*, \\text{{uniform}})$ = "
                 f"{hbm.kl(page.p_star, np.full(page.p_star.size, 1 / page.p_star.size)):.4f}.")
 
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(states_plot, title="P*, P*(B) and a fit, by state",
+             depends=LIVE),
+        Plot(theta_plot, title="θ on the poset (eq 4)", depends=LIVE),
+        Plot(eta_plot, title="η of the fit and of P* (eq 5)", depends=LIVE),
+    )

@@ -45,9 +45,9 @@ TIME_FRAMES = 5_000
 T_COLOR = "#111111"
 
 
-def _weight_marks(plot: str) -> tuple:
-    """The timeline's marks in weight space: the trail of the last steps, the weight vector
-    from the origin and the current weight w_t."""
+def _weight_marks(plot) -> tuple:
+    """The timeline's marks in weight space on panel ``plot``: the trail of the last steps,
+    the weight vector from the origin and the current weight w_t."""
     return (
         Mark(plot, "trail", x="w1", y="w2", dims=WEIGHT_DIMS, length=TRAIL,
              options=dict(color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5),
@@ -145,26 +145,6 @@ class HerdingExplorer(Explorer):
     bench_move = ("seed", list(range(101, 117)))
     invalidating = (("n_features", 3), ("w0", "1, 2, 3"), ("n_features", 2))
     quick = dict(steps=2000)
-    plots = (
-        Plot("cones_plot", cloud="attractor_cloud", title="Cones and the attractor (Figs 1.10-1.11)",
-             ignores=("max_lag", "max_word")),
-        Plot("tipi_plot", cloud="attractor_cloud", title="Tipi function ℓ₀(w) (eq 1.10, Fig 1.2)",
-             ignores=("max_lag", "max_word")),
-        Plot("moment_plot", title="Moment error (Prop 1.2)",
-             ignores=("max_lag", "max_word")),
-        Plot("autocorrelation_plot", title="Autocorrelation R(t) (eq 1.13, Fig 1.4)",
-             ignores=("max_word",)),
-        Plot("words_plot", title="Distinct words M(T) (eqs 1.36-1.37)",
-             ignores=("max_lag",)),
-    )
-
-    timeline = Timeline(
-        "weight_frames", unit="step", max_frames=TIME_FRAMES,
-        caption=prose(__file__, "timeline.md"),
-        marks=(*_weight_marks("cones_plot"), *_weight_marks("tipi_plot"),
-               Mark("moment_plot", "vline", x="T1",
-                    options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
-                                 mpl=dict(linewidth=1)))))
 
     runs = (BoxRun, TablesRun)
 
@@ -322,6 +302,27 @@ class HerdingExplorer(Explorer):
                 f"$T^{{{err.herding_slope:.2f}}}$, i.i.d. $T^{{{err.iid_slope:.2f}}}$. "
                 + verdict_markdown(herding.moment_rates_claim(err, res.autocorrelation,
                                                               res.iid_autocorrelation)))
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(cones_plot, cloud=attractor_cloud, title="Cones and the attractor (Figs 1.10-1.11)",
+             ignores=("max_lag", "max_word")),
+        Plot(tipi_plot, cloud=attractor_cloud, title="Tipi function ℓ₀(w) (eq 1.10, Fig 1.2)",
+             ignores=("max_lag", "max_word")),
+        Plot(moment_plot, title="Moment error (Prop 1.2)",
+             ignores=("max_lag", "max_word")),
+        Plot(autocorrelation_plot, title="Autocorrelation R(t) (eq 1.13, Fig 1.4)",
+             ignores=("max_word",)),
+        Plot(words_plot, title="Distinct words M(T) (eqs 1.36-1.37)",
+             ignores=("max_lag",)),
+    )
+    timeline = Timeline(
+        weight_frames, unit="step", max_frames=TIME_FRAMES,
+        caption=prose(__file__, "timeline.md"),
+        marks=(*_weight_marks(cones_plot), *_weight_marks(tipi_plot),
+               Mark(moment_plot, "vline", x="T1",
+                    options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
+                                 mpl=dict(linewidth=1)))))
 
 
 def _wedge(half: float, start: float, stop: float) -> np.ndarray:

@@ -37,8 +37,9 @@ STEP_DIM = axis("step", "sample (sweep or step)")
 NOW = dict(color="gray", bokeh=dict(line_width=1.5, **DOTTED), mpl=dict(linewidth=1, **MPL_DOTTED))
 
 
-def _lattice_mark(plot: str, samples: str) -> Mark:
-    """A chain's sample at time t: its spins, up or down (a frame's row, sent as bits)."""
+def _lattice_mark(plot, samples: str) -> Mark:
+    """A chain's sample at time t on panel ``plot``: its spins, up or down (a frame's row,
+    sent as bits)."""
     return Mark(plot, "image", x=samples, bounds="lattice", dims=LATTICE_DIMS, always=True,
                 options=dict(cmap=SPIN_COLORS, clim=(0, 1), bokeh=dict(colorbar=False),
                              mpl=dict(colorbar=False)))
@@ -93,26 +94,6 @@ class IsingExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 3}
     bench_move = ("w0", [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4])
-    plots = (
-        Plot("sw_image", title="Swendsen-Wang sample"),
-        Plot("herd_image", title="Herding sample"),
-        Plot("cluster_plot", title="Cluster sizes (Fig 1.7)"),
-        Plot("correlation_plot", title="Neighbour correlation per sample"),
-        Plot("magnetisation_plot", title="Magnetisation per sample"),
-        Plot("error_plot", title="Moment error × t (bounded: O(1/t))"),
-        Plot("sweeps_plot", title="Local search: sweeps, PCT failures"),
-    )
-    timeline = Timeline(
-        "sample_frames", unit="sample", aliases={"frame": 1},
-        caption=prose(__file__, "timeline.md"),
-        marks=(_lattice_mark("sw_image", "sw"), _lattice_mark("herd_image", "herd"),
-               *(Mark(p, "vline", x="t", options=NOW) for p in (
-                   "correlation_plot", "magnetisation_plot", "error_plot", "sweeps_plot"))))
-    sections = (
-        Section(("sw_image", "herd_image")),
-        Section(("cluster_plot", "correlation_plot", "magnetisation_plot", "error_plot",
-                 "sweeps_plot")),
-    )
 
     text = prose(__file__, "page.md")
 
@@ -231,3 +212,25 @@ class IsingExplorer(Explorer):
                                  label=f"PCT failed ({bad.sum()})"),
                       color="black", bokeh=dict(size=6, marker="x"), mpl=dict(s=24, marker="X"))
         return style(curve * fails, logy=True, framewise=True)
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(sw_image, title="Swendsen-Wang sample"),
+        Plot(herd_image, title="Herding sample"),
+        Plot(cluster_plot, title="Cluster sizes (Fig 1.7)"),
+        Plot(correlation_plot, title="Neighbour correlation per sample"),
+        Plot(magnetisation_plot, title="Magnetisation per sample"),
+        Plot(error_plot, title="Moment error × t (bounded: O(1/t))"),
+        Plot(sweeps_plot, title="Local search: sweeps, PCT failures"),
+    )
+    timeline = Timeline(
+        sample_frames, unit="sample", aliases={"frame": 1},
+        caption=prose(__file__, "timeline.md"),
+        marks=(_lattice_mark(sw_image, "sw"), _lattice_mark(herd_image, "herd"),
+               *(Mark(p, "vline", x="t", options=NOW) for p in (
+                   correlation_plot, magnetisation_plot, error_plot, sweeps_plot))))
+    sections = (
+        Section((sw_image, herd_image)),
+        Section((cluster_plot, correlation_plot, magnetisation_plot, error_plot,
+                 sweeps_plot)),
+    )

@@ -113,30 +113,6 @@ class NeuronExplorer(Explorer):
     bench_move = ("rate", [0.301, 0.302, 0.303, 0.304, 0.305, 0.306, 0.307, 0.308])
     bench_timeline = {"stripes": 200}  # the timeline spans the steps shown as stripes
     quick = dict(steps=200)
-    plots = (
-        Plot("weights_plot", title="Weights wₜ (Figs 1.8-1.9a)",
-             ignores=("max_word",)),
-        Plot("stripes_plot", title="Herding vs rabbit sequence (Fig 1.9b)",
-             ignores=("max_word",)),
-        Plot("discrepancy_plot", title="Discrepancy D(T) (Prop 1.5, Cor 1.6)",
-             # the timeline's line at T = t lies within the steps shown as stripes
-             ignores=("max_word",)),
-        Plot("words_plot", title="Distinct words M(T) (eq 1.36)", ignores=("stripes",)),
-    )
-
-    timeline = Timeline(
-        "step_frames", unit="step",
-        caption=prose(__file__, "timeline.md"),
-        marks=(Mark("weights_plot", "future", x="t", offset=0.5, options=VEIL),
-               Mark("weights_plot", "point", x="t", y="w", dims=(T_DIM, W_DIM),
-                    options=dict(bokeh=dict(size=16, fill_alpha=0, line_color=T_COLOR,
-                                            line_width=3),
-                                 mpl=dict(s=120, color="none", edgecolors=T_COLOR,
-                                          linewidth=2))),
-               Mark("stripes_plot", "future", x="t", offset=0.5, options=VEIL),
-               Mark("discrepancy_plot", "vline", x="T1",
-                    options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
-                                 mpl=dict(linewidth=1)))))
 
     text = prose(__file__, "page.md")
 
@@ -285,6 +261,31 @@ class NeuronExplorer(Explorer):
                       framewise=True,
                       bokeh=dict(size=6), mpl=dict(s=14))
         return style(sturm * words, framewise=True, ylim=(0, 1.1 * (T[-1] + 1)))
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(weights_plot, title="Weights wₜ (Figs 1.8-1.9a)",
+             ignores=("max_word",)),
+        Plot(stripes_plot, title="Herding vs rabbit sequence (Fig 1.9b)",
+             ignores=("max_word",)),
+        Plot(discrepancy_plot, title="Discrepancy D(T) (Prop 1.5, Cor 1.6)",
+             # the timeline's line at T = t lies within the steps shown as stripes
+             ignores=("max_word",)),
+        Plot(words_plot, title="Distinct words M(T) (eq 1.36)", ignores=("stripes",)),
+    )
+    timeline = Timeline(
+        step_frames, unit="step",
+        caption=prose(__file__, "timeline.md"),
+        marks=(Mark(weights_plot, "future", x="t", offset=0.5, options=VEIL),
+               Mark(weights_plot, "point", x="t", y="w", dims=(T_DIM, W_DIM),
+                    options=dict(bokeh=dict(size=16, fill_alpha=0, line_color=T_COLOR,
+                                            line_width=3),
+                                 mpl=dict(s=120, color="none", edgecolors=T_COLOR,
+                                          linewidth=2))),
+               Mark(stripes_plot, "future", x="t", offset=0.5, options=VEIL),
+               Mark(discrepancy_plot, "vline", x="T1",
+                    options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
+                                 mpl=dict(linewidth=1)))))
 
 
 def _envelope(y: np.ndarray, blocks: int) -> tuple[np.ndarray, np.ndarray]:

@@ -42,22 +42,23 @@ CURVE_POINTS = 400
 #: The knobs of the live panels (all of them; the runs have their own settings).
 LIVE_KNOBS = ("n_units", "cases", "steps", "batch", "sweeps", "seed")
 T_COLOR = "#111111"
-#: The live panel whose curves get the timeline's rings: method, the run's array drawn and its
-#: axis name.
-RINGED = (("norm_plot", "weight_norm", "norm"),)
+#: The curves that get the timeline's rings (on the weight norm's panel): the run's array drawn
+#: and its axis name.
+RINGED = (("weight_norm", "norm"),)
 
 
-def _step_marks() -> tuple:
-    """The timeline's marks: a line at step t on each live panel and, on each variant's curve
-    of the weight norm, a ring at its value at t. Not on the error panels: a ring's new data
-    makes Bokeh measure the panel's (log) axes again at every frame, a line's new place does
-    not (profiled playing in headless Chromium: 5-6 ms against 2 ms a panel's paint; rings on
-    two panels played at 15-17 redraws/s, on one at 20-28, herding at 25 beside it)."""
+def _step_marks(panels: tuple, ringed) -> tuple:
+    """The timeline's marks: a line at step t on each live panel of ``panels`` and, on each
+    variant's curve of the weight norm (panel ``ringed``), a ring at its value at t. Not on
+    the error panels: a ring's new data makes Bokeh measure the panel's (log) axes again at
+    every frame, a line's new place does not (profiled playing in headless Chromium: 5-6 ms
+    against 2 ms a panel's paint; rings on two panels played at 15-17 redraws/s, on one at
+    20-28, herding at 25 beside it)."""
     marks = [Mark(plot, "vline", x="t", options=dict(
         color=T_COLOR, alpha=0.6, bokeh=dict(line_width=1.5), mpl=dict(linewidth=1)))
-        for plot in ("norm_plot", "scaled_plot", "error_plot")]
-    for plot, _, name in RINGED:
-        marks.extend(Mark(plot, "point", x="t", y=f"{name}_{key}", dims=("tau", name),
+        for plot in panels]
+    for _, name in RINGED:
+        marks.extend(Mark(ringed, "point", x="t", y=f"{name}_{key}", dims=("tau", name),
                           options=dict(bokeh=dict(size=11, color="white", fill_alpha=0.6,
                                                   line_color=color, line_width=3),
                                        mpl=dict(s=60, color="white", edgecolors=color,
@@ -121,16 +122,6 @@ class PCTExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("seed", list(range(101, 109)))
-    plots = (
-        Plot("norm_plot", title="‖w‖ stays bounded (Thm 1.7)",
-             depends=LIVE_KNOBS),
-        Plot("scaled_plot", title="τ × moment error (flat: O(1/τ))", depends=LIVE_KNOBS),
-        Plot("error_plot", title="Moment error; guides 1/τ, 1/√τ", depends=LIVE_KNOBS),
-    )
-    timeline = Timeline(
-        "step_frames", unit="step",
-        caption=prose(__file__, "timeline.md"),
-        marks=_step_marks())
     runs = (BoundariesRun, TableRun)
 
     text = prose(__file__, "page.md")
@@ -156,7 +147,7 @@ class PCTExplorer(Explorer):
         page = self.result()
         return Frames(np.arange(1, int(self.steps) + 1),
                       {f"{name}_{key}": getattr(page.runs[key], values)
-                       for _, values, name in RINGED for key in VARIANTS})
+                       for values, name in RINGED for key in VARIANTS})
 
     # --- plots -------------------------------------------------------------------------------
     def _curves(self, values, dims, *, scale=None):
@@ -206,3 +197,15 @@ class PCTExplorer(Explorer):
                          f"{held:.1f} % of steps, largest ‖w‖ {run.weight_norm.max():.3g}")
         return ("**Fitted rates** (slope of the error against τ on log-log axes, τ ≥ "
                 f"{min(100, max(1, int(self.steps) // 10))}): " + "; ".join(parts) + ".")
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(norm_plot, title="‖w‖ stays bounded (Thm 1.7)",
+             depends=LIVE_KNOBS),
+        Plot(scaled_plot, title="τ × moment error (flat: O(1/τ))", depends=LIVE_KNOBS),
+        Plot(error_plot, title="Moment error; guides 1/τ, 1/√τ", depends=LIVE_KNOBS),
+    )
+    timeline = Timeline(
+        step_frames, unit="step",
+        caption=prose(__file__, "timeline.md"),
+        marks=_step_marks((norm_plot, scaled_plot, error_plot), norm_plot))

@@ -173,21 +173,6 @@ class PMDExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"seed": 2}
     bench_move = ("theta1", [0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2])
-    plots = (
-        Plot("cloud_plot", title="Particles at t over the posterior", ignores=("shown",)),
-        Plot("kde_plot", title="Weighted KDE of the particles (end)", ignores=("shown",)),
-        Plot("ess_plot", title="Effective sample size", ignores=("shown",)),
-    )
-    sections = (Section(("cloud_plot", "kde_plot", "ess_plot")),)
-    timeline = Timeline(
-        "particle_frames", unit="datum", max_frames=CHECKPOINTS + 1,
-        caption=prose(__file__, "timeline.md"),
-        marks=(Mark("cloud_plot", "points", x="px", y="py", more=("share", "size"),
-                    dims=(*THETA_DIMS, SHARE, "size"), columns={"color": "share", "size": "size"},
-                    always=True,
-                    options=_particle_options),
-               Mark("ess_plot", "point", x="seen", y="ess", dims=SEEN_DIMS,
-                    options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40)))))
     runs = (Fig41Run, RateRun, LogisticRun)
 
     text = prose(__file__, "page.md")
@@ -302,3 +287,20 @@ class PMDExplorer(Explorer):
         return style(hv.Overlay([curve]), logx=True, logy=True, framewise=True,
                      xticks=log_ticks(seen[0], seen[-1]), ylim=(lo, hi),
                      yticks=log_ticks(lo, hi) if hi > 3 * lo else None)
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(cloud_plot, title="Particles at t over the posterior", ignores=("shown",)),
+        Plot(kde_plot, title="Weighted KDE of the particles (end)", ignores=("shown",)),
+        Plot(ess_plot, title="Effective sample size", ignores=("shown",)),
+    )
+    sections = (Section((cloud_plot, kde_plot, ess_plot)),)
+    timeline = Timeline(
+        particle_frames, unit="datum", max_frames=CHECKPOINTS + 1,
+        caption=prose(__file__, "timeline.md"),
+        marks=(Mark(cloud_plot, "points", x="px", y="py", more=("share", "size"),
+                    dims=(*THETA_DIMS, SHARE, "size"), columns={"color": "share", "size": "size"},
+                    always=True,
+                    options=_particle_options),
+               Mark(ess_plot, "point", x="seen", y="ess", dims=SEEN_DIMS,
+                    options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40)))))

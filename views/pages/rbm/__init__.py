@@ -139,31 +139,7 @@ class RBMExplorer(Explorer):
     bench_move = ("seed", list(range(101, 109)))
     # a larger m, then the exact argmax (clamps m); one digit (clamps D = 200 to its images)
     invalidating = (("hidden", 30), ("search", "exact"), ("digit", "5"))
-    plots = (
-        Plot("samples_image", title="Pseudo-samples s*ₜ (Fig 1.13)"),
-        Plot("data_image", title="Data: sklearn 8×8 digits, binarised"),
-        Plot("visible_plot", title="Visible moments: samples vs data"),
-        Plot("hidden_plot", title="Hidden moments: samples vs data"),
-        Plot("pct_plot", title="PCT condition per step (eqs 1.50-1.51)"),
-        Plot("error_plot", title="Largest moment error (Prop 1.8: ≤ 2R/τ)"),
-    )
-    sections = (
-        Section(("samples_image", "data_image")),
-        Section(("visible_plot", "hidden_plot", "pct_plot", "error_plot")),
-    )
     runs = (ClassifyRun,)
-    timeline = Timeline(
-        "sample_frames", unit="step",
-        caption=prose(__file__, "timeline.md"),
-        marks=(Mark("samples_image", "image", x="window", bounds="mosaic", dims=TILE_DIMS,
-                    always=True, options=dict(cmap=INK, clim=(0, 1),
-                                              bokeh=dict(colorbar=False),
-                                              mpl=dict(colorbar=False))),
-               # the lines between the digits, drawn over the mosaic (a fixed polyline)
-               Mark("samples_image", "curve", x="grid_x", y="grid_y", dims=TILE_DIMS[:2],
-                    always=True, options=GRID_STYLE),
-               Mark("pct_plot", "vline", x="t", options=NOW),
-               Mark("error_plot", "vline", x="t", options=NOW)))
 
     text = prose(__file__, "page.md")
 
@@ -297,3 +273,29 @@ class RBMExplorer(Explorer):
                 f"**Fig 1.13** (a fully visible model herding the means and pairs, "
                 f"{len(run.visible):,} steps): "
                 + verdict_markdown(page.caption_verdict))
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(samples_image, title="Pseudo-samples s*ₜ (Fig 1.13)"),
+        Plot(data_image, title="Data: sklearn 8×8 digits, binarised"),
+        Plot(visible_plot, title="Visible moments: samples vs data"),
+        Plot(hidden_plot, title="Hidden moments: samples vs data"),
+        Plot(pct_plot, title="PCT condition per step (eqs 1.50-1.51)"),
+        Plot(error_plot, title="Largest moment error (Prop 1.8: ≤ 2R/τ)"),
+    )
+    sections = (
+        Section((samples_image, data_image)),
+        Section((visible_plot, hidden_plot, pct_plot, error_plot)),
+    )
+    timeline = Timeline(
+        sample_frames, unit="step",
+        caption=prose(__file__, "timeline.md"),
+        marks=(Mark(samples_image, "image", x="window", bounds="mosaic", dims=TILE_DIMS,
+                    always=True, options=dict(cmap=INK, clim=(0, 1),
+                                              bokeh=dict(colorbar=False),
+                                              mpl=dict(colorbar=False))),
+               # the lines between the digits, drawn over the mosaic (a fixed polyline)
+               Mark(samples_image, "curve", x="grid_x", y="grid_y", dims=TILE_DIMS[:2],
+                    always=True, options=GRID_STYLE),
+               Mark(pct_plot, "vline", x="t", options=NOW),
+               Mark(error_plot, "vline", x="t", options=NOW)))

@@ -27,11 +27,18 @@ from views.pages.sbeed.common import (ACTION_NAMES, ETA_COLORS, ETAS, MDPS, NOW,
                                        STAR_COLOR, STATE_DIMS, make_mdp)
 from views.pages.sbeed.runs import BiasRun, KRun, PendulumRun
 
-def _state_mark(eta: str) -> Mark:
-    """The learned V of the run with dual weight ``eta`` at iteration t, per state (NaN rows
-    when that eta is not run: nothing drawn)."""
-    return Mark("states_plot", "points", x="rank", y=f"V_{eta}", dims=STATE_DIMS, always=True,
-                options=dict(color=ETA_COLORS[eta], bokeh=dict(size=6), mpl=dict(s=14)))
+
+def _state_options(eta: str) -> dict:
+    """The style of the learned V of the run with dual weight ``eta``: its mark and its legend
+    entry."""
+    return dict(color=ETA_COLORS[eta], bokeh=dict(size=6), mpl=dict(s=14))
+
+
+def _state_marks(plot) -> tuple:
+    """On panel ``plot``, the learned V of the run with each dual weight eta at iteration t,
+    per state (NaN rows when that eta is not run: nothing drawn)."""
+    return tuple(Mark(plot, "points", x="rank", y=f"V_{eta}", dims=STATE_DIMS, always=True,
+                      options=_state_options(eta)) for eta in ETAS)
 
 
 def _readable_cell_values(plot, element) -> None:
@@ -149,22 +156,6 @@ class SBEEDExplorer(Explorer):
     # what the generic tests and benches need of this page (see ``Explorer``)
     example_change = {"lam": 0.3}
     bench_move = ("lam", [0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18])
-    plots = (
-        Plot("error_plot", title="Distance to the smoothed optimum", ignores=("shown_eta",)),
-        Plot("value_plot", title="Value of the learned policy", ignores=("shown_eta",)),
-        Plot("objective_plot", title="The objective SBEED minimises", ignores=("shown_eta",)),
-        Plot("states_plot", title="V at iteration t against V* per state",
-             ignores=("shown_eta",)),
-        Plot("policy_plot", title="Learned policy"),
-        Plot("lam_plot", title="Smoothing: entropy of π* against λ",
-             depends=("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam")),
-    )
-    timeline = Timeline(
-        "iteration_frames", unit="iteration",
-        caption=prose(__file__, "timeline.md"),
-        marks=(*(Mark(p, "vline", x="t", options=NOW)
-                 for p in ("error_plot", "value_plot", "objective_plot")),
-               *(_state_mark(eta) for eta in ETAS)))
     runs = (BiasRun, KRun, PendulumRun, AblationRun, SwimmerRun, SwimmerLamKRun)
 
     text = prose(__file__, "page.md")
@@ -260,7 +251,7 @@ class SBEEDExplorer(Explorer):
                         color=STAR_COLOR, bokeh=dict(line_width=2), mpl=dict(linewidth=1.5))]
         for eta in page.runs:  # legend entries (the points are the timeline's)
             layers.append(legend_layer("points", STATE_DIMS, f"η = {eta}",
-                                       **_state_mark(eta).options))
+                                       **_state_options(eta)))
         values = np.concatenate([run.V_path.ravel() for run in page.runs.values()]
                                 + [page.V_star])
         values = values[np.isfinite(values)]
@@ -336,3 +327,20 @@ class SBEEDExplorer(Explorer):
         return style(curve * ceiling * mark, logx=True, framewise=True,
                      ylim=(0, top * 1.1))
 
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(error_plot, title="Distance to the smoothed optimum", ignores=("shown_eta",)),
+        Plot(value_plot, title="Value of the learned policy", ignores=("shown_eta",)),
+        Plot(objective_plot, title="The objective SBEED minimises", ignores=("shown_eta",)),
+        Plot(states_plot, title="V at iteration t against V* per state",
+             ignores=("shown_eta",)),
+        Plot(policy_plot, title="Learned policy"),
+        Plot(lam_plot, title="Smoothing: entropy of π* against λ",
+             depends=("mdp_name", "n_states", "n_actions", "branching", "seed", "gamma", "lam")),
+    )
+    timeline = Timeline(
+        iteration_frames, unit="iteration",
+        caption=prose(__file__, "timeline.md"),
+        marks=(*(Mark(p, "vline", x="t", options=NOW)
+                 for p in (error_plot, value_plot, objective_plot)),
+               *_state_marks(states_plot)))

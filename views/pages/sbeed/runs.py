@@ -36,15 +36,18 @@ K_RUN_COST = {"0": 5e-6, "1": 4.7e-5}
 K_REPORTS = 20
 BOB_DIMS = (axis("x", "horizontal position (rod lengths)"), axis("y", "height (rod lengths)"))
 
-#: What the Pendulum run's timeline (its episode under the learned policy's mean action) draws.
-EPISODE_MARKS = (Mark("pendulum_frame", "trail", x="bx", y="by", dims=BOB_DIMS, length=20,
-                always=True, options=dict(color="#1f77b4", alpha=0.5, bokeh=dict(line_width=3),
-                                          mpl=dict(linewidth=2))),
-           Mark("pendulum_frame", "ray", x="bx", y="by", dims=BOB_DIMS, always=True,
-                options=dict(color="#333333", bokeh=dict(line_width=5), mpl=dict(linewidth=3))),
-           Mark("pendulum_frame", "point", x="bx", y="by", dims=BOB_DIMS, always=True,
-                options=dict(color="#d62728", bokeh=dict(size=18), mpl=dict(s=120))),
-           Mark("rollout_plot", "vline", x="time", options=NOW))
+
+def _episode_marks(frame, rollout) -> tuple:
+    """What the Pendulum run's timeline (its episode under the learned policy's mean action)
+    draws: the pendulum on panel ``frame``, a line at the time on panel ``rollout``."""
+    return (Mark(frame, "trail", x="bx", y="by", dims=BOB_DIMS, length=20, always=True,
+                 options=dict(color="#1f77b4", alpha=0.5, bokeh=dict(line_width=3),
+                              mpl=dict(linewidth=2))),
+            Mark(frame, "ray", x="bx", y="by", dims=BOB_DIMS, always=True,
+                 options=dict(color="#333333", bokeh=dict(line_width=5), mpl=dict(linewidth=3))),
+            Mark(frame, "point", x="bx", y="by", dims=BOB_DIMS, always=True,
+                 options=dict(color="#d62728", bokeh=dict(size=18), mpl=dict(s=120))),
+            Mark(rollout, "vline", x="time", options=NOW))
 
 
 @dataclass(frozen=True)
@@ -308,7 +311,8 @@ class PendulumRun(Run):
         return style(path * pivot, xlim=(-1.75, 1.75), ylim=(-1.3, 1.3), framewise=True,
                      mpl=dict(aspect="equal"))
 
-    timeline = Timeline(episode_frames, unit="step", marks=EPISODE_MARKS,
+    timeline = Timeline(episode_frames, unit="step",
+                        marks=_episode_marks(pendulum_frame, rollout_plot),
                         caption=prose(__file__, "pendulum.timeline.md"))
     plots = (Plot(return_plot, title="Episode return against environment steps"),
              Plot(v_image, title="Learned V(angle, velocity), seed 0"),

@@ -133,29 +133,6 @@ class TorusExplorer(Explorer):
     example_change = {"seed": 5}
     bench_move = ("seed", list(range(101, 117)))
     quick = dict(steps=2000)
-    plots = (
-        Plot("torus_plot", cloud="torus_cloud", title="Torus: irrational rotation (eq 1.72)",
-             ignores=("q", "bins")),
-        Plot("rational_plot", title="Torus: rational rotation (a/q, b/q)",
-             ignores=("bins", "arrows")),
-        Plot("weights_plot", cloud="weights_cloud", cloud_under=True,
-             title="Weights and the lattice L (Fig 1.17)", ignores=("q", "bins")),
-        Plot("discrepancy_plot", title="How evenly the orbit fills the torus",
-             ignores=("arrows",)),
-    )
-
-    timeline = Timeline(
-        "orbit_frames", unit="step",
-        caption=prose(__file__, "timeline.md"),
-        marks=(Mark("torus_plot", "point", x="c1", y="c2", dims=TORUS_DIMS, options=RING),
-               Mark("rational_plot", "point", x="r1", y="r2", dims=TORUS_DIMS, options=RING),
-               Mark("weights_plot", "trail", x="w1", y="w2", dims=WEIGHT_DIMS, length=TRAIL,
-                    options=dict(color=TRAIL_COLOR, alpha=0.9, bokeh=dict(line_width=2.5),
-                                 mpl=dict(linewidth=1.5))),
-               Mark("weights_plot", "point", x="w1", y="w2", dims=WEIGHT_DIMS, options=RING),
-               Mark("discrepancy_plot", "vline", x="N",
-                    options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
-                                 mpl=dict(linewidth=1)))))
 
     text = prose(__file__, "page.md")
 
@@ -264,3 +241,27 @@ class TorusExplorer(Explorer):
         guide = style(guide, color="gray", framewise=True, bokeh=DASHED, mpl=MPL_DASHED)
         return style(irr * rat * guide, framewise=True, logx=True, logy=True,
                      ylim=(max(0.3 * float(res.discrepancy[-1]), 1e-7), 1.5))
+
+    # --- panels, layout and time axis (the methods above) ------------------------------------
+    plots = (
+        Plot(torus_plot, cloud=torus_cloud, title="Torus: irrational rotation (eq 1.72)",
+             ignores=("q", "bins")),
+        Plot(rational_plot, title="Torus: rational rotation (a/q, b/q)",
+             ignores=("bins", "arrows")),
+        Plot(weights_plot, cloud=weights_cloud, cloud_under=True,
+             title="Weights and the lattice L (Fig 1.17)", ignores=("q", "bins")),
+        Plot(discrepancy_plot, title="How evenly the orbit fills the torus",
+             ignores=("arrows",)),
+    )
+    timeline = Timeline(
+        orbit_frames, unit="step",
+        caption=prose(__file__, "timeline.md"),
+        marks=(Mark(torus_plot, "point", x="c1", y="c2", dims=TORUS_DIMS, options=RING),
+               Mark(rational_plot, "point", x="r1", y="r2", dims=TORUS_DIMS, options=RING),
+               Mark(weights_plot, "trail", x="w1", y="w2", dims=WEIGHT_DIMS, length=TRAIL,
+                    options=dict(color=TRAIL_COLOR, alpha=0.9, bokeh=dict(line_width=2.5),
+                                 mpl=dict(linewidth=1.5))),
+               Mark(weights_plot, "point", x="w1", y="w2", dims=WEIGHT_DIMS, options=RING),
+               Mark(discrepancy_plot, "vline", x="N",
+                    options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
+                                 mpl=dict(linewidth=1)))))
