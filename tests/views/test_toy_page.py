@@ -266,7 +266,7 @@ def test_the_app_shows_the_toy_page(toy, monkeypatch):
     home = main.build()
     cards = [o.object for o in _select(home.main, pn.pane.HTML)]
     assert any(f'href="?page={SLUG}"' in text and toy.title in text for text in cards)
-    monkeypatch.setattr(main, "_page_name", lambda: SLUG)
+    monkeypatch.setattr(main, "_page_name", lambda args: SLUG)
     page = main.build()
     assert page.title == f"{main.TITLE}: {toy.title}"
     menu = [o.object for o in _select(page.sidebar, pn.pane.HTML) if "ldx-menu" in o.object]
