@@ -11,10 +11,12 @@ from dynamics.bifurcation._kernels import FEIGENBAUM_DELTA
 from dynamics.bifurcation.cascade import PeriodDoublings
 
 
-def _cascade(ratio: float, doublings: int = 6, *, half_width: float = 0.0) -> PeriodDoublings:
-    """Doublings at T_1 = 1 with intervals shrinking by ``ratio``; each read off a grid with a
-    bracket of half-width ``half_width`` times the last interval (0: refined by bisection)."""
-    intervals = 0.1 / ratio ** np.arange(doublings - 1)
+def _cascade(ratio, doublings: int = 6, *, half_width: float = 0.0) -> PeriodDoublings:
+    """Doublings at T_1 = 1 with intervals shrinking by ``ratio`` (a number, or one per
+    interval after the first); each read off a grid with a bracket of half-width
+    ``half_width`` times the last interval (0: refined by bisection)."""
+    ratios = np.broadcast_to(np.asarray(ratio, float), (doublings - 2,))
+    intervals = 0.1 / np.r_[1.0, np.cumprod(ratios)]
     t = np.r_[1.0, 1.0 - np.cumsum(intervals)]
     h = half_width * intervals[-1]
     return PeriodDoublings(
@@ -40,6 +42,17 @@ def test_feigenbaum_three_outcomes():
     # the same brackets around an off ratio: far enough off that the whole range is outside
     v = bf.feigenbaum_claim(_cascade(2.0, half_width=0.01))
     assert v.result == "differs"
+
+
+def test_feigenbaum_a_cascade_still_converging_is_not_decided():
+    """Ratios 5.6, 5.3, 4.95, 4.74 (the last 1.5 % off delta, still moving by 0.21): what the
+    ratios still move, 0.21 / (delta - 1) = 0.057, reaches inside 1 %; the same last ratio after
+    ratios that have settled (moving by 0.001) differs."""
+    v = bf.feigenbaum_claim(_cascade([5.6, 5.3, 4.95, 4.74]))
+    assert v.result == "not decided" and "the ratios still move" in v.why
+    assert v.numbers["last_ratio_low"] < 1.01 * FEIGENBAUM_DELTA < v.numbers["last_ratio_high"]
+    assert bf.feigenbaum_claim(_cascade([4.8, 4.75, 4.741, 4.74])).result == "differs"
+    assert bf.feigenbaum_claim(_cascade([5.6, 4.9, 4.69, 4.67])).result == "reproduced"
 
 
 def test_feigenbaum_needs_three_ratios():
