@@ -42,7 +42,8 @@ DOEBLIN_ALPHA = Threshold(
         "hold, so the links need no correction among themselves")
 #: Fewest seeds (independent repetitions) on which `word_order_claim` judges the word task.
 WORD_MIN_SEEDS = Threshold(
-    3, name="WORD_MIN_SEEDS", claim=_HERE + "word_order_claim", statement=_ORDERS,
+    3, name="WORD_MIN_SEEDS", claim=_HERE + "word_order_claim",
+    statement="Doeblin sampling beats u_θ-Gibbs, which beats basic Gibbs (Fig 4).",
     rule="fewer seeds: not decided",
     why="a paired difference over 2 seeds has 1 degree of freedom (t = 12.7 at 5 %: nothing "
         "short of a tenfold gap decides); 3 seeds bring it to 4.3, the first usable")

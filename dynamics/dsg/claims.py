@@ -71,9 +71,9 @@ DIGITS_TOLERANCE = Threshold(
 
 def _late_slope(x, y, *, half: bool = True) -> tuple[float, float, int]:
     """The least-squares slope of log y against log x over the points with x, y > 0 (the
-    second half of them with ``half``), its standard error from the regression's residuals (``linregress``; the
-    checkpoints of one run are not independent, so it is a lower bound of the slope's noise
-    over runs) and the points used."""
+    second half of them with ``half``), its standard error from the regression's residuals
+    (``linregress``; the checkpoints of one run are not independent, so it is a lower bound
+    of the slope's noise over runs) and the points used."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     keep = (x > 0) & (y > 0)
     x, y = x[keep], y[keep]
