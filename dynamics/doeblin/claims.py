@@ -195,6 +195,10 @@ def word_order_claim(result: WordTaskResult) -> Verdict:
                 f"{result.transitions}: "
                 + "; ".join(f"{m} {finals['word'][k]:.3f} / {finals['character'][k]:.3f}"
                             for k, m in enumerate(names)))
+    if not all(np.all(np.isfinite(a)) for a in per_seed.values()):
+        return Verdict(claim, statement, None, measured,
+                       "the run's last evaluation is incomplete (a seed not yet evaluated)",
+                       power="none: an incomplete run", **stated_)
     if not doeblins or not {"u-gibbs", "basic-gibbs"} <= set(names):
         return Verdict(claim, statement, None, measured,
                        "the run lacks a Doeblin training, u-Gibbs or basic-Gibbs",

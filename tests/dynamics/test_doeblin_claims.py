@@ -157,5 +157,7 @@ def test_fig4_is_judged_on_three_seeds_or_more(words):
     order = _seeds([0.5, 0.45, 0.4, 0.3])[:, :2]
     v = db.word_order_claim(_with_accuracy(two, order, order))
     assert v.agrees is None and "at least 3" in v.why and v.outcome.startswith("not decided")
+    unfinished = _with_accuracy(words, np.full((4, 3), np.nan), order.repeat(2, 1)[:, :3])
+    assert "incomplete" in db.word_order_claim(unfinished).why
     gibbs_only = dataclasses.replace(words, methods=("u-gibbs", "basic-gibbs", "x", "y"))
     assert "lacks a Doeblin" in db.word_order_claim(gibbs_only).why
