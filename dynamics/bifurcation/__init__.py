@@ -80,7 +80,11 @@ from dynamics.bifurcation.lyapunov import (  # noqa: F401
     lyapunov_sweep,
 )
 
-from dynamics.bifurcation.claims import feigenbaum_claim  # noqa: F401
+from dynamics.bifurcation.claims import (  # noqa: F401
+    FEIGENBAUM_MIN_RATIOS,
+    FEIGENBAUM_TOLERANCE,
+    feigenbaum_claim,
+)
 
 __all__ = [*_kernels.__all__, *tempered_map.__all__, *cascade.__all__, *lyapunov.__all__,
            *claims.__all__]

@@ -159,6 +159,8 @@ from dynamics.doeblin.claims import (  # noqa: F401
     staged_gap_claim,
     word_order_claim,
     WORD_MIN_SEEDS,
+    GAP_ROUNDING,
+    DOEBLIN_ALPHA,
     staged_restarts_claim,
 )
 from dynamics.doeblin import studies

@@ -61,15 +61,17 @@ from .algorithm import (  # noqa: F401
     data_step_scale, _eval_blocks, _features, _loss_grad, _train_segment,
 )
 from .gp import GPRun, gp_regression, NormaModel, norma  # noqa: F401
-from .claims import RATE_BAND, rate_claim, posterior_claim  # noqa: F401
+from .claims import (BASELINE_FACTOR, DIGITS_TOLERANCE, POSTERIOR_FALL, RATE_BAND,  # noqa: F401
+                     RATE_MIN_POINTS, baselines_claim, classification_claim, posterior_claim,
+                     rate_claim)
 from .reference import (  # noqa: F401
     MAX_DIM, MAX_POINTS, MAX_SCALE, gp_closed_form, kernel_ridge, loglog_slope, median_bandwidth, rbf_kernel,
     synthetic_2d, synthetic_truth,
 )
 from .baselines import (  # noqa: F401  (Fig 3.4 (3)'s baselines, re-exported)
-    BASELINES, FeatureMap, LinearRun, PAPER_RANKING, baselines_claim, compare_baselines,
+    BASELINES, FeatureMap, LinearRun, PAPER_RANKING, compare_baselines,
     kernel_features, pegasos, primal_objective, sdca, _warmup as _warmup_baselines,
-    PAPER_DIGITS_ERROR, DIGITS_TOLERANCE, ClassificationRun, classification_claim, classification_run,
+    PAPER_DIGITS_ERROR, ClassificationRun, classification_run,
     digits_pair, kernel_classifier_reference,
 )
 
@@ -78,9 +80,10 @@ __all__ = [
     "block_features", "DSGModel", "Partial", "doubly_sgd", "data_step_scale", "rbf_kernel",
     "kernel_ridge", "median_bandwidth", "synthetic_truth", "synthetic_2d", "gp_closed_form",
     "GPRun", "gp_regression", "NormaModel", "norma", "loglog_slope", "RATE_BAND",
-    "rate_claim", "posterior_claim", "BASELINES", "PAPER_RANKING", "FeatureMap", "LinearRun",
-    "kernel_features", "pegasos", "sdca", "primal_objective", "compare_baselines",
-    "baselines_claim", "PAPER_DIGITS_ERROR", "DIGITS_TOLERANCE", "ClassificationRun", "digits_pair",
+    "RATE_MIN_POINTS", "POSTERIOR_FALL", "rate_claim", "posterior_claim", "BASELINES",
+    "PAPER_RANKING", "FeatureMap", "LinearRun", "kernel_features", "pegasos", "sdca",
+    "primal_objective", "compare_baselines", "baselines_claim", "BASELINE_FACTOR",
+    "PAPER_DIGITS_ERROR", "DIGITS_TOLERANCE", "ClassificationRun", "digits_pair",
     "kernel_classifier_reference", "classification_run", "classification_claim",
 ]
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 from . import algorithm, claims, experiment, policy, task, toy
 from .algorithm import (DIVERGED, INTERIOR, METHOD_NAMES, METHODS, EmbeddingRun, MethodRun,
                         embedding_sgd, fit_method, step_size)
-from .claims import mse_claim
+from .claims import ESGD_ALPHA, ESGD_MIN_RUNS, TOLERANCE, mse_claim
 from .policy import (PE_METHOD_NAMES, PE_METHODS, FiniteMDP, PolicyRun, bellman_error,
                      compare_policy_evaluation, exact_value, garnet, policy_evaluation,
                      policy_evaluation_claim, state_features, value_limits)
@@ -55,14 +55,16 @@ from .experiment import (BANDWIDTHS, COMPARED, ETA0S, ETAS, LAM, SELECTED, VALID
                          seed_runs, select, selection_grid, validation_inputs)
 from .task import (INPUT_NOISE, MAX_POINTS, PAPER_DATA, PAPER_MSE, conditional_mean,
                    noisy_measurement, truth)
-from .toy import TOY_RANGE, TOY_SMOOTHING, TOY_SNAPSHOTS, ToyRun, gp_toy, recovery_claim
+from .toy import (RECOVERY_FACTOR, TOY_RANGE, TOY_SMOOTHING, TOY_SNAPSHOTS, ToyRun, gp_toy,
+                  recovery_claim)
 
 __all__ = ["INPUT_NOISE", "MAX_POINTS", "DIVERGED", "PAPER_DATA", "PAPER_MSE", "INTERIOR",
            "METHODS", "METHOD_NAMES", "truth", "conditional_mean", "noisy_measurement",
            "step_size", "MethodRun", "fit_method", "EmbeddingRun", "embedding_sgd", "ETAS",
            "ETA0S", "BANDWIDTHS", "VIRTUAL_SAMPLES", "VALIDATION", "LAM", "COMPARED",
            "SELECTED", "selection_grid", "validation_inputs", "Selection", "select",
-           "Comparison", "compare_methods", "SeedRuns", "seed_runs", "mse_claim", "TOY_RANGE",
+           "Comparison", "compare_methods", "SeedRuns", "seed_runs", "mse_claim", "TOLERANCE",
+           "ESGD_ALPHA", "ESGD_MIN_RUNS", "RECOVERY_FACTOR", "TOY_RANGE",
            "TOY_SMOOTHING", "TOY_SNAPSHOTS", "ToyRun", "gp_toy", "recovery_claim",
            "PE_METHODS", "PE_METHOD_NAMES", "FiniteMDP", "garnet", "state_features",
            "exact_value", "bellman_error", "value_limits", "PolicyRun", "policy_evaluation",

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..checks import as_generator, check_count, check_instance, check_positive
-from ..claims import Verdict
+from ..claims import Threshold, Verdict, stated
 from .algorithm import _check_options, _Features, _train
 
-__all__ = ["TOY_RANGE", "TOY_SMOOTHING", "TOY_SNAPSHOTS", "ToyRun", "gp_toy", "recovery_claim"]
+__all__ = ["TOY_RANGE", "TOY_SMOOTHING", "TOY_SNAPSHOTS", "RECOVERY_FACTOR", "ToyRun", "gp_toy",
+           "recovery_claim"]
 
 #: The inputs x ~ U[-TOY_RANGE, TOY_RANGE] (Fig 5.1's axis).
 TOY_RANGE = 2.5
@@ -101,20 +102,41 @@ def gp_toy(iterations: int = 2000, *, batch_size: int = 20, lengthscale: float =
                   np.array(history["duals"]))
 
 
+_STATEMENT = ("Embedding-SGD recovers f* from its smoothed, noisy measurements "
+              "y = E_{z|x} f*(z).")
+#: The fraction of the smoothed signal's error to f* that a recovered f may keep.
+RECOVERY_FACTOR = Threshold(
+    0.5, name="RECOVERY_FACTOR", claim="dynamics.esgd.toy.recovery_claim", statement=_STATEMENT,
+    rule="f's final MSE to f* below factor × the smoothed signal's and below f's at the first "
+         "snapshot: reproduced; at or above the smoothed signal's (or no better than at the "
+         "first snapshot): differs; between: not decided",
+    why="'recovery of the denoised signal' (Fig 5.1's last panel: f on f*, apart from the "
+        "smoothed curve) asks more than doing better than the blur it was given; keeping at "
+        "most half of its error is the least that reads as undone on such a plot, and one run "
+        "of one draw of f* has no spread to test a smaller gain against")
+
+
+@stated
 def recovery_claim(run: ToyRun) -> Verdict:
     """Dai, Sec 5.3.3 and Fig 5.1: "The interaction between primal f and dual u results in the
     recovery of the denoised signal".
 
-    Rule: on the grid of ``run`` (`gp_toy`), the final averaged f is closer to f* (mean squared
-    error) than the smoothed signal E_{z|x} f*(z) that the data measure, and closer than f was
-    at the first recorded iteration after 0."""
+    Rule: on the grid of ``run`` (`gp_toy`), the final averaged f's mean squared error to f*
+    is below ``RECOVERY_FACTOR`` times that of the smoothed signal E_{z|x} f*(z) the data
+    measure, and below f's at the first recorded iteration after 0: reproduced; no better
+    than the smoothed signal, or no better than at that first iteration: differs; better
+    than the smoothed signal but by less than the factor: not decided (one run: no spread)."""
     check_instance("run", run, ToyRun)
     final, first, seen = float(run.errors[-1]), float(run.errors[1]), run.observed_error
+    recovered = (True if final < RECOVERY_FACTOR * seen else
+                 False if final >= seen else None)
+    ratio = final / seen if seen > 0 else float("inf")
     return Verdict.from_checks(
-        "Dai, Fig 5.1",
-        "Embedding-SGD recovers f* from its smoothed, noisy measurements y = E_{z|x} f*(z).",
-        [(final < seen, f"the recovered f ({final:.4f} from f*) is no closer to f* than the "
-                        f"smoothed signal ({seen:.4f})"),
+        "Dai, Fig 5.1", _STATEMENT,
+        [(recovered, f"the recovered f ({final:.4f} from f*) is no closer to f* than the "
+                     f"smoothed signal ({seen:.4f})",
+          f"the recovered f keeps {ratio:.0%} of the smoothed signal's error ({final:.4f} "
+          f"against {seen:.4f}): closer, but not below {RECOVERY_FACTOR:.0%}"),
          (final < first, f"f did not improve after iteration {int(run.iterations[1])} "
                          f"({first:.4f} then, {final:.4f} at the end)")],
         measured=(f"mean squared error to f* on the grid after {int(run.iterations[-1])} "
@@ -122,5 +144,10 @@ def recovery_claim(run: ToyRun) -> Verdict:
                   f"{first:.4f}); the smoothed signal E[f*(z) | x] {seen:.4f}"),
         why=(f"the recovered f is {seen / max(final, 1e-300):.1f} times closer to f* than the "
              "smoothed signal"),
-        numbers=dict(final=final, first=first, observed=seen,
-                     iterations=int(run.iterations[-1])))
+        numbers=dict(final=final, first=first, observed=seen, ratio=ratio,
+                     iterations=int(run.iterations[-1])),
+        effect="f's final MSE to f* over the smoothed signal's",
+        rule=f"ratio below {RECOVERY_FACTOR:g} (at or above 1 differs), and f improved after "
+             "its first snapshot",
+        thresholds={"RECOVERY_FACTOR": RECOVERY_FACTOR},
+        power=f"a ratio of {RECOVERY_FACTOR:g} (one run: no standard error)")

@@ -99,7 +99,7 @@ def test_full_kernel_sdca_converges_to_the_kernel_ridge_solution_and_the_claim_r
     verdict = dsg.baselines_claim(out, dsg_history)
     assert verdict.agrees and verdict.numbers["ranking"].startswith("k-SDCA")
     verdict = dsg.baselines_claim(out, {"error": np.array([1.0, 10.0])})
-    assert verdict.agrees is False and "r-SDCA" in verdict.why
+    assert verdict.agrees is False and "r-SDCA" in verdict.why  # 16 features: below 1e-2
 
 
 def test_digits_pair_and_the_classification_run_against_scikit_learn():
@@ -124,8 +124,13 @@ def test_digits_pair_and_the_classification_run_against_scikit_learn():
     expected = [np.mean(np.sign(f) != y_test) for f in model.test_path]
     np.testing.assert_allclose(scored.history["rate"], expected)
     assert scored.reference_rate < 0.05  # eights against sixes are easy for the kernel SVM
+    # the per-image results the claim pairs: the last checkpoint's and the reference's
+    assert scored.wrong.mean() == pytest.approx(expected[-1])
+    assert scored.reference_wrong.mean() == pytest.approx(scored.reference_rate)
     verdict = dsg.classification_claim(scored)
-    assert verdict.agrees == (expected[-1] <= scored.reference_rate + dsg.DIGITS_TOLERANCE)
+    d, se = verdict.numbers["difference"], verdict.numbers["difference_se"]
+    assert d == pytest.approx(expected[-1] - scored.reference_rate)
+    assert verdict.agrees == dsg.claims.equivalence(d, se, dsg.DIGITS_TOLERANCE)
     with pytest.raises(ValueError, match="model"):
         dsg.classification_run(object(), X, y, X_test, y_test, nu=nu)
 

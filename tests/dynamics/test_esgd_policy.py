@@ -70,11 +70,14 @@ def test_the_runs_converge_to_their_limits(small):
 
 
 def test_the_claim_reads_every_run():
-    result = es.compare_policy_evaluation(states=10, dim=3, iterations=200, runs=2,
+    result = es.compare_policy_evaluation(states=10, dim=3, iterations=200, runs=3,
                                           methods=("embedding", "gtd2"), seed=0)
     verdict = es.policy_evaluation_claim(result)
-    assert verdict.agrees in (True, False)
-    final = [r["embedding"].history["msbe"][-1] < r["gtd2"].history["msbe"][-1]
+    ratio = [np.log(r["gtd2"].history["msbe"][-1] / r["embedding"].history["msbe"][-1])
              for r in result["runs"]]
-    assert verdict.agrees == all(final)
+    assert verdict.numbers["gtd2_log_ratio"] == pytest.approx(np.mean(ratio))
+    assert verdict.numbers["gtd2_log_ratio_se"] == pytest.approx(np.std(ratio, ddof=1) / 3**0.5)
+    assert f"lowest in {sum(r > 0 for r in ratio)} of 3 against GTD2" in verdict.measured
+    two = dict(result, runs=result["runs"][:2])
+    assert es.policy_evaluation_claim(two).result == "not decided"  # ESGD_MIN_RUNS
     assert verdict.numbers["embedding_limit"] <= verdict.numbers["gtd2_limit"] + 1e-12

@@ -103,7 +103,8 @@ def _word_study(quick: bool, seed: int = 0, progress=None) -> dict:
             and abs(v.numbers["word"]["margin"]) <= v.numbers["word"]["margin_se"]]
     summary = (
         f"**Result.** With uniformly random noisy letters the paper's order (a Doeblin training "
-        f"> u-Gibbs > basic Gibbs in final word and character accuracy) holds in {uniform[0]} of "
+        f"> u-Gibbs > basic Gibbs in final word and character accuracy, paired by seed beyond "
+        f"the seeds' spread) holds in {uniform[0]} of "
         f"{uniform[1]} settings (6-letter words: {six[0]} of {six[1]}); with the key beside the "
         f"intended one (noise 0.7: most input letters wrong, as most of the paper's keys are "
         f"incidental) in {keys[0]} of {keys[1]} ({'; '.join(cases)}), and there u-Gibbs' word "
@@ -111,8 +112,8 @@ def _word_study(quick: bool, seed: int = 0, progress=None) -> dict:
         f"the last pass and then falls in {study.ugibbs_drops(channel='neighbour')} of {keys[1]} "
         "(the paper: it \"quickly asymptotes and then slightly decreases\"). "
         + (f"The better Doeblin training and u-Gibbs end within one standard error of each other "
-           f"in word accuracy at {'; '.join(ties)}: there the verdict is a tie that the seeds "
-           "decide. " if ties else "")
+           f"in word accuracy at {'; '.join(ties)}: there the seeds cannot tell them apart. "
+           if ties else "")
         + ("**What closes the gap:** the start of basic Gibbs (difference 5): once the input is "
            "a poor start, as in the paper, the paper's order appears. " if study.closes else
            "**The channel does not close the gap at this size.** ")
@@ -176,7 +177,7 @@ def _dnf_study(quick: bool, seed: int = 0, progress=None) -> dict:
         f"**Result.** The 2-stage search needs the fewest steps in {len(study.staged_fewest())} "
         f"of {len(study.settings)} settings and the paper's full order (2-stage < 1-stage < "
         f"0-stage, `dynamics.doeblin.staged_restarts_claim`, the rule of the page and of the "
-        f"entry above) holds in {len(full)}"
+        f"entry above) holds beyond the trials' spread, paired by problem, in {len(full)}"
         + (" (" + "; ".join(f"{t['level']}, β {t['beta']:g}, rate {t['restart']:g}"
                             for t in full) + ")" if full else "")
         + f". No restarts are at most {slowdowns.max():.2f}x slower than the best restarted "
