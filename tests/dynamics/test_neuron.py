@@ -372,3 +372,30 @@ def test_bad_w0(w0):
 def test_bad_rabbit_length(n):
     with pytest.raises(ValueError, match="n"):
         rabbit_sequence(n)
+
+
+def test_sturmian_claim_three_outcomes():
+    from dynamics.neuron import (complexity, discrepancy_bound, herd_neuron, special_starts,
+                                 sturmian_claim)
+
+    w0 = special_starts(GOLDEN_MEAN)["half"]
+    run = herd_neuron(GOLDEN_MEAN, 2000, w0=w0)
+    bound = discrepancy_bound(GOLDEN_MEAN, w0)
+    verdict = sturmian_claim(run, complexity(run.states, 30), bound=bound)
+    assert verdict.result == "reproduced", verdict.why
+    assert "no noise" in verdict.power and verdict.rule
+    # one word too many at T = 3 cannot be a Sturmian sequence's count
+    too_many = np.arange(2, 32)
+    too_many[2] += 1
+    wrong = sturmian_claim(run, too_many, bound=bound)
+    assert wrong.result == "differs" and "T = 3" in wrong.why
+    # a bound the run breaches by far more than rounding (|D_T| reaches about 1/2 here)
+    assert sturmian_claim(run, complexity(run.states, 30), bound=0.25).result == "differs"
+    # twelve states cannot hold all 21 words of length 20: too short to judge
+    short = herd_neuron(GOLDEN_MEAN, 12, w0=w0)
+    undecided = sturmian_claim(short, complexity(short.states, 11), bound=bound)
+    assert undecided.result == "not decided" and "does not yet hold" in undecided.why
+    # a rational rate is outside the claim
+    periodic = herd_neuron(0.4, 200, w0=0.0)
+    assert sturmian_claim(periodic, complexity(periodic.states, 5),
+                          bound=1.0).result == "not decided"
