@@ -186,7 +186,7 @@ def _ising(e):
 
 def _boundaries(e):
     r = e.jobs["boundaries"].result
-    return ch.boundary_claim(r.vp_error, r.ch_error, hidden=r.hidden)
+    return ch.boundary_claim(r.vp_wrong, r.ch_wrong, hidden=r.hidden)
 
 
 # --- the herding with hidden units page ------------------------------------------------------
