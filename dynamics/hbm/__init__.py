@@ -49,6 +49,7 @@ from dynamics.hbm.experiment import (  # noqa: F401
 from dynamics.hbm.claims import BIAS_ROUNDING, bias_variance_claim  # noqa: F401
 from dynamics.hbm.inference import (  # noqa: F401
     AIS_TOLERANCE,
+    AIS_SE_FACTOR,
     GIBBS_TOLERANCE,
     InferenceStudy,
     inference_study,
