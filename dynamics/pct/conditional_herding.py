@@ -198,8 +198,11 @@ def boundary_claim(vp_wrong, ch_wrong, *, hidden: int) -> Verdict:
     vp = check_array("vp_wrong", vp_wrong, ndim=1)
     ch = check_array("ch_wrong", ch_wrong, ndim=1)
     hidden = check_count("hidden", hidden, high=10_000)
-    if vp.size == 0:
-        raise ValueError("vp_wrong must hold at least one test case")
+    for name, x in (("vp_wrong", vp), ("ch_wrong", ch)):
+        if x.size == 0 or not np.all((x == 0) | (x == 1)):
+            raise ValueError(f"{name} must hold 0/1 (or False/True) per test case, at least one")
+    if ch.size != vp.size:
+        raise ValueError(f"ch_wrong must have vp_wrong's length {vp.size}, got {ch.size}")
     only_ch, only_vp, stat = mcnemar(ch, vp)
     ok = decide(stat, 1.0)
     n = vp.size

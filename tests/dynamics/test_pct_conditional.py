@@ -71,8 +71,10 @@ def test_boundary_claim_is_paired_and_not_decided_inside_the_noise():
     close = ch.boundary_claim(vp, herd, hidden=20)
     assert close.numbers["only_vp"] - close.numbers["only_ch"] == 6
     assert close.result == "not decided" and "√10" in close.power
-    with pytest.raises(ValueError, match="wrong_b"):
+    with pytest.raises(ValueError, match="ch_wrong"):
         ch.boundary_claim(vp[:5], herd, hidden=20)
+    with pytest.raises(ValueError, match="vp_wrong"):
+        ch.boundary_claim(vp * 2.0, herd, hidden=20)
 
 
 @pytest.mark.parametrize("call, match", [
