@@ -118,8 +118,9 @@ def both_modes_claim(summary: RepeatSummary) -> Verdict:
         effect="repeats where PMD keeps both modes and Gibbs (SGLD) does not, minus the reverse",
         rule=f"McNemar over repeats, PMD against Gibbs and against SGLD, beyond {Z} SE",
         thresholds={"MODE_FLOOR": MODE_FLOOR, "Z": Z},
-        power=(f"{Z} √(discordant repeats): at {repeats} repeats PMD must keep both modes in "
-               f"at least {int(np.ceil(Z ** 2))} more repeats than a method that never does"))
+        power=(f"{Z} √(discordant repeats): PMD is told from a method that never keeps both "
+               f"modes once it alone keeps them in {int(np.ceil(Z ** 2))} repeats or more (of "
+               f"{repeats} here)"))
     missing = [name for name in ("PMD", "Gibbs", "SGLD") if name not in kept]
     if missing:
         return Verdict(claim="Dai, Fig 4.1 (modes)", statement=_MODES_STATEMENT, agrees=None,
