@@ -408,7 +408,7 @@ MIN_CELL_POINTS = Threshold(
 
 @stated
 def uniform_filling_claim(discrepancy, rational_discrepancy, *, bins: int = 8,
-                          points: int | None = None) -> Verdict:
+                          points: int | None = None, period: int | None = None) -> Verdict:
     """Chen & Welling, Prop 1.11 and Fig 1.17: herding with D = K + 1 states is a rotation of
     the torus; an irrational rotation fills it uniformly, a rational one visits q points.
 
@@ -419,8 +419,9 @@ def uniform_filling_claim(discrepancy, rational_discrepancy, *, bins: int = 8,
     fills evenly when it is below ``EVEN_SHARE`` (reproduced); above it after at least
     ``MIN_CELL_POINTS`` points per cell it differs, and earlier (or with ``points`` unknown)
     the run is too short to judge: not decided. The rational orbit must stay above
-    ``EVEN_SHARE`` (a cell empty or overfull); below it the grid is too coarse to show its q
-    points: not decided."""
+    ``EVEN_SHARE`` (a cell empty or overfull); below it, with its ``period`` q given and
+    fewer than the cells, it differs (q points leave a cell empty: a deviation of a whole
+    share), otherwise the grid is too coarse to show its q points: not decided."""
     curves = []
     for name, value in (("discrepancy", discrepancy),
                         ("rational_discrepancy", rational_discrepancy)):
@@ -431,6 +432,7 @@ def uniform_filling_claim(discrepancy, rational_discrepancy, *, bins: int = 8,
         curves.append(curve)
     bins = check_count("bins", bins, low=1, high=int(math.isqrt(MAX_CELLS)))
     points = None if points is None else check_count("points", points, low=1)
+    period = None if period is None else check_count("period", period, low=1)
     irrational, rational = curves
     cells = bins * bins
     irr, rat = float(irrational[-1]) * cells, float(rational[-1]) * cells
@@ -443,7 +445,10 @@ def uniform_filling_claim(discrepancy, rational_discrepancy, *, bins: int = 8,
          f"{EVEN_SHARE:.0%}",
          f"the irrational orbit's largest cell is {irr:.0%} of a share off{size}: fewer than "
          f"{MIN_CELL_POINTS:g} points per cell, too short to judge"),
-        (True if rat >= EVEN_SHARE else None, "",
+        (True if rat >= EVEN_SHARE else (False if period is not None and period < cells
+                                         else None),
+         f"the rational orbit of period {period} looks even on {cells} cells ({rat:.0%} of a "
+         "share off), which its q points cannot fill",
          f"the rational orbit's largest cell is only {rat:.0%} of a share off: {cells} cells are "
          "too coarse to show its q points")]
     return Verdict.from_checks(
@@ -455,10 +460,11 @@ def uniform_filling_claim(discrepancy, rational_discrepancy, *, bins: int = 8,
              f"(< {EVEN_SHARE:.0%}), while the rational orbit's largest cell is {rat:.0%} off"),
         numbers=dict(irrational=float(irrational[-1]), rational=float(rational[-1]),
                      irrational_relative=irr, rational_relative=rat, cells=cells,
-                     points=points),
+                     points=points, period=period),
         effect="the final cell discrepancy of each orbit relative to a cell's share",
         rule=(f"irrational < {EVEN_SHARE:g} of a share (uneven after {MIN_CELL_POINTS:g} points "
-              f"per cell: differs); rational >= {EVEN_SHARE:g}; exact, deterministic orbits"),
+              f"per cell: differs); rational >= {EVEN_SHARE:g} (below it with q < cells: "
+              "differs); exact, deterministic orbits"),
         thresholds={"EVEN_SHARE": EVEN_SHARE, "MIN_CELL_POINTS": MIN_CELL_POINTS},
         power=("no noise: the orbits are deterministic; a run decides an uneven irrational "
                f"orbit from {MIN_CELL_POINTS:g} points per cell ({int(MIN_CELL_POINTS * cells):,}"

@@ -700,7 +700,7 @@ FUNCTIONS = {
     "dynamics.neuron.sturmian_claim": _neuron_claim,
     "dynamics.torus.uniform_filling_claim": lambda: dict(
         discrepancy=np.array([0.5, 0.005]), rational_discrepancy=np.array([0.5, 0.2]), bins=8,
-        points=10_000),
+        points=10_000, period=13),
     "dynamics.herding.moment_rates_claim": _herding_claims,
     "dynamics.herding.attractor_claim": _herding_claims,
     "dynamics.ising.cluster_exponent_claim": _ising_claim,

@@ -189,6 +189,13 @@ def test_uniform_filling_claim_three_outcomes():
     (irr2, rat2), points2 = _orbit_curves(20_000, 2)
     coarse = uniform_filling_claim(irr2, rat2, bins=2, points=points2)
     assert coarse.result == "not decided" and "too coarse" in coarse.why
+    assert uniform_filling_claim(irr2, rat2, bins=2, points=points2,
+                                 period=13).result == "not decided"
+    # an orbit said to have period 13 that looks even on 64 cells cannot be one: differs
+    fake = uniform_filling_claim(irrational, irrational, bins=8, points=points, period=13)
+    assert fake.result == "differs" and "cannot fill" in fake.why
+    assert uniform_filling_claim(irrational, rational, bins=8, points=points,
+                                 period=13).result == "reproduced"
 
 
 def test_models_share_features_for_the_same_seed():

@@ -34,7 +34,8 @@ def _sturmian(e):
 def _torus(e):
     r = e.result()
     return torus.uniform_filling_claim(r.discrepancy, r.rational_discrepancy,
-                                       bins=e.bins, points=int(r.lengths[-1]))
+                                       bins=e.bins, points=int(r.lengths[-1]),
+                                       period=e.q)
 
 
 # --- the herding page ------------------------------------------------------------------------
