@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from dynamics.checks import check_array, check_instance
 from dynamics.claims import Z, Threshold, Verdict, decide, stated
 from dynamics.herding.dimension import AttractorDimension
@@ -24,9 +22,8 @@ RATE_MIDPOINT = Threshold(
     rule="herding's fitted slope below the midpoint by Z SE, the i.i.d. one above it by Z SE "
          "(the other way by as many: differs)",
     why="halfway between the two rates the paper contrasts (-1 and -1/2): a slope decided on "
-        "one side of it is nearer that rate; the old bands (-0.85; -0.65 to -0.35) were "
-        "narrower than either rate's own finite-T wobble and left a gap no slope could be "
-        "judged in")
+        "one side of it is nearer that rate, with no gap between the two readings where no "
+        "slope can be judged (the old bands, below -0.85 and -0.65 to -0.35, left one)")
 
 
 def _lag1(name: str, autocorrelation) -> float:
