@@ -46,9 +46,10 @@ from dynamics.hbm.experiment import (  # noqa: F401
     bias_variance,
     sweep,
 )
-from dynamics.hbm.claims import bias_variance_claim  # noqa: F401
+from dynamics.hbm.claims import BIAS_ROUNDING, bias_variance_claim  # noqa: F401
 from dynamics.hbm.inference import (  # noqa: F401
     AIS_TOLERANCE,
+    AIS_SE_FACTOR,
     GIBBS_TOLERANCE,
     InferenceStudy,
     inference_study,

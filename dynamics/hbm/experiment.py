@@ -137,7 +137,9 @@ def bias_variance(p_star, order, N: int, datasets: int, *, seed=None, mode: str 
 
 @dataclass(frozen=True)
 class Sweep:
-    """Bias, variance and total error per (model, N): arrays (models, Ns)."""
+    """Bias, variance and total error per (model, N): arrays (models, Ns); ``variances``
+    (models, Ns, datasets): each dataset's KL(P*_B, P_hat), the spread behind the mean (the
+    datasets at one N are the same for every model; None where not kept)."""
 
     models: tuple
     Ns: np.ndarray
@@ -148,6 +150,7 @@ class Sweep:
     n: int
     datasets: int
     done: int
+    variances: np.ndarray | None = None
 
 
 def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
@@ -169,6 +172,7 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
     base = int(as_generator(seed).integers(0, 2**31 - 1))
     shape = (len(models), Ns.size)
     out = {k: np.full(shape, np.nan) for k in ("bias", "variance", "total", "residual")}
+    each = np.full(shape + (datasets,), np.nan)
     # The reference fits first (reported by none: a time left extrapolated from the fraction
     # starts after them). Then every model at one N, then the next N: a model's fits cost about
     # the same at every N while models differ by 1000x (an RBM against a first-order HBM), so
@@ -187,6 +191,7 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
             results = _sweep(_task, tasks, executor=executor)
             total = float(np.mean([r[0] for r in results]))
             variance = float(np.mean([r[1] for r in results]))
+            each[a, b] = [r[1] for r in results]
             out["variance"][a, b] = variance
             out["total"][a, b] = total
             out["residual"][a, b] = total - out["bias"][a, b] - variance
@@ -199,8 +204,8 @@ def sweep(p_star, models, Ns, datasets: int, *, seed=None, executor=None,
                     (a + 1) / len(models)
             partial = Sweep(models, Ns, *(out[k].copy() for k in ("bias", "variance", "total",
                                                                   "residual")),
-                            n=n, datasets=datasets, done=done)
+                            n=n, datasets=datasets, done=done, variances=each.copy())
             report(progress, min((b + within) / Ns.size, 1.0), f"N = {N:,}, {model.label}",
                    partial=partial)
     return Sweep(models, Ns, out["bias"], out["variance"], out["total"], out["residual"],
-                 n=n, datasets=datasets, done=done)
+                 n=n, datasets=datasets, done=done, variances=each)

@@ -61,8 +61,8 @@ from dynamics.herding.dimension import (  # noqa: F401
     hexagon_model,
 )
 from dynamics.herding.claims import (  # noqa: F401
-    HERDING_RATE,
-    IID_RATE,
+    RATE_MIDPOINT,
+    DIMENSION_SLACK,
     moment_rates_claim,
     attractor_claim,
 )

@@ -349,6 +349,12 @@ def _loglog_slope(error: np.ndarray) -> float:
     Bins whose errors are all exactly zero are dropped; if fewer than two bins remain (the error
     vanishes identically), the slope is -inf.
     """
+    return _loglog_fit(error)[0]
+
+
+def _loglog_fit(error: np.ndarray) -> tuple[float, float]:
+    """``_loglog_slope``'s slope and its standard error from the fit's residuals over the bins
+    (NaN with fewer than three bins)."""
     T = error.size
     edges = np.unique(np.round(np.geomspace(np.sqrt(T), T + 1, SLOPE_BINS + 1)).astype(np.int64))
     lo, hi = edges[:-1], edges[1:]  # bin [lo, hi) of t values, 1-based
@@ -357,9 +363,14 @@ def _loglog_slope(error: np.ndarray) -> float:
     centre = np.sqrt(lo * (hi - 1.0))
     keep = rms > 0
     if np.count_nonzero(keep) < 2:
-        return float("-inf")
+        return float("-inf"), float("nan")
     x, y = np.log(centre[keep]), np.log(rms[keep])
-    return float(np.polyfit(x, y, 1)[0])
+    slope, intercept = np.polyfit(x, y, 1)
+    if x.size < 3:
+        return float(slope), float("nan")
+    resid = y - (slope * x + intercept)
+    se = np.sqrt(resid @ resid / (x.size - 2) / np.sum((x - x.mean()) ** 2))
+    return float(slope), float(se)
 
 
 def moment_error(features, states, moments, *, probabilities=None, seed=None) -> MomentError:

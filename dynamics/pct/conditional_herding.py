@@ -38,7 +38,7 @@ import numpy as np
 from ..checks import (MAX_ABS, as_generator, check_array, check_budget, check_count,
                       check_signed_data,
                       check_in_range, check_positive, check_progress, check_real, report)
-from ..claims import Verdict
+from ..claims import Z, Verdict, decide, mcnemar, stated
 
 
 __all__ = [
@@ -184,28 +184,48 @@ def voted_perceptron(X, y, X_test, *, epochs: int = 1000, batch_size: int = 100,
                                progress=progress)
 
 
-def boundary_claim(vp_error: float, ch_error: float, *, hidden: int) -> Verdict:
+@stated
+def boundary_claim(vp_wrong, ch_wrong, *, hidden: int) -> Verdict:
     """Chen & Welling, Sec 1.4.3 and Fig 1.16: "The results on the banana data set illustrate
     the representational advantages of hidden units", where the voted perceptron's weight
     vector "tends to oscillate back and forth".
 
-    Rule: conditional herding with ``hidden`` hidden units ends with a lower test error
-    (``ch_error``, a fraction) than the voted perceptron (``vp_error``) on the same data."""
-    vp_error = check_in_range("vp_error", vp_error, 0.0, 1.0)
-    ch_error = check_in_range("ch_error", ch_error, 0.0, 1.0)
+    Rule, paired on the same test cases (McNemar): ``vp_wrong`` and ``ch_wrong`` say per test
+    case whether the voted perceptron and conditional herding with ``hidden`` hidden units got
+    it wrong. Conditional herding wrong on fewer cases by ``Z`` standard errors of the
+    discordant count reproduces; the voted perceptron wrong on fewer by as many differs;
+    otherwise not decided."""
+    vp = check_array("vp_wrong", vp_wrong, ndim=1)
+    ch = check_array("ch_wrong", ch_wrong, ndim=1)
     hidden = check_count("hidden", hidden, high=10_000)
-    ok = ch_error < vp_error
+    for name, x in (("vp_wrong", vp), ("ch_wrong", ch)):
+        if x.size == 0 or not np.all((x == 0) | (x == 1)):
+            raise ValueError(f"{name} must hold 0/1 (or False/True) per test case, at least one")
+    if ch.size != vp.size:
+        raise ValueError(f"ch_wrong must have vp_wrong's length {vp.size}, got {ch.size}")
+    only_ch, only_vp, stat = mcnemar(ch, vp)
+    ok = decide(stat, 1.0)
+    n = vp.size
+    vp_error, ch_error = float(np.mean(vp)), float(np.mean(ch))
+    text = (f"conditional herding alone is wrong on {only_ch} test cases, the voted perceptron "
+            f"alone on {only_vp} (of {n})")
     return Verdict(
         claim="Chen & Welling, Fig 1.16",
         statement="On the banana data the hidden units of conditional herding give it a better "
                   "boundary than the voted perceptron, whose weights oscillate.",
         agrees=ok,
         measured=(f"test error voted perceptron {100 * vp_error:.1f} %, conditional herding "
-                  f"with {hidden} hidden units {100 * ch_error:.1f} %"),
-        why=(f"conditional herding's test error {100 * ch_error:.1f} % is "
-             + ("below" if ok else "not below")
-             + f" the voted perceptron's {100 * vp_error:.1f} %"),
-        numbers=dict(voted_perceptron=vp_error, conditional_herding=ch_error, hidden=hidden))
+                  f"with {hidden} hidden units {100 * ch_error:.1f} % ({n} test cases; {text})"),
+        why={True: f"{text}: conditional herding is better beyond the paired noise",
+             False: f"{text}: the voted perceptron is better beyond the paired noise",
+             None: f"{text}: within {Z} SE of a tie"}[ok],
+        numbers=dict(voted_perceptron=vp_error, conditional_herding=ch_error, hidden=hidden,
+                     only_ch=only_ch, only_vp=only_vp, statistic=stat, cases=n),
+        effect="the voted perceptron's test errors minus conditional herding's, on the same cases",
+        rule=f"McNemar: (only VP wrong − only CH wrong) / √(discordant) beyond ±{Z}",
+        thresholds={"Z": Z},
+        power=(f"{Z} √{only_ch + only_vp} = {Z * np.sqrt(only_ch + only_vp):.0f} more cases "
+               f"wrong ({100 * Z * np.sqrt(only_ch + only_vp) / n:.1f} points of error)"))
 
 
 def _warmup() -> None:

@@ -112,7 +112,7 @@ from dynamics.pmd.rate import (  # noqa: F401
 
 from dynamics.pmd import claims
 from dynamics.pmd.claims import (  # noqa: F401
-    MEAN_GAP_TOLERANCE, MODE_RUNS, best_method_claim, both_modes_claim,
+    MEAN_GAP_TOLERANCE, BEST_ALPHA, best_method_claim, both_modes_claim,
     logistic_claim,
 )
 

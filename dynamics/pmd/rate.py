@@ -19,17 +19,24 @@ import numpy as np
 
 from dynamics.checks import (as_generator, check_array, check_count, check_instance,
                               check_in_range)
-from dynamics.claims import Verdict
+from dynamics.claims import Z, Threshold, Verdict, equivalence, stated
 from dynamics.pmd.mirror import particle_mirror_descent
 from dynamics.pmd.model import MixtureModel, check_data, grid_posterior
 
 __all__ = ["RateResult", "particle_rate", "fit_slope", "rate_claim", "RATE_TOLERANCE",
            "BOOTSTRAPS"]
 
-#: ``rate_claim`` agrees when the fitted slope is within this of -1/2, or within two bootstrap
-#: standard deviations of it when they are larger (chosen before any run: a slope of -0.4 or
-#: -0.6 would be a different rate over the two decades of m we fit).
-RATE_TOLERANCE = 0.1
+_RATE_STATEMENT = ("With m particles (and T = O(m) steps) PMD's error in a posterior integral "
+                   "falls as O(1/sqrt(m)).")
+#: How far the fitted slope may lie from -1/2 and still be the rate O(1/sqrt(m)) (an
+#: equivalence margin).
+RATE_TOLERANCE = Threshold(
+    0.1, name="RATE_TOLERANCE", claim="dynamics.pmd.rate.rate_claim", statement=_RATE_STATEMENT,
+    rule="equivalence: the slope's Z SE interval (SE: bootstrap over repeats) inside -1/2 ± the "
+         "tolerance; wholly outside: differs",
+    why="a slope of -0.4 or -0.6 is a different rate: over the two decades of m fitted, it "
+        "moves the error by a factor 10^0.2 = 1.6 against the theorem's; the old allowance of "
+        "2 bootstrap SDs when larger passed more easily the noisier the run")
 #: Resamples of the repeats behind the slope's spread.
 BOOTSTRAPS = 400
 
@@ -117,27 +124,33 @@ def particle_rate(model: MixtureModel, data, *, counts=(250, 1000, 4000, 16000, 
                       float(boot.std(ddof=1)), boot, int(x.size), int(min(b, x.size)))
 
 
+@stated
 def rate_claim(result: RateResult) -> Verdict:
     """Dai, Theorems 18-19 (Sec 4.4): with m particles PMD's error in a posterior integral falls
     as O(1/sqrt(m)).
 
-    Rule: the fitted slope of log RMS error against log m is within
-    max(``RATE_TOLERANCE``, 2 bootstrap standard deviations) of -1/2."""
+    Rule, an equivalence test: the fitted slope of log RMS error against log m, with its ``Z``
+    standard-error interval (the standard error: the slope's standard deviation over
+    ``BOOTSTRAPS`` resamples of the repeats), inside -1/2 +- ``RATE_TOLERANCE`` reproduces;
+    wholly outside differs; otherwise (a noisier run) not decided."""
     result = check_instance("result", result, RateResult)
-    slack = max(RATE_TOLERANCE, 2 * result.slope_sd)
-    gap = abs(result.slope + 0.5)
+    se = float(result.slope_sd)
+    ok = equivalence(result.slope + 0.5, se, RATE_TOLERANCE)
     lo, hi = int(result.counts.min()), int(result.counts.max())
+    text = f"the slope {result.slope:.3f} ± {se:.3f}"
     return Verdict(
-        claim="Dai, Thms 18-19 (rate)",
-        statement="With m particles (and T = O(m) steps) PMD's error in a posterior integral "
-                  "falls as O(1/sqrt(m)).",
-        agrees=bool(gap <= slack),
+        claim="Dai, Thms 18-19 (rate)", statement=_RATE_STATEMENT, agrees=ok,
         measured=(f"fitted slope of log RMS error of the posterior mean against log m, m = "
-                  f"{lo}-{hi}: {result.slope:.3f} ± {result.slope_sd:.3f} (bootstrap sd over "
+                  f"{lo}-{hi}: {result.slope:.3f} ± {se:.3f} (bootstrap sd over "
                   f"{result.errors.shape[1]} repeats); RMS error {result.rms[0]:.3g} at m = {lo}, "
                   f"{result.rms[-1]:.3g} at m = {hi}; {result.n_data} data"),
-        why=(f"the slope {result.slope:.3f} is within {slack:.2f} of -1/2" if gap <= slack else
-             f"the slope {result.slope:.3f} is {gap:.2f} from -1/2, more than {slack:.2f}"),
-        numbers=dict(slope=result.slope, slope_sd=result.slope_sd, tolerance=slack,
-                     counts=result.counts.tolist(), rms=result.rms.tolist(),
-                     ess=result.ess.tolist()))
+        why={True: f"{text} is within {RATE_TOLERANCE:g} of -1/2 beyond its noise",
+             False: f"{text} is off -1/2 by more than {RATE_TOLERANCE:g} beyond its noise",
+             None: f"{text}: its {Z} SE interval is not inside -1/2 ± {RATE_TOLERANCE:g}"}[ok],
+        numbers=dict(slope=result.slope, slope_sd=se, counts=result.counts.tolist(),
+                     rms=result.rms.tolist(), ess=result.ess.tolist()),
+        effect="the fitted log-log slope of the RMS error against m, plus 1/2",
+        rule=f"equivalence: the slope's {Z} SE interval inside -1/2 ± {RATE_TOLERANCE:g}",
+        thresholds={"RATE_TOLERANCE": RATE_TOLERANCE, "Z": Z},
+        power=(f"{Z} SE = {Z * se:.3f} (SE: bootstrap over the repeats; equivalence needs it "
+               f"under {RATE_TOLERANCE:g})"))

@@ -33,7 +33,7 @@ from dynamics.checks import (
     check_moments,
     describe,
 )
-from dynamics.claims import Verdict
+from dynamics.claims import Threshold, Verdict, stated
 
 __all__ = [
     "MAX_CONDITION",
@@ -47,7 +47,8 @@ __all__ = [
     "torus_discrepancy_curve",
     "rational_rotation_model",
     "irrational_rotation_model",
-    "EVEN_DISCREPANCY",
+    "EVEN_SHARE",
+    "MIN_CELL_POINTS",
     "uniform_filling_claim",
 ]
 
@@ -381,17 +382,46 @@ def irrational_rotation_model(*, seed=None) -> tuple[np.ndarray, np.ndarray]:
     return phi, p @ phi
 
 
-#: The final discrepancy below which an orbit counts as filling the torus evenly.
-EVEN_DISCREPANCY = 0.01
+_FIG117 = "dynamics.torus.uniform_filling_claim"
+_FIG117_STATEMENT = ("An irrational rotation fills the torus uniformly (Prop 1.11); a rational one "
+                     "visits q points.")
+#: How far a cell's share of the orbit may lie from the uniform share, relative to it, for the
+#: orbit to fill the torus evenly at the grid's resolution.
+EVEN_SHARE = Threshold(
+    0.5, name="EVEN_SHARE", claim=_FIG117, statement=_FIG117_STATEMENT,
+    rule="the orbit fills evenly when its cell discrepancy times the number of cells (the "
+         "largest cell's deviation from the uniform share, relative to it) is below this",
+    why="halfway between a perfect filling (0) and a periodic orbit of fewer points than cells, "
+        "which leaves a cell empty (relative deviation exactly 1): the two cases the "
+        "proposition contrasts sit on either side of it by half a share")
+#: Points per cell an orbit needs before a share further than ``EVEN_SHARE`` off counts against
+#: an even filling (shorter runs: not decided).
+MIN_CELL_POINTS = Threshold(
+    100, name="MIN_CELL_POINTS", claim=_FIG117, statement=_FIG117_STATEMENT,
+    rule="an irrational orbit still uneven after this many points per cell differs; an uneven "
+         "shorter orbit is not decided (too short to judge)",
+    why="independent uniform points at 100 per cell deviate by 10 % of a share per cell (1 / "
+        "sqrt 100) and by about 3.4 times that at most over 64 cells (34 % < 50 %); an orbit "
+        "that fills the torus equidistributes at least as fast as independent points for "
+        "the generic rotations the page draws, so by then it must be even")
 
 
-def uniform_filling_claim(discrepancy, rational_discrepancy) -> Verdict:
+@stated
+def uniform_filling_claim(discrepancy, rational_discrepancy, *, bins: int = 8,
+                          points: int | None = None, period: int | None = None) -> Verdict:
     """Chen & Welling, Prop 1.11 and Fig 1.17: herding with D = K + 1 states is a rotation of
     the torus; an irrational rotation fills it uniformly, a rational one visits q points.
 
-    Rule: at the end of the run the irrational orbit's discrepancy (``discrepancy``, a
-    `torus_discrepancy_curve`) is below ``EVEN_DISCREPANCY`` and the rational orbit's
-    (``rational_discrepancy``) above it."""
+    Both orbits are deterministic: no noise enters and the rule is exact on the run. With
+    ``discrepancy`` and ``rational_discrepancy`` `torus_discrepancy_curve` s on ``bins`` x
+    ``bins`` cells (K = 2, Fig 1.17) ending at ``points`` points (None: not known), the
+    *relative* discrepancy is the final one times the number of cells. The irrational orbit
+    fills evenly when it is below ``EVEN_SHARE`` (reproduced); above it after at least
+    ``MIN_CELL_POINTS`` points per cell it differs, and earlier (or with ``points`` unknown)
+    the run is too short to judge: not decided. The rational orbit must stay above
+    ``EVEN_SHARE`` (a cell empty or overfull); below it, with its ``period`` q given and
+    fewer than the cells, it differs (q points leave a cell empty: a deviation of a whole
+    share), otherwise the grid is too coarse to show its q points: not decided."""
     curves = []
     for name, value in (("discrepancy", discrepancy),
                         ("rational_discrepancy", rational_discrepancy)):
@@ -400,22 +430,45 @@ def uniform_filling_claim(discrepancy, rational_discrepancy) -> Verdict:
             raise ValueError(f"{name} must be a non-empty curve of discrepancies in [0, 1], "
                              f"got {describe(value)}")
         curves.append(curve)
+    bins = check_count("bins", bins, low=1, high=int(math.isqrt(MAX_CELLS)))
+    points = None if points is None else check_count("points", points, low=1)
+    period = None if period is None else check_count("period", period, low=1)
     irrational, rational = curves
-    ok = bool(irrational[-1] < EVEN_DISCREPANCY < rational[-1])
-    return Verdict(
-        claim="Chen & Welling, Fig 1.17",
-        statement="An irrational rotation fills the torus uniformly (Prop 1.11); a rational one "
-                  "visits q points.",
-        agrees=ok,
+    cells = bins * bins
+    irr, rat = float(irrational[-1]) * cells, float(rational[-1]) * cells
+    per_cell = None if points is None else points / cells
+    long_enough = per_cell is not None and per_cell >= MIN_CELL_POINTS
+    size = ("" if per_cell is None else f" after {points:,} points ({per_cell:.0f} per cell)")
+    checks = [
+        (True if irr < EVEN_SHARE else (False if long_enough else None),
+         f"the irrational orbit's largest cell is {irr:.0%} of a share off{size}, not within "
+         f"{EVEN_SHARE:.0%}",
+         f"the irrational orbit's largest cell is {irr:.0%} of a share off{size}: fewer than "
+         f"{MIN_CELL_POINTS:g} points per cell, too short to judge"),
+        (True if rat >= EVEN_SHARE else (False if period is not None and period < cells
+                                         else None),
+         f"the rational orbit of period {period} looks even on {cells} cells ({rat:.0%} of a "
+         "share off), which its q points cannot fill",
+         f"the rational orbit's largest cell is only {rat:.0%} of a share off: {cells} cells are "
+         "too coarse to show its q points")]
+    return Verdict.from_checks(
+        "Chen & Welling, Fig 1.17", _FIG117_STATEMENT, checks,
         measured=(f"discrepancy of the irrational rotation {irrational[0]:.3f} -> "
-                  f"{irrational[-1]:.5f}; of the rational one {rational[-1]:.3f} at the end"),
-        why=(f"the irrational orbit ends at discrepancy {irrational[-1]:.5f}, below "
-             f"{EVEN_DISCREPANCY:g}, the rational one at {rational[-1]:.3f}" if ok else
-             f"the discrepancies end at {irrational[-1]:.5f} (irrational) and "
-             f"{rational[-1]:.3f} (rational), not on either side of {EVEN_DISCREPANCY:g}: the "
-             "irrational rotation does not fill the torus evenly, or the rational one does"),
+                  f"{irrational[-1]:.5f} ({irr:.1%} of a cell's share, {cells} cells{size}); of "
+                  f"the rational one {rational[-1]:.3f} at the end ({rat:.0%} of a share)"),
+        why=(f"every cell holds its share of the irrational orbit within {irr:.0%} "
+             f"(< {EVEN_SHARE:.0%}), while the rational orbit's largest cell is {rat:.0%} off"),
         numbers=dict(irrational=float(irrational[-1]), rational=float(rational[-1]),
-                     threshold=EVEN_DISCREPANCY))
+                     irrational_relative=irr, rational_relative=rat, cells=cells,
+                     points=points, period=period),
+        effect="the final cell discrepancy of each orbit relative to a cell's share",
+        rule=(f"irrational < {EVEN_SHARE:g} of a share (uneven after {MIN_CELL_POINTS:g} points "
+              f"per cell: differs); rational >= {EVEN_SHARE:g} (below it with q < cells: "
+              "differs); exact, deterministic orbits"),
+        thresholds={"EVEN_SHARE": EVEN_SHARE, "MIN_CELL_POINTS": MIN_CELL_POINTS},
+        power=("no noise: the orbits are deterministic; a run decides an uneven irrational "
+               f"orbit from {MIN_CELL_POINTS:g} points per cell ({int(MIN_CELL_POINTS * cells):,}"
+               " points here)"))
 
 
 def _warmup() -> None:

@@ -699,12 +699,13 @@ FUNCTIONS = {
     "dynamics.bifurcation.feigenbaum_claim": lambda: dict(cascade=_bifurcation()["doublings"]),
     "dynamics.neuron.sturmian_claim": _neuron_claim,
     "dynamics.torus.uniform_filling_claim": lambda: dict(
-        discrepancy=np.array([0.5, 0.005]), rational_discrepancy=np.array([0.5, 0.2])),
+        discrepancy=np.array([0.5, 0.005]), rational_discrepancy=np.array([0.5, 0.2]), bins=8,
+        points=10_000, period=13),
     "dynamics.herding.moment_rates_claim": _herding_claims,
     "dynamics.herding.attractor_claim": _herding_claims,
     "dynamics.ising.cluster_exponent_claim": _ising_claim,
-    "dynamics.pct.conditional_herding.boundary_claim": lambda: dict(vp_error=0.2, ch_error=0.1,
-                                                                hidden=3),
+    "dynamics.pct.conditional_herding.boundary_claim": lambda: dict(
+        vp_wrong=np.array([1, 1, 0, 1]), ch_wrong=np.array([0, 1, 0, 0]), hidden=3),
     "dynamics.pct.conditional_herding_data.table_claim": lambda: dict(
         result=_conditional_herding_table()),
     "dynamics.pct.conditional_herding_data.table_experiment": lambda: dict(

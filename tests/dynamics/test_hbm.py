@@ -234,3 +234,36 @@ def test_an_rbm_fitted_by_cd_is_a_valid_sweep_model():
     p = hbm.random_distribution(3, seed=0)
     result = hbm.bias_variance(p, None, 20, 2, model=hbm.Model("rbm", 1, "cd"), seed=0)
     assert np.isfinite(result.total) and result.total >= 0
+
+
+def _sweep(low_large, high_large, high_small, spread, bias=(0.3, 0.1), datasets=6):
+    """A finished Sweep of HBM orders 1 and 2 at N = 10 and 1000 whose per-dataset variances
+    are the given means plus a noise of sd ``spread`` (the same datasets for both orders)."""
+    rng = np.random.default_rng(0)
+    shared = rng.standard_normal(datasets)
+    each = np.empty((2, 2, datasets))
+    each[0, 0] = 0.2 + spread * rng.standard_normal(datasets)
+    each[1, 0] = high_small + spread * rng.standard_normal(datasets)
+    each[0, 1] = low_large + spread * (shared + 0.3 * rng.standard_normal(datasets))
+    each[1, 1] = high_large + spread * (shared + 0.3 * rng.standard_normal(datasets))
+    bias = np.repeat(np.array(bias)[:, None], 2, axis=1)
+    variance = each.mean(axis=2)
+    return hbm.Sweep(models=(hbm.Model("hbm", 1), hbm.Model("hbm", 2)), Ns=np.array([10, 1000]),
+                     bias=bias, variance=variance, total=bias + variance,
+                     residual=np.zeros((2, 2)), n=4, datasets=datasets, done=4, variances=each)
+
+
+def test_bias_variance_claim_three_outcomes():
+    good = hbm.bias_variance_claim(_sweep(0.005, 0.02, 0.5, 0.001))
+    assert good.result == "reproduced", good.why
+    assert good.thresholds["BIAS_ROUNDING"] is hbm.BIAS_ROUNDING and "paired" in good.power
+    # the higher order with the smaller variance at the largest N, beyond the noise
+    assert hbm.bias_variance_claim(_sweep(0.02, 0.005, 0.5, 0.001)).result == "differs"
+    # the bias rising with the order: exact, differs whatever the variances
+    rising = hbm.bias_variance_claim(_sweep(0.005, 0.02, 0.5, 0.001, bias=(0.1, 0.1 + 1e-6)))
+    assert rising.result == "differs" and "bias rises" in rising.why
+    # the same means with a noise ten times the variance gap: not decided
+    assert hbm.bias_variance_claim(_sweep(0.005, 0.02, 0.5, 0.3)).result == "not decided"
+    # one dataset per N: no spread to judge by
+    one = hbm.bias_variance_claim(_sweep(0.005, 0.02, 0.5, 0.001, datasets=1))
+    assert one.result == "not decided" and "two datasets" in one.why

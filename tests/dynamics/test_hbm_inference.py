@@ -61,15 +61,30 @@ def test_inference_study_against_fits_recomputed_by_enumeration():
     assert min(study.seconds_exact, study.seconds_gibbs, study.seconds_ais) > 0
 
 
-def test_inference_claim_agrees_and_fails_on_a_shifted_log_z():
+def test_inference_claim_three_outcomes():
     p = hbm.random_distribution(4, seed=6)
     study = hbm.inference_study(p, 2, 300, 3, iterations=300, chains=60, ais_steps=60,
-                                ais_runs=40, repeats=4, seed=1)
-    assert hbm.inference_claim(study).agrees
+                                ais_runs=40, repeats=8, seed=1)
+    verdict = hbm.inference_claim(study)
+    assert verdict.result == "reproduced", verdict.why
+    low, high = verdict.numbers["spread_ratio"]
+    assert 1 / 3 < low / 1.2 and high * 1.2 < 3  # well inside the factor, not at its edge
+    assert abs(verdict.numbers["ais_mean_error"]) + 1.96 * verdict.numbers["ais_se_mean"] < 0.007
+    # log Z off by half a nat, the Gibbs fits twice as wrong: each differs
     off = dataclasses.replace(study, repeat_ais=study.repeat_ais + 0.5)
-    assert hbm.inference_claim(off).agrees is False
+    assert hbm.inference_claim(off).result == "differs"
     worse = dataclasses.replace(study, totals_gibbs=study.totals_gibbs * 2)
-    assert hbm.inference_claim(worse).agrees is False
+    assert hbm.inference_claim(worse).result == "differs"
+    # AIS's stated error ten times its spread: its error bars mean nothing
+    boasting = dataclasses.replace(study, repeat_stderr=study.repeat_stderr * 10)
+    assert hbm.inference_claim(boasting).result == "differs"
+    # AIS estimates centred on the truth but spread by 0.03 nats (with an error saying so):
+    # the mean's interval is wider than the 0.01 tolerance, not decided
+    noise = 0.03 * np.array([1.0, -1.0, 1.2, -1.2, 0.8, -0.8, 1.0, -1.0])
+    noisy = dataclasses.replace(study, repeat_ais=study.repeat_log_z + noise,
+                                repeat_stderr=np.full(8, 0.03))
+    undecided = hbm.inference_claim(noisy)
+    assert undecided.result == "not decided" and "AIS log Z" in undecided.why
 
 
 @pytest.mark.parametrize("kwargs, name", [

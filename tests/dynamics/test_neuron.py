@@ -372,3 +372,55 @@ def test_bad_w0(w0):
 def test_bad_rabbit_length(n):
     with pytest.raises(ValueError, match="n"):
         rabbit_sequence(n)
+
+
+def test_sturmian_claim_three_outcomes():
+    from dynamics.neuron import (complexity, discrepancy_bound, herd_neuron, special_starts,
+                                 sturmian_claim)
+
+    w0 = special_starts(GOLDEN_MEAN)["half"]
+    run = herd_neuron(GOLDEN_MEAN, 2000, w0=w0)
+    bound = discrepancy_bound(GOLDEN_MEAN, w0)
+    verdict = sturmian_claim(run, complexity(run.states, 30), bound=bound)
+    assert verdict.result == "reproduced", verdict.why
+    assert "no noise" in verdict.power and verdict.rule
+    # one word too many at T = 3 cannot be a Sturmian sequence's count
+    counts = np.arange(2, 32)
+    too_many = counts.copy()
+    too_many[2] += 1
+    wrong = sturmian_claim(run, too_many, bound=bound)
+    assert wrong.result == "differs" and "M(3) = 5" in wrong.why
+    # one word missing at T = 5 in 2000 states, which must show all six: differs
+    too_few = counts.copy()
+    too_few[4] -= 1
+    missing = sturmian_claim(run, too_few, bound=bound)
+    assert missing.result == "differs" and "must show every word" in missing.why
+    # a bound the run breaches by far more than rounding (|D_T| reaches about 1/2 here)
+    assert sturmian_claim(run, complexity(run.states, 30), bound=0.25).result == "differs"
+    # twelve states cannot hold all 12 words of length 11: too short to judge
+    short = herd_neuron(GOLDEN_MEAN, 12, w0=w0)
+    undecided = sturmian_claim(short, complexity(short.states, 11), bound=bound)
+    assert undecided.result == "not decided" and "too few" in undecided.why
+    # a start far outside (π − 1, π]: the transient's run of ones adds words, not decided
+    far = herd_neuron(GOLDEN_MEAN, 2000, w0=5.0)
+    late = sturmian_claim(far, complexity(far.states, 30),
+                          bound=discrepancy_bound(GOLDEN_MEAN, 5.0))
+    assert late.result == "not decided" and "transient" in late.why
+    # a rational rate is outside the claim
+    periodic = herd_neuron(0.4, 200, w0=0.0)
+    assert sturmian_claim(periodic, complexity(periodic.states, 5),
+                          bound=1.0).result == "not decided"
+
+
+@given(rate=st.floats(0.05, 0.95), start=st.floats(0.0, 0.999), n=st.integers(20, 400),
+       T=st.integers(1, 40))
+def test_a_run_long_enough_for_every_word_shows_every_word(rate, start, n, T):
+    """The claim's sufficient length (its orbit's largest gap below the smallest word arc)
+    against the words counted: whenever it says every word of length T must appear, all T + 1
+    do."""
+    from dynamics.neuron import _holds_every_word, complexity, herd_neuron, rational_period
+
+    assume(rational_period(rate) is None and T < n)
+    run = herd_neuron(rate, n, w0=rate - start)
+    if _holds_every_word(rate, n - T + 1, T):
+        assert complexity(run.states, T)[-1] == T + 1

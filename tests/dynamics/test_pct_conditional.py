@@ -46,10 +46,35 @@ def test_conditional_herding_beats_the_voted_perceptron_on_the_banana_data():
     herd_error, vp_error = np.mean(herd.predict != yt), np.mean(vp.predict != yt)
     # measured: 0.06 against 0.125 (and 0.014 against 0.126 after 1000 epochs)
     assert herd_error < 0.6 * vp_error and vp_error > 0.08
+    # Fig 1.16's claim on these runs, paired on the 2000 test cases: reproduced; the two
+    # swapped: differs
+    verdict = ch.boundary_claim(vp.predict != yt, herd.predict != yt, hidden=20)
+    assert verdict.result == "reproduced" and verdict.numbers["statistic"] > 4, verdict.why
+    assert ch.boundary_claim(herd.predict != yt, vp.predict != yt,
+                             hidden=20).result == "differs"
     # on the Lithuanian data the normalizing feature lets the perceptron do well too (note 11)
     X, y = ch.lithuanian(400, seed=0)
     Xt, yt = ch.lithuanian(2000, seed=1)
     assert np.mean(ch.voted_perceptron(X, y, Xt, epochs=100, seed=0).predict != yt) < 0.03
+
+
+def test_boundary_claim_is_paired_and_not_decided_inside_the_noise():
+    # 200 cases: each learner alone wrong on 5 of them: a tie, whatever their totals
+    vp = np.zeros(200, bool)
+    herd = np.zeros(200, bool)
+    vp[:5], herd[5:10], vp[10:60], herd[10:60] = True, True, True, True
+    tie = ch.boundary_claim(vp, herd, hidden=20)
+    assert tie.result == "not decided" and tie.numbers["statistic"] == 0.0
+    # 8 against 2 discordant cases: (8 - 2) / sqrt 10 = 1.90 < 1.96, still not decided
+    vp, herd = np.zeros(200, bool), np.zeros(200, bool)
+    vp[:8], herd[8:10], vp[10:60], herd[10:60] = True, True, True, True
+    close = ch.boundary_claim(vp, herd, hidden=20)
+    assert close.numbers["only_vp"] - close.numbers["only_ch"] == 6
+    assert close.result == "not decided" and "√10" in close.power
+    with pytest.raises(ValueError, match="ch_wrong"):
+        ch.boundary_claim(vp[:5], herd, hidden=20)
+    with pytest.raises(ValueError, match="vp_wrong"):
+        ch.boundary_claim(vp * 2.0, herd, hidden=20)
 
 
 @pytest.mark.parametrize("call, match", [

@@ -139,8 +139,29 @@ def test_particle_rate_errors_are_those_of_importance_sampling():
     mean = (dens.ravel() / dens.sum()) @ grid.points()
     assert np.allclose(result.exact_mean, mean, atol=2e-3)
     verdict = pmd.rate_claim(result)
-    assert verdict.agrees == (abs(result.slope + 0.5) <= max(pmd.RATE_TOLERANCE,
-                                                             2 * result.slope_sd))
+    gap = abs(result.slope + 0.5)
+    assert verdict.agrees == (True if gap + 1.96 * result.slope_sd < pmd.RATE_TOLERANCE else
+                              False if gap - 1.96 * result.slope_sd >= pmd.RATE_TOLERANCE
+                              else None)
+
+
+def _rate_result(slope, sd):
+    """A RateResult of a given slope and bootstrap spread (the errors follow the slope)."""
+    counts = np.array([100, 1000, 10000])
+    rms = 2.0 * counts ** slope
+    return pmd.RateResult(counts=counts, errors=np.repeat(rms[:, None], 4, axis=1), rms=rms,
+                          ess=counts / 2.0, exact_mean=np.zeros(2), slope=slope,
+                          intercept=math.log(2.0), slope_sd=sd, slopes=np.full(400, slope),
+                          n_data=100, batch_size=10)
+
+
+def test_rate_claim_three_outcomes():
+    assert pmd.rate_claim(_rate_result(-0.52, 0.01)).result == "reproduced"
+    differs = pmd.rate_claim(_rate_result(-1.0, 0.02))
+    assert differs.result == "differs" and "RATE_TOLERANCE" in differs.thresholds
+    # the same slope -0.45 with a wide bootstrap spread: a noisier run does not pass
+    assert pmd.rate_claim(_rate_result(-0.45, 0.05)).result == "not decided"
+    assert pmd.rate_claim(_rate_result(-0.45, 0.01)).result == "reproduced"
 
 
 def _bilinear(grid, dens, x, y):

@@ -20,6 +20,7 @@ from dynamics.torus import (
     rotation,
     torus_discrepancy,
     torus_discrepancy_curve,
+    uniform_filling_claim,
 )
 
 
@@ -156,6 +157,45 @@ def test_periodic_orbit_leaves_cells_empty():
     coords = lattice_coordinates(features, herd(features, moments, 10_000).weights)
     curve = torus_discrepancy_curve(coords, [10, 100, 1_000, 10_001], bins=bins)
     assert np.all(curve >= 1 / bins**2 - 1e-12)  # at most q < bins**2 cells are occupied
+
+
+def _orbit_curves(steps, bins, q=13, seed=4):
+    features, moments = irrational_rotation_model(seed=seed)
+    _, rational = rational_rotation_model(q, seed=seed)
+    lengths = np.unique(np.geomspace(1, steps + 1, 40).astype(np.int64))
+    curves = [torus_discrepancy_curve(lattice_coordinates(features, herd(features, m, steps)
+                                                          .weights), lengths, bins=bins)
+              for m in (moments, rational)]
+    return curves, int(lengths[-1])
+
+
+def test_uniform_filling_claim_three_outcomes():
+    (irrational, rational), points = _orbit_curves(20_000, 8)
+    verdict = uniform_filling_claim(irrational, rational, bins=8, points=points)
+    assert verdict.result == "reproduced", verdict.why
+    assert verdict.numbers["irrational_relative"] < 0.25  # well clear of EVEN_SHARE
+    assert verdict.rule and verdict.effect and "no noise" in verdict.power
+    # a periodic orbit given as the "irrational" one: every cell 1 share off after 312 points
+    # per cell, far beyond the tolerance and long enough to judge: differs
+    wrong = uniform_filling_claim(rational, rational, bins=8, points=points)
+    assert wrong.result == "differs" and "not within" in wrong.why
+    # the same uneven orbit over 200 points (3 per cell): too short to judge
+    (_, short_rational), short = _orbit_curves(200, 8)
+    assert uniform_filling_claim(short_rational, short_rational, bins=8,
+                                 points=short).result == "not decided"
+    # and with the length unknown the rule cannot call it too long
+    assert uniform_filling_claim(rational, rational, bins=8).result == "not decided"
+    # a rational orbit of 13 points on 2 x 2 cells looks even: the grid cannot show it
+    (irr2, rat2), points2 = _orbit_curves(20_000, 2)
+    coarse = uniform_filling_claim(irr2, rat2, bins=2, points=points2)
+    assert coarse.result == "not decided" and "too coarse" in coarse.why
+    assert uniform_filling_claim(irr2, rat2, bins=2, points=points2,
+                                 period=13).result == "not decided"
+    # an orbit said to have period 13 that looks even on 64 cells cannot be one: differs
+    fake = uniform_filling_claim(irrational, irrational, bins=8, points=points, period=13)
+    assert fake.result == "differs" and "cannot fill" in fake.why
+    assert uniform_filling_claim(irrational, rational, bins=8, points=points,
+                                 period=13).result == "reproduced"
 
 
 def test_models_share_features_for_the_same_seed():

@@ -33,7 +33,9 @@ def _sturmian(e):
 
 def _torus(e):
     r = e.result()
-    return torus.uniform_filling_claim(r.discrepancy, r.rational_discrepancy)
+    return torus.uniform_filling_claim(r.discrepancy, r.rational_discrepancy,
+                                       bins=e.bins, points=int(r.lengths[-1]),
+                                       period=e.q)
 
 
 # --- the herding page ------------------------------------------------------------------------
@@ -185,7 +187,7 @@ def _ising(e):
 
 def _boundaries(e):
     r = e.jobs["boundaries"].result
-    return ch.boundary_claim(r.vp_error, r.ch_error, hidden=r.hidden)
+    return ch.boundary_claim(r.vp_wrong, r.ch_wrong, hidden=r.hidden)
 
 
 # --- the herding with hidden units page ------------------------------------------------------

@@ -142,8 +142,9 @@ class TorusExplorer(Explorer):
 
     def status(self) -> str:
         res = self.result()
-        return verdict_markdown(torus.uniform_filling_claim(res.discrepancy,
-                                                            res.rational_discrepancy))
+        return verdict_markdown(torus.uniform_filling_claim(
+            res.discrepancy, res.rational_discrepancy, bins=self.bins,
+            points=int(res.lengths[-1]), period=self.q))
 
     def orbit_frames(self) -> Frames:
         """The timeline: for t = 0..T the torus point c_t mod 1, the rational orbit's point at
