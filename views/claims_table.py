@@ -70,12 +70,15 @@ def markdown() -> str:
                      f"`{t.name}` = {float(t):g} | {_cell(t.why)} |")
     missing = [c for c in claim_functions() if c not in STATED]
     lines += ["", "The claims that state their rule, thresholds and power this way: "
-              + ", ".join(f"`{c}`" for c in sorted(STATED)) + ".",
-              "", "## Claims whose thresholds are not yet named here", "",
-              "Their rules still hold their thresholds as plain module constants or literals "
-              "and their verdicts do not yet state a rule and power; each is to be brought into "
-              "the table above:", ""]
-    lines += [f"- `{c}`" for c in missing]
+              + ", ".join(f"`{c}`" for c in sorted(STATED)) + "."]
+    if missing:
+        lines += ["", "## Claims whose thresholds are not yet named here", "",
+                  "Their rules still hold their thresholds as plain module constants or "
+                  "literals and their verdicts do not yet state a rule and power; each is to "
+                  "be brought into the table above:", ""]
+        lines += [f"- `{c}`" for c in missing]
+    else:
+        lines += ["", "Every claim function of the engines is among them."]
     return "\n".join(lines) + "\n"
 
 
