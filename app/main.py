@@ -447,7 +447,9 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
                                *controls.objects, gap="4px 16px", align_items="end",
                                sizing_mode="stretch_width"),
                     code_pane, step_pane, page.panel()]
-    return ([pn.Row(copy_link(), reset_link(slug, page.presentation), code, step),
+    # the buttons wrap in the sidebar's 320 px (four in a row ran past its edge)
+    return ([pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step,
+                        gap="0px", sizing_mode="stretch_width"),
              Text("### Settings"), page.controls()],
             [code_pane, step_pane, page.panel()])
 

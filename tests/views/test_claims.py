@@ -90,3 +90,16 @@ def test_a_verdicts_powers_are_typeset_on_the_page():
     text = verdict_markdown(verdict)
     assert "$T^{-1.00}$" in text and "$T^{-1/2}$" in text and "$2^{-k}$" in text
     assert "^-" not in math_markdown(text)
+
+
+def test_a_verdict_s_rule_and_power_are_one_click_away():
+    """The page line says the outcome, the claim and why; the rule and its power, which can
+    run to several lines, are folded under "rule and power" (a ``<details>`` element)."""
+    verdict = Verdict(claim="Fig 1", statement="", agrees=None, measured="", why="too short",
+                      rule="slope < -0.9 by Z SE", power="1.96 SE = 0.05 at T^-1")
+    text = verdict_markdown(verdict)
+    head, folded = text.split("<details", 1)
+    assert head == "**Not decided** (Fig 1): too short. "
+    assert "<summary>rule and power</summary>" in folded
+    assert "rule: slope < -0.9 by Z SE; power: 1.96 SE = 0.05 at $T^{-1}$" in folded
+    assert "<details" not in verdict_markdown(Verdict("c", "s", True, "m", "held"))

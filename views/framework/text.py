@@ -195,9 +195,14 @@ _POWER = re.compile(r"\b([A-Za-z0-9])\^(-?(?:\d+(?:\.\d+)?(?:/\d+)?|[A-Za-z]))")
 def verdict_markdown(verdict) -> str:
     """A paper claim's verdict on this run (a ``dynamics.claims.Verdict``, from the claim
     function the gallery calls too) as page text: its outcome (reproduced, differs, not
-    decided), the claim and why, then the rule and its power where the claim states them; its
-    powers ("T^-1.00") typeset as the rest of the page's math is."""
+    decided), the claim and why, then the rule and its power where the claim states them,
+    folded one click away (a ``<details>`` element: a rule's text ran to four lines of a 1024-px
+    page above its first plot); its powers ("T^-1.00") typeset as the rest of the page's math
+    is."""
     line = verdict.power_line
     text = _POWER.sub(lambda m: f"${m.group(1)}^{{{m.group(2)}}}$",
-                      f"({verdict.claim}): {verdict.why}." + (f" ({line})" if line else ""))
-    return f"**{_VERDICT_HEADS[verdict.agrees]}** {text}"
+                      f"({verdict.claim}): {verdict.why}.")
+    folded = (f" <details class='ldx-rule'><summary>rule and power</summary>"
+              f"{_POWER.sub(lambda m: f'${m.group(1)}^{{{m.group(2)}}}$', line)}</details>"
+              if line else "")
+    return f"**{_VERDICT_HEADS[verdict.agrees]}** {text}{folded}"
