@@ -439,6 +439,8 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
     code, code_pane = code_view(page.model)
     step, step_pane = step_view(slug, page.model, lambda: {
         "page": slug, **page.model.query(), **page.presentation.query()})
+    reveal_when_opened(code, "ldx-code-view")
+    reveal_when_opened(step, "ldx-step-view")
     if page.presentation.present:
         controls = page.controls()
         for widget in controls.objects:  # side by side, each as wide as a sidebar's
@@ -452,6 +454,39 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
                         gap="0px", sizing_mode="stretch_width"),
              Text("### Settings"), page.controls()],
             [code_pane, step_pane, page.panel()])
+
+
+#: When a toggle opens its view, bring the view into sight (it sits at the top of the page,
+#: out of sight of a page scrolled down to its plots): the view is shown by the server, so
+#: wait for it to have a size.
+REVEAL_JS = """
+if (!cb_obj.active) return;
+const start = performance.now();
+const reveal = () => {
+  const find = root => {
+    const here = root.querySelector('.CLASS');
+    if (here) return here;
+    for (const el of root.querySelectorAll('*')) {
+      const inner = el.shadowRoot && find(el.shadowRoot);
+      if (inner) return inner;
+    }
+    return null;
+  };
+  const view = find(document);
+  if (view && view.getBoundingClientRect().height > 0) {
+    view.scrollIntoView({behavior: 'smooth', block: 'start'});
+  } else if (performance.now() - start < 5000) {
+    setTimeout(reveal, 100);
+  }
+};
+setTimeout(reveal, 50);
+"""
+
+
+def reveal_when_opened(toggle: pn.widgets.Toggle, css_class: str) -> pn.widgets.Toggle:
+    """``toggle`` scrolling the view of class ``css_class`` into sight when it opens it."""
+    toggle.jscallback(value=REVEAL_JS.replace("CLASS", css_class))
+    return toggle
 
 
 def draw_plots(page: Page) -> None:

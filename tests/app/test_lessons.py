@@ -94,10 +94,37 @@ def test_a_bad_step_says_which_and_why_and_the_lesson_goes_on(server, page):
     assert page.errors == []
 
 
+#: True once the view of the class given is shown and its top lies on the screen.
+_IN_SIGHT = """css => {
+    const find = root => {
+        const here = root.querySelector('.' + css);
+        if (here) return here;
+        for (const el of root.querySelectorAll('*')) {
+            const inner = el.shadowRoot && find(el.shadowRoot);
+            if (inner) return inner;
+        }
+        return null;
+    };
+    const view = find(document);
+    if (!view) return false;
+    const box = view.getBoundingClientRect();
+    return box.height > 0 && box.top >= 0 && box.top < window.innerHeight;
+}"""
+
+
 def test_add_this_view_as_a_step_writes_the_state(server, page):
+    page.set_viewport_size({"width": 1024, "height": 768})
     page.goto(f"{server}?page=neuron", wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
     _wait_for_frames_drawn(page)
+    # scrolled down to the plots, the view opens in sight (it sits at the top of the page)
+    page.mouse.move(1015, 600)  # the page's margin: over a plot the wheel zooms it
+    page.mouse.wheel(0, 3000)
+    page.wait_for_function("() => document.querySelector('#main').scrollTop > 500",
+                           timeout=REDRAW_TIMEOUT)  # the template's main area scrolls
     page.get_by_role("button", name="Step").click()
+    page.wait_for_function(_IN_SIGHT, arg="ldx-step-view", timeout=REDRAW_TIMEOUT)
     text = page.locator(".ldx-step-view pre").inner_text(timeout=REDRAW_TIMEOUT)
     assert text.startswith("## ") and "[open](?page=neuron&" in text
+    page.get_by_role("button", name="Code").click()
+    page.wait_for_function(_IN_SIGHT, arg="ldx-code-view", timeout=REDRAW_TIMEOUT)
     assert page.errors == []
