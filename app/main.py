@@ -175,7 +175,7 @@ def opened(slug: str):
 
     def compute():
         try:
-            explorer._compute()
+            explorer.compute()
         except Exception as exc:  # noqa: BLE001 - checked_query falls back to the defaults
             outcome["failure"] = exc
         else:
