@@ -25,21 +25,18 @@ import param
 
 from dynamics.papers import Paper
 from views.framework import knobs as _knobs
+from views.framework import link as _link
 from views.framework.animation import DEFAULT_FPS, Animator
 from views.framework.figure import Plot
 from views.framework.drawing import Drawing
 from views.framework.jobs import Job, Run
 from views.framework.runs import run_key
 from views.framework.sections import Section
-from views.framework.text import clip, quote
-from views.framework.timeline import Clock, Timeline, alias_time
+from views.framework.link import UNKNOWN_NAMED
+from views.framework.timeline import Clock, Timeline
 from views.framework.workarounds import WindowStream
 
 __all__ = ["Model", "Explorer", "UNKNOWN_NAMED"]
-
-#: Unknown names a link's notice quotes (the rest are counted): a long crafted link must not
-#: fill the page.
-UNKNOWN_NAMED = 5
 
 
 
@@ -212,6 +209,12 @@ class Model(param.Parameterized):
         return names
 
     @classmethod
+    def setting_known(cls, name: str) -> bool:
+        """Whether a URL or a constructor may name ``name``: a knob, a run's setting (as in
+        ``setting_names``) or an older link's name of one."""
+        return name in cls._knob_set() or name in cls._run_settings()
+
+    @classmethod
     @functools.cache
     def setting_names(cls) -> tuple[str, ...]:
         """Every setting of the page as its URL names it: the knobs, then each run's own
@@ -371,87 +374,18 @@ class Model(param.Parameterized):
     @classmethod
     def unchecked_query(cls, args: dict) -> tuple["Explorer", list[str], object]:
         """``from_query``'s first half: the explorer with the link's valid values applied, not
-        computed; the sentences so far; and the link's time (None: none). Computes nothing,
-        so a served page can compute the settings off the event loop (``warm``) before
-        ``checked_query``."""
-        messages, values, unknown = [], {}, []
-        time = None
-        try:
-            _knobs.check_query(args)
-        except ValueError as exc:
-            messages.append(f"{exc}: the page shows the default settings.")
-            args = {}
-        for key, raws in args.items():
-            key = key.decode(errors="replace") if isinstance(key, bytes) else str(key)
-            if key == "page":
-                continue
-            raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
-            timed = cls.timeline is not None and (key == "t" or key in cls.timeline.aliases)
-            known = key in cls._knob_set() or key in cls._run_settings()
-            if len(raws) > _knobs.REPEATS and (timed or known):
-                label = cls.knob_param(key).label if known else key
-                messages.append(f"{label} was given {len(raws):,} times, more than the "
-                                f"{_knobs.REPEATS} read: none was used.")
-                continue
-            if timed:
-                if raws and key != "t":  # an older link's frame knob: its time
-                    time = alias_time(raws[-1], cls.timeline.aliases[key])
-                elif raws:
-                    time = raws[-1]
-                continue
-            if not known:
-                unknown.append(key)
-                continue
-            if not raws:
-                continue
-            if len(raws) > 1:
-                messages.append(f"{cls.knob_param(key).label} was given {len(raws)} times: "
-                                "the last one was used.")
-            try:
-                values[key] = _knobs.parse(cls.knob_param(key), raws[-1])
-            except ValueError as exc:
-                messages.append(f"{exc}.")
-        if unknown:
-            named = ", ".join(quote(k) for k in unknown[:UNKNOWN_NAMED])
-            more = (f" (and {len(unknown) - UNKNOWN_NAMED:,} more)"
-                    if len(unknown) > UNKNOWN_NAMED else "")
-            messages.insert(0, f"there is no setting {named}{more} on this page."
-                            if len(unknown) == 1 else
-                            f"there are no settings {named}{more} on this page.")
-        explorer = cls(**values)
-        for key in [k for k in values if k in cls._knob_set()]:
-            try:
-                explorer.validate(key, getattr(explorer, key))
-            except ValueError as exc:
-                messages.append(f"{exc}.")
-                setattr(explorer, key, cls.param[key].default)
-        if explorer.notice:
-            messages.append(explorer.notice)
-        return explorer, messages, time
+        computed; the sentences so far; and the link's time (None: none). Computes nothing
+        (``views.framework.link.unchecked_query``)."""
+        return _link.unchecked_query(cls, args)
 
     @classmethod
     def checked_query(cls, explorer: "Explorer", messages: list[str], time,
                       failure: BaseException | None = None) -> tuple["Explorer", list[str]]:
-        """``from_query``'s second half: compute the settings ``unchecked_query`` applied (a
-        served page computed them in a thread first, ``failure`` being what that raised, so
-        that here the result is a cache hit or the failure is not computed again), fall back
-        to the defaults if they cannot be computed together, and apply the link's time."""
-        try:
-            if failure is not None:
-                raise failure
-            explorer.result()
-        except Exception as exc:  # noqa: BLE001 - any failure: fall back to the defaults
-            messages.append(f"these settings could not be computed together ({clip(exc, 300)});"
-                            " the page "
-                            "shows the default settings instead.")
-            explorer = cls()
-        if time is not None:
-            try:
-                explorer.t = explorer.parse_time(time)
-            except ValueError as exc:
-                messages.append(f"{exc}.")
-        explorer.notice = " ".join(messages)
-        return explorer, messages
+        """``from_query``'s second half: compute the settings ``unchecked_query`` applied (or
+        raise ``failure``, what computing them in a thread raised), fall back to the defaults
+        if they cannot be computed together, apply the link's time
+        (``views.framework.link.checked_query``)."""
+        return _link.checked_query(cls, explorer, messages, time, failure)
 
     # --- computation -------------------------------------------------------------------------
 
