@@ -39,8 +39,8 @@ from views.framework.runs import run_key
 from views.framework.sections import Section
 from views.framework.session import SessionWatch
 from views.framework.text import math_markdown, plain
-from views.framework.page_workarounds import (Alert, Text, one_graph_walk, prompt_widget,
-                                              snap_from_browser, steady_text)
+from views.framework.page_workarounds import (Alert, Text, is_slider, one_graph_walk,
+                                              prompt_widget, snap_from_browser, steady_text)
 from views.framework.workarounds import WindowStream, no_pipeline, refresh_when_loaded
 
 __all__ = ["Page", "NOTICE_LIMIT", "WIDGET_TYPES", "widget_spec"]
@@ -254,7 +254,7 @@ class Page(pn.viewable.Viewer):
             widget.format = PrintfTickFormatter(format=f"%.{places}f")
         if "start" in widget.param and isinstance(getattr(p, "bounds", None), tuple):
             one_value_range(widget, owner, name)
-        if isinstance(widget, pn.widgets.slider._SliderBase):
+        if is_slider(widget):
             widget.stylesheets = [*widget.stylesheets, TOUCH_HANDLES]
         widget = snap_from_browser(widget, lambda value: _knobs.snap(p, value))
         if isinstance(widget, UNTITLED):  # Panel draws no name above these: the knob's label
@@ -349,13 +349,14 @@ class Page(pn.viewable.Viewer):
         # Panel keeps a jscallback in a class-wide registry weakly keyed by its source (marker),
         # its value holding the callback's args (painted): a strong path from painted back to
         # marker, through this page, kept every page of every closed session alive (+6
-        # pages a round of 6 sessions). So painted's watcher holds the page weakly.
-        me = weakref.ref(self)
+        # pages a round of 6 sessions). So painted's watcher holds the page's live moves (which
+        # hold the page) weakly.
+        live = None if self._live is None else weakref.ref(self._live)
 
         def on_painted(_):
-            page = me()
-            if page is not None and page._live is not None:
-                page._live.painted()
+            latest = None if live is None else live()
+            if latest is not None:
+                latest.painted()
 
         painted.param.watch(on_painted, "value")
         return pn.Row(marker, painted, visible=False, height=0, margin=0)

@@ -18,7 +18,7 @@ import functools
 import threading
 
 from views.framework import worker as _worker
-from views.framework.jobs import _in_daemon_thread
+from views.framework.jobs import in_daemon_thread
 
 __all__ = ["page_state", "restore", "export_task", "in_worker", "show_progress", "REFRESH",
            "WIDTH", "QUEUED_WIDTH"]
@@ -73,7 +73,7 @@ async def in_worker(explorer, task, args, *, key, session=None, on_progress=None
     it waits). The job is cancelled when the session is gone or this coroutine is."""
     cls, knobs, _ = page_state(explorer)
     cancel, latest = threading.Event(), {}
-    future = _in_daemon_thread(
+    future = in_daemon_thread(
         asyncio.get_running_loop(),
         functools.partial(_worker.call, session=session, key=key, name=f"ldx-{key[0]}"),
         cls, knobs, task, args, cancel, latest)
