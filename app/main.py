@@ -22,7 +22,7 @@ from views import EXPLORERS
 from views.framework import math_markdown, readiness
 from views.framework import stamp
 from views.framework.knobs import check_query
-from views.framework.jobs import _in_daemon_thread
+from views.framework.jobs import in_daemon_thread
 from views.framework.live import session_post
 from views.framework.lesson_view import (COLUMN_WIDTH, lesson_list, lesson_panel, open_lesson,
                                          step_view)
@@ -179,7 +179,7 @@ def opened(slug: str, args: dict, lesson=None):
 
     def compute():
         try:
-            explorer._compute()
+            explorer.compute()
         except Exception as exc:  # noqa: BLE001 - checked_query falls back to the defaults
             outcome["failure"] = exc
         else:
@@ -190,7 +190,7 @@ def opened(slug: str, args: dict, lesson=None):
         finally:
             done.set()
 
-    future = _in_daemon_thread(asyncio.get_running_loop(), compute)
+    future = in_daemon_thread(asyncio.get_running_loop(), compute)
     if done.wait(HEAD_START_S):
         return presentation, explorer_page(slug, presentation, shown_messages, cls.checked_query(
             *unchecked, failure=outcome.get("failure")), lesson), None

@@ -13,18 +13,15 @@ import sys
 import holoviews as hv
 
 from views import EXPLORERS
-from views.framework.figure import _EXPORTING, export_figure
+from views.framework.figure import export_figure, export_styles
 
 THUMBNAILS = pathlib.Path(__file__).resolve().parent.parent / "assets" / "thumbnails"
 
 
 def write_thumbnail(slug: str, folder: pathlib.Path = THUMBNAILS) -> pathlib.Path:
     explorer = EXPLORERS[slug]()
-    token = _EXPORTING.set(True)
-    try:
+    with export_styles():
         element = explorer.element(explorer.plots[0])
-    finally:
-        _EXPORTING.reset(token)
     element = element.opts(fig_inches=3.0, aspect=1.5, title="", xaxis=None, yaxis=None,
                            show_legend=False, backend="matplotlib")
     return export_figure(hv.Layout([element]).opts(sublabel_format="", backend="matplotlib"),

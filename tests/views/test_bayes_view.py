@@ -20,7 +20,7 @@ def test_the_2d_posterior_shrinks_as_examples_arrive():
     assert np.all(np.diff(dets) <= 1e-15)
     explorer.t = 50
     plot = explorer.plots[0]
-    overlay = explorer._with_marks(plot, explorer.plane_plot())
+    overlay = explorer.clock.with_marks(plot, explorer.plane_plot())
     # the marks, after the panel's legend and teacher: the examples of each class, the mean's
     # path, the 1σ and 2σ ellipses, the mean
     pos, neg, path, ellipse, _, mean = list(overlay)[-6:]

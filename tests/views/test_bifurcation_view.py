@@ -31,7 +31,7 @@ def test_zoom_recomputes_window_at_full_resolution(explorer):
 
 
 def test_export_follows_zoom_and_reset(explorer):
-    stream = explorer._view["orbit_annotations"]
+    stream = explorer.windows["orbit_annotations"]
     stream.event(x_range=(-1.0, -0.9), y_range=(-2.0, 2.0))
     # the exported panel (at the default time: no timeline marks, only the window's data)
     overlay = explorer.figure(only=(explorer.plots[0].method,)).values()[0]
@@ -39,7 +39,7 @@ def test_export_follows_zoom_and_reset(explorer):
                          if isinstance(el, (hv.Points, hv.Image))])
     assert xs.min() >= -1.0 - 1e-9 and xs.max() <= -0.9 + 1e-9
     Page(explorer).reset_zoom()
-    assert explorer._view["orbit_annotations"].x_range is None
+    assert explorer.windows["orbit_annotations"].x_range is None
     assert len(_temperatures(explorer.orbit_cloud())) == explorer.resolution
 
 

@@ -150,13 +150,13 @@ def test_a_knob_change_draws_the_zoomable_plot_whole_as_a_fresh_load_would():
     assert plot.zoom and plot.cloud is not None
     dmap = Page(explorer).dynamic(plot)
     dmap[()]
-    first = explorer._call(plot, plot.cloud).dimension_values(1)
+    first = explorer.drawing.panel_element(plot, cloud=True).dimension_values(1)
     window = (-0.9, 0.0)  # w_1 spans -1.08..0.22 there, w_2 -0.05..1.03
-    explorer._view[plot.method].event(x_range=window, y_range=(first.min(), first.max()))
+    explorer.windows[plot.method].event(x_range=window, y_range=(first.min(), first.max()))
     explorer.coordinate = 2
-    assert explorer._view[plot.method].x_range is None
+    assert explorer.windows[plot.method].x_range is None
     raster = next(layer for layer in dmap[()] if isinstance(layer, hv.Image))
-    cloud = explorer._call(plot, plot.cloud).dimension_values(1)
+    cloud = explorer.drawing.panel_element(plot, cloud=True).dimension_values(1)
     lo, hi = raster.range(1)
     assert lo <= cloud.min() and hi >= cloud.max()
     x0, x1 = raster.range(0)
@@ -194,13 +194,13 @@ def test_cloud_panels_send_the_cloud_at_its_share_of_the_window():
     from views import EXPLORERS
 
     explorer = EXPLORERS["herding"]()
-    live = explorer._windowed(explorer.plots[0])
+    live = explorer.drawing.windowed(explorer.plots[0])
     raster = [layer for layer in live][-1]
     h, w = raster.dimension_values(2, flat=False).shape
     assert w < 400 and h < 340
     token = _EXPORTING.set(True)
     try:
-        exported = [layer for layer in explorer._windowed(explorer.plots[0])][-1]
+        exported = [layer for layer in explorer.drawing.windowed(explorer.plots[0])][-1]
     finally:
         _EXPORTING.reset(token)
     assert exported.dimension_values(2, flat=False).shape == (340, 400)

@@ -99,7 +99,7 @@ def _race_at(e, t):
     """The race panel as the page draws it at time ``t`` (its bars are the timeline's)."""
     e.t = t
     plot = next(p for p in e.plots if p.method == "race_plot")
-    return e._with_marks(plot, e.race_plot())
+    return e.clock.with_marks(plot, e.race_plot())
 
 
 def test_the_timeline_moves_only_the_race_panels():

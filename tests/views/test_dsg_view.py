@@ -134,7 +134,7 @@ def test_curve_run_timeline_draws_the_averaged_iterate_at_step_t():
     for k in (2, len(frames) // 2, len(frames) - 1):
         t = int(frames.t[k])
         explorer.set_time("curve", t)
-        mark = [el for el in explorer._call(plot, plot.method) if isinstance(el, hv.Image)][-1]
+        mark = [el for el in explorer.drawing.panel_element(plot) if isinstance(el, hv.Image)][-1]
         drawn = mark.dimension_values(2, flat=False)  # HoloViews' rows: x₂ rising
         engine = np.clip(model.predict(grid, upto=t) / limit, -1, 1).reshape(40, 40)
         np.testing.assert_allclose(drawn, engine, rtol=1e-5, atol=1e-6)

@@ -82,12 +82,12 @@ def test_the_zoom_window_and_a_runs_result_go_with_the_page(monkeypatch, tmp_pat
     """A zoomed bifurcation diagram and a DSG page with its run's result: the worker draws the
     window and the run's panels the page shows (the run is not computed again there)."""
     page = BifurcationExplorer(**dict(BifurcationExplorer.quick))
-    (method,) = list(page._view)
-    page._view[method].update(x_range=(-1.2, -0.6), y_range=(-0.5, 0.5))
+    (method,) = list(page.windows)
+    page.windows[method].update(x_range=(-1.2, -0.6), y_range=(-0.5, 0.5))
     data, _ = _download(page, ".png", monkeypatch)
     zoomed = page.export_bytes(".png").getvalue()
     assert np.array_equal(_pixels(data, tmp_path, "w.png"), _pixels(zoomed, tmp_path, "h.png"))
-    page._view[method].update(x_range=None, y_range=None)
+    page.windows[method].update(x_range=None, y_range=None)
     whole = page.export_bytes(".png").getvalue()
     assert whole != zoomed  # the window is what was drawn
 

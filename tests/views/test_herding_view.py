@@ -48,10 +48,10 @@ def test_cones_and_tipi_share_one_raster_per_result():
     explorer = EXPLORERS["herding"]()
     cones, tipi = explorer.plots[0], explorer.plots[1]
     assert cones.cloud == tipi.cloud
-    first = explorer._raster(cones, None, None, 0)
-    assert explorer._raster(tipi, None, None, 0) is first
+    first = explorer.drawing.raster(cones, None, None, 0)
+    assert explorer.drawing.raster(tipi, None, None, 0) is first
     explorer.seed = 2
-    second = explorer._raster(tipi, None, None, 0)
+    second = explorer.drawing.raster(tipi, None, None, 0)
     assert second is not first
     assert not np.array_equal(first.dimension_values(2), second.dimension_values(2))
 

@@ -177,7 +177,7 @@ def test_a_run_timeline_plays_the_shown_result():
     assert list(e.frames("pendulum").t) == list(range(len(rollout)))
     e.set_time("pendulum", 37)
     plot = next(p for p in job.run.plots if p.method == "pendulum_frame")
-    bob = [el for el in e._call(plot, plot.method) if isinstance(el, hv.Points)][-1]
+    bob = [el for el in e.drawing.panel_element(plot) if isinstance(el, hv.Points)][-1]
     assert (bob.dimension_values(0)[0], bob.dimension_values(1)[0]) == (
         np.sin(rollout[37, 0]), np.cos(rollout[37, 0]))
     lines = e.figure(only=("rollout_plot",)).traverse(lambda x: x, [hv.VLine])

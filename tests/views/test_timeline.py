@@ -67,7 +67,7 @@ def test_herding_long_runs_are_strided_and_say_so():
     assert frames.t[0] == 0 and frames.t[-1] == 50_000
     assert np.all(np.diff(frames.t)[:-1] == frames.stride)
     np.testing.assert_array_equal(frames.columns["w1"], weights[frames.t, 0])
-    assert e._frames_note().startswith(
+    assert e.clock.frames_note().startswith(
         f"**Strided:** every {frames.stride}th of the run's 50,001 frames is sent, and the last")
 
 
@@ -75,8 +75,8 @@ def _mark_data(explorer, method: str):
     """The marks of one panel in the first render (what the browser draws before any move):
     name -> Bokeh data (a source's columns, or a line's location)."""
     plot = next(p for p in explorer.plots if p.method == method)
-    fig = hv.render(page_style(plot, explorer._with_marks(
-        plot, explorer._call(plot, plot.method))), backend="bokeh")
+    fig = hv.render(page_style(plot, explorer.clock.with_marks(
+        plot, explorer.drawing.panel_element(plot))), backend="bokeh")
     marks = {}
     for model in fig.references():
         name = getattr(model, "name", None) or ""
@@ -94,7 +94,7 @@ def test_herding_marks_at_t_are_the_engines_state(t):
     e.t = t
     w = _herding_engine(e)[t]
     marks = _mark_data(e, "cones_plot")
-    uid = e._timeline_uid()
+    uid = e.clock.uid()
     point = marks[f"{uid}-cones_plot-2"]
     assert (point["w1"][0], point["w2"][0]) == (w[0], w[1])
     ray = marks[f"{uid}-cones_plot-1"]
@@ -113,7 +113,7 @@ def test_neuron_frame_at_t_is_the_engines_state(t):
     source, player = _control_models(e)
     assert source.data["t"][t] == t and source.data["w"][t] == run.weights[t]
     assert player.value == t and player.end == 30
-    uid = e._timeline_uid()
+    uid = e.clock.uid()
     marks = _mark_data(e, "weights_plot")
     assert marks[f"{uid}-weights_plot-1"]["w"][0] == run.weights[t]
     assert marks[f"{uid}-weights_plot-1"]["t"][0] == t
@@ -181,7 +181,7 @@ def test_ising_samples_at_t_are_the_engines(t):
     frames = e.frames()
     i = e.frame_index()
     assert frames.t[i] == t and frames.stride == 1
-    data = e._arrays_data()
+    data = e.clock.arrays_data()
     meta = json.loads(data["__meta__"][0])
     # what the browser draws: the sample, flipped as Bokeh draws images (row 0 at the bottom)
     np.testing.assert_array_equal(_browser_row(data, meta, "sw", i), (sw > 0)[::-1])
@@ -189,7 +189,7 @@ def test_ising_samples_at_t_are_the_engines(t):
     np.testing.assert_array_equal(_browser_row(data, meta, "herd", i), (herd > 0)[::-1])
     # and the first render draws the same
     plot = e.plots[0]
-    image = next(el for el in e._with_marks(plot, e._call(plot, plot.method))
+    image = next(el for el in e.clock.with_marks(plot, e.drawing.panel_element(plot))
                  if isinstance(el, hv.Image))
     np.testing.assert_array_equal(image.data > 0.5, sw > 0)
 
@@ -212,7 +212,7 @@ def test_pmd_particles_at_t_are_the_engines():
         e.t = int(frames.t[k])
         cloud, weights = run.history["clouds"][k]
         plot = e.plots[0]
-        points = next(el for el in e._with_marks(plot, e._call(plot, plot.method))
+        points = next(el for el in e.clock.with_marks(plot, e.drawing.panel_element(plot))
                       if isinstance(el, hv.Points))
         order = np.argsort(weights, kind="stable")
         np.testing.assert_array_equal(points.dimension_values(0), cloud[order, 0].astype(np.float32))
@@ -235,7 +235,7 @@ def test_frames_of_a_run_stay_within_the_byte_budget(slug, knobs):
     assert frames_bytes(frames) <= MAX_BYTES and frames.t[-1] == strided(
         Frames(frames.t, {}), 10).t[-1]
     if frames.stride > 1:
-        assert "Strided" in e._frames_note()
+        assert "Strided" in e.clock.frames_note()
 
 
 def test_strided_fits_a_byte_budget_and_keeps_rows_with_their_frames():
@@ -278,7 +278,7 @@ def test_torus_frame_at_t_is_the_engines_state(t):
     data = source.data
     assert (data["t"][t], data["c1"][t], data["c2"][t]) == (t, c[t, 0], c[t, 1])
     assert (data["r1"][t], data["r2"][t], data["w1"][t], data["w2"][t]) == (*r[t], *w[t])
-    uid = e._timeline_uid()
+    uid = e.clock.uid()
     assert _point(_mark_data(e, "torus_plot"), f"{uid}-torus_plot-0") == tuple(c[t])
     assert _point(_mark_data(e, "rational_plot"), f"{uid}-rational_plot-0") == tuple(r[t])
     marks = _mark_data(e, "weights_plot")
@@ -300,7 +300,7 @@ def test_bifurcation_frame_at_t_is_the_tempered_maps_iterate(t):
     assert player.value == t and player.end == e.burn_in + e.keep - 1 == 531
     data = source.data
     assert (data["wk"][t], data["w1"][t], data["w2"][t]) == (w[t, 0], w[t, 0], w[t, 1])
-    uid = e._timeline_uid()
+    uid = e.clock.uid()
     assert _point(_mark_data(e, "orbit_annotations"), f"{uid}-orbit_annotations-0") == (
         e.at_log_t, w[t, 0])
     assert _point(_mark_data(e, "attractor_plot"), f"{uid}-attractor_plot-1") == tuple(w[t])
@@ -322,7 +322,7 @@ def test_pct_frame_at_t_is_each_variants_state_at_step_t(t):
                                    seed=e.seed)}
     source, player = _control_models(e)
     assert player.value == t - 1 and list(source.data["t"][[0, -1]]) == [1, 300]
-    uid = e._timeline_uid()
+    uid = e.clock.uid()
     norms = _mark_data(e, "norm_plot")
     assert norms[f"{uid}-norm_plot-0"] == t
     for plot in ("scaled_plot", "error_plot"):  # a line alone
@@ -345,12 +345,12 @@ def test_embedding_sgd_frames_are_the_runs_checkpoints():
     source, player = _control_models(e)
     np.testing.assert_array_equal(source.data["t"], seen)
     assert player.value == len(seen) // 2
-    uid = e._timeline_uid()
+    uid = e.clock.uid()
     marks = _mark_data(e, "mse_plot")
     assert marks[f"{uid}-mse_plot-0"] == t
     assert _point(marks, f"{uid}-mse_plot-2") == (t, run.history["mse"][len(seen) // 2])
     assert _point(marks, f"{uid}-mse_plot-1") == (t, run.history["baseline_mse"][len(seen) // 2])
-    assert e._frames_note().startswith(f"{len(seen)} frames, at the run's checkpoints")
+    assert e.clock.frames_note().startswith(f"{len(seen)} frames, at the run's checkpoints")
 
 
 @pytest.mark.parametrize("cls, knobs, first, last", [

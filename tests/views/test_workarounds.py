@@ -345,8 +345,8 @@ def test_a_windowed_panel_is_drawn_once_and_redrawn_only_for_a_new_window(monkey
     monkeypatch.setattr(OverlayPlot, "update_frame", counted)
     explorer = _served("herding", monkeypatch)[0].model
     assert updates == []
-    method = next(m for m, stream in explorer._view.items())
-    view = explorer._view[method]
+    method = next(m for m, stream in explorer.windows.items())
+    view = explorer.windows[method]
     assert isinstance(view, _workarounds.WindowStream)
     (x0, x1), (y0, y1) = view.x_range, view.y_range  # the window the first frame was framed by
     view.event(x_range=(x0, x1), y_range=(y0, y1))

@@ -1,8 +1,12 @@
 """What every explorer page shares, split by subject. The model's side (no Panel in it):
 
 - ``model``: the ``Model`` base class of every page's model, also named ``Explorer`` (knobs,
-  URL query, computation, runs, timeline data, figure, export, animation);
-- ``figure``: styling, dense clouds, ``Plot``, ``figure()`` and export;
+  URL query, computation, runs, timeline data, figure, export, animation), one
+  ``param.Parameterized`` holding its collaborators: ``clock`` (``timeline.Clock``), ``drawing``
+  (``drawing.Drawing``) and ``animator`` (``animation.Animator``); ``link``: a model built from
+  a URL's query;
+- ``figure``: styling, dense clouds, ``Plot`` and the export of a figure; ``drawing``: a
+  model's panels, ``figure()`` and ``export``;
 - ``legends``: where legends go (under their plot, on the page and in exports);
 - ``sections``: how a page lays out its panels (``Section``);
 - ``declared``: what ``Plot``, ``Section``, ``Timeline`` and ``Mark`` accept: the methods they
@@ -11,8 +15,9 @@
 - ``text``: plain text from users never rendered as markup, page text (``prose``, read from
   Markdown files beside each page) with LaTeX;
 - ``jobs`` and ``worker``: long runs (``Run``) with progress, in a worker process when served;
-- ``timeline``: time as an axis (``Timeline``, ``Mark``, ``Frames``): frames sent once per run,
-  played, stepped and scrubbed in the browser;
+- ``timeline``: time as an axis (``Timeline``, ``Mark``, ``Frames``, the model's ``Clock``):
+  frames sent once per run, played, stepped and scrubbed in the browser; ``animation``: the
+  timeline as GIF and MP4 (``Animator``);
 - ``cache``: one results cache with a byte budget;
 - ``files``: files written whole or not at all;
 - ``workarounds``: the HoloViews and Bokeh workarounds, each with its reason (the table of all,

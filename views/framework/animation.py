@@ -1,12 +1,12 @@
-"""A page's timeline as an animation: GIF and MP4 (``AnimationMixin.animate``, a part of the
-model; the served page's buttons that download them are ``views.framework.downloads``).
+"""A page's timeline as an animation: GIF and MP4 (``Animator``, the model's ``animator``:
+``Model.animate``; the served page's buttons that download them are ``views.framework.downloads``).
 
 Frame k of an animation is the figure the page exports at time t_k of its timeline, its title
 saying the time (drawn fast by ``views.framework.film.Film``). The format follows the path's
 suffix: ``.gif`` (written by Pillow, with one palette for the whole animation, so that a frame
 stores only the rectangle that changed since the one before) or ``.mp4`` (H.264, through
 imageio and the ffmpeg that the imageio-ffmpeg wheel ships). On a served page the buttons
-encode in a worker process (``views.framework.worker.call``, ``_animation_task``), the button
+encode in a worker process (``views.framework.worker.call``, ``animation_task``), the button
 showing the progress.
 """
 
@@ -26,7 +26,7 @@ from views.framework.film import ANIMATION_DPI, Film, frame_title
 from views.framework.remote import restore
 
 __all__ = ["ANIMATION_FORMATS", "DEFAULT_FRAMES", "MAX_FRAMES", "DEFAULT_FPS", "MAX_FPS",
-           "ANIMATION_DPI", "AnimationMixin", "frame_indices", "frame_title", "check_run"]
+           "ANIMATION_DPI", "Animator", "animation_task", "frame_indices", "frame_title", "check_run"]
 
 #: Formats ``animate`` writes, by file suffix.
 ANIMATION_FORMATS = (".gif", ".mp4")
@@ -235,7 +235,7 @@ def run_file_stem(explorer, run: str | None) -> str:
 
 def write_animation(explorer, path, *, frames=None, fps=DEFAULT_FPS, run=None,
                     progress=None) -> pathlib.Path:
-    """``AnimationMixin.animate``, and ``progress(fraction, message)`` after each frame."""
+    """``Model.animate``, and ``progress(fraction, message)`` after each frame."""
     path = pathlib.Path(path)
     suffix = path.suffix.lower()
     if suffix not in ANIMATION_FORMATS:
@@ -255,8 +255,12 @@ def write_animation(explorer, path, *, frames=None, fps=DEFAULT_FPS, run=None,
     return path
 
 
-class AnimationMixin:
-    """The model's animations of its timeline."""
+class Animator:
+    """The model's animations of its timeline (``model.animator``; ``Model.animate`` and
+    ``Model.animation_bytes`` are its methods). Uses only the model's public names."""
+
+    def __init__(self, model):
+        self.model = model
 
     def animate(self, path, *, frames=None, fps=DEFAULT_FPS, run=None) -> pathlib.Path:
         """Write the page's timeline as an animation: frame k is the figure ``export`` writes
@@ -281,12 +285,12 @@ class AnimationMixin:
         (``run=``), so ``ldx-export --from`` computes the run and rebuilds the animation.
 
         Only pages with a timeline animate. Returns ``path``, written whole or not at all."""
-        return write_animation(self, path, frames=frames, fps=fps, run=run)
+        return write_animation(self.model, path, frames=frames, fps=fps, run=run)
 
     def animation_bytes(self, suffix: str, progress=None, run=None) -> bytes:
         """The default animation (``animate``) as bytes (the page's download buttons)."""
         with tempfile.TemporaryDirectory() as tmp:
-            out = write_animation(self, os.path.join(tmp, f"{self.slug}{suffix}"),
+            out = write_animation(self.model, os.path.join(tmp, f"{self.model.slug}{suffix}"),
                                   run=run, progress=progress)
             return out.read_bytes()
 
@@ -294,7 +298,7 @@ class AnimationMixin:
 # --- in a worker process --------------------------------------------------------------------
 
 
-def _animation_task(explorer, args, progress):
+def animation_task(explorer, args, progress):
     """In a worker process (``views.framework.worker.call``): the page's animation as bytes,
     over the zoom windows the page shows; a run's, from the result the page shows (sent
     along: the worker does not compute it again)."""

@@ -15,7 +15,7 @@ import panel as pn
 from views.framework import stamp
 from views.framework import worker as _worker
 from views.framework.animation import (ANIMATION_FORMATS, DEFAULT_FPS, DEFAULT_FRAMES,
-                                       _animation_task, run_file_stem)
+                                       animation_task, run_file_stem)
 from views.framework.figure import EXPORT_FORMATS
 from views.framework.page_workarounds import Text
 from views.framework.remote import WIDTH, export_task, in_worker, page_state, show_progress
@@ -90,7 +90,7 @@ async def _encode(page, suffix: str, button, run: str | None = None) -> io.Bytes
         if not _worker.enabled():  # a script's or a notebook's page: here
             await asyncio.sleep(0)  # the button shows its sign before the work holds the loop
             return io.BytesIO(model.animation_bytes(suffix, run=run))
-        data = await in_worker(model, _animation_task,
+        data = await in_worker(model, animation_task,
                                (suffix, page_state(model)[2], run),
                                key=("animation", suffix, run), session=page.session,
                                on_progress=lambda latest: show_progress(button, label, latest))

@@ -1,7 +1,8 @@
 """Figures and their export: styling elements for the live page (Bokeh) and for exports
 (matplotlib), dense point clouds rasterized with datashader, panel declarations (``Plot``), and
-``FigureMixin``, the ``Explorer``'s ``figure()`` and ``export(path)``: PNG, SVG or PDF through the
-matplotlib backend, standalone HTML (inline resources) through Bokeh.
+the export of a figure (``export_figure``): PNG, SVG or PDF through the matplotlib backend,
+standalone HTML (inline resources) through Bokeh. A model's own figures are made by
+``views.framework.drawing.Drawing``.
 """
 
 from __future__ import annotations
@@ -9,11 +10,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import html
-import io
 import math
-import os
 import pathlib
-import tempfile
 
 import holoviews as hv
 import numpy as np
@@ -21,7 +19,7 @@ import numpy as np
 from views.framework import stamp
 from views.framework.declared import method_name
 from views.framework.files import atomic_path
-from views.framework.legends import bokeh_legend, place_legends
+from views.framework.legends import place_legends
 from views.framework.text import clip
 from views.framework.workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage, apply_options,
                                          bokeh_backend, forget_colorbars, matplotlib_backend,
@@ -29,10 +27,10 @@ from views.framework.workarounds import (COLORBAR_TITLE, SQUARE_BOX, RasterImage
 
 __all__ = [
     "EXPORT_FORMATS", "DENSE_POINTS", "PLOT_WIDTH", "PLOT_HEIGHT", "FIG_INCHES", "DASHED",
-    "DOTTED", "MPL_DASHED", "MPL_DOTTED", "Plot", "FigureMixin", "exporting", "style", "dense",
+    "DOTTED", "MPL_DASHED", "MPL_DOTTED", "Plot", "exporting", "style", "dense",
     "shade_levels", "count_points", "warmup_rasters", "table_html", "axis", "log_spaced",
-    "integer_ticks", "export_figure", "export_styles", "put_title", "set_title", "title_width", "PNG_DPI",
-    "TITLE_CHARS", "TITLE_LINES",
+    "integer_ticks", "data_extent", "same_window", "export_figure", "export_styles", "put_title",
+    "set_title", "title_width", "PNG_DPI", "TITLE_CHARS", "TITLE_LINES",
 ]
 
 #: Formats ``export`` writes, by file suffix.
@@ -196,7 +194,7 @@ def table_html(table: hv.Table, title: str) -> str:
             f"<tbody>{rows}</tbody></table>")
 
 
-def _extent(element) -> tuple[tuple[float, float], tuple[float, float]]:
+def data_extent(element) -> tuple[tuple[float, float], tuple[float, float]]:
     """The x and y ranges that an element's (or overlay's) data cover: points, lines, images,
     both ends of segments and rectangles (reference lines and text do not count)."""
     xs, ys = [], []
@@ -225,7 +223,7 @@ def _widened(r: tuple[float, float]) -> tuple[float, float]:
     return (lo - pad, hi + pad)
 
 
-def _same_window(window, x_range, y_range, rtol: float = 1e-6) -> bool:
+def same_window(window, x_range, y_range, rtol: float = 1e-6) -> bool:
     """Whether a reported (x_range, y_range) is ``window`` (up to float noise)."""
     if window is None or x_range is None or y_range is None:
         return False
@@ -443,90 +441,3 @@ def _metadata(suffix: str, state: str | None) -> dict:
         return {"Software": "Learning Dynamics Explorer", **({stamp.KEY: state} if state else {})}
     key = {".svg": "Description", ".pdf": "Keywords"}[suffix]
     return {"Creator": "Learning Dynamics Explorer", **({key: state} if state else {})}
-
-
-class FigureMixin:
-    """The ``Explorer``'s figure: each panel's static element (``element``), the whole figure
-    as one HoloViews Layout (``figure``), and its export (``export``, ``export_bytes``)."""
-
-    def element(self, plot: Plot):
-        """The static element of one panel, as the page shows it: clouds rasterized over the
-        visible window (only when dense), zoomable plots computed for their window."""
-        view = self._view.get(plot.method)
-        if view is not None:
-            element = self._windowed(plot, view.x_range, view.y_range, threshold=DENSE_POINTS)
-        else:
-            element = self._call(plot, plot.method)
-        # a time chosen on the timeline is drawn; at the default (the end of the run) the
-        # figure is the paper's, with only the marks that are the picture itself
-        element = self._with_marks(plot, element)
-        return style(element, title=plot.title,
-                     bokeh=dict(width=PLOT_WIDTH, height=PLOT_HEIGHT, **bokeh_legend(element)))
-
-    def _windowed(self, plot: Plot, x_range=None, y_range=None, *, threshold: int = 0):
-        """A panel for the visible window: a zoomable plot is recomputed for x_range at full
-        resolution; its cloud is rasterized over x_range x y_range (its extent when None)."""
-        element = self._call(plot, plot.method, x_range)
-        if plot.cloud is not None:
-            # The whole result on the page: the cloud's raster keeps to its share of the window
-            # that the element spans (exports keep the full resolution, for print).
-            frame = (_extent(element) if x_range is None and y_range is None
-                     and not _EXPORTING.get() else None)
-            cloud = self._raster(plot, x_range, y_range, threshold, frame)
-            element = cloud * element if plot.cloud_under else element * cloud
-        return element
-
-    def _raster(self, plot: Plot, x_range, y_range, threshold: int, frame=None):
-        """The cloud of ``plot`` as ``dense`` draws it, computed once per result and window:
-        panels sharing a cloud (the herding page's cones and Tipi) rasterize it once per move."""
-        both = x_range is not None and y_range is not None
-        window = (x_range, y_range) if both else (None, None)
-        # A zoomable plot's cloud is recomputed for its x window, so the window is in the key.
-        # The knobs are in the key too: a cloud may show a knob that the result does not
-        # depend on (the bifurcation diagram's plotted weight).
-        knobs = tuple(getattr(self, k) for k in self.redraw_knobs(plot))
-        key = (plot.cloud, x_range if plot.zoom else None, window, threshold, _EXPORTING.get(),
-               knobs, frame)
-        result = self.result()
-        memo = self._rasters.get(key)
-        if memo is not None and memo[0] is result:
-            return memo[1]
-        cloud = self._call(plot, plot.cloud, x_range)
-        raster = dense(cloud, threshold=threshold, x_range=window[0], y_range=window[1],
-                       frame=frame)
-        self._rasters = {k: v for k, v in self._rasters.items() if v[0] is result}
-        self._rasters[key] = (result, raster)
-        return raster
-
-    def figure(self, only: tuple[str, ...] | None = None) -> hv.Layout:
-        """The whole current figure as one static HoloViews Layout (for export and headless use);
-        ``only``: just these panels (plot method names, in this order), e.g. one paper figure."""
-        matplotlib_backend()
-        panels = self.panels()
-        if only is not None:
-            by_method = {p.method: p for p in panels}
-            missing = [m for m in only if m not in by_method]
-            if missing:
-                raise ValueError(f"{type(self).__name__} has no panels {missing} now "
-                                 f"(a run's panels exist once it has a result)")
-            panels = tuple(by_method[m] for m in only)
-        columns = min(self.columns, len(panels))
-        with export_styles():
-            layout = hv.Layout([self.element(p) for p in panels]).cols(columns)
-        rows = -(-len(panels) // columns)
-        return layout.opts(sublabel_format="", fig_inches=(FIG_INCHES * columns, 3.6 * rows),
-                           hspace=0.35, vspace=0.45, backend="matplotlib")
-
-    def export(self, path) -> pathlib.Path:
-        """Write the current figure; the format follows the suffix (.png .svg .pdf .html). Its
-        title names the settings that are not the defaults, and the file carries the page's
-        state (``views.framework.stamp``: ``ldx-export --from`` rebuilds the figure)."""
-        return export_figure(self.figure(), path,
-                             title=f"{self.title}: {stamp.settings_words(self)}",
-                             state=stamp.state_text(self))
-
-    def export_bytes(self, suffix: str) -> io.BytesIO:
-        """The exported figure as bytes (for the page's download buttons)."""
-        with tempfile.TemporaryDirectory() as tmp:
-            out = self.export(os.path.join(tmp, f"{self.slug}{suffix}"))
-            return io.BytesIO(out.read_bytes())

@@ -51,8 +51,7 @@ def frame_title(explorer, i: int, settings: str | None = None, run: str | None =
     when given) and the time ("Herding (default settings): Step t = 1,234 of 20,000")."""
     if settings is None:
         settings = stamp.settings_words(explorer, time=False)
-    timeline, _ = explorer._axis(run)
-    label = explorer._label_text(explorer.frames(run), i, timeline)
+    label = explorer.clock.label(i, run)
     what = explorer.title if run is None else f"{explorer.title}, {explorer.jobs[run].run.title}"
     return f"{what} ({settings}): {label}"
 
@@ -196,7 +195,7 @@ class Film:
 
         self.explorer, self.run = explorer, run
         self.frames = explorer.frames(run)
-        timeline, _ = explorer._axis(run)
+        timeline = explorer.clock.timeline_of(run)
         self.settings = stamp.settings_words(explorer, time=False)
         first = int(indices[0])
         if run is None:
@@ -230,7 +229,7 @@ class Film:
         # where the title paints, on that canvas (pixels, widened for antialiasing)
         title = Bbox.union(titles).translated(-box.x0, -box.y0).transformed(fig.dpi_scale_trans)
         self.title_rect = self._rect(title.padded(2))
-        # the marks, the last layers of their panel's overlay (``TimelineMixin._with_marks``)
+        # the marks, the last layers of their panel's overlay (``Clock.with_marks``)
         overlays = {id(p.hmap.last): p for p in self.plot.traverse(lambda p: p, [OverlayPlot])}
         self.layers, self.axes = [], []
         for panel, item in zip(panels, layout):

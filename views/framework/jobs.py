@@ -44,7 +44,7 @@ from views.framework import worker as _worker
 from views.framework.cache import LOCK, STORE
 from views.framework.runs import Run
 
-__all__ = ["Run", "Job", "Remaining", "cached_result",
+__all__ = ["Run", "Job", "Remaining", "cached_result", "in_daemon_thread",
            "measured_estimate", "machine_speed", "progress_part", "cancel_all"]
 
 #: Finished results kept across sessions, by ("job", page, run, settings), among the pages'
@@ -202,7 +202,7 @@ def cancel_all() -> int:
     return len(running)
 
 
-def _in_daemon_thread(loop: asyncio.AbstractEventLoop, function, *args) -> asyncio.Future:
+def in_daemon_thread(loop: asyncio.AbstractEventLoop, function, *args) -> asyncio.Future:
     """``function(*args)`` in a new daemon thread, as a future of ``loop``. Unlike the loop's
     default executor, whose threads the interpreter joins at exit, a daemon thread does not keep
     a server that was told to stop (SIGTERM) alive until the computation ends."""
@@ -332,11 +332,11 @@ class Job(param.Parameterized):
         loop = asyncio.get_running_loop()
         if _worker.enabled():  # the served app: in a worker process
             knobs = {name: getattr(self.explorer, name) for name in self.explorer.knob_names()}
-            future = _in_daemon_thread(loop, functools.partial(
+            future = in_daemon_thread(loop, functools.partial(
                 _worker.run, session=self.session), type(self.explorer), knobs,
                 self.run.key, settings, cancel, latest)
         else:
-            future = _in_daemon_thread(loop, self._compute, settings,
+            future = in_daemon_thread(loop, self._compute, settings,
                                        self._progress_callable(cancel, latest))
         session = self.session
         expected = measured_estimate(self.explorer, self.run, settings)  # None: no estimate

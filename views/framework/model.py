@@ -5,8 +5,12 @@ with bounds, step, label and doc) kept consistent and written as a URL query, th
 Panel in it: notebooks, the gallery, ``ldx-export`` and most tests use the model alone.
 
 A page's model implements ``_compute()`` and a few plot methods that turn the computed result
-into HoloViews elements; ``FigureMixin`` (``views.framework.figure``) turns those into
-``figure()`` and ``export(path)``. The served page is ``views.framework.page.Page(model)``,
+into HoloViews elements. Three collaborators the model holds do the rest, each through the
+model's public names only: ``clock`` (``views.framework.timeline.Clock``: the timelines'
+frames, the time shown, the marks at that time), ``drawing``
+(``views.framework.drawing.Drawing``: panels, ``figure()``, ``export(path)``) and
+``animator`` (``views.framework.animation.Animator``: GIF and MP4); the model's methods of
+the same names hand over to them. The served page is ``views.framework.page.Page(model)``,
 which draws the panels, builds the controls and computes live moves off the event loop; its
 links to the model are two hooks it sets, ``alive`` and ``failure_of``.
 """
@@ -21,20 +25,19 @@ import param
 
 from dynamics.papers import Paper
 from views.framework import knobs as _knobs
-from views.framework.animation import AnimationMixin
-from views.framework.figure import FigureMixin, Plot
+from views.framework import link as _link
+from views.framework.animation import DEFAULT_FPS, Animator
+from views.framework.figure import Plot
+from views.framework.drawing import Drawing
 from views.framework.jobs import Job, Run
 from views.framework.runs import run_key
 from views.framework.sections import Section
-from views.framework.text import clip, quote
-from views.framework.timeline import Timeline, TimelineMixin, alias_time
-from views.framework.workarounds import WindowStream, dictionary_columns
+from views.framework.link import UNKNOWN_NAMED
+from views.framework.timeline import Clock, Timeline
+from views.framework.workarounds import WindowStream
 
 __all__ = ["Model", "Explorer", "UNKNOWN_NAMED"]
 
-#: Unknown names a link's notice quotes (the rest are counted): a long crafted link must not
-#: fill the page.
-UNKNOWN_NAMED = 5
 
 
 class _class_or_instance:
@@ -48,7 +51,7 @@ class _class_or_instance:
         return functools.partial(self.function, owner if instance is None else instance)
 
 
-class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
+class Model(param.Parameterized):
     """Base class of every page's model. Subclasses set the class attributes and implement
     ``_compute`` and the plot methods named in ``plots``; ``views.framework.page.Page`` shows
     one in the app."""
@@ -125,20 +128,18 @@ class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
         own = {k: params.pop(k) for k in list(params) if k in self._run_settings()}
         super().__init__(**params)
         self._last_good = None
-        #: The visible window of each panel with a cloud or a zoom (None: the full range),
-        #: shared between the live page and export.
-        self._view = {p.method: WindowStream(x_range=None, y_range=None)
-                      for p in self.plots if p.zoom or p.cloud is not None}
-        #: Rasterized clouds of the current result, by cloud and window (see ``_raster``).
-        self._rasters: dict = {}
-        #: One job per declared run (``views.framework.runs.Run``), and the run each run
-        #: panel draws.
+        #: The visible window of each panel with a cloud or a zoom, by the panel's key
+        #: (``Plot.method``; x_range and y_range None: the full range), shared between the live
+        #: page and export. A knob move resets them; the page replaces one to reset its zoom.
+        self.windows = {p.method: WindowStream(x_range=None, y_range=None)
+                        for p in self.plots if p.zoom or p.cloud is not None}
+        #: One job per declared run (``views.framework.runs.Run``).
         self.jobs = {run.key: Job(self, run(self)) for run in self.runs}
         for name, value in own.items():  # made consistent below, with the knobs
             run, setting = self._run_settings()[name]
             self.jobs[run].run.set_unconstrained(setting, value)
-        self._run_of = {p.method: job.run.key for job in self.jobs.values()
-                        for p in job.run.plots}
+        #: The collaborators: the timelines' time, the figures, the animations.
+        self.clock, self.drawing, self.animator = Clock(self), Drawing(self), Animator(self)
         self.notice = " ".join(self._constrain())
 
     # --- the two hooks a page sets ---------------------------------------------------------
@@ -186,7 +187,7 @@ class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
             notes = self._constrain()
             if notes or self.notice:
                 self.notice = " ".join(notes)
-            for view in self._view.values():
+            for view in self.windows.values():
                 view.update(x_range=None, y_range=None)
 
     @classmethod
@@ -206,6 +207,12 @@ class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
             for setting in run.knob_names():
                 names[run_key(run.key, setting)] = (run.key, setting)
         return names
+
+    @classmethod
+    def setting_known(cls, name: str) -> bool:
+        """Whether a URL or a constructor may name ``name``: a knob, a run's setting (as in
+        ``setting_names``) or an older link's name of one."""
+        return name in cls._knob_set() or name in cls._run_settings()
 
     @classmethod
     @functools.cache
@@ -367,87 +374,18 @@ class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
     @classmethod
     def unchecked_query(cls, args: dict) -> tuple["Explorer", list[str], object]:
         """``from_query``'s first half: the explorer with the link's valid values applied, not
-        computed; the sentences so far; and the link's time (None: none). Computes nothing,
-        so a served page can compute the settings off the event loop (``warm``) before
-        ``checked_query``."""
-        messages, values, unknown = [], {}, []
-        time = None
-        try:
-            _knobs.check_query(args)
-        except ValueError as exc:
-            messages.append(f"{exc}: the page shows the default settings.")
-            args = {}
-        for key, raws in args.items():
-            key = key.decode(errors="replace") if isinstance(key, bytes) else str(key)
-            if key == "page":
-                continue
-            raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
-            timed = cls.timeline is not None and (key == "t" or key in cls.timeline.aliases)
-            known = key in cls._knob_set() or key in cls._run_settings()
-            if len(raws) > _knobs.REPEATS and (timed or known):
-                label = cls.knob_param(key).label if known else key
-                messages.append(f"{label} was given {len(raws):,} times, more than the "
-                                f"{_knobs.REPEATS} read: none was used.")
-                continue
-            if timed:
-                if raws and key != "t":  # an older link's frame knob: its time
-                    time = alias_time(raws[-1], cls.timeline.aliases[key])
-                elif raws:
-                    time = raws[-1]
-                continue
-            if not known:
-                unknown.append(key)
-                continue
-            if not raws:
-                continue
-            if len(raws) > 1:
-                messages.append(f"{cls.knob_param(key).label} was given {len(raws)} times: "
-                                "the last one was used.")
-            try:
-                values[key] = _knobs.parse(cls.knob_param(key), raws[-1])
-            except ValueError as exc:
-                messages.append(f"{exc}.")
-        if unknown:
-            named = ", ".join(quote(k) for k in unknown[:UNKNOWN_NAMED])
-            more = (f" (and {len(unknown) - UNKNOWN_NAMED:,} more)"
-                    if len(unknown) > UNKNOWN_NAMED else "")
-            messages.insert(0, f"there is no setting {named}{more} on this page."
-                            if len(unknown) == 1 else
-                            f"there are no settings {named}{more} on this page.")
-        explorer = cls(**values)
-        for key in [k for k in values if k in cls._knob_set()]:
-            try:
-                explorer.validate(key, getattr(explorer, key))
-            except ValueError as exc:
-                messages.append(f"{exc}.")
-                setattr(explorer, key, cls.param[key].default)
-        if explorer.notice:
-            messages.append(explorer.notice)
-        return explorer, messages, time
+        computed; the sentences so far; and the link's time (None: none). Computes nothing
+        (``views.framework.link.unchecked_query``)."""
+        return _link.unchecked_query(cls, args)
 
     @classmethod
     def checked_query(cls, explorer: "Explorer", messages: list[str], time,
                       failure: BaseException | None = None) -> tuple["Explorer", list[str]]:
-        """``from_query``'s second half: compute the settings ``unchecked_query`` applied (a
-        served page computed them in a thread first, ``failure`` being what that raised, so
-        that here the result is a cache hit or the failure is not computed again), fall back
-        to the defaults if they cannot be computed together, and apply the link's time."""
-        try:
-            if failure is not None:
-                raise failure
-            explorer.result()
-        except Exception as exc:  # noqa: BLE001 - any failure: fall back to the defaults
-            messages.append(f"these settings could not be computed together ({clip(exc, 300)});"
-                            " the page "
-                            "shows the default settings instead.")
-            explorer = cls()
-        if time is not None:
-            try:
-                explorer.t = explorer.parse_time(time)
-            except ValueError as exc:
-                messages.append(f"{exc}.")
-        explorer.notice = " ".join(messages)
-        return explorer, messages
+        """``from_query``'s second half: compute the settings ``unchecked_query`` applied (or
+        raise ``failure``, what computing them in a thread raised), fall back to the defaults
+        if they cannot be computed together, apply the link's time
+        (``views.framework.link.checked_query``)."""
+        return _link.checked_query(cls, explorer, messages, time, failure)
 
     # --- computation -------------------------------------------------------------------------
 
@@ -460,6 +398,11 @@ class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
 
     def _compute(self):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def compute(self):
+        """The result for the current knobs, computed (or found in the results cache);
+        raises what the engine raises. ``result()`` is what the page shows."""
+        return self._compute()
 
     def prepare(self) -> None:
         """Compute, into the results cache, what the live panels need beyond ``_compute``'s
@@ -501,26 +444,61 @@ class Model(TimelineMixin, AnimationMixin, FigureMixin, param.Parameterized):
         empty by default."""
         return ""
 
-    # --- figure and export -------------------------------------------------------------------
-    def _call(self, plot: Plot, method: str, x_range=None):
-        with dictionary_columns():
-            if method in self._run_of:  # a run's panel draws the result it shows
-                run = self._run_of[method]
-                job = self.jobs[run]
-                element = (plot.call(job.run, job.shown) if method == plot.method
-                           else getattr(job.run, method)(job.shown))
-                if method == plot.method and job.run.timeline is not None:
-                    element = self._with_marks(plot, element, run=run)
-                return element
-            return (getattr(self, method)(x_range=x_range) if plot.zoom
-                    else getattr(self, method)())
-
     def panels(self) -> tuple[Plot, ...]:
         """The panels of the current figure: ``plots``, then those of every run that has a
         finished result."""
         extra = tuple(p for job in self.jobs.values() if job.result is not None
                       for p in job.run.plots)
         return tuple(self.plots) + extra
+
+    # --- the collaborators' methods, on the model ------------------------------------------
+    def element(self, plot: Plot):
+        """One panel's static element as the page shows it (``Drawing.element``)."""
+        return self.drawing.element(plot)
+
+    def figure(self, only: tuple[str, ...] | None = None):
+        """The whole figure as one HoloViews Layout; ``only``: these panels (``Drawing.figure``)."""
+        return self.drawing.figure(only)
+
+    def export(self, path):
+        """Write the figure to ``path`` (.png .svg .pdf .html, ``Drawing.export``)."""
+        return self.drawing.export(path)
+
+    def export_bytes(self, suffix: str):
+        """The exported figure as bytes (``Drawing.export_bytes``)."""
+        return self.drawing.export_bytes(suffix)
+
+    def animate(self, path, *, frames=None, fps=DEFAULT_FPS, run=None):
+        """Write the timeline as a GIF or MP4 (``Animator.animate``: frames, fps, run)."""
+        return self.animator.animate(path, frames=frames, fps=fps, run=run)
+
+    def animation_bytes(self, suffix: str, progress=None, run=None) -> bytes:
+        """The default animation as bytes (``Animator.animation_bytes``)."""
+        return self.animator.animation_bytes(suffix, progress=progress, run=run)
+
+    def frames(self, run: str | None = None):
+        """The timeline's frames of the current result (``Clock.frames``)."""
+        return self.clock.frames(run)
+
+    def frame_index(self, run: str | None = None) -> int:
+        """The frame drawn at the time shown (``Clock.frame_index``)."""
+        return self.clock.frame_index(run)
+
+    def time_of(self, run: str | None = None) -> int | None:
+        """The time a timeline shows: ``t``, or a run's own (``Clock.time_of``)."""
+        return self.clock.time_of(run)
+
+    def set_time(self, run: str | None, value: int | None) -> None:
+        """Show time ``value`` (None: the end) on a timeline (``Clock.set_time``)."""
+        self.clock.set_time(run, value)
+
+    def time_text(self) -> str | None:
+        """``t`` as the URL holds it, None at the last frame (``Clock.time_text``)."""
+        return self.clock.time_text()
+
+    def parse_time(self, raw) -> int:
+        """The time of a URL's ``t`` within the run, or ``ValueError`` (``Clock.parse_time``)."""
+        return self.clock.parse_time(raw)
 
 
 #: The name pages and acceptance checks know the model by (``HerdingExplorer`` is a model).

@@ -7,7 +7,9 @@ live moves: in a served session a move is computed off the event loop, the last 
 The page's collaborators: ``JobSection`` (a run's part, ``views.framework.job_section``), the
 timeline's control (``views.framework.player``), the download buttons
 (``views.framework.downloads``), the typed fields (``views.framework.field``) and the live
-panes (``views.framework.panes``). The page links to its model by two hooks it sets,
+panes (``views.framework.panes``). The page reads its model through public names only: the
+knobs, ``model.drawing`` (each panel's element, over its window ``model.windows``) and
+``model.clock`` (the timeline's marks); it links to the model by two hooks it sets,
 ``model.alive`` and ``model.failure_of``, and gives each job its session (``job.session``).
 """
 
@@ -25,7 +27,7 @@ from bokeh.models import PrintfTickFormatter
 from views.framework import knobs as _knobs
 from views.framework.downloads import animation_buttons, downloads
 from views.framework.field import Field
-from views.framework.figure import PLOT_WIDTH, Plot, _extent, _same_window, style, table_html
+from views.framework.figure import PLOT_WIDTH, Plot, data_extent, same_window, style, table_html
 from views.framework.job_section import JobSection
 from views.framework.live import LatestWins, session_post
 from views.framework.panes import (TOUCH_HANDLES, UNTITLED, WRAPPING_GROUP, live_pane, live_size,
@@ -37,8 +39,8 @@ from views.framework.runs import run_key
 from views.framework.sections import Section
 from views.framework.session import SessionWatch
 from views.framework.text import math_markdown, plain
-from views.framework.page_workarounds import (Alert, Text, one_graph_walk, prompt_widget,
-                                              snap_from_browser, steady_text)
+from views.framework.page_workarounds import (Alert, Text, is_slider, one_graph_walk,
+                                              prompt_widget, snap_from_browser, steady_text)
 from views.framework.workarounds import WindowStream, no_pipeline, refresh_when_loaded
 
 __all__ = ["Page", "NOTICE_LIMIT", "WIDGET_TYPES", "widget_spec"]
@@ -146,7 +148,7 @@ class Page(pn.viewable.Viewer):
                         if ref() is not None]
         for ref, plot, knobs in self._tables:
             if moved.intersection(knobs):
-                ref().object = table_html(model._call(plot, plot.method), plot.title)
+                ref().object = table_html(model.drawing.panel_element(plot), plot.title)
         model.drawn += 1
 
     def run_pane(self, plot: Plot, streams) -> pn.viewable.Viewable:
@@ -156,7 +158,7 @@ class Page(pn.viewable.Viewer):
         present = self.presentation.present
         model = self.model
         return live_pane(hv.DynamicMap(
-            no_pipeline(lambda **_: page_style(plot, model._call(plot, plot.method),
+            no_pipeline(lambda **_: page_style(plot, model.drawing.panel_element(plot),
                                                present=present)),
             streams=streams, cache_size=1), present)
 
@@ -173,22 +175,22 @@ class Page(pn.viewable.Viewer):
         model = self.model
         knobs = hv.streams.Params(model, model.redraw_knobs(plot), watch=False)
         self._knob_streams.add(knobs)  # triggered by _draw
-        view = model._view.get(plot.method)
+        view = model.windows.get(plot.method)
         styled = functools.partial(page_style, plot, present=self.presentation.present)
         # cache_size=1: every frame comes from new knobs or a new window; older ones are never
         # shown again.
         if view is None:
             return hv.DynamicMap(no_pipeline(lambda **_: styled(
-                model._with_marks(plot, model._call(plot, plot.method)))),
+                model.clock.with_marks(plot, model.drawing.panel_element(plot)))),
                                  streams=[knobs], cache_size=1)
         last, shown = {}, {}
 
         def redundant(x_range, y_range) -> bool:
             # the window of the whole result now drawn, for the knobs it was drawn at
             return (shown.get("whole", False) and last == knobs.contents
-                    and _same_window(shown.get("window"), x_range, y_range))
+                    and same_window(shown.get("window"), x_range, y_range))
 
-        view.mute_when(redundant)  # every window stream is a WindowStream (Model._view)
+        view.mute_when(redundant)  # every window stream is a WindowStream (Model.windows)
 
         @no_pipeline
         def callback(x_range=None, y_range=None, **values):
@@ -199,19 +201,19 @@ class Page(pn.viewable.Viewer):
                 last.clear()
                 last.update(values)
                 x_range = y_range = None
-            elif x_range is not None and _same_window(shown.get("window"), x_range, y_range):
+            elif x_range is not None and same_window(shown.get("window"), x_range, y_range):
                 # The plot reporting the window it was given: HoloViews asks once a plot is
                 # drawn, the browser after an update. Nothing was zoomed: the same frame.
                 x_range = y_range = None
-            element = model._windowed(plot, x_range, y_range)
+            element = model.drawing.windowed(plot, x_range, y_range)
             shown["whole"] = x_range is None
             if x_range is None:
                 # The whole result, framed exactly (no HoloViews padding): the window that a
                 # report of it is recognised by above.
-                window = _extent(element)
+                window = data_extent(element)
                 shown["window"] = window
                 element = style(element, bokeh=dict(xlim=window[0], ylim=window[1]))
-            return styled(model._with_marks(plot, element))
+            return styled(model.clock.with_marks(plot, element))
 
         return hv.DynamicMap(callback, streams=[knobs, view], cache_size=1)
 
@@ -221,7 +223,7 @@ class Page(pn.viewable.Viewer):
         The live page also rebuilds those plots (fresh axes), see ``panel``."""
         for plot in self.model.plots:
             if plot.zoom:
-                self.model._view[plot.method] = WindowStream(x_range=None, y_range=None)
+                self.model.windows[plot.method] = WindowStream(x_range=None, y_range=None)
 
     def shows(self, name: str) -> bool:
         """Knob ``name`` has a control on the page: a teacher's link (``presentation.show``)
@@ -252,7 +254,7 @@ class Page(pn.viewable.Viewer):
             widget.format = PrintfTickFormatter(format=f"%.{places}f")
         if "start" in widget.param and isinstance(getattr(p, "bounds", None), tuple):
             one_value_range(widget, owner, name)
-        if isinstance(widget, pn.widgets.slider._SliderBase):
+        if is_slider(widget):
             widget.stylesheets = [*widget.stylesheets, TOUCH_HANDLES]
         widget = snap_from_browser(widget, lambda value: _knobs.snap(p, value))
         if isinstance(widget, UNTITLED):  # Panel draws no name above these: the knob's label
@@ -347,13 +349,14 @@ class Page(pn.viewable.Viewer):
         # Panel keeps a jscallback in a class-wide registry weakly keyed by its source (marker),
         # its value holding the callback's args (painted): a strong path from painted back to
         # marker, through this page, kept every page of every closed session alive (+6
-        # pages a round of 6 sessions). So painted's watcher holds the page weakly.
-        me = weakref.ref(self)
+        # pages a round of 6 sessions). So painted's watcher holds the page's live moves (which
+        # hold the page) weakly.
+        live = None if self._live is None else weakref.ref(self._live)
 
         def on_painted(_):
-            page = me()
-            if page is not None and page._live is not None:
-                page._live.painted()
+            latest = None if live is None else live()
+            if latest is not None:
+                latest.painted()
 
         painted.param.watch(on_painted, "value")
         return pn.Row(marker, painted, visible=False, height=0, margin=0)
@@ -446,7 +449,7 @@ class Page(pn.viewable.Viewer):
         cuts long cells; a plain HTML table has none of these problems. Exports keep the
         ``hv.Table``."""
         model = self.model
-        table = model._call(plot, plot.method)
+        table = model.drawing.panel_element(plot)
         if isinstance(table, hv.Table):
             pane = steady_text(pn.pane.HTML(table_html(table, plot.title),
                                             css_classes=["ldx-table"],

@@ -3,7 +3,8 @@ every workaround, with what it buys and its guard test, is in ``views.framework.
 one walk of the document's model graph per knob move (``one_graph_walk``), no debounce of a
 knob's browser events (``prompt_widget``), slider floats snapped as they arrive
 (``snap_from_browser``), text panes that send only their text (``steady_text``), Markdown
-whose bare words never become links to outside sites (``Text``). Used by
+whose bare words never become links to outside sites (``Text``); and Panel's sliders told apart
+by their private base class (``is_slider``). Used by
 ``views.framework.page`` and its collaborators and by ``app/main.py``."""
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ import panel as pn
 import param
 
 __all__ = ["one_graph_walk", "prompt_widget", "snap_from_browser", "steady_text", "Text",
-           "Alert"]
+           "Alert", "is_slider"]
+
+
+def is_slider(widget) -> bool:
+    """Whether ``widget`` is one of Panel's sliders (of one value or a range, numbers or
+    dates): their common base class has no public name."""
+    return isinstance(widget, pn.widgets.slider._SliderBase)
 
 
 @contextlib.contextmanager

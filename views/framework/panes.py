@@ -91,11 +91,11 @@ def _placed(layer, place: str, labelled: bool):
     panel method and ``_with_marks``) and shown nowhere else, so they are renamed in place. A
     layer seen before (one an explorer kept and returned again) is cloned, as before, so that
     nothing else it is drawn in is renamed twice."""
-    if getattr(layer, "_ldx_placed", None) is not None:
+    if getattr(layer, "ldx_placed", None) is not None:
         return layer.relabel(group=place, label=place if labelled else "")
     with param.edit_constant(layer):
         layer.group, layer.label = place, (place if labelled else "")
-    layer._ldx_placed = place
+    layer.ldx_placed = place  # our mark on the element: renamed once
     return layer
 
 

@@ -173,12 +173,14 @@ class _LocalPlayer(pn.widgets.Player):
 def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     """A timeline's control of ``model`` (the page's, or ``run``'s): the player and its scrubber, the
     step size, what the current frame is, what time means here (the caption) and whether
-    frames are strided."""
-    timeline, _ = model._axis(run) if run is not None else (model.timeline, None)
-    frames = model.frames(run)
-    source = ColumnDataSource(data=model._frames_data(run))
-    arrays = ColumnDataSource(data=model._arrays_data(run))
-    i = model.frame_index(run)
+    frames are strided. What it shows comes from the model's ``clock``
+    (``views.framework.timeline.Clock``)."""
+    clock = model.clock
+    timeline = clock.timeline_of(run)
+    frames = clock.frames(run)
+    source = ColumnDataSource(data=clock.frames_data(run))
+    arrays = ColumnDataSource(data=clock.arrays_data(run))
+    i = clock.frame_index(run)
     player = _LocalPlayer(start=0, end=max(len(frames) - 1, 1), value=i, step=1,
                           interval=INTERVAL_MS, loop_policy="once", show_value=False,
                           show_loop_controls=True, sizing_mode="stretch_width",
@@ -190,9 +192,9 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     # the menu's value is text in the browser; the player's step a whole number
     step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
     sync = pn.widgets.IntInput(value=i, visible=False)
-    note = steady_text(Text(model._frames_note(run), margin=(0, 10),
+    note = steady_text(Text(clock.frames_note(run), margin=(0, 10),
                                         css_classes=["ldx-timeline-note"]))
-    code = (f"const marks = {json.dumps(model._mark_specs(run))}; "
+    code = (f"const marks = {json.dumps(clock.mark_specs(run))}; "
             f"const unit = {json.dumps(timeline.unit.capitalize())};\n"
             + _DRAW.replace("SYNC_MS", str(SYNC_MS)))
     args = dict(frames=source, arrays=arrays, player=player, sync=sync)
@@ -211,7 +213,7 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);\n" + _HANDLE
                     + (_KEYS if run is None else ""))
     _after_render(lambda: runs.param.update(value=runs.value + 1))
-    player.label = model._label_text(frames, i, timeline)
+    player.label = clock.label(i, run)
 
     me = weakref.ref(model)  # held weakly from the registry's args (sync), see above
 
@@ -219,29 +221,29 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
         explorer = me()
         if explorer is None:
             return
-        frames = explorer.frames(run)
+        frames = explorer.clock.frames(run)
         k = int(min(max(event.new, 0), len(frames) - 1))
-        explorer.set_time(run, None if k == len(frames) - 1 else int(frames.t[k]))
+        explorer.clock.set_time(run, None if k == len(frames) - 1 else int(frames.t[k]))
 
     sync.param.watch(on_time, "value")
-    shown = {"result": model._axis(run)[1]}
+    shown = {"result": clock.followed(run)}
 
     def on_drawn(_):
-        result = model._axis(run)[1]
+        result = clock.followed(run)
         if result is shown["result"] or result is None:
             return
         shown["result"] = result
-        frames = model.frames(run)
-        k = model.frame_index(run)
+        frames = clock.frames(run)
+        k = clock.frame_index(run)
         with pn.io.hold():
             # the server's copy of the player's value is stale (the browser does not send
             # it): send it even when unchanged
             player.param.update(end=max(len(frames) - 1, 1), value=k,
-                                label=model._label_text(frames, k, timeline))
+                                label=clock.label(k, run))
             player.param.trigger("value")
-            source.data = model._frames_data(run)
-            arrays.data = model._arrays_data(run)
-            note.object = model._frames_note(run)
+            source.data = clock.frames_data(run)
+            arrays.data = clock.arrays_data(run)
+            note.object = clock.frames_note(run)
             sync.value = k
             runs.value += 1
 

@@ -5,7 +5,7 @@ session's slider waited).
 The session sends what its figure is drawn from (``page_state``: the page's class and knobs,
 the time its timeline shows, the zoom windows, the results of its runs and the times of their
 timelines), and a worker process (``views.framework.worker.call``) rebuilds the page from them and draws the
-file there (``export_task``, ``views.framework.animation``'s ``_animation_task``), returning
+file there (``export_task``, ``views.framework.animation``'s ``animation_task``), returning
 its bytes: the same bytes ``explorer.export`` writes in the session's process. The job waits
 its turn in the fair queue (``views.framework.queue``) as a job of the page's session; a
 newer request of the same button supersedes the older.
@@ -18,7 +18,7 @@ import functools
 import threading
 
 from views.framework import worker as _worker
-from views.framework.jobs import _in_daemon_thread
+from views.framework.jobs import in_daemon_thread
 
 __all__ = ["page_state", "restore", "export_task", "in_worker", "show_progress", "REFRESH",
            "WIDTH", "QUEUED_WIDTH"]
@@ -35,7 +35,7 @@ def page_state(explorer) -> tuple[type, dict, dict]:
     shows, the visible windows of its zoomable panels, and each run's result, settings and
     timeline time."""
     knobs = {name: explorer.setting(name) for name in explorer.setting_names()}
-    windows = {m: (v.x_range, v.y_range) for m, v in explorer._view.items()
+    windows = {m: (v.x_range, v.y_range) for m, v in explorer.windows.items()
                if v.x_range is not None or v.y_range is not None}
     runs = {name: (job.result, job.settings, job.shown, explorer.time_of(name))
             for name, job in explorer.jobs.items()
@@ -50,7 +50,7 @@ def restore(explorer, state: dict) -> None:
     if state["time"] is not None:
         explorer.t = state["time"]
     for method, (x_range, y_range) in state["windows"].items():
-        explorer._view[method].update(x_range=x_range, y_range=y_range)
+        explorer.windows[method].update(x_range=x_range, y_range=y_range)
     for name, (result, settings, shown, t) in state["runs"].items():
         explorer.jobs[name].param.update(result=result, settings=settings, shown=shown)
         if t is not None:
@@ -58,7 +58,7 @@ def restore(explorer, state: dict) -> None:
 
 
 def export_task(explorer, args, progress):
-    """In a worker process: the page's figure as ``suffix`` (``FigureMixin.export_bytes``)."""
+    """In a worker process: the page's figure as ``suffix`` (``Model.export_bytes``)."""
     suffix, state = args
     restore(explorer, state)
     return explorer.export_bytes(suffix).getvalue()
@@ -73,7 +73,7 @@ async def in_worker(explorer, task, args, *, key, session=None, on_progress=None
     it waits). The job is cancelled when the session is gone or this coroutine is."""
     cls, knobs, _ = page_state(explorer)
     cancel, latest = threading.Event(), {}
-    future = _in_daemon_thread(
+    future = in_daemon_thread(
         asyncio.get_running_loop(),
         functools.partial(_worker.call, session=session, key=key, name=f"ldx-{key[0]}"),
         cls, knobs, task, args, cancel, latest)

@@ -1,14 +1,15 @@
 """The workarounds of ``views.framework.workarounds`` that concern the served app's sessions and
 documents rather than HoloViews' drawing (its table lists them with their guard tests):
 stylesheets from the server, a refresh that waits for the page's load instead of spinning, a
-location that reads any link, standalone HTML resources. Import them from ``workarounds``."""
+location that reads any link, standalone HTML resources. Import them from ``workarounds``. And
+the Bokeh session behind a session's context (``server_session``), which Bokeh keeps private."""
 
 from __future__ import annotations
 
 import functools
 
 __all__ = ["served_stylesheets", "refresh_when_loaded", "tolerant_location_query",
-           "standalone_resources"]
+           "standalone_resources", "server_session"]
 
 
 def served_stylesheets() -> None:
@@ -168,3 +169,10 @@ def standalone_resources():
                                        is not None else list(self.components))
 
     return StandaloneResources(mode="inline")
+
+
+def server_session(context):
+    """The Bokeh ``ServerSession`` behind a session's context (``doc.session_context``): None
+    while the session is being built. Bokeh keeps the link private
+    (``BokehSessionContext._session``); ``views.framework.session`` reads its connections."""
+    return context._session

@@ -7,6 +7,8 @@ import weakref
 
 import panel as pn
 
+from views.framework.served import server_session
+
 __all__ = ["SessionWatch"]
 
 
@@ -57,7 +59,7 @@ class SessionWatch:
         context = getattr(doc, "session_context", None) if doc is not None else None
         if context is None or context.destroyed:
             return False
-        session = context._session  # None while the session is being built
+        session = server_session(context)  # None while the session is being built
         if session is None or session.connection_count > 0:
             self._connected = self._connected or session is not None
             return True

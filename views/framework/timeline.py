@@ -45,7 +45,7 @@ from views.framework.marks import (MAX_BYTES, Frames, Mark, arrays_data, browser
                                    frames_bytes, strided)
 from views.framework.workarounds import dictionary_columns
 
-__all__ = ["Frames", "Mark", "Timeline", "TimelineMixin", "strided", "MAX_BYTES", "alias_time"]
+__all__ = ["Frames", "Mark", "Timeline", "Clock", "strided", "MAX_BYTES", "alias_time"]
 
 
 @dataclass(frozen=True)
@@ -131,47 +131,63 @@ class _MarkHook:
             figure.output_backend = "canvas"
 
 
-class TimelineMixin:
-    """The model's timelines: frames of the current result, marks at the current time
-    (``t``: the engine's time, None for the last frame) and the URL's ``t`` (the page's control
-    is ``views.framework.player.timeline_control``). A
-    run's timeline (``Run.timeline``) is named by the run (``run=``): its result is the one
-    the run shows, its time is kept apart from ``t``."""
+class Clock:
+    """The model's time (``model.clock``): the frames of each timeline, the time each shows
+    and the marks drawn at that time. The page's timeline (``Model.timeline``, ``run=None``)
+    follows the model's result, its time being the model's ``t`` (the URL's ``t=``); a run's
+    (``Run.timeline``, named by the run's key) follows the result the run shows, its time kept
+    here, apart from ``t`` (a run's result is not part of the link). The served page's control
+    (``views.framework.player.timeline_control``) reads what it sends to the browser from the
+    ``*_data``, ``mark_specs``, ``frames_note`` and ``label`` methods. Uses only the model's
+    public names (``timeline``, ``t``, ``result()``, ``jobs``)."""
 
-    def _timeline_uid(self, run: str | None = None) -> str:
-        """The prefix of the Bokeh names of this page's marks (unique within the server)."""
-        return f"ldx-time-{id(self):x}" + ("" if run is None else f"-{run}")
+    def __init__(self, model):
+        self.model = model
+        #: The time of each run's timeline (None or absent: its last frame).
+        self._run_times: dict[str, int | None] = {}
+        #: The frames of each timeline, with the result they were made from.
+        self._memo: dict = {}
 
-    def _axis(self, run: str | None):
-        """The timeline of ``run`` (None: the page's) and the result it follows."""
+    def uid(self, run: str | None = None) -> str:
+        """The prefix of the Bokeh names of the model's marks (unique within the server)."""
+        return f"ldx-time-{id(self.model):x}" + ("" if run is None else f"-{run}")
+
+    def timeline_of(self, run: str | None = None) -> Timeline | None:
+        """The declared timeline of ``run`` (None: the page's)."""
+        return self.model.timeline if run is None else self.model.jobs[run].run.timeline
+
+    def followed(self, run: str | None = None):
+        """The result the timeline of ``run`` follows: the model's current one for the page's
+        (None without a timeline), the one the run shows for a run's (None before it has
+        one)."""
         if run is None:
-            return self.timeline, (self.result() if self.timeline is not None else None)
-        job = self.jobs[run]
-        return job.run.timeline, job.shown
+            return self.model.result() if self.model.timeline is not None else None
+        return self.model.jobs[run].shown
 
     def time_of(self, run: str | None = None) -> int | None:
         """The time shown by a timeline: ``t`` for the page's, a run's own for a run's."""
-        return self.t if run is None else self.__dict__.get("_ldx_run_t", {}).get(run)
+        return self.model.t if run is None else self._run_times.get(run)
 
     def set_time(self, run: str | None, value: int | None) -> None:
+        """Show time ``value`` (None: the last frame) on the timeline of ``run``."""
         if run is None:
-            self.t = value
+            self.model.t = value
         else:
-            self.__dict__.setdefault("_ldx_run_t", {})[run] = value
+            self._run_times[run] = value
 
     def frames(self, run: str | None = None) -> Frames | None:
         """The frames sent to the browser for the current result (strided when long); None
         without a timeline (or a run's result). Cached per result."""
-        timeline, result = self._axis(run)
+        timeline, result = self.timeline_of(run), self.followed(run)
         if timeline is None or result is None:
             return None
-        memo = self.__dict__.setdefault("_ldx_frames", {}).get(run)
+        memo = self._memo.get(run)
         if memo is not None and memo[0] is result:
             return memo[1]
-        owner = self if run is None else self.jobs[run].run
-        method = getattr(owner, timeline.frames)
+        owner = self.model if run is None else self.model.jobs[run].run
+        method = getattr(owner, timeline.frames)  # by name: a subclass's override plays
         frames = strided(method() if run is None else method(result), timeline.max_frames)
-        self.__dict__["_ldx_frames"][run] = (result, frames)
+        self._memo[run] = (result, frames)
         return frames
 
     def frame_index(self, run: str | None = None) -> int:
@@ -185,7 +201,7 @@ class TimelineMixin:
 
     def time_text(self) -> str | None:
         """``t`` as the URL holds it: None at the last frame (the default)."""
-        if self.timeline is None or self.t is None:
+        if self.model.timeline is None or self.model.t is None:
             return None
         frames = self.frames()
         i = self.frame_index()
@@ -195,13 +211,14 @@ class TimelineMixin:
         """The time ``t`` of a URL (text), a whole number within the run; ``ValueError`` with a
         sentence otherwise (as for the knobs)."""
         frames = self.frames()
-        return _knobs.parse(self.param["t"], raw, bounds=(int(frames.t[0]), int(frames.t[-1])))
+        return _knobs.parse(self.model.param["t"], raw,
+                            bounds=(int(frames.t[0]), int(frames.t[-1])))
 
-    def _with_marks(self, plot, element, run: str | None = None):
-        """``element`` with the timeline's marks of ``plot`` drawn at the current time. In an
-        export at the default time (the end of the run) only the marks that are the picture
-        itself (``Mark.always``)."""
-        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
+    def with_marks(self, plot, element, run: str | None = None):
+        """``element``, the panel ``plot`` draws, with the marks of the timeline of ``run``
+        on that panel drawn at its current time. In an export at the default time (the end of
+        the run) only the marks that are the picture itself (``Mark.always``)."""
+        timeline = self.timeline_of(run)
         marks = [] if timeline is None else [m for m in timeline.marks if m.plot == plot.method]
         if exporting() and self.time_of(run) is None:
             marks = [m for m in marks if m.always]
@@ -209,7 +226,7 @@ class TimelineMixin:
         if frames is None:
             return element
         i = self.frame_index(run)
-        uid = self._timeline_uid(run)
+        uid = self.uid(run)
         every = [m for m in timeline.marks if m.plot == plot.method]
         with dictionary_columns():  # plain arrays, not DataFrames: cheaper on every draw
             layers = [style(mark.element(frames, i),
@@ -219,42 +236,48 @@ class TimelineMixin:
             return element.clone(list(element) + layers)
         return hv.Overlay([element, *layers])
 
-    def _mark_specs(self, run: str | None = None) -> list[dict]:
-        uid = self._timeline_uid(run)
-        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
+    def mark_specs(self, run: str | None = None) -> list[dict]:
+        """What the browser redraws at each frame (``marks.browser_spec``), each mark by the
+        Bokeh name ``with_marks`` gave it."""
+        uid = self.uid(run)
         specs, seen = [], {}
-        for mark in timeline.marks:
+        for mark in self.timeline_of(run).marks:
             k = seen[mark.plot] = seen.get(mark.plot, -1) + 1
             specs.append(browser_spec(mark, f"{uid}-{mark.plot}-{k}"))
         return specs
 
-    def _frames_data(self, run: str | None = None) -> dict:
+    def frames_data(self, run: str | None = None) -> dict:
+        """The frames' time and per-frame columns as float64 arrays: the data of the
+        browser's ``ColumnDataSource`` of frames."""
         frames = self.frames(run)
         data = {"t": np.asarray(frames.t, dtype=np.int64).astype(np.float64)}
         for name, values in frames.columns.items():
             data[name] = np.asarray(values, dtype=np.float64)
         return data
 
-    def _arrays_data(self, run: str | None = None) -> dict:
-        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
-        images = {m.x for m in timeline.marks if m.kind == "image"}
+    def arrays_data(self, run: str | None = None) -> dict:
+        """The frames' per-frame arrays (images, particles) packed for the browser
+        (``marks.arrays_data``)."""
+        images = {m.x for m in self.timeline_of(run).marks if m.kind == "image"}
         return arrays_data(self.frames(run), images)
 
-    def _frames_note(self, run: str | None = None) -> str:
+    def frames_note(self, run: str | None = None) -> str:
+        """A sentence (Markdown) on the frames sent: how many, how far apart, their size, and
+        whether they are strided."""
         frames = self.frames(run)
-        timeline, _ = self._axis(run) if run is not None else (self.timeline, None)
-        unit = timeline.unit
+        unit = self.timeline_of(run).unit
         size = frames_bytes(frames)
         sent = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.0f} kB"
         if frames.stride == 1:
             every = bool(np.all(np.diff(frames.t) == 1))
             return (f"{len(frames):,} frames, " + (f"one per {unit}" if every else
-                    f"at the run's checkpoints") + f" ({sent}, sent once).")
+                    "at the run's checkpoints") + f" ({sent}, sent once).")
         return (f"**Strided:** every {_ordinal(frames.stride)} of the run's {frames.total:,} "
                 f"frames is sent, and the last ({len(frames):,} frames, {sent}); a shorter run "
                 "shows every one.")
 
-    @staticmethod
-    def _label_text(frames: Frames, i: int, timeline: Timeline) -> str:
-        return (f"{timeline.unit.capitalize()} t = {int(frames.t[i]):,} of "
+    def label(self, i: int, run: str | None = None) -> str:
+        """Frame ``i``'s time in words: "Step t = 1,234 of 20,000"."""
+        frames = self.frames(run)
+        return (f"{self.timeline_of(run).unit.capitalize()} t = {int(frames.t[i]):,} of "
                 f"{int(frames.t[-1]):,}")
