@@ -121,7 +121,7 @@ def test_a_subclass_that_overrides_a_named_method_draws_its_own():
     assert Wider.plots is TorusExplorer.plots  # the declarations are inherited as they are
     model = Wider(**TorusExplorer.quick)
     plot = next(p for p in model.plots if p.method == "discrepancy_plot")
-    element = model._call(plot, plot.method)
+    element = model.drawing.panel_element(plot)
     assert list(element.dimension_values("disc")) == [2.0, 3.0]
     assert np.all(model.frames().columns["N"] == 7)
     # the base page still draws its own
