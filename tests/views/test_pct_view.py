@@ -82,8 +82,13 @@ def test_the_runs_settings_are_their_own_and_an_old_links_data_seed_seeds_both()
     assert query["table.hidden"] == "20"
     assert query["boundaries.train_cases"] == "40" and query["boundaries.epochs"] == "20"
     assert query["table.epochs"] == str(cls.runs[1].param["epochs"].default)
-    explorer = cls(**{"data_seed": 3, "table.seed": 4})  # a new name wins over an old one
-    assert (explorer.setting("boundaries.seed"), explorer.setting("table.seed")) == (3, 4)
+    # a new name wins over an old one, in whichever order they come
+    for given in ({"data_seed": 3, "table.seed": 4}, {"table.seed": 4, "data_seed": 3}):
+        explorer = cls(**given)
+        assert (explorer.setting("boundaries.seed"), explorer.setting("table.seed")) == (3, 4)
+    explorer = cls()
+    explorer.set_setting("data_seed", 9)  # a script setting the old name sets both runs
+    assert explorer.setting("boundaries.seed") == explorer.setting("table.seed") == 9
     assert not any(name.startswith(("boundaries.", "table."))
                    for plot in explorer.plots for name in explorer.redraw_knobs(plot))
 

@@ -135,9 +135,12 @@ class Model(param.Parameterized):
                         for p in self.plots if p.zoom or p.cloud is not None}
         #: One job per declared run (``views.framework.runs.Run``).
         self.jobs = {run.key: Job(self, run(self)) for run in self.runs}
-        for name, value in own.items():  # made consistent below, with the knobs
-            run, setting = self._run_settings()[name]
-            self.jobs[run].run.set_unconstrained(setting, value)
+        # an older link's names first, so that a setting's own name wins over them; made
+        # consistent below, with the knobs
+        names = set(self.setting_names())
+        for name, value in sorted(own.items(), key=lambda item: item[0] in names):
+            for run, setting in self._setting_targets(name):
+                self.jobs[run].run.set_unconstrained(setting, value)
         #: The collaborators: the timelines' time, the figures, the animations.
         self.clock, self.drawing, self.animator = Clock(self), Drawing(self), Animator(self)
         self.notice = " ".join(self._constrain())
@@ -200,13 +203,25 @@ class Model(param.Parameterized):
     def _run_settings(cls) -> dict[str, tuple[str, str]]:
         """Every name a run's setting has in a URL or a constructor: ``<run>.<setting>``, and
         the names older links gave it (``Run.aliases``) -> (run, setting)."""
-        names = {}
+        return {name: targets[0] for name, targets in cls._setting_targets_of().items()}
+
+    @classmethod
+    @functools.cache
+    def _setting_targets_of(cls) -> dict[str, tuple[tuple[str, str], ...]]:
+        """As ``_run_settings``, with every (run, setting) an older link's name sets: a name
+        that several runs took over (one seed of two runs that now have a seed each) sets them
+        all."""
+        names: dict[str, list] = {}
         for run in cls.runs:
             for old, setting in run.aliases.items():
-                names[old] = (run.key, setting)
+                names.setdefault(old, []).append((run.key, setting))
             for setting in run.knob_names():
-                names[run_key(run.key, setting)] = (run.key, setting)
-        return names
+                names[run_key(run.key, setting)] = [(run.key, setting)]
+        return {name: tuple(targets) for name, targets in names.items()}
+
+    @classmethod
+    def _setting_targets(cls, name: str) -> tuple[tuple[str, str], ...]:
+        return cls._setting_targets_of()[name]
 
     @classmethod
     def setting_known(cls, name: str) -> bool:
@@ -244,8 +259,8 @@ class Model(param.Parameterized):
     def set_setting(self, name: str, value) -> None:
         """Set a setting named as in ``setting_names`` (a knob or a run's setting)."""
         if name in self._run_settings():
-            run, setting = self._run_settings()[name]
-            setattr(self.jobs[run].run, setting, value)
+            for run, setting in self._setting_targets(name):
+                setattr(self.jobs[run].run, setting, value)
         else:
             setattr(self, name, value)
 

@@ -64,7 +64,9 @@ class Run(param.Parameterized):
     fields: ClassVar[tuple[str, ...]] = ()
     #: Widget overrides for ``pn.Param`` (setting name -> dict), as a page's ``widgets``.
     widgets: ClassVar[dict] = {}
-    #: Names older links gave the run's settings (old name -> setting): they still open.
+    #: Names older links gave the run's settings (old name -> setting): they still open. A name
+    #: that several runs list sets each of them (one seed of two runs that now have one each);
+    #: a setting's own name (``<run>.<setting>``) wins over an old one given beside it.
     aliases: ClassVar[dict[str, str]] = {}
 
     def __init__(self, model=None, **params):

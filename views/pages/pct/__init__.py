@@ -126,14 +126,6 @@ class PCTExplorer(Explorer):
 
     text = prose(__file__, "page.md")
 
-    def __init__(self, **params):
-        # an older link's data_seed was the seed of both runs (each has its own now)
-        if "data_seed" in params:
-            seed = params.pop("data_seed")
-            for run in self.runs:
-                params.setdefault(f"{run.key}.seed", seed)
-        super().__init__(**params)
-
     # --- computation -------------------------------------------------------------------------
     def _compute(self) -> PCTPage:
         return run_page(int(self.n_units), int(self.cases), int(self.steps), int(self.batch),

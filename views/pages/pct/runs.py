@@ -58,7 +58,7 @@ class BoundariesRun(Run):
     title = "Decision boundaries: voted perceptron, conditional herding and dRBM (Fig 1.16)"
     button = "Train all three"
     text = prose(__file__, "boundaries.md")
-    # ``data_seed`` was both runs' seed: the page gives an older link's value to both
+    # ``data_seed`` was both runs' seed: both take an older link's value (``Run.aliases``)
     aliases = {"dataset": "dataset", "train_cases": "train_cases", "hidden": "hidden",
                "epochs": "epochs", "data_seed": "seed"}
     quick = {"train_cases": 20, "hidden": 2, "epochs": 10}
