@@ -168,7 +168,14 @@ def test_play_reaches_the_end_and_stops_or_loops(server, page):
     # the step size: a step forward moves that many frames
     page.locator(".ldx-timeline-step select").select_option("10")
     page.wait_for_function("() => __ldxPlayer.step === 10")
-    page.locator(".ldx-timeline-player button.first").click()
+    # every button says what it does (Panel draws icons alone: a double arrow is "first")
+    first = page.locator(".ldx-timeline-player button.first[title='First frame']")
+    first.wait_for()
+    titles = page.locator(".ldx-timeline-player button").evaluate_all(
+        "bs => bs.map(b => b.getAttribute('aria-label'))")
+    assert titles == ["Slower", "First frame", "Step back", "Play backwards", "Pause (space)",
+                      "Play (space)", "Step forward", "Last frame", "Faster"], titles
+    first.click()
     page.locator(".ldx-timeline-player button.next").click()
     page.wait_for_function("() => window.ldxTimeline && window.ldxTimeline.value === 10")
     page.locator(".ldx-timeline-step select").select_option("1")

@@ -116,6 +116,24 @@ setTimeout(handle, 50); setTimeout(handle, 500);
 """
 
 
+# Panel's player buttons are icons without a word (a double arrow is the first frame): each
+# gets a tooltip and an accessible name, in every player of the page (inside shadow roots).
+_TITLES = """
+const titles = {slower: 'Slower', first: 'First frame', previous: 'Step back',
+                reverse: 'Play backwards', pause: 'Pause (space)', play: 'Play (space)',
+                next: 'Step forward', last: 'Last frame', faster: 'Faster'};
+const name = root => root.querySelectorAll('*').forEach(el => {
+  if (el.tagName === 'BUTTON') {
+    for (const c of el.classList) {
+      if (titles[c] && !el.title) { el.title = titles[c]; el.setAttribute('aria-label', titles[c]); }
+    }
+  }
+  if (el.shadowRoot) name(el.shadowRoot);
+});
+setTimeout(() => name(document), 0); setTimeout(() => name(document), 1000);
+"""
+
+
 # The keyboard plays the page's timeline (not a run's): space plays and pauses, the arrow keys
 # step back and forward by the step size, unless a control has the key (a text field, a menu,
 # a slider's handle: the arrows move a slider).
@@ -211,7 +229,7 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     # the whole update is applied (the frames, the player's end and value come with it)
     runs = pn.widgets.IntInput(value=0, visible=False)
     runs.jscallback(args=args, value="setTimeout(() => { " + code + " }, 0);\n" + _HANDLE
-                    + (_KEYS if run is None else ""))
+                    + _TITLES + (_KEYS if run is None else ""))
     _after_render(lambda: runs.param.update(value=runs.value + 1))
     player.label = clock.label(i, run)
 
