@@ -182,6 +182,8 @@ def test_play_reaches_the_end_and_stops_or_loops(server, page):
     page.wait_for_function("() => __ldxPlayer.step === 1")
     page.locator(".ldx-timeline-player button.first").click()
     page.wait_for_function("() => window.ldxTimeline && window.ldxTimeline.value === 0")
+    # at 30 frames a second: the default pace plays any run in about 15 s
+    page.evaluate("() => { __ldxPlayer.interval = 33; }")
     start_prints = page.evaluate(PRINTS)
     page.locator(".ldx-timeline-player button.play").click()
     page.wait_for_function("() => __ldxPlayer.direction === 1")

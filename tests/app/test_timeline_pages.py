@@ -86,6 +86,8 @@ def test_a_fresh_ising_page_plays_from_the_start_and_the_handle_shows_the_frame(
     slider = page.locator(".ldx-timeline-player input[type=range]")
     assert int(slider.evaluate("el => el.value")) == end == int(slider.evaluate("el => el.max"))
     assert page.evaluate(COLUMN, ["-sw_image-0", "image"]) == _expected("ising", query, "sw", 200)
+    # at 30 frames a second: the default pace plays any run in about 15 s
+    page.evaluate("() => { __ldxPlayer.interval = 33; }")
     before = page.evaluate(PRINTS)
     page.locator(".ldx-timeline-player button.play").click()
     # play at the end starts again from the first sample

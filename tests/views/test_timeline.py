@@ -6,6 +6,8 @@ round-trips; exports draw the marks at the current time."""
 
 from __future__ import annotations
 
+import math
+
 import holoviews as hv
 import numpy as np
 import pytest
@@ -369,3 +371,21 @@ def test_time_in_the_url_round_trips_and_is_validated_on_every_timeline(cls, kno
         e, messages = cls.from_query({**query, "t": [bad]})
         assert e.t is None and len(messages) == 1
         assert messages[0].startswith(f"Time t must be a whole number from {first:,} to {last:,}")
+
+
+@pytest.mark.parametrize("frames", [2, 3, 21, 35, 61, 455, 456, 1000, 4001, 5000])
+def test_a_whole_run_plays_in_about_fifteen_seconds_whatever_its_length(frames):
+    """The default pace (issue 49 item 2): PMD's 21 checkpoints and herding's 4,001 frames both
+    play in 10-20 s; a long run taking every k-th frame at up to 30 frames a second, a short
+    one every frame, slower, and no frame held longer than a second."""
+    from views.framework.player import INTERVAL_MS, PLAY_SECONDS, SLOWEST_MS, pace, pace_text
+
+    interval, step = pace(frames)
+    seconds = math.ceil((frames - 1) / step) * interval / 1000
+    assert INTERVAL_MS <= interval <= SLOWEST_MS and step >= 1
+    if frames - 1 >= PLAY_SECONDS:  # enough frames to fill the time at a frame a second
+        assert 10 <= seconds <= 20, (frames, interval, step, seconds)
+    if step > 1:  # the smallest step that keeps to 30 frames a second
+        assert (frames - 1) / (step - 1) * INTERVAL_MS > PLAY_SECONDS * 1000
+    text = pace_text(np.arange(frames) * 5, interval, step)
+    assert text.startswith(f"Plays in about {seconds:.0f} s: t advances")

@@ -12,6 +12,7 @@ only through a hidden widget written at most every ``SYNC_MS`` ms, to keep it in
 from __future__ import annotations
 
 import json
+import math
 import weakref
 
 import panel as pn
@@ -20,12 +21,39 @@ from bokeh.models import ColumnDataSource
 from views.framework.text import math_markdown
 from views.framework.page_workarounds import Text, steady_text
 
-__all__ = ["timeline_control", "SYNC_MS", "INTERVAL_MS"]
+__all__ = ["timeline_control", "SYNC_MS", "INTERVAL_MS", "PLAY_SECONDS", "pace", "pace_text"]
 
 #: The browser tells the server the time at most this often while playing or scrubbing (ms).
 SYNC_MS = 400
-#: Milliseconds between frames when playing at the default speed (about 30 frames per second).
+#: The shortest time between frames when playing (ms): about 30 frames per second.
 INTERVAL_MS = 33
+#: A whole run plays in about this many seconds at the default pace, whatever its length: a
+#: 4,001-frame herding run took a minute at one frame a tick, PMD's 21 checkpoints 0.7 s.
+PLAY_SECONDS = 15
+#: The longest time between frames (ms): a run of a few frames still moves.
+SLOWEST_MS = 1000
+
+
+def pace(frames: int) -> tuple[int, int]:
+    """The default pace of a timeline of ``frames`` frames: milliseconds between frames and
+    frames a step, so that the whole run plays in about ``PLAY_SECONDS``: the fewest frames
+    a step that keep the player at most 30 frames a second (one for a short run), then the
+    interval that fills the time (at most ``SLOWEST_MS``)."""
+    moves = max(int(frames) - 1, 1)
+    step = max(1, math.ceil(moves * INTERVAL_MS / (PLAY_SECONDS * 1000)))
+    interval = PLAY_SECONDS * 1000 / math.ceil(moves / step)
+    return int(min(max(round(interval), INTERVAL_MS), SLOWEST_MS)), step
+
+
+def pace_text(t, interval: int, step: int) -> str:
+    """The pace in words: how long the run plays and how far t advances a second."""
+    moves = max(len(t) - 1, 1)
+    seconds = math.ceil(moves / step) * interval / 1000
+    span = float(t[-1] - t[0]) if len(t) else 0.0
+    rate = span / seconds if seconds else 0.0
+    per = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
+    return (f"Plays in about {seconds:.0f} s: t advances {per} a second"
+            + (f", {step} frames a step." if step > 1 else "."))
 
 
 # The browser side, run on every change of the player's value. ``marks`` lists what to redraw
@@ -199,18 +227,24 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     source = ColumnDataSource(data=clock.frames_data(run))
     arrays = ColumnDataSource(data=clock.arrays_data(run))
     i = clock.frame_index(run)
-    player = _LocalPlayer(start=0, end=max(len(frames) - 1, 1), value=i, step=1,
-                          interval=INTERVAL_MS, loop_policy="once", show_value=False,
+    interval, stride = pace(len(frames))
+    player = _LocalPlayer(start=0, end=max(len(frames) - 1, 1), value=i, step=stride,
+                          interval=interval, loop_policy="once", show_value=False,
                           show_loop_controls=True, sizing_mode="stretch_width",
                           min_width=290, max_width=420, height=90,
                           visible_loop_options=["once", "loop", "reflect"],
                           css_classes=["ldx-timeline-player"])
-    step = pn.widgets.Select(label="Step size (frames)", options=[1, 10, 100], value=1,
-                             width=120, css_classes=["ldx-timeline-step"])
+    step = pn.widgets.Select(label="Step size (frames)", options=sorted({1, 10, 100, stride}),
+                             value=stride, width=120, css_classes=["ldx-timeline-step"])
     # the menu's value is text in the browser; the player's step a whole number
     step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
     sync = pn.widgets.IntInput(value=i, visible=False)
-    note = steady_text(Text(clock.frames_note(run), margin=(0, 10),
+    def note_text() -> str:
+        frames = clock.frames(run)
+        return (clock.frames_note(run) + " "
+                + pace_text(frames.t, *pace(len(frames))))
+
+    note = steady_text(Text(note_text(), margin=(0, 10),
                                         css_classes=["ldx-timeline-note"]))
     code = (f"const marks = {json.dumps(clock.mark_specs(run))}; "
             f"const unit = {json.dumps(timeline.unit.capitalize())};\n"
@@ -256,12 +290,14 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
         with pn.io.hold():
             # the server's copy of the player's value is stale (the browser does not send
             # it): send it even when unchanged
-            player.param.update(end=max(len(frames) - 1, 1), value=k,
-                                label=clock.label(k, run))
+            interval, stride = pace(len(frames))
+            player.param.update(end=max(len(frames) - 1, 1), value=k, interval=interval,
+                                step=stride, label=clock.label(k, run))
+            step.param.update(options=sorted({1, 10, 100, stride}), value=stride)
             player.param.trigger("value")
             source.data = clock.frames_data(run)
             arrays.data = clock.arrays_data(run)
-            note.object = clock.frames_note(run)
+            note.object = note_text()
             sync.value = k
             runs.value += 1
 
