@@ -29,7 +29,7 @@ from views.framework.lesson_view import (COLUMN_WIDTH, lesson_list, lesson_panel
 from views.framework.page import Page
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
-from views.framework.page_workarounds import Alert, Text, one_graph_walk, steady_text
+from views.framework.page_workarounds import FIND_JS, Alert, Text, one_graph_walk, steady_text
 from views.framework.workarounds import served_stylesheets, tolerant_location_query
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
@@ -461,18 +461,10 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
 #: wait for it to have a size.
 REVEAL_JS = """
 if (!cb_obj.active) return;
+""" + FIND_JS + """
 const start = performance.now();
 const reveal = () => {
-  const find = root => {
-    const here = root.querySelector('.CLASS');
-    if (here) return here;
-    for (const el of root.querySelectorAll('*')) {
-      const inner = el.shadowRoot && find(el.shadowRoot);
-      if (inner) return inner;
-    }
-    return null;
-  };
-  const view = find(document);
+  const view = find(document, '.CLASS');
   if (view && view.getBoundingClientRect().height > 0) {
     view.scrollIntoView({behavior: 'smooth', block: 'start'});
   } else if (performance.now() - start < 5000) {

@@ -9,6 +9,7 @@ import urllib.parse
 import pytest
 
 from views import EXPLORERS
+from views.framework.page_workarounds import FIND_JS
 from views.framework.present import Presentation
 from views.lesson import VIEW_KEYS, read, step_args
 
@@ -95,17 +96,8 @@ def test_a_bad_step_says_which_and_why_and_the_lesson_goes_on(server, page):
 
 
 #: True once the view of the class given is shown and its top lies on the screen.
-_IN_SIGHT = """css => {
-    const find = root => {
-        const here = root.querySelector('.' + css);
-        if (here) return here;
-        for (const el of root.querySelectorAll('*')) {
-            const inner = el.shadowRoot && find(el.shadowRoot);
-            if (inner) return inner;
-        }
-        return null;
-    };
-    const view = find(document);
+_IN_SIGHT = """css => {""" + FIND_JS + """
+    const view = find(document, '.' + css);
     if (!view) return false;
     const box = view.getBoundingClientRect();
     return box.height > 0 && box.top >= 0 && box.top < window.innerHeight;
@@ -121,7 +113,7 @@ def test_add_this_view_as_a_step_writes_the_state(server, page):
     page.mouse.wheel(0, 3000)
     page.wait_for_function("() => document.querySelector('#main').scrollTop > 500",
                            timeout=REDRAW_TIMEOUT)  # the template's main area scrolls
-    page.get_by_role("button", name="Step").click()
+    page.get_by_role("button", name="Step", exact=True).click()
     page.wait_for_function(_IN_SIGHT, arg="ldx-step-view", timeout=REDRAW_TIMEOUT)
     text = page.locator(".ldx-step-view pre").inner_text(timeout=REDRAW_TIMEOUT)
     assert text.startswith("## ") and "[open](?page=neuron&" in text

@@ -20,7 +20,7 @@ import panel as pn
 
 from views import EXPLORERS
 from views.framework.knobs import NUMBER_CHARS
-from views.framework.page_workarounds import Alert, Text, steady_text
+from views.framework.page_workarounds import FIND_JS, Alert, Text, steady_text
 from views.framework.text import math_markdown, plain, quote
 from views.lesson import NAME, Lesson, check_step, lessons, read, step_args, step_markdown
 
@@ -90,7 +90,7 @@ def open_lesson(args: dict) -> OpenedLesson | None:
     return OpenedLesson(lesson, k, merged, play, problems)
 
 
-_KEYS_JS = """
+_KEYS_JS = FIND_JS + """
 if (!window.ldxLessonKeys) {
   window.ldxLessonKeys = true;
   document.addEventListener('keydown', (event) => {
@@ -101,17 +101,7 @@ if (!window.ldxLessonKeys) {
       return;
     const go = {PageDown: 'next', n: 'next', PageUp: 'previous', p: 'previous'}[event.key];
     if (!go) return;
-    // the link is inside Panel's shadow roots
-    const find = root => {
-      const here = root.querySelector('a.ldx-lesson-' + go);
-      if (here) return here;
-      for (const el of root.querySelectorAll('*')) {
-        const inner = el.shadowRoot && find(el.shadowRoot);
-        if (inner) return inner;
-      }
-      return null;
-    };
-    const link = find(document);
+    const link = find(document, 'a.ldx-lesson-' + go);
     if (link) { event.preventDefault(); window.location.href = link.href; }
   });
 }

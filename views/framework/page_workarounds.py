@@ -15,7 +15,22 @@ import panel as pn
 import param
 
 __all__ = ["one_graph_walk", "prompt_widget", "snap_from_browser", "steady_text", "Text",
-           "Alert", "is_slider"]
+           "Alert", "is_slider", "FIND_JS"]
+
+#: A browser-side function ``find(root, selector)``: the first element matching ``selector``
+#: under ``root``, looking inside shadow roots too (Panel draws every component in its own
+#: shadow root, so ``document.querySelector`` finds none of the page's own elements).
+FIND_JS = """
+const find = (root, selector) => {
+  const here = root.querySelector(selector);
+  if (here) return here;
+  for (const el of root.querySelectorAll('*')) {
+    const inner = el.shadowRoot && find(el.shadowRoot, selector);
+    if (inner) return inner;
+  }
+  return null;
+};
+"""
 
 
 def is_slider(widget) -> bool:
