@@ -54,9 +54,11 @@ _INJECTED = """() => {
             if (/^\\s*javascript:/i.test(a.value))
                 found.push(el.tagName + ' ' + a.name + '=' + a.value);
         }
-        // the page menu is the app's own <details> (app/main.py, navigation)
+        // the app's own <details>: the page menu (app/main.py, navigation) and a verdict's
+        // rule and power (views.framework.text.verdict_markdown)
         if (['IFRAME', 'OBJECT', 'EMBED', 'DETAILS'].includes(el.tagName)
-            && !(el.tagName === 'DETAILS' && el.classList.contains('ldx-menu')))
+            && !(el.tagName === 'DETAILS' && (el.classList.contains('ldx-menu')
+                                              || el.classList.contains('ldx-rule'))))
             found.push(el.tagName);
         if (el.tagName === 'IMG' && !/^(data:|https?:)/.test(el.getAttribute('src') || ''))
             found.push('IMG src=' + el.getAttribute('src'));

@@ -144,6 +144,17 @@ def steady_text(pane):
     return pane
 
 
+#: A verdict's rule and power (``views.framework.text.verdict_markdown``) folded at the end of
+#: its line, not on a line of its own (30 px more above a 1024-px page's first plot): the
+#: browser closes the paragraph before a ``<details>``, so that paragraph is made inline too.
+RULE_CSS = """
+details.ldx-rule, details.ldx-rule > summary, p:has(+ details.ldx-rule) { display: inline; }
+details.ldx-rule > summary { cursor: pointer; color: #0072b5; }
+details.ldx-rule > summary::before { content: "▸ "; }
+details.ldx-rule[open] > summary::before { content: "▾ "; }
+"""
+
+
 class Text(pn.pane.Markdown):
     """The Markdown pane of every text the app shows: Panel's, with markdown-it's ``linkify``
     off.
@@ -158,6 +169,9 @@ class Text(pn.pane.Markdown):
 
     renderer_options = param.Dict(default={"linkify": False}, nested_refs=True, doc="""
         markdown-it's options: ``linkify`` off (see the class).""")
+
+    stylesheets = param.List(default=[RULE_CSS], doc="""
+        A verdict's folded rule and power stays on its line (``RULE_CSS``).""")
 
 
 class Alert(pn.pane.Alert):

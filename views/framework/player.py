@@ -52,8 +52,7 @@ def pace_text(t, interval: int, step: int) -> str:
     span = float(t[-1] - t[0]) if len(t) else 0.0
     rate = span / seconds if seconds else 0.0
     per = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
-    return (f"Plays in about {seconds:.0f} s: t advances {per} a second"
-            + (f", {step} frames a step." if step > 1 else "."))
+    return f"Plays in about {seconds:.0f} s: t advances {per} a second."
 
 
 # The browser side, run on every change of the player's value. ``marks`` lists what to redraw

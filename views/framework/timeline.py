@@ -273,8 +273,7 @@ class Clock:
             return (f"{len(frames):,} frames, " + (f"one per {unit}" if every else
                     "at the run's checkpoints") + f" ({sent}, sent once).")
         return (f"**Strided:** every {_ordinal(frames.stride)} of the run's {frames.total:,} "
-                f"frames is sent, and the last ({len(frames):,} frames, {sent}); a shorter run "
-                "shows every one.")
+                f"frames is sent, and the last ({len(frames):,} frames, {sent}).")
 
     def label(self, i: int, run: str | None = None) -> str:
         """Frame ``i``'s time in words: "Step t = 1,234 of 20,000"."""
