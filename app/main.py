@@ -25,7 +25,7 @@ from views.framework.knobs import check_query
 from views.framework.jobs import in_daemon_thread
 from views.framework.live import session_post
 from views.framework.lesson_view import (COLUMN_WIDTH, lesson_list, lesson_panel, open_lesson,
-                                         step_view)
+                                         present_view, step_view)
 from views.framework.page import Page
 from views.framework.present import Presentation
 from views.framework.text import plain, quote
@@ -449,11 +449,14 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
                                *controls.objects, gap="4px 16px", align_items="end",
                                sizing_mode="stretch_width"),
                     code_pane, step_pane, page.panel()]
+    present, present_pane = present_view(slug, page.model, lambda: {
+        "page": slug, **page.model.query()})
+    reveal_when_opened(present, "ldx-present-view")
     # the buttons wrap in the sidebar's 320 px (four in a row ran past its edge)
-    return ([pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step,
+    return ([pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step, present,
                         gap="0px", sizing_mode="stretch_width"),
              Text("### Settings"), page.controls()],
-            [code_pane, step_pane, page.panel()])
+            [code_pane, step_pane, present_pane, page.panel()])
 
 
 #: When a toggle opens its view, bring the view into sight (it sits at the top of the page,

@@ -63,3 +63,30 @@ def test_a_teachers_link_shows_the_plots_and_only_the_named_controls(server, pag
                            timeout=REDRAW_TIMEOUT)
     query = urllib.parse.parse_qs(urllib.parse.urlparse(page.url).query)
     assert query["present"] == ["1"] and query["show"] == ["n_states,seed"]
+
+
+def test_present_makes_the_present_link_from_the_state_and_the_picked_controls(server, page):
+    """**Present** (issue 49 item 1): the teacher picks controls by their labels; the link it
+    makes opens this state in present mode with only those controls."""
+    cls = EXPLORERS["herding"]
+    _open(page, f"{server}?page=herding&eta=0.5")
+    page.get_by_role("button", name="Present", exact=True).click()
+    link = page.locator(".ldx-present-open")
+    link.wait_for(timeout=REDRAW_TIMEOUT)
+    page.locator(".ldx-present-view input").first.click()  # the menu of the controls' labels
+    page.locator(".choices__item--choice", has_text="Model seed").first.click()
+    page.keyboard.press("Escape")
+    page.wait_for_function("""() => { const f = (r) => { const a = r.querySelector(
+        'a.ldx-present-open'); if (a) return a; for (const e of r.querySelectorAll('*'))
+        { const i = e.shadowRoot && f(e.shadowRoot); if (i) return i; } return null; };
+        const a = f(document); return a && a.href.includes('show=seed'); }""",
+                           timeout=REDRAW_TIMEOUT)
+    href = link.get_attribute("href")
+    query = urllib.parse.parse_qs(href[1:])
+    assert query["present"] == ["1"] and query["show"] == ["seed"] and query["eta"] == ["0.5"]
+    _open(page, f"{server}{href}")
+    _wait_for_plots(page, _canvas_count(cls))
+    assert page.locator("#sidebar").count() == 0
+    labels = {label.split(":")[0].strip() for label in page.evaluate(_LABELS)}
+    assert labels & {cls.param[n].label for n in cls.knob_names()} == {"Model seed"}
+    assert page.errors == []

@@ -7,7 +7,8 @@ step and the whole state) reopens exactly what was shown. The step's caption is 
 plots with the previous and next steps as buttons and keys (Page Down and Page Up, which a
 presenter's remote sends, or n and p). A step that cannot open as written says which step and
 why; the rest of the lesson opens. ``step_view`` writes the current state as a step to paste
-into a lesson (**Add this view as a step**).
+into a lesson (**Add this view as a step**), and ``present_view`` makes its present-mode link
+with the controls the teacher picks by their labels (**Present**).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from views.framework.text import math_markdown, plain, quote
 from views.lesson import NAME, Lesson, check_step, lessons, read, step_args, step_markdown
 
 __all__ = ["OpenedLesson", "LESSON_KEYS", "open_lesson", "lesson_panel", "lesson_list",
-           "step_view", "CAPTION_OPTIONS"]
+           "step_view", "present_view", "CAPTION_OPTIONS"]
 
 #: The address's keys of a lesson: its name and the step's number (from 1).
 LESSON_KEYS = ("lesson", "step")
@@ -199,5 +200,45 @@ def step_view(slug: str, model, address) -> tuple[pn.widgets.Toggle, pn.pane.HTM
             view.object = text()
 
     model.param.watch(refresh, ["drawn", "t"])
+    toggle.param.watch(lambda event: (refresh(), setattr(view, "visible", event.new)), "value")
+    return toggle, view
+
+
+def present_view(slug: str, model, address) -> tuple[pn.widgets.Toggle, pn.Column]:
+    """A "Present" toggle and the view it opens: the teacher picks the controls to keep by
+    their labels, and a link opens this state in present mode with them (``present=1&show=``,
+    ``views.framework.present``), written from ``address()`` (the page and its state) when
+    shown, at each state drawn and at each pick."""
+    toggle = pn.widgets.Toggle(name="Present", button_type="primary", button_style="outline",
+                               width=80)
+    options = {}
+    for name in model.setting_names():
+        label = model.knob_param(name).label or name
+        run = name.split(".")[0] if "." in name else ""
+        options[f"{label} ({run})" if run else label] = name
+    choice = pn.widgets.MultiChoice(name="Controls to show (none: the plots alone)",
+                                    options=options, value=[], sizing_mode="stretch_width")
+    link = steady_text(pn.pane.HTML("", sizing_mode="stretch_width",
+                                    css_classes=["ldx-present-link"]))
+
+    def text() -> str:
+        query = {**{k: v for k, v in address().items() if k not in ("present", "show")},
+                 "present": "1"}
+        if choice.value:
+            query["show"] = ",".join(choice.value)
+        href = "?" + urllib.parse.urlencode(query, safe=",")
+        return (f'<a href="{html.escape(href, quote=True)}" class="ldx-present-open">Open this '
+                "view in present mode</a> (a link to share or put in a lesson: it keeps the "
+                "state drawn and the controls picked).")
+
+    view = pn.Column(choice, link, visible=False, sizing_mode="stretch_width",
+                     css_classes=["ldx-present-view"])
+
+    def refresh(*_):
+        if toggle.value:
+            link.object = text()
+
+    model.param.watch(refresh, ["drawn", "t"])
+    choice.param.watch(refresh, "value")
     toggle.param.watch(lambda event: (refresh(), setattr(view, "visible", event.new)), "value")
     return toggle, view
