@@ -23,9 +23,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 #: Modules that reach into a library's private names on purpose, each where that is its job
 #: (not scanned): the HoloViews, Bokeh and Panel workarounds, each with its guard test; Numba's
 #: cache index (readiness); multiprocessing's forkserver (worker processes); matplotlib's axes
-#: titles (legends). And the model itself, whose private names are its own.
+#: titles (legends); HoloViews' own steps of a plot update (columns: the direct data path,
+#: guarded by test_columns and the live == fresh walks). And the model itself, whose private
+#: names are its own.
 LIBRARY_FACING = {"workarounds.py", "page_workarounds.py", "served.py", "readiness.py",
-                  "worker.py", "legends.py", "model.py"}
+                  "worker.py", "legends.py", "model.py", "columns.py"}
 
 
 def _scanned() -> list[pathlib.Path]:

@@ -26,6 +26,7 @@ from bokeh.models import PrintfTickFormatter
 
 from views.framework import knobs as _knobs
 from views.framework.downloads import animation_buttons, downloads
+from views.framework.columns import Columns
 from views.framework.field import Field
 from views.framework.figure import PLOT_WIDTH, Plot, data_extent, same_window, style, table_html
 from views.framework.job_section import JobSection
@@ -39,7 +40,7 @@ from views.framework.runs import run_key
 from views.framework.sections import Section
 from views.framework.session import SessionWatch
 from views.framework.text import math_markdown, plain
-from views.framework.page_workarounds import (Alert, Text, is_slider, one_graph_walk,
+from views.framework.page_workarounds import (Alert, Text, drawn_plots, is_slider, one_graph_walk,
                                               prompt_widget, snap_from_browser, steady_text)
 from views.framework.workarounds import WindowStream, no_pipeline, refresh_when_loaded
 
@@ -94,6 +95,11 @@ class Page(pn.viewable.Viewer):
         #: The knob streams of the live panels (``dynamic``), triggered together by ``_draw``,
         #: and the live tables (``_pane``) with the knobs they follow.
         self._knob_streams: weakref.WeakSet = weakref.WeakSet()
+        #: Each live panel's frame function, DynamicMap and pane, by its knob stream: a move
+        #: writes the new frame's columns into the drawn models (``views.framework.columns``).
+        self._live_panels: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        #: The direct data path: its writes and, by reason, its fallbacks to HoloViews.
+        self.columns = Columns()
         self._tables: list = []
         #: Knobs moved since the live panels were last drawn.
         self._moved: set[str] = set()
@@ -141,15 +147,40 @@ class Page(pn.viewable.Viewer):
         streams = [s for s in self._knob_streams
                    if moved.intersection(p.name for p in s.parameters)]
         if streams:
-            with one_graph_walk():
+            with pn.io.hold(), one_graph_walk():
                 for stream in streams:
-                    stream.trigger([stream])
+                    if not self._write_columns(stream):
+                        stream.trigger([stream])
         self._tables = [(ref, plot, knobs) for ref, plot, knobs in self._tables
                         if ref() is not None]
         for ref, plot, knobs in self._tables:
             if moved.intersection(knobs):
                 ref().object = table_html(model.drawing.panel_element(plot), plot.title)
         model.drawn += 1
+
+    def _write_columns(self, stream) -> bool:
+        """Draw a panel's new frame by writing its columns into the models drawn
+        (``views.framework.columns``); False when HoloViews must draw it (the fallback is
+        counted in ``columns.fallbacks``)."""
+        panel = self._live_panels.get(stream)
+        if panel is None:
+            return False
+        frame, dmap, pane = panel["frame"], panel["dmap"], panel["pane"]
+        if pane is None or pane.object is not dmap:
+            return False  # the pane was given a new plot (a zoom reset): HoloViews draws it
+        plots = drawn_plots(pane)
+        if not plots:
+            self.columns.fallbacks["not drawn yet"] += 1
+            return False
+        element = frame(**stream.contents)
+        if any(type(plot.current_frame) is not type(element) for plot in plots):
+            # A frame of another kind (an overlay where a heat map was): HoloViews' update
+            # refuses it (a DynamicMap holds one kind), so the panel is drawn anew.
+            self.columns.fallbacks["the panel's kind changed"] += 1
+            self._knob_streams.discard(stream)
+            self._live_panel(panel["plot"], pane)
+            return True
+        return all(self.columns.draw(plot, element) is None for plot in plots)
 
     def run_pane(self, plot: Plot, streams) -> pn.viewable.Viewable:
         """A run panel on the page, redrawn whenever the job shows a new (partial) result (the
@@ -180,9 +211,11 @@ class Page(pn.viewable.Viewer):
         # cache_size=1: every frame comes from new knobs or a new window; older ones are never
         # shown again.
         if view is None:
-            return hv.DynamicMap(no_pipeline(lambda **_: styled(
-                model.clock.with_marks(plot, model.drawing.panel_element(plot)))),
-                                 streams=[knobs], cache_size=1)
+            frame = no_pipeline(lambda **_: styled(
+                model.clock.with_marks(plot, model.drawing.panel_element(plot))))
+            dmap = hv.DynamicMap(frame, streams=[knobs], cache_size=1)
+            self._live_panels[knobs] = dict(frame=frame, dmap=dmap, pane=None, plot=plot)
+            return dmap
         last, shown = {}, {}
 
         def redundant(x_range, y_range) -> bool:
@@ -215,7 +248,22 @@ class Page(pn.viewable.Viewer):
                 element = style(element, bokeh=dict(xlim=window[0], ylim=window[1]))
             return styled(model.clock.with_marks(plot, element))
 
-        return hv.DynamicMap(callback, streams=[knobs, view], cache_size=1)
+        dmap = hv.DynamicMap(callback, streams=[knobs, view], cache_size=1)
+        self._live_panels[knobs] = dict(frame=callback, dmap=dmap, pane=None, plot=plot)
+        return dmap
+
+    def _live_panel(self, plot: Plot, pane=None) -> pn.viewable.Viewable:
+        """The live pane of a plot's DynamicMap (``dynamic``), or ``pane`` given the new one,
+        known to the direct data path (``_write_columns``)."""
+        dmap = self.dynamic(plot)
+        if pane is None:
+            pane = live_pane(dmap, self.presentation.present)
+        else:
+            pane.object = dmap
+        for panel in self._live_panels.values():
+            if panel["dmap"] is dmap:
+                panel["pane"] = pane
+        return pane
 
     def reset_zoom(self) -> None:
         """Back to the full range of every zoomable plot (recomputed at the knobs' range).
@@ -384,7 +432,7 @@ class Page(pn.viewable.Viewer):
                 self.reset_zoom()
                 for pane, plot in zip(panes, model.plots):
                     if plot.zoom:
-                        pane.object = self.dynamic(plot)
+                        self._live_panel(plot, pane)
 
             reset = pn.widgets.Button(label="Reset zoom", color="primary", width=120)
             reset.on_click(on_reset)
@@ -457,7 +505,7 @@ class Page(pn.viewable.Viewer):
             # redrawn by _draw when one of its knobs moved
             self._tables.append((weakref.ref(pane), plot, frozenset(model.redraw_knobs(plot))))
             return pane
-        return live_pane(self.dynamic(plot), self.presentation.present)
+        return self._live_panel(plot)
 
     def _plot_frame(self, plot: Plot) -> pn.viewable.Viewable:
         """The place of a plot not drawn yet: a frame of the plot's size with its title and a

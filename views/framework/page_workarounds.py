@@ -14,7 +14,7 @@ import contextlib
 import panel as pn
 import param
 
-__all__ = ["one_graph_walk", "prompt_widget", "snap_from_browser", "steady_text", "Text",
+__all__ = ["drawn_plots", "one_graph_walk", "prompt_widget", "snap_from_browser", "steady_text", "Text",
            "Alert", "is_slider", "FIND_JS"]
 
 #: A browser-side function ``find(root, selector)``: the first element matching ``selector``
@@ -37,6 +37,13 @@ def is_slider(widget) -> bool:
     """Whether ``widget`` is one of Panel's sliders (of one value or a range, numbers or
     dates): their common base class has no public name."""
     return isinstance(widget, pn.widgets.slider._SliderBase)
+
+
+def drawn_plots(pane) -> list:
+    """The HoloViews plots a ``pn.pane.HoloViews`` drew, one per document it is shown in (a
+    served page: one). Panel keeps them in the pane's ``_plots`` (root id -> (plot, Bokeh
+    pane)) and has no public accessor; its own axis linking reads them the same way."""
+    return [plot for plot, _ in getattr(pane, "_plots", {}).values()]
 
 
 @contextlib.contextmanager
