@@ -251,7 +251,7 @@ def explorer_page(slug: str, presentation: Presentation, shown_messages: list[st
             if not explorer.error:
                 _write(location, address())
 
-        explorer.param.watch(drawn, ["drawn", "t"])
+        explorer.param.watch(drawn, ["drawn", "t", "pinned"])
         for job in explorer.jobs.values():  # a run's own settings are in the address too
             job.run.param.watch(drawn, list(job.run.knob_names()))
     return page

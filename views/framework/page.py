@@ -32,6 +32,7 @@ from views.framework.job_section import JobSection
 from views.framework.live import LatestWins, session_post
 from views.framework.panes import (TOUCH_HANDLES, UNTITLED, WRAPPING_GROUP, live_pane, live_size,
                                    one_value_range, page_style)
+from views.framework.pin_view import PinView
 from views.framework.player import timeline_control
 from views.framework.present import Presentation
 from views.framework.queue import QUEUE
@@ -363,10 +364,11 @@ class Page(pn.viewable.Viewer):
 
     def page_parts(self) -> dict:
         """The pieces of the page body, by name: alert, about, status, panes (one live pane
-        per plot), grid (the panes laid out, with the zoom reset when there is one) and
-        downloads."""
+        per plot), grid (the panes laid out, with the zoom reset when there is one, and Pin
+        above them), downloads and pin (Pin's row, in the grid: ``PinView``)."""
         model = self.model
         panes = [self._pane(p) for p in model.plots]
+        self.pin_view = PinView(self)  # Pin: the button, its line, the pinned copies
         self._boxes = []  # the rows of plots (``_sections``), for ``draw_deferred``
         placed = dict(zip((p.method for p in model.plots), panes))
         if self._defer_plots:
@@ -414,9 +416,10 @@ class Page(pn.viewable.Viewer):
                           "drawn")
         if model.timeline is not None:
             grid = pn.Column(self.timeline_control(), grid, sizing_mode="stretch_width")
+        grid = pn.Column(self.pin_view.row, grid, sizing_mode="stretch_width")
         runs = [JobSection(self, job) for job in model.jobs.values()]
         return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
-                    downloads=self.downloads(), runs=runs)
+                    downloads=self.downloads(), runs=runs, pin=self.pin_view.row)
 
     def _sections(self, panes: dict) -> pn.Column:
         """The panels laid out by ``sections`` (default: all in one). Panels wrap: two columns
@@ -433,7 +436,8 @@ class Page(pn.viewable.Viewer):
                 # a widget of the page's, or of the model's
                 owner = self if hasattr(self, section.header) else self.model
                 blocks.append(getattr(owner, section.header)())
-            items = [panes[n] for n in section.plots]
+            # each panel, then the place of its pinned copy (``PinView``, hidden unpinned)
+            items = [x for n in section.plots for x in (panes[n], *self.pin_view.beside(n))]
             if section.aside:
                 items.append(Text(math_markdown(section.aside), width=PLOT_WIDTH))
             box = pn.FlexBox(*items, gap="8px", sizing_mode="stretch_width")
