@@ -16,7 +16,7 @@ from views import EXPLORERS
 from views.framework import knobs
 from views.framework.page import Page
 from views.framework.pin import PIN_KEY, PREFIX, pin_chars
-from views.framework.pin_view import PIN_LABEL, UNPIN_LABEL
+from views.framework.pin_view import HINT, PIN_LABEL, UNPIN_LABEL
 from views.framework.present import Presentation
 from views.framework.remote import page_state, restore
 from views.framework.stamp import parse_state, read_state, script, state_text
@@ -127,7 +127,8 @@ def test_an_export_with_a_pin_holds_both_titled(tmp_path):
     assert len(elements) == 2 * len(model.plots)
     titles = [hv.Store.lookup_options("matplotlib", e, "plot").kwargs.get("title")
               for e in elements]
-    assert titles[1::2] == [f"Pinned: {p.title}" for p in model.plots]
+    assert titles[1::2] == [model.pinning.title(p) for p in model.plots]
+    assert titles[5] == "Pinned: Moment error"  # "(Prop 1.2)" is on the live panel beside it
     # the pinned copies draw the pinned state's data: a fresh model's at its knobs
     moment = [p.method for p in model.plots].index("moment_plot")
     fresh = list(HERDING(**model.pinned).figure())[moment]
@@ -168,14 +169,14 @@ def test_the_pages_pin_button_draws_the_pinned_copies_beside_the_live_panels():
     assert model.pinned is not None and view.button.name == UNPIN_LABEL
     assert all(p.visible for p in places)
     model.seed = 2
-    assert view.line.object == plain(model.pinning.line())  # Markdown-escaped plain text
+    assert view.line.object == f"**Pinned:** {plain(model.pinning.words())}"  # plain text
     assert model.pinning.line() == "Pinned: Model seed = 1 (now 2)"
     pane = places[0].objects[0]
-    assert "Pinned: " + model.plots[0].title in str(
+    assert model.pinning.title(model.plots[0]) in str(
         hv.Store.lookup_options("bokeh", pane.object, "plot").kwargs.get("title"))
     view.button.clicks += 1
     assert model.pinned is None and not any(p.visible for p in places)
-    assert view.line.object == ""
+    assert view.line.object == HINT
 
 
 def test_a_present_view_shows_pins_row_only_while_pinned():
@@ -185,4 +186,4 @@ def test_a_present_view_shows_pins_row_only_while_pinned():
     assert page.pin_view.row.visible is False
     model.pin(seed=3)
     assert page.pin_view.row.visible is True
-    assert page.pin_view.line.object.startswith("Pinned\\:")
+    assert page.pin_view.line.object.startswith("**Pinned:** ")

@@ -20,6 +20,7 @@ No Panel here: the page's Pin button, line and pinned panes are
 from __future__ import annotations
 
 import copy
+import re
 import textwrap
 import urllib.parse
 
@@ -36,6 +37,8 @@ PREFIX = "In the pinned settings (pin): "
 #: the line at most ``LINE_CHARS`` (an ellipsis beyond).
 VALUE_CHARS = 40
 LINE_CHARS = 300
+#: A panel title's closing brackets ("Moment error (Prop 1.2)").
+_CITED = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 def pin_chars(cls) -> int:
@@ -152,5 +155,7 @@ class Pinning:
         return "" if self.model.pinned is None else f"Pinned: {self.words()}"
 
     def title(self, plot) -> str:
-        """The title of the pinned copy of panel ``plot``."""
-        return f"Pinned: {plot.title}"
+        """The title of the pinned copy of panel ``plot``: its title without the figures it
+        cites in brackets at the end (the live panel beside it names them), so that it keeps
+        to one line as the live one does."""
+        return f"Pinned: {_CITED.sub('', plot.title)}"

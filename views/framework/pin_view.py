@@ -22,10 +22,13 @@ from views.framework.page_workarounds import Text, steady_text
 from views.framework.panes import live_size, page_style
 from views.framework.text import plain
 
-__all__ = ["PinView", "PIN_LABEL", "UNPIN_LABEL", "LINE_LIMIT"]
+__all__ = ["PinView", "PIN_LABEL", "UNPIN_LABEL", "LINE_LIMIT", "HINT"]
 
 #: The button's words, unpinned and pinned.
 PIN_LABEL, UNPIN_LABEL = "Pin", "Unpin"
+#: The line beside the button while nothing is pinned.
+HINT = ("<span style='color:#6c757d'>Pin keeps these settings and draws them beside the "
+        "live ones.</span>")
 #: The longest line shown (characters; the line is already cut, ``pin.LINE_CHARS``).
 LINE_LIMIT = 600
 
@@ -41,10 +44,9 @@ class PinView:
         self.present = page.presentation.present
         self.button = pn.widgets.Button(
             name=PIN_LABEL, button_type="primary", button_style="outline", width=80,
-            margin=(5, 10), css_classes=["ldx-pin"],
-            description="Keep these settings: the page draws them beside the live ones")
+            margin=(5, 10), css_classes=["ldx-pin"])
         self.button.on_click(self._toggle)
-        self.line = steady_text(Text("", sizing_mode="stretch_width", margin=(5, 10),
+        self.line = steady_text(Text("", sizing_mode="stretch_width", margin=(9, 10, 0, 10),
                                      css_classes=["ldx-pin-line"]))
         self.row = pn.Row(self.button, self.line, sizing_mode="stretch_width",
                           visible=not self.present, margin=0)
@@ -60,6 +62,7 @@ class PinView:
         model.param.watch(self._refresh_line, "drawn")
         if model.pinned is not None:
             self._pinned()
+        self._refresh_line()
 
     def beside(self, method: str) -> tuple:
         """The place of panel ``method``'s pinned copy (none for a panel the twin lacks)."""
@@ -115,10 +118,13 @@ class PinView:
 
     def _refresh_line(self, *_events, failure=None) -> None:
         pinning = self.model.pinning
-        text = pinning.line()
         if failure is not None:
-            text = f"The pinned settings could not be drawn: {failure}"
-        self.line.object = plain(text, limit=LINE_LIMIT)
+            text = plain(f"The pinned settings could not be drawn: {failure}", limit=LINE_LIMIT)
+        elif self.model.pinned is not None:
+            text = f"**Pinned:** {plain(pinning.words(), limit=LINE_LIMIT)}"
+        else:  # what the button does (a Panel tooltip stayed over the line once clicked)
+            text = HINT
+        self.line.object = text
 
     def _pane(self, twin, plot) -> pn.viewable.Viewable:
         """The pinned copy of ``plot``: drawn as the live panel is at the end of its run (a
