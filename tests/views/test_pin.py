@@ -187,3 +187,27 @@ def test_a_present_view_shows_pins_row_only_while_pinned():
     model.pin(seed=3)
     assert page.pin_view.row.visible is True
     assert page.pin_view.line.object.startswith("**Pinned:** ")
+
+
+class _Unlucky(HERDING):
+    """Herding that cannot compute seed 13 (an engine refusing a state, in words)."""
+
+    def _compute(self):
+        if self.seed == 13:
+            raise ValueError("seed 13 <b>refused</b>")
+        return super()._compute()
+
+
+def test_a_pinned_state_that_cannot_be_computed_is_said_and_the_live_page_goes_on():
+    model = _Unlucky(**QUICK)
+    page = Page(model)
+    page.panel()
+    model.pin(seed=13)
+    view = page.pin_view
+    assert view.line.object == plain("The pinned settings could not be drawn: seed 13 "
+                                     "<b>refused</b>")
+    assert not any(view.beside(p.method)[0].visible for p in model.plots)
+    assert model.error == "" and model.result() is not None  # the live state is untouched
+    model.pin(seed=12)
+    assert all(view.beside(p.method)[0].visible for p in model.plots)
+    assert view.line.object == f"**Pinned:** {plain(model.pinning.words())}"
