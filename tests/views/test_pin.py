@@ -15,7 +15,7 @@ import pytest
 from views import EXPLORERS
 from views.framework import knobs
 from views.framework.page import Page
-from views.framework.pin import PIN_KEY, PREFIX, pin_chars
+from views.framework.pin import FADED, PIN_KEY, PREFIX, pin_chars
 from views.framework.pin_view import HINT, PIN_LABEL, UNPIN_LABEL
 from views.framework.present import Presentation
 from views.framework.remote import page_state, restore
@@ -211,3 +211,23 @@ def test_a_pinned_state_that_cannot_be_computed_is_said_and_the_live_page_goes_o
     model.pin(seed=12)
     assert all(view.beside(p.method)[0].visible for p in model.plots)
     assert view.line.object == f"**Pinned:** {plain(model.pinning.words())}"
+
+
+def test_overlay_draws_the_pinned_curves_faded_under_the_live_ones_where_a_panel_allows():
+    model = HERDING(**QUICK, seed=1)
+    by_name = {p.method: p for p in model.plots}
+    moment, cones = by_name["moment_plot"], by_name["cones_plot"]
+    live = model.drawing.panel_element(moment)
+    assert model.pinning.overlay(moment, live) is live  # nothing pinned
+    model.pin(seed=2)
+    pinned = HERDING(**QUICK, seed=2).drawing.panel_element(moment)
+    both = model.pinning.overlay(moment, model.drawing.panel_element(moment))
+    assert len(both) == len(pinned) + len(live)
+    for under, expected in zip(list(both)[:len(pinned)], pinned):
+        assert np.array_equal(under.dimension_values(1), expected.dimension_values(1))
+        assert hv.Store.lookup_options("bokeh", under, "style").kwargs["alpha"] == FADED
+    for over, expected in zip(list(both)[len(pinned):], live):  # the live curves on top
+        assert np.array_equal(over.dimension_values(1), expected.dimension_values(1))
+    # an image (the cones' regions) is not drawn twice: the pinned copy beside it shows it
+    element = model.drawing.panel_element(cones)
+    assert model.pinning.overlay(cones, element) is element

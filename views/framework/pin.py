@@ -14,7 +14,9 @@ length (``pin_chars``), never evaluated, quoted as plain text; a knob it does no
 its default, as in a link.
 
 No Panel here: the page's Pin button, line and pinned panes are
-``views.framework.pin_view.PinView``.
+``views.framework.pin_view.PinView``, which draws each pinned copy beside its live panel.
+``overlay`` draws a panel of curves and points with the pinned state's faded under the live
+one: the hook for a live path that draws both in one plot.
 """
 
 from __future__ import annotations
@@ -24,10 +26,14 @@ import re
 import textwrap
 import urllib.parse
 
+import holoviews as hv
+
 from views.framework import knobs as _knobs
+from views.framework.figure import style
 from views.framework.text import clip, quote
 
-__all__ = ["Pinning", "PIN_KEY", "PREFIX", "pin_chars", "split", "VALUE_CHARS", "LINE_CHARS"]
+__all__ = ["Pinning", "PIN_KEY", "PREFIX", "pin_chars", "split", "VALUE_CHARS", "LINE_CHARS",
+           "OVERLAID", "FADED"]
 
 #: The link's key of the pinned knobs.
 PIN_KEY = "pin"
@@ -37,6 +43,11 @@ PREFIX = "In the pinned settings (pin): "
 #: the line at most ``LINE_CHARS`` (an ellipsis beyond).
 VALUE_CHARS = 40
 LINE_CHARS = 300
+#: The layers of a panel whose pinned copy can be drawn under the live one (``overlay``):
+#: curves and points (annotations, such as a line marking t, are not drawn twice).
+OVERLAID = (hv.Curve, hv.Scatter, hv.Points)
+#: The opacity of the pinned layers drawn under the live ones.
+FADED = 0.3
 #: A panel title's closing brackets ("Moment error (Prop 1.2)").
 _CITED = re.compile(r"\s*\([^()]*\)\s*$")
 
@@ -159,3 +170,28 @@ class Pinning:
         cites in brackets at the end (the live panel beside it names them), so that it keeps
         to one line as the live one does."""
         return f"Pinned: {_CITED.sub('', plot.title)}"
+
+    def overlay(self, plot, element):
+        """``element``, the live panel ``plot``, with the pinned state's curves and points
+        drawn faded (``FADED``) under it, where the panel allows: the live and the pinned
+        panel hold only curves and points (``OVERLAID``) and annotations, over the same
+        axes. Otherwise, or with nothing pinned, ``element`` itself (the pinned copy beside it
+        shows the pinned state). The hook for a live path that draws both in one plot."""
+        twin = self.twin()
+        if twin is None:
+            return element
+        ours, theirs = _layers(element), _layers(twin.drawing.panel_element(plot))
+        data = [layer for layer in ours + theirs if not isinstance(layer, hv.element.Annotation)]
+        if not data or not all(isinstance(layer, OVERLAID) for layer in data) or len(
+                {tuple(d.name for d in layer.kdims) for layer in data}) != 1:
+            return element
+        faded = [style(layer.relabel(label="", group="Pinned"), alpha=FADED,
+                       show_legend=False)
+                 for layer in theirs if isinstance(layer, OVERLAID)]
+        if isinstance(element, hv.Overlay):
+            return element.clone(faded + list(element))
+        return hv.Overlay(faded + [element])
+
+
+def _layers(element) -> list:
+    return list(element) if isinstance(element, hv.Overlay) else [element]
