@@ -454,7 +454,7 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
     reveal_when_opened(present, "ldx-present-view")
     # the buttons wrap in the sidebar's 320 px (four in a row ran past its edge)
     return ([pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step, present,
-                        gap="0px", sizing_mode="stretch_width"),
+                        page.pin_view.button, gap="0px", sizing_mode="stretch_width"),
              Text("### Settings"), page.controls()],
             [code_pane, step_pane, present_pane, page.panel()])
 

@@ -16,7 +16,7 @@ from views import EXPLORERS
 from views.framework import knobs
 from views.framework.page import Page
 from views.framework.pin import FADED, PIN_KEY, PREFIX, pin_chars
-from views.framework.pin_view import HINT, PIN_LABEL, UNPIN_LABEL
+from views.framework.pin_view import PIN_LABEL, UNPIN_LABEL
 from views.framework.present import Presentation
 from views.framework.remote import page_state, restore
 from views.framework.stamp import parse_state, read_state, script, state_text
@@ -160,13 +160,14 @@ def test_the_pages_pin_button_draws_the_pinned_copies_beside_the_live_panels():
     body = page.panel()
     view = page.pin_view
     places = [view.beside(p.method)[0] for p in model.plots]
-    assert view.button.name == PIN_LABEL and not any(p.visible for p in places)
-    # each place follows its live panel in the row of panels
+    assert view.button.name == PIN_LABEL and view.unpin.name == UNPIN_LABEL
+    assert not any(p.visible for p in places) and view.row.visible is False
+    # nothing above the plots while nothing is pinned; each place follows its live panel
     (box,) = [b for b in body.select(pn.FlexBox) if any(o is places[0] for o in b.objects)]
     assert [type(o).__name__ for o in box.objects] == ["HoloViews", "Column"] * len(places)
     assert all(box.objects[2 * i + 1] is place for i, place in enumerate(places))
     view.button.clicks += 1
-    assert model.pinned is not None and view.button.name == UNPIN_LABEL
+    assert model.pinned is not None and view.row.visible is True
     assert all(p.visible for p in places)
     model.seed = 2
     assert view.line.object == f"**Pinned:** {plain(model.pinning.words())}"  # plain text
@@ -174,9 +175,12 @@ def test_the_pages_pin_button_draws_the_pinned_copies_beside_the_live_panels():
     pane = places[0].objects[0]
     assert model.pinning.title(model.plots[0]) in str(
         hv.Store.lookup_options("bokeh", pane.object, "plot").kwargs.get("title"))
-    view.button.clicks += 1
+    view.button.clicks += 1  # Pin again: the state drawn now
+    assert model.pinned["seed"] == 2 and model.pinning.line() == (
+        "Pinned: the same settings as now")
+    view.unpin.clicks += 1
     assert model.pinned is None and not any(p.visible for p in places)
-    assert view.line.object == HINT
+    assert view.row.visible is False
 
 
 def test_a_present_view_shows_pins_row_only_while_pinned():

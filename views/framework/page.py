@@ -111,12 +111,15 @@ class Page(pn.viewable.Viewer):
         # a plot refreshed before the page loaded waits for the load, not a tick loop
         refresh_when_loaded()
         model.param.watch(self._redraw, list(model.knob_names()))
+        #: Pin (``views.framework.pin_view``): its button, which the app places with the
+        #: page's other buttons, and the pinned copies beside the live panels.
+        self.pin_view = PinView(self)
 
     def __panel__(self) -> pn.viewable.Viewable:
         """The whole page where it is shown as one object (a notebook's cell): the controls
         beside the body. The app places ``controls()`` and ``panel()`` itself."""
-        return pn.Row(pn.Column(self.controls(), width=320), self.panel(),
-                      sizing_mode="stretch_width")
+        return pn.Row(pn.Column(self.pin_view.button, self.controls(), width=320),
+                      self.panel(), sizing_mode="stretch_width")
 
     def _leave_queue(self) -> None:
         """The session is gone: its exports, animations and runs leave the queue."""
@@ -364,11 +367,10 @@ class Page(pn.viewable.Viewer):
 
     def page_parts(self) -> dict:
         """The pieces of the page body, by name: alert, about, status, panes (one live pane
-        per plot), grid (the panes laid out, with the zoom reset when there is one, and Pin
-        above them), downloads and pin (Pin's row, in the grid: ``PinView``)."""
+        per plot), grid (the panes laid out, with the zoom reset when there is one, and Pin's
+        row above them while a state is pinned: ``pin_view``) and downloads."""
         model = self.model
         panes = [self._pane(p) for p in model.plots]
-        self.pin_view = PinView(self)  # Pin: the button, its line, the pinned copies
         self._boxes = []  # the rows of plots (``_sections``), for ``draw_deferred``
         placed = dict(zip((p.method for p in model.plots), panes))
         if self._defer_plots:
@@ -419,7 +421,7 @@ class Page(pn.viewable.Viewer):
         grid = pn.Column(self.pin_view.row, grid, sizing_mode="stretch_width")
         runs = [JobSection(self, job) for job in model.jobs.values()]
         return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
-                    downloads=self.downloads(), runs=runs, pin=self.pin_view.row)
+                    downloads=self.downloads(), runs=runs)
 
     def _sections(self, panes: dict) -> pn.Column:
         """The panels laid out by ``sections`` (default: all in one). Panels wrap: two columns

@@ -1,6 +1,9 @@
-"""The page's side of Pin (``PinView``, built by ``Page.page_parts``): the **Pin** button (it
-says **Unpin** while a state is pinned), the line naming the knobs that differ ("Pinned: Model
-seed = 1 (now 2)", plain text) and, beside each live panel, its pinned copy.
+"""The page's side of Pin (``PinView``, built with the ``Page``): the **Pin** button (the app
+puts it with the page's other buttons, in the sidebar; pressed again it pins the state drawn
+then), the row above the plots while a state is pinned (**Unpin** and the line naming the knobs
+that differ, "Pinned: Model seed = 1 (now 2)", plain text) and, beside each live panel, its
+pinned copy. Nothing is added above the plots while nothing is pinned (a projector's first
+screen keeps its first plot).
 
 The pinned copies are static panes: drawn from the model at the pinned knobs
 (``model.pinning.twin()``, ``views.framework.pin``) when the pin changes, never on a knob move,
@@ -22,34 +25,36 @@ from views.framework.page_workarounds import Text, steady_text
 from views.framework.panes import live_size, page_style
 from views.framework.text import plain
 
-__all__ = ["PinView", "PIN_LABEL", "UNPIN_LABEL", "LINE_LIMIT", "HINT"]
+__all__ = ["PinView", "PIN_LABEL", "UNPIN_LABEL", "LINE_LIMIT"]
 
 #: The button's words, unpinned and pinned.
 PIN_LABEL, UNPIN_LABEL = "Pin", "Unpin"
-#: The line beside the button while nothing is pinned.
-HINT = ("<span style='color:#6c757d'>Pin keeps these settings and draws them beside the "
-        "live ones.</span>")
 #: The longest line shown (characters; the line is already cut, ``pin.LINE_CHARS``).
 LINE_LIMIT = 600
 
 
 class PinView:
-    """Pin on the page of ``page`` (a ``views.framework.page.Page``): ``row`` (the button and
-    the line, above the plots; in a teacher's present view only while a state is pinned) and
-    ``beside(method)``, the place of a panel's pinned copy in the row of panels. Reads the
-    page's ``model``, ``presentation`` and ``session`` and the model's public names."""
+    """Pin on the page of ``page`` (a ``views.framework.page.Page``): ``button`` (Pin, placed
+    by whoever lays the page out), ``row`` (Unpin and the line, above the plots, shown while a
+    state is pinned) and ``beside(method)``, the place of a panel's pinned copy in the row of
+    panels. Reads the page's ``model``, ``presentation`` and ``session`` and the model's
+    public names."""
 
     def __init__(self, page):
         self.model = model = page.model
         self.present = page.presentation.present
         self.button = pn.widgets.Button(
-            name=PIN_LABEL, button_type="primary", button_style="outline", width=80,
-            margin=(5, 10), css_classes=["ldx-pin"])
-        self.button.on_click(self._toggle)
+            name=PIN_LABEL, button_type="primary", button_style="outline", width=70,
+            css_classes=["ldx-pin"],
+            description="Keep these settings: the page draws them beside the live ones")
+        self.button.on_click(lambda _: model.pin())
+        self.unpin = pn.widgets.Button(name=UNPIN_LABEL, button_type="primary",
+                                       button_style="outline", width=80, margin=(5, 10))
+        self.unpin.on_click(lambda _: model.unpin())
         self.line = steady_text(Text("", sizing_mode="stretch_width", margin=(9, 10, 0, 10),
                                      css_classes=["ldx-pin-line"]))
-        self.row = pn.Row(self.button, self.line, sizing_mode="stretch_width",
-                          visible=not self.present, margin=0)
+        self.row = pn.Row(self.unpin, self.line, sizing_mode="stretch_width", visible=False,
+                          margin=0)
         #: The place of each panel's pinned copy, by the panel's key (hidden: nothing pinned).
         self._places = {p.method: pn.Column(visible=False, margin=0, css_classes=["ldx-pinned"],
                                             **live_size(self.present))
@@ -70,12 +75,6 @@ class PinView:
         return () if place is None else (place,)
 
     # --- the pin moved --------------------------------------------------------------------
-    def _toggle(self, _event=None) -> None:
-        if self.model.pinned is None:
-            self.model.pin()
-        else:
-            self.model.unpin()
-
     def _pinned(self, *_events) -> None:
         """The pin changed: its twin built here (on the event loop), computed off it on a
         served page, then drawn (``_show``)."""
@@ -94,8 +93,7 @@ class PinView:
         """Draw the pinned copies (or hide them: nothing pinned), the line and the button."""
         model, twin = self.model, self._twin
         pinned = twin is not None
-        self.button.name = UNPIN_LABEL if pinned else PIN_LABEL
-        self.row.visible = pinned or not self.present
+        self.row.visible = pinned
         failure = None
         if pinned:
             try:
@@ -122,8 +120,8 @@ class PinView:
             text = plain(f"The pinned settings could not be drawn: {failure}", limit=LINE_LIMIT)
         elif self.model.pinned is not None:
             text = f"**Pinned:** {plain(pinning.words(), limit=LINE_LIMIT)}"
-        else:  # what the button does (a Panel tooltip stayed over the line once clicked)
-            text = HINT
+        else:
+            text = ""
         self.line.object = text
 
     def _pane(self, twin, plot) -> pn.viewable.Viewable:
