@@ -160,7 +160,7 @@ def test_the_pages_pin_button_draws_the_pinned_copies_beside_the_live_panels():
     body = page.panel()
     view = page.pin_view
     places = [view.beside(p.method)[0] for p in model.plots]
-    assert view.button.name == PIN_LABEL and view.unpin.name == UNPIN_LABEL
+    assert view.button.label == PIN_LABEL and view.unpin.label == UNPIN_LABEL
     assert not any(p.visible for p in places) and view.row.visible is False
     # nothing above the plots while nothing is pinned; each place follows its live panel
     (box,) = [b for b in body.select(pn.FlexBox) if any(o is places[0] for o in b.objects)]

@@ -44,11 +44,11 @@ class PinView:
         self.model = model = page.model
         self.present = page.presentation.present
         self.button = pn.widgets.Button(
-            name=PIN_LABEL, button_type="primary", button_style="outline", width=70,
+            label=PIN_LABEL, button_type="primary", button_style="outline", width=70,
             css_classes=["ldx-pin"],
             description="Keep these settings: the page draws them beside the live ones")
         self.button.on_click(lambda _: model.pin())
-        self.unpin = pn.widgets.Button(name=UNPIN_LABEL, button_type="primary",
+        self.unpin = pn.widgets.Button(label=UNPIN_LABEL, button_type="primary",
                                        button_style="outline", width=80, margin=(5, 10))
         self.unpin.on_click(lambda _: model.unpin())
         self.line = steady_text(Text("", sizing_mode="stretch_width", margin=(9, 10, 0, 10),
