@@ -251,7 +251,7 @@ def explorer_page(slug: str, presentation: Presentation, shown_messages: list[st
             if not explorer.error:
                 _write(location, address())
 
-        explorer.param.watch(drawn, ["drawn", "t"])
+        explorer.param.watch(drawn, ["drawn", "t", "pinned"])
         for job in explorer.jobs.values():  # a run's own settings are in the address too
             job.run.param.watch(drawn, list(job.run.knob_names()))
     return page
@@ -454,7 +454,7 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
     reveal_when_opened(present, "ldx-present-view")
     # the buttons wrap in the sidebar's 320 px (four in a row ran past its edge)
     return ([pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step, present,
-                        gap="0px", sizing_mode="stretch_width"),
+                        page.pin_view.button, gap="0px", sizing_mode="stretch_width"),
              Text("### Settings"), page.controls()],
             [code_pane, step_pane, present_pane, page.panel()])
 

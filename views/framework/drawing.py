@@ -27,9 +27,11 @@ class Drawing:
     """The model's drawing (``model.drawing``): each panel's element as its plot method draws
     it (``panel_element``), over a visible window (``windowed``), styled as the page shows it
     (``element``), the whole figure as one HoloViews Layout (``figure``) and its export
-    (``export``, ``export_bytes``). Rasterized clouds are kept per result and window. Uses only
-    the model's public names (``plots``, ``panels()``, ``jobs``, ``windows``, ``result()``,
-    ``redraw_knobs``, ``clock``, ``columns``, ``title``, ``slug``)."""
+    (``export``, ``export_bytes``), with each panel beside its pinned copy when a state is
+    pinned (``views.framework.pin``). Rasterized clouds are kept per result and window. Uses
+    only the model's public names (``plots``, ``panels()``, ``jobs``, ``windows``,
+    ``result()``, ``redraw_knobs``, ``clock``, ``columns``, ``title``, ``slug``, ``pinned``,
+    ``pinning``)."""
 
     def __init__(self, model):
         self.model = model
@@ -124,10 +126,18 @@ class Drawing:
                 raise ValueError(f"{type(model).__name__} has no panels {missing} now "
                                  f"(a run's panels exist once it has a result)")
             panels = tuple(by_method[m] for m in only)
-        columns = min(model.columns, len(panels))
+        twin = model.pinning.twin()
         with export_styles():
-            layout = hv.Layout([self.element(p) for p in panels]).cols(columns)
-        rows = -(-len(panels) // columns)
+            if twin is None:
+                columns = min(model.columns, len(panels))
+                elements = [self.element(p) for p in panels]
+            else:  # each panel beside its pinned copy (a run's panel: an empty place)
+                columns, pinned = 2, {p.method for p in twin.plots}
+                elements = [e for p in panels for e in (self.element(p), style(
+                    twin.drawing.element(p), title=model.pinning.title(p))
+                    if p.method in pinned else hv.Empty())]
+            layout = hv.Layout(elements).cols(columns)
+        rows = -(-len(elements) // columns)
         return layout.opts(sublabel_format="", fig_inches=(FIG_INCHES * columns, 3.6 * rows),
                            hspace=0.35, vspace=0.45, backend="matplotlib")
 
@@ -136,9 +146,10 @@ class Drawing:
         title names the settings that are not the defaults, and the file carries the page's
         state (``views.framework.stamp``: ``ldx-export --from`` rebuilds the figure)."""
         model = self.model
-        return export_figure(self.figure(), path,
-                             title=f"{model.title}: {stamp.settings_words(model)}",
-                             state=stamp.state_text(model))
+        title = f"{model.title}: {stamp.settings_words(model)}"
+        if model.pinned is not None:  # beside the pinned state: the knobs that differ
+            title += f"; pinned: {model.pinning.words()}"
+        return export_figure(self.figure(), path, title=title, state=stamp.state_text(model))
 
     def export_bytes(self, suffix: str) -> io.BytesIO:
         """The exported figure as bytes (for the page's download buttons)."""

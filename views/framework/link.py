@@ -7,6 +7,7 @@ through the model's public names only. What a link may hold is bounded
 from __future__ import annotations
 
 from views.framework import knobs as _knobs
+from views.framework import pin as _pin
 from views.framework.text import clip, quote
 from views.framework.timeline import alias_time
 
@@ -23,7 +24,7 @@ def unchecked_query(cls, args: dict) -> tuple:
     so a served page can compute the settings off the event loop (``warm``) before
     ``checked_query``."""
     messages, values, unknown = [], {}, []
-    time = None
+    time = pin = None
     try:
         _knobs.check_query(args)
     except ValueError as exc:
@@ -34,6 +35,13 @@ def unchecked_query(cls, args: dict) -> tuple:
         if key == "page":
             continue
         raws = list(raws) if isinstance(raws, (list, tuple)) else [raws]
+        if key == _pin.PIN_KEY:  # the pinned state's knobs: read once the page's are
+            if len(raws) > _knobs.REPEATS:
+                messages.append(f"{_pin.PREFIX}pin was given {len(raws):,} times, more than "
+                                f"the {_knobs.REPEATS} read: nothing is pinned.")
+            elif raws:
+                pin = raws[-1]
+            continue
         timed = cls.timeline is not None and (key == "t" or key in cls.timeline.aliases)
         known = cls.setting_known(key)
         if len(raws) > _knobs.REPEATS and (timed or known):
@@ -75,7 +83,22 @@ def unchecked_query(cls, args: dict) -> tuple:
             setattr(explorer, key, cls.param[key].default)
     if explorer.notice:
         messages.append(explorer.notice)
+    if pin is not None:
+        explorer.pinned = _pinned(cls, pin, messages)
     return explorer, messages, time
+
+
+def _pinned(cls, raw, messages: list[str]) -> dict | None:
+    """The knobs of a link's ``pin=`` value ``raw``, read as a link's knobs are (a refused
+    value keeps its default, said in a sentence starting ``pin.PREFIX`` added to
+    ``messages``); None when it is refused as a whole."""
+    args, notes = _pin.split(cls, raw)
+    messages += notes
+    if args is None:
+        return None
+    twin, notes, _ = unchecked_query(cls, args)
+    messages += [_pin.PREFIX + note for note in notes]
+    return {name: getattr(twin, name) for name in cls.knob_names()}
 
 
 def checked_query(cls, explorer, messages: list[str], time,
@@ -91,7 +114,8 @@ def checked_query(cls, explorer, messages: list[str], time,
     except Exception as exc:  # noqa: BLE001 - any failure: fall back to the defaults
         messages.append(f"these settings could not be computed together ({clip(exc, 300)});"
                         " the page shows the default settings instead.")
-        explorer = cls()
+        pinned, explorer = explorer.pinned, cls()
+        explorer.pinned = pinned
     if time is not None:
         try:
             explorer.t = explorer.parse_time(time)

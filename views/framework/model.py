@@ -33,6 +33,7 @@ from views.framework.jobs import Job, Run
 from views.framework.runs import run_key
 from views.framework.sections import Section
 from views.framework.link import UNKNOWN_NAMED
+from views.framework.pin import PIN_KEY, Pinning
 from views.framework.timeline import Clock, Timeline
 from views.framework.workarounds import WindowStream
 
@@ -121,6 +122,9 @@ class Model(param.Parameterized):
     drawn = param.Integer(default=0, precedence=-1,
                           doc="How many times the live panels were drawn: the status line and "
                               "the tables follow it, so they show what the plots show.")
+    pinned = param.Dict(default=None, allow_None=True, precedence=-1,
+                        doc="The knobs Pin kept (name -> value), drawn beside the live figure "
+                            "(``views.framework.pin``); None: nothing pinned.")
 
     def __init__(self, **params):
         # a run's settings by their URL names (``<run>.<setting>``, or an older link's name):
@@ -143,6 +147,7 @@ class Model(param.Parameterized):
                 self.jobs[run].run.set_unconstrained(setting, value)
         #: The collaborators: the timelines' time, the figures, the animations.
         self.clock, self.drawing, self.animator = Clock(self), Drawing(self), Animator(self)
+        self.pinning = Pinning(self)  # the pinned state drawn beside the live one
         self.notice = " ".join(self._constrain())
 
     # --- the two hooks a page sets ---------------------------------------------------------
@@ -368,7 +373,19 @@ class Model(param.Parameterized):
         time = self.time_text()
         if time is not None:
             query["t"] = time
+        if self.pinned is not None:
+            query[PIN_KEY] = self.pinning.text()
         return query
+
+    def pin(self, **changes) -> dict:
+        """Keep the knobs drawn now (``changes``: with these knobs set otherwise) as the pinned
+        state, drawn beside the live one (``views.framework.pin``); returns ``pinned``."""
+        self.pinned = self.pinning.knobs_now(**changes)
+        return self.pinned
+
+    def unpin(self) -> None:
+        """Back to one figure: nothing pinned."""
+        self.pinned = None
 
     @classmethod
     def from_query(cls, args: dict) -> tuple["Explorer", list[str]]:

@@ -33,6 +33,7 @@ from views.framework.job_section import JobSection
 from views.framework.live import LatestWins, session_post
 from views.framework.panes import (TOUCH_HANDLES, UNTITLED, WRAPPING_GROUP, live_pane, live_size,
                                    one_value_range, page_style)
+from views.framework.pin_view import PinView
 from views.framework.player import timeline_control
 from views.framework.present import Presentation
 from views.framework.queue import QUEUE
@@ -116,12 +117,15 @@ class Page(pn.viewable.Viewer):
         # a plot refreshed before the page loaded waits for the load, not a tick loop
         refresh_when_loaded()
         model.param.watch(self._redraw, list(model.knob_names()))
+        #: Pin (``views.framework.pin_view``): its button, which the app places with the
+        #: page's other buttons, and the pinned copies beside the live panels.
+        self.pin_view = PinView(self)
 
     def __panel__(self) -> pn.viewable.Viewable:
         """The whole page where it is shown as one object (a notebook's cell): the controls
         beside the body. The app places ``controls()`` and ``panel()`` itself."""
-        return pn.Row(pn.Column(self.controls(), width=320), self.panel(),
-                      sizing_mode="stretch_width")
+        return pn.Row(pn.Column(self.pin_view.button, self.controls(), width=320),
+                      self.panel(), sizing_mode="stretch_width")
 
     def _leave_queue(self) -> None:
         """The session is gone: its exports, animations and runs leave the queue."""
@@ -411,8 +415,8 @@ class Page(pn.viewable.Viewer):
 
     def page_parts(self) -> dict:
         """The pieces of the page body, by name: alert, about, status, panes (one live pane
-        per plot), grid (the panes laid out, with the zoom reset when there is one) and
-        downloads."""
+        per plot), grid (the panes laid out, with the zoom reset when there is one, and Pin's
+        row above them while a state is pinned: ``pin_view``) and downloads."""
         model = self.model
         panes = [self._pane(p) for p in model.plots]
         self._boxes = []  # the rows of plots (``_sections``), for ``draw_deferred``
@@ -462,6 +466,7 @@ class Page(pn.viewable.Viewer):
                           "drawn")
         if model.timeline is not None:
             grid = pn.Column(self.timeline_control(), grid, sizing_mode="stretch_width")
+        grid = pn.Column(self.pin_view.row, grid, sizing_mode="stretch_width")
         runs = [JobSection(self, job) for job in model.jobs.values()]
         return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
                     downloads=self.downloads(), runs=runs)
@@ -481,7 +486,8 @@ class Page(pn.viewable.Viewer):
                 # a widget of the page's, or of the model's
                 owner = self if hasattr(self, section.header) else self.model
                 blocks.append(getattr(owner, section.header)())
-            items = [panes[n] for n in section.plots]
+            # each panel, then the place of its pinned copy (``PinView``, hidden unpinned)
+            items = [x for n in section.plots for x in (panes[n], *self.pin_view.beside(n))]
             if section.aside:
                 items.append(Text(math_markdown(section.aside), width=PLOT_WIDTH))
             box = pn.FlexBox(*items, gap="8px", sizing_mode="stretch_width")

@@ -32,8 +32,8 @@ WIDTH, QUEUED_WIDTH = 70, 190
 def page_state(explorer) -> tuple[type, dict, dict]:
     """What the page's figure is drawn from, to rebuild it in a worker process: its class, its
     knobs (``Explorer(**knobs)``) and the rest (``restore``'s ``state``): the time its timeline
-    shows, the visible windows of its zoomable panels, and each run's result, settings and
-    timeline time."""
+    shows, the visible windows of its zoomable panels, each run's result, settings and
+    timeline time, and the pinned knobs."""
     knobs = {name: explorer.setting(name) for name in explorer.setting_names()}
     windows = {m: (v.x_range, v.y_range) for m, v in explorer.windows.items()
                if v.x_range is not None or v.y_range is not None}
@@ -42,13 +42,15 @@ def page_state(explorer) -> tuple[type, dict, dict]:
             if job.result is not None or job.shown is not None}
     # the time shown (not a knob: it moves with the timeline's play, in the browser)
     time = explorer.t if "t" in explorer.param else None
-    return type(explorer), knobs, {"windows": windows, "runs": runs, "time": time}
+    return type(explorer), knobs, {"windows": windows, "runs": runs, "time": time,
+                                   "pinned": explorer.pinned}
 
 
 def restore(explorer, state: dict) -> None:
     """Give a page rebuilt from its knobs the rest of what ``page_state`` read (in the worker)."""
     if state["time"] is not None:
         explorer.t = state["time"]
+    explorer.pinned = state.get("pinned")  # the figure holds the pinned state beside it
     for method, (x_range, y_range) in state["windows"].items():
         explorer.windows[method].update(x_range=x_range, y_range=y_range)
     for name, (result, settings, shown, t) in state["runs"].items():
