@@ -82,7 +82,79 @@ function row(name) {
   for (let j = 0; j < m.width; j++) out[j] = (view[j >> 3] >> (7 - (j & 7))) & 1;
   return out;
 }
+function plain(a) {  // the plain typed array class under a Bokeh NDArray
+  let T = a.constructor;
+  while (Object.getPrototypeOf(T) !== TypedArray) T = Object.getPrototypeOf(T);
+  return T;
+}
+function pick(a, keep) { const out = new Array(keep.length); for (let k = 0; k < keep.length; k++) out[k] = a[keep[k]]; return out; }
+// a layer that builds up in time: its whole data (the server's, kept until the server sends
+// new data) cut at v along column dim; its ghost (the faded rest) holds the other part
+function grow(model, ghost, dim, v) {
+  const G = state.grown || (state.grown = {});
+  let s = G[model.id];
+  if (s == null) {
+    s = G[model.id] = {full: model.data, set: null, clear: false};
+    // new data from the server (a redraw): cut again at the time shown
+    model.connect(model.properties.data.change, () => {
+      if (!s.busy && model.data !== s.set && s.ghost !== undefined) cut(model, s);
+    });
+  }
+  if (model.data !== s.set) s.full = model.data;
+  s.ghost = ghost; s.dim = dim; s.v = v;
+  cut(model, s);
+}
+function cut(model, s) {
+  if (model.data !== s.set) { s.full = model.data; s.clear = false; }
+  const full = s.full, faded = !!state.faded, ghost = s.ghost, dim = s.dim, v = s.v;
+  if (!(dim in full)) return;
+  let past, rest = null;
+  if ("image" in full) {  // a raster: the pixels first visited at or before v
+    const lv = full.image[0], fv = full[dim][0], P = plain(lv);
+    const pa = new P(lv.length), ra = new P(lv.length);
+    for (let k = 0; k < lv.length; k++) { if (fv[k] <= v) pa[k] = lv[k]; else ra[k] = lv[k]; }
+    past = Object.assign({}, full, {image: [new lv.constructor(pa, lv.shape)]});
+    if (faded) rest = {image: [new lv.constructor(ra, lv.shape)], x: full.x, y: full.y, dw: full.dw, dh: full.dh};
+    else if (!s.clear) rest = {image: [new lv.constructor(new P(lv.length), lv.shape)], x: full.x, y: full.y, dw: full.dw, dh: full.dh};
+  } else {  // rows whose value of dim is at most v
+    const col = full[dim], keep = [], left = [];
+    for (let k = 0; k < col.length; k++) (col[k] <= v ? keep : left).push(k);
+    past = {}; const other = {};
+    for (const [key, a] of Object.entries(full)) { past[key] = pick(a, keep); other[key] = faded ? pick(a, left) : []; }
+    if (faded || !s.clear) rest = other;
+  }
+  s.busy = true;
+  try { model.data = past; } finally { s.busy = false; }
+  s.set = model.data;
+  if (ghost != null && rest != null) { ghost.data = rest; s.clear = !faded; }
+}
+// every growing layer cut at the player's frame (``fresh``: only those not cut yet, a plot
+// drawn since, below the fold or after a knob move)
+function growAll(fresh) {
+  const D = frames.data, m = D.t.length;
+  if (m == 0) return;
+  const k = Math.max(0, Math.min(player.value, m - 1)), G = state.grown || {};
+  for (const mark of marks) {
+    if (mark.kind !== "grow") continue;
+    for (let j = 0; j < 64; j++) {
+      const model = find(`${mark.name}-L${j}`);
+      if (model == null) break;
+      if (fresh && G[model.id] != null && G[model.id].v === D[mark.x][k]) continue;
+      grow(model, find(`${mark.name}-G${j}`), mark.dim, D[mark.x][k]);
+    }
+  }
+}
+if (!state.watching) {  // plots drawn later are cut as they arrive
+  state.watching = true;
+  doc.on_change(() => {
+    if (state.pending) return;
+    state.pending = true;
+    setTimeout(() => { state.pending = false; growAll(true); }, 0);
+  });
+}
+growAll(false);
 for (const mark of marks) {
+  if (mark.kind === "grow") continue;
   const model = find(mark.name);
   if (model == null) continue;
   if (mark.cols) {  // a frame's rows into the mark's source
@@ -238,6 +310,10 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     # the menu's value is text in the browser; the player's step a whole number
     step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
     sync = pn.widgets.IntInput(value=i, visible=False)
+    # what has not happened yet: not drawn (the default), or drawn faded
+    faded = pn.widgets.Checkbox(name="Show the rest faded", value=False, margin=(4, 10),
+                                css_classes=["ldx-timeline-faded"],
+                                visible=any(m.kind == "grow" for m in timeline.marks))
     def note_text() -> str:
         frames = clock.frames(run)
         return (clock.frames_note(run) + " "
@@ -258,6 +334,8 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     player.jscallback(args=own, value="const player = cb_obj;\n" + code)
     player.jscallback(args=own, end="const player = cb_obj;\n" + code)
     player.jscallback(direction="const player = cb_obj;\n" + _DIRECTION)
+    faded.jscallback(args=args, value="(player._ldx || (player._ldx = {last: 0, timer: null, "
+                     "models: {}})).faded = cb_obj.active;\n" + code)
     # a new run's frames arrive with a new count of runs: redraw at the player's frame once
     # the whole update is applied (the frames, the player's end and value come with it)
     runs = pn.widgets.IntInput(value=0, visible=False)
@@ -309,7 +387,7 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
                                css_classes=["ldx-timeline-caption"])
     # the controls and the caption side by side where both fit, the caption below on a
     # narrow screen (a phone's 390 px: a fixed row of 630 px ran off the screen)
-    controls = pn.Column(player, pn.Row(step, note), sizing_mode="stretch_width",
+    controls = pn.Column(player, pn.Row(step, note), faded, sizing_mode="stretch_width",
                          min_width=300, max_width=440, styles={"flex": "1 1 440px"})
     return pn.FlexBox(controls, pn.Column(caption, sync, runs, sizing_mode="stretch_width",
                                           styles={"flex": "1 1 200px"}),
