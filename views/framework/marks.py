@@ -97,7 +97,8 @@ class Mark:
     - ``grow``: no layer of its own: the panel's layers that have the dimension ``dims[0]``
       draw only their rows whose value of it is at most x's at frame t (a raster that has it
       as its second value, the first step at which each pixel was visited: those pixels);
-      layers labelled as one of ``keep`` (guides, theory) stay whole. See ``grown``.
+      layers whose label starts with one of ``keep`` (guides, theory) stay whole. See
+      ``grown``.
 
     From per-frame rows (``Frames.arrays``; a name may also be a ``fixed`` array):
 
@@ -319,8 +320,8 @@ FADED_ALPHA = 0.15
 
 def grows(layer, mark: Mark) -> bool:
     """Whether ``layer`` (one element of a panel) builds up under the ``grow`` mark: it has
-    the mark's dimension and is not labelled as one of its ``keep``."""
-    if mark.kind != "grow" or getattr(layer, "label", "") in mark.keep:
+    the mark's dimension and its label does not start with one of its ``keep``."""
+    if mark.kind != "grow" or str(getattr(layer, "label", "")).startswith(tuple(mark.keep) or ("\0",)):
         return False
     if isinstance(layer, hv.Image):
         return len(layer.vdims) > 1 and layer.vdims[1].name == mark.dims[0]
@@ -346,8 +347,8 @@ def grown(layer, mark: Mark, value: float):
         xs, ys = layer.dimension_values(0, expanded=False), layer.dimension_values(1, expanded=False)
         return layer.clone((xs, ys, levels), vdims=layer.vdims[:1])
     values = np.asarray(layer.dimension_values(dim), dtype=float)
-    with np.errstate(invalid="ignore"):
-        keep = np.flatnonzero(values <= value)
+    with np.errstate(invalid="ignore"):  # a row at NaN (a break, a legend's) is not drawn
+        keep = np.flatnonzero(~(values > value))
     if len(keep) == len(values):
         return layer
     ranges = {}

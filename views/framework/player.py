@@ -106,8 +106,10 @@ function grow(model, ghost, dim, v) {
 }
 function cut(model, s) {
   if (model.data !== s.set) { s.full = model.data; s.clear = false; }
-  const full = s.full, faded = !!state.faded, ghost = s.ghost, dim = s.dim, v = s.v;
-  if (!(dim in full)) return;
+  const full = s.full, faded = !!state.faded, ghost = s.ghost, v = s.v;
+  // rectangles (bars over the steps) hold their left ends, not the dimension
+  const dim = (s.dim in full) ? s.dim : ("left" in full ? "left" : null);
+  if (dim == null) return;
   let past, rest = null;
   if ("image" in full) {  // a raster: the pixels first visited at or before v
     const lv = full.image[0], fv = full[dim][0], P = plain(lv);
@@ -118,7 +120,7 @@ function cut(model, s) {
     else if (!s.clear) rest = {image: [new lv.constructor(new P(lv.length), lv.shape)], x: full.x, y: full.y, dw: full.dw, dh: full.dh};
   } else {  // rows whose value of dim is at most v
     const col = full[dim], keep = [], left = [];
-    for (let k = 0; k < col.length; k++) (col[k] <= v ? keep : left).push(k);
+    for (let k = 0; k < col.length; k++) (col[k] > v ? left : keep).push(k);  // NaN: kept
     past = {}; const other = {};
     for (const [key, a] of Object.entries(full)) { past[key] = pick(a, keep); other[key] = faded ? pick(a, left) : []; }
     if (faded || !s.clear) rest = other;
@@ -311,7 +313,7 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
     sync = pn.widgets.IntInput(value=i, visible=False)
     # what has not happened yet: not drawn (the default), or drawn faded
-    faded = pn.widgets.Checkbox(name="Show the rest faded", value=False, margin=(4, 10),
+    faded = pn.widgets.Checkbox(label="Show the rest faded", value=False, margin=(4, 10),
                                 css_classes=["ldx-timeline-faded"],
                                 visible=any(m.kind == "grow" for m in timeline.marks))
     def note_text() -> str:
