@@ -110,6 +110,13 @@ function cut(model, s) {
   // rectangles (bars over the steps) hold their left ends, not the dimension
   const dim = (s.dim in full) ? s.dim : ("left" in full ? "left" : null);
   if (dim == null) return;
+  // what is drawn is what was drawn (no pixel or row more or less, the same data and mode):
+  // nothing to send to the canvas
+  let count = 0;
+  if ("image" in full) { const fv = full[dim][0]; for (let k = 0; k < fv.length; k++) if (fv[k] <= v) count++; }
+  else { const col = full[dim]; for (let k = 0; k < col.length; k++) if (!(col[k] > v)) count++; }
+  if (model.data === s.set && count === s.count && faded === s.faded) return;
+  s.count = count; s.faded = faded;
   let past, rest = null;
   if ("image" in full) {  // a raster: the pixels first visited at or before v
     const lv = full.image[0], fv = full[dim][0], P = plain(lv);

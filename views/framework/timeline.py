@@ -164,6 +164,12 @@ class _GrowHook:
             return
         source.name = self.name
         source.syncable = False
+        # on Bokeh's overlay layer, as the marks (``_MarkHook``): a frame's cut repaints that
+        # layer, not the plot's axes and other layers beneath (drawn above them, the marks
+        # above it)
+        renderer = plot.handles.get("glyph_renderer")
+        if renderer is not None:
+            renderer.level = "overlay"
         if self.column is not None and isinstance(element, hv.Image) and len(element.vdims) > 1:
             first = element.dimension_values(3, flat=False)
             if plot.invert_axes:
