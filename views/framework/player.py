@@ -320,7 +320,8 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
     sync = pn.widgets.IntInput(value=i, visible=False)
     # what has not happened yet: not drawn (the default), or drawn faded
-    faded = pn.widgets.Checkbox(label="Show the rest faded", value=False, margin=(4, 10),
+    faded = pn.widgets.Checkbox(label="Show the rest faded", value=False, margin=(2, 10),
+                                width=150,
                                 css_classes=["ldx-timeline-faded"],
                                 visible=any(m.kind == "grow" for m in timeline.marks))
     def note_text() -> str:
@@ -396,7 +397,9 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
                                css_classes=["ldx-timeline-caption"])
     # the controls and the caption side by side where both fit, the caption below on a
     # narrow screen (a phone's 390 px: a fixed row of 630 px ran off the screen)
-    controls = pn.Column(player, pn.Row(step, note), faded, sizing_mode="stretch_width",
+    # the box under the step size: no row of its own (the first plot stays on the screen)
+    controls = pn.Column(player, pn.Row(pn.Column(step, faded, margin=0), note),
+                         sizing_mode="stretch_width",
                          min_width=300, max_width=440, styles={"flex": "1 1 440px"})
     return pn.FlexBox(controls, pn.Column(caption, sync, runs, sizing_mode="stretch_width",
                                           styles={"flex": "1 1 200px"}),
