@@ -1,7 +1,7 @@
 """Pictures that build up in time, in Chromium: on every page with a timeline, the data the
 browser draws at the first frame is less than at the last and holds only what happened by then
 (every growing layer's source read back, no value of its time dimension beyond t; a dense
-cloud's raster lights only pixels first visited by t); on herding and torus the drawn points
+cloud's raster lights only pixels whose first frame is at most the player's); on herding and torus the drawn points
 are the engine's up to t; the faded rest comes and goes with its box. Helpers from
 ``test_timeline.py``."""
 
@@ -84,8 +84,8 @@ def test_every_timeline_page_draws_at_t_only_what_happened_by_t(server, page, sl
             column = g["data"].get(dim, g["data"].get("left"))
             values = np.asarray(column, float)
             assert not np.any(values > limit), (slug, g["name"])
-        else:
-            assert not np.any(np.asarray(g["values"]) > limit), (slug, g["name"])
+        else:  # a raster: the first frame showing each lit pixel, frame 0 here
+            assert not np.any(np.asarray(g["values"]) > 0), (slug, g["name"])
     assert any(g["amount"] < end[g["name"]] for g in start if g["name"] in end), slug
     assert page.errors == []
 
@@ -116,7 +116,7 @@ def test_herding_and_torus_draw_the_engines_states_up_to_t(server, page):
         np.testing.assert_array_equal(error.t[rows], T)
         np.testing.assert_allclose(curve["error"], error.herding[rows], rtol=1e-6)
         cloud = next(g for g in grown if "-cones_plot-" in g["name"])
-        assert cloud["amount"] > 0 and max(cloud["values"]) <= t
+        assert cloud["amount"] > 0 and max(cloud["values"]) <= t  # frame t is step t here
     assert np.isfinite(w).all()
     assert page.errors == []
 

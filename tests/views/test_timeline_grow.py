@@ -178,3 +178,17 @@ def test_animate_panels_gives_the_panels_named(tmp_path):
 
 def test_landscape_columns():
     assert [landscape_columns(n) for n in range(1, 10)] == [1, 2, 3, 4, 3, 3, 4, 4, 3]
+
+
+def test_a_rasters_first_frames_show_each_pixel_at_the_first_frame_at_or_after_its_visit():
+    from views.framework.timeline import first_frames
+
+    t = np.array([0, 5, 10, 15])  # strided frames
+    first = np.array([[0.0, 1.0, 5.0], [6.0, 15.0, np.nan]])
+    index = first_frames(first, t)
+    assert index.dtype == np.uint16
+    np.testing.assert_array_equal(index, [[0, 1, 1], [2, 3, 65_535]])
+    # lit at frame i exactly when visited by its time t_i
+    for i in range(len(t)):
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_array_equal(index <= i, first <= t[i])

@@ -112,7 +112,8 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
     least of it in each pixel (datashader's ``min``; NaN where empty), the step at which the
     pixel was first visited. A timeline builds the cloud up from it (``marks.grown``, and in
     the browser ``views.framework.player``): the pixels visited by t, shaded as the whole run
-    shades them, at 4 bytes a pixel sent once per draw, instead of a raster per frame.
+    shades them, from one raster and 2 bytes a pixel more (the first frame that shows it,
+    ``timeline.first_frames``) sent once per draw, instead of a raster per frame.
     """
     if len(points) <= threshold:
         return points

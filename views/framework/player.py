@@ -90,7 +90,7 @@ function plain(a) {  // the plain typed array class under a Bokeh NDArray
 function pick(a, keep) { const out = new Array(keep.length); for (let k = 0; k < keep.length; k++) out[k] = a[keep[k]]; return out; }
 // a layer that builds up in time: its whole data (the server's, kept until the server sends
 // new data) cut at v along column dim; its ghost (the faded rest) holds the other part
-function grow(model, ghost, dim, v) {
+function grow(model, ghost, dim, v, i) {
   const G = state.grown || (state.grown = {});
   let s = G[model.id];
   if (s == null) {
@@ -101,7 +101,7 @@ function grow(model, ghost, dim, v) {
     });
   }
   if (model.data !== s.set) s.full = model.data;
-  s.ghost = ghost; s.dim = dim; s.v = v;
+  s.ghost = ghost; s.dim = dim; s.v = v; s.i = i;
   cut(model, s);
 }
 function cut(model, s) {
@@ -113,7 +113,8 @@ function cut(model, s) {
   // what is drawn is what was drawn (no pixel or row more or less, the same data and mode):
   // nothing to send to the canvas
   let count = 0;
-  if ("image" in full) { const fv = full[dim][0]; for (let k = 0; k < fv.length; k++) if (fv[k] <= v) count++; }
+  // a raster holds the first frame showing each pixel (``timeline.first_frames``), not a step
+  if ("image" in full) { const fv = full[dim][0]; for (let k = 0; k < fv.length; k++) if (fv[k] <= s.i) count++; }
   else { const col = full[dim]; for (let k = 0; k < col.length; k++) if (!(col[k] > v)) count++; }
   if (model.data === s.set && count === s.count && faded === s.faded) return;
   s.count = count; s.faded = faded;
@@ -121,7 +122,7 @@ function cut(model, s) {
   if ("image" in full) {  // a raster: the pixels first visited at or before v
     const lv = full.image[0], fv = full[dim][0], P = plain(lv);
     const pa = new P(lv.length), ra = new P(lv.length);
-    for (let k = 0; k < lv.length; k++) { if (fv[k] <= v) pa[k] = lv[k]; else ra[k] = lv[k]; }
+    for (let k = 0; k < lv.length; k++) { if (fv[k] <= s.i) pa[k] = lv[k]; else ra[k] = lv[k]; }
     past = Object.assign({}, full, {image: [new lv.constructor(pa, lv.shape)]});
     if (faded) rest = {image: [new lv.constructor(ra, lv.shape)], x: full.x, y: full.y, dw: full.dw, dh: full.dh};
     else if (!s.clear) rest = {image: [new lv.constructor(new P(lv.length), lv.shape)], x: full.x, y: full.y, dw: full.dw, dh: full.dh};
@@ -149,7 +150,7 @@ function growAll(fresh) {
       const model = find(`${mark.name}-L${j}`);
       if (model == null) break;
       if (fresh && G[model.id] != null && G[model.id].v === D[mark.x][k]) continue;
-      grow(model, find(`${mark.name}-G${j}`), mark.dim, D[mark.x][k]);
+      grow(model, find(`${mark.name}-G${j}`), mark.dim, D[mark.x][k], k);
     }
   }
 }

@@ -26,8 +26,9 @@ the control says so.
 
 A picture builds up in time: what has not happened by t is not drawn (``Mark`` ``grow``: a
 curve over the steps ends at t, a cloud of weights holds the steps up to t, a dense cloud's
-raster the pixels visited by t). The page sends each such layer whole, once per draw, and the
-browser cuts it at every frame; a box on the control shows the rest faded. Exports and
+raster the pixels visited by t: it is sent with, for each pixel, the first frame that shows
+it, ``first_frames``). The page sends each such layer whole, once per draw, and the browser
+cuts it at every frame; a box on the control shows the rest faded. Exports and
 animations at a chosen time draw the same cut (``marks.grown``); at the default time, the
 whole run: the paper's figure.
 
@@ -39,6 +40,7 @@ part of the link).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import holoviews as hv
@@ -145,8 +147,10 @@ class _GrowHook:
     pixel was first visited, is put in its source too (HoloViews sends only the first). A
     ``ghost`` layer (what has not happened, shown faded) is sent empty: the browser fills it."""
 
-    def __init__(self, name: str, column: str | None = None):
-        self.name, self.column = name, column
+    def __init__(self, name: str, column: str | None = None, clock=None, run=None):
+        self.name, self.column, self.run = name, column, run
+        # weakly: the option memo keeps its hooks for the process
+        self.clock = None if clock is None else weakref.ref(clock)
 
     def __repr__(self) -> str:
         return f"_GrowHook({self.name!r}, {self.column!r})"
@@ -170,11 +174,22 @@ class _GrowHook:
         renderer = plot.handles.get("glyph_renderer")
         if renderer is not None:
             renderer.level = "overlay"
-        if self.column is not None and isinstance(element, hv.Image) and len(element.vdims) > 1:
+        clock = None if self.clock is None else self.clock()
+        if (self.column is not None and clock is not None and isinstance(element, hv.Image)
+                and len(element.vdims) > 1):
             first = element.dimension_values(3, flat=False)
             if plot.invert_axes:
                 first = first.T
-            source.data[self.column] = [np.asarray(first, dtype=np.float32)]
+            source.data[self.column] = [first_frames(first, clock.frames(self.run).t)]
+
+
+def first_frames(first: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The first frame (index into the frames sent, whose times are ``t``) at which each
+    pixel of a raster whose first visit is at step ``first`` is drawn: the first frame at
+    or after that step; 65,535 where never (NaN). Two bytes a pixel, exact for the frames
+    the player shows (at most ``Timeline.max_frames``, below 65,535)."""
+    index = np.searchsorted(t, np.nan_to_num(first, nan=np.inf), side="left")
+    return np.where(np.isfinite(first), np.minimum(index, 65_535), 65_535).astype(np.uint16)
 
 
 def _hooked(layer, hook):
@@ -299,7 +314,7 @@ class Clock:
         for mark in (m for m in marks if m.kind == "grow"):
             element = self._grow(element, mark, frames, i,
                                  f"{uid}-{plot.method}-{every.index(mark)}",
-                                 self._uncut.setdefault((run, plot.method), {}))
+                                 self._uncut.setdefault((run, plot.method), {}), run)
         marks = [m for m in marks if m.kind != "grow"]
         if not marks:
             return element
@@ -311,8 +326,8 @@ class Clock:
             return element.clone(list(element) + layers)
         return hv.Overlay([element, *layers])
 
-    @staticmethod
-    def _grow(element, mark: Mark, frames: Frames, i: int, name: str, uncut: dict):
+    def _grow(self, element, mark: Mark, frames: Frames, i: int, name: str, uncut: dict,
+              run: str | None = None):
         """``element`` built up to frame ``i`` under the ``grow`` mark: in an export, its
         growing layers cut at the frame's time (``marks.grown``); on the page, whole (the
         browser cuts them at each frame) and named, each followed by its ghost, the faded
@@ -335,7 +350,7 @@ class Clock:
             for layer in layers:
                 if grows(layer, mark):
                     j = len(ghosts)
-                    out.append(_hooked(layer, _GrowHook(f"{name}-L{j}", column)))
+                    out.append(_hooked(layer, _GrowHook(f"{name}-L{j}", column, self, run)))
                     ghosts.append(_ghost(layer, _GrowHook(f"{name}-G{j}")))
                 else:
                     out.append(layer)
