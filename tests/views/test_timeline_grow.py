@@ -192,3 +192,26 @@ def test_a_rasters_first_frames_show_each_pixel_at_the_first_frame_at_or_after_i
     for i in range(len(t)):
         with np.errstate(invalid="ignore"):
             np.testing.assert_array_equal(index <= i, first <= t[i])
+
+
+@pytest.mark.parametrize("slug", TIMED)
+def test_every_timeline_plays_in_about_fifteen_seconds_and_says_its_pace(slug):
+    """The default pace on every page with a timeline (at its small sizes): the whole run in
+    10-20 s when it has the frames to fill it, and the control says how far t advances a
+    second in the timeline's unit ("t advances 1,322 steps a second")."""
+    import math
+
+    from views.framework.player import PLAY_SECONDS, pace, pace_text
+
+    cls = EXPLORERS[slug]
+    page, _ = cls.from_query({k: [v] for k, v in size_knobs(cls).items()})
+    frames = page.frames()
+    interval, step = pace(len(frames))
+    seconds = math.ceil((len(frames) - 1) / step) * interval / 1000
+    if len(frames) - 1 >= PLAY_SECONDS:
+        assert 10 <= seconds <= 20, (slug, len(frames), seconds)
+    text = pace_text(frames.t, interval, step, unit=page.timeline.unit)
+    rate = (frames.t[-1] - frames.t[0]) / seconds
+    assert text.startswith(f"Plays in about {seconds:.0f} s: t advances ")
+    assert text.endswith(" a second.")
+    assert f"{rate:,.0f}" in text or f"{rate:.2g}" in text

@@ -45,14 +45,20 @@ def pace(frames: int) -> tuple[int, int]:
     return int(min(max(round(interval), INTERVAL_MS), SLOWEST_MS)), step
 
 
-def pace_text(t, interval: int, step: int) -> str:
-    """The pace in words: how long the run plays and how far t advances a second."""
+#: The plural of a timeline's unit where it is not the unit and an s.
+PLURALS = {"datum": "data", "data seen": "data"}
+
+
+def pace_text(t, interval: int, step: int, unit: str | None = None) -> str:
+    """The pace in words: how long the run plays and how far t advances a second (in
+    ``unit``s, the timeline's unit, when given: "t advances 1,322 steps a second")."""
     moves = max(len(t) - 1, 1)
     seconds = math.ceil(moves / step) * interval / 1000
     span = float(t[-1] - t[0]) if len(t) else 0.0
     rate = span / seconds if seconds else 0.0
     per = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
-    return f"Plays in about {seconds:.0f} s: t advances {per} a second."
+    units = "" if unit is None else " " + PLURALS.get(unit, unit + "s")
+    return f"Plays in about {seconds:.0f} s: t advances {per}{units} a second."
 
 
 # The browser side, run on every change of the player's value. ``marks`` lists what to redraw
@@ -328,7 +334,7 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     def note_text() -> str:
         frames = clock.frames(run)
         return (clock.frames_note(run) + " "
-                + pace_text(frames.t, *pace(len(frames))))
+                + pace_text(frames.t, *pace(len(frames)), unit=timeline.unit))
 
     note = steady_text(Text(note_text(), margin=(0, 10),
                                         css_classes=["ldx-timeline-note"]))
