@@ -144,7 +144,8 @@ class _GrowHook:
     """A HoloViews hook naming the data source of a panel's layer that builds up in time
     (``Mark`` ``grow``), so the browser finds it and cuts it at t, and making it not
     ``syncable`` (the browser's cut is not sent back). A raster's second value, the step each
-    pixel was first visited, is put in its source too (HoloViews sends only the first). A
+    pixel was first visited, goes in its source too as the first frame that shows the pixel
+    (``first_frames``; HoloViews sends only the first value). A
     ``ghost`` layer (what has not happened, shown faded) is sent empty: the browser fills it."""
 
     def __init__(self, name: str, column: str | None = None, clock=None, run=None):
