@@ -14,7 +14,8 @@ from PIL import Image
 
 from views import export_cli
 from views.framework import stamp
-from views.framework.animation import ANIMATION_DPI, frame_indices, frame_title
+from views.framework.animation import (ANIMATION_DPI, check_panels, frame_indices, frame_title,
+                                       landscape_columns)
 from views.framework.figure import export_figure
 from views.pages.dsg import DSGExplorer
 from views.pages.herding import HerdingExplorer
@@ -51,12 +52,15 @@ def _in_colors(rgb: np.ndarray, frame: np.ndarray) -> np.ndarray:
     return palette[np.argmin(distance, axis=1)][inverse].reshape(rgb.shape)
 
 
-def _export(cls, settings: dict, i: int, tmp_path) -> np.ndarray:
+def _export(cls, settings: dict, i: int, tmp_path, panels=None) -> np.ndarray:
     """What a fresh page's PNG export draws at the time of its frame ``i`` (at the
-    animation's resolution, titled as the animation's frame)."""
+    animation's resolution, titled as the animation's frame), of the panels the animation
+    shows (by default those that move in time), laid out as it lays them out."""
     page = cls(**settings)
     page.t = int(page.frames().t[i])
-    path = export_figure(page.figure(), tmp_path / f"export-{i}.png",
+    panels = check_panels(page, panels)
+    path = export_figure(page.figure(panels, landscape_columns(len(panels))),
+                         tmp_path / f"export-{i}.png",
                          title=frame_title(page, i), dpi=ANIMATION_DPI)
     return np.asarray(Image.open(path).convert("RGB"))
 
@@ -112,7 +116,8 @@ def test_a_runs_own_timeline_animates_as_its_panels_at_t_k(tmp_path, capsys):
     fresh.jobs["curve"].compute()
     fresh.set_time("curve", int(fresh.frames("curve").t[i]))
     only = tuple(p.method for p in fresh.jobs["curve"].run.plots)
-    export = export_figure(fresh.figure(only), tmp_path / "export.png",
+    export = export_figure(fresh.figure(only, landscape_columns(len(only))),
+                           tmp_path / "export.png",
                            title=frame_title(fresh, i, run="curve"), dpi=ANIMATION_DPI)
     export = np.asarray(Image.open(export).convert("RGB"))
     held = _in_colors(export, frames[1])

@@ -6,6 +6,8 @@ round-trips; exports draw the marks at the current time."""
 
 from __future__ import annotations
 
+import re
+
 import math
 
 import holoviews as hv
@@ -82,7 +84,8 @@ def _mark_data(explorer, method: str):
     marks = {}
     for model in fig.references():
         name = getattr(model, "name", None) or ""
-        if name.startswith("ldx-time"):
+        # the marks (a panel's layers that build up in time, "-L<j>" and "-G<j>", are not)
+        if name.startswith("ldx-time") and not re.search(r"-[LG][0-9]+$", name):
             marks[name] = (model.location if isinstance(model, Span) else
                            (model.left, model.right) if isinstance(model, BoxAnnotation) else
                            dict(model.data))

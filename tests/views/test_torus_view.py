@@ -18,8 +18,10 @@ def _element(overlay, kind):
 def test_torus_cloud_is_the_whole_orbit_in_the_unit_square():
     explorer = TorusExplorer()
     cloud = explorer.torus_cloud()
-    c = cloud.array()
+    c = cloud.array(cloud.kdims)
     assert c.shape == (explorer.steps + 1, 2)
+    # each point with its step: the timeline builds the orbit up to t
+    np.testing.assert_array_equal(cloud.dimension_values("t"), np.arange(explorer.steps + 1))
     assert np.all((c >= 0) & (c < 1))
 
 

@@ -26,7 +26,8 @@ from views.framework.film import ANIMATION_DPI, Film, frame_title
 from views.framework.remote import restore
 
 __all__ = ["ANIMATION_FORMATS", "DEFAULT_FRAMES", "MAX_FRAMES", "DEFAULT_FPS", "MAX_FPS",
-           "ANIMATION_DPI", "Animator", "animation_task", "frame_indices", "frame_title", "check_run"]
+           "ANIMATION_DPI", "Animator", "animation_task", "frame_indices", "frame_title", "check_run",
+           "check_panels", "landscape_columns"]
 
 #: Formats ``animate`` writes, by file suffix.
 ANIMATION_FORMATS = (".gif", ".mp4")
@@ -121,6 +122,42 @@ def frame_indices(explorer, frames=None, run=None) -> np.ndarray:
         raise ValueError(f"frames must be times from {lo:,} to {hi:,} (the timeline's), got "
                          f"{int(outside[0]):,}")
     return np.searchsorted(page.t, times, side="right") - 1
+
+
+def check_panels(explorer, panels=None, run=None) -> tuple[str, ...]:
+    """The panels an animation shows (plot method names, as ``figure(only=...)`` takes
+    them), from ``animate``'s ``panels``: None, the panels that move in time (those with a
+    mark of the timeline; a run's: all its panels); else a sequence of panel names of the
+    page (a run's: of the run). ``ValueError`` or ``TypeError`` naming ``panels``."""
+    if run is None:
+        names = tuple(p.method for p in explorer.panels())
+        marked = {m.plot for m in explorer.timeline.marks}
+        moving = tuple(n for n in names if n in marked)
+    else:
+        names = moving = tuple(p.method for p in explorer.jobs[run].run.plots)
+    if panels is None:
+        return moving or names
+    if isinstance(panels, str) or not isinstance(panels, (list, tuple)):
+        raise TypeError(f"panels must be None or a tuple of panel names ({', '.join(names)}), "
+                        f"got {panels!r} of type {type(panels).__name__}")
+    if not panels or len(set(panels)) != len(panels):
+        raise ValueError(f"panels must name at least one panel, each once, of "
+                         f"{', '.join(names)}; got {panels!r}")
+    for name in panels:
+        if not isinstance(name, str):
+            raise TypeError(f"panels must hold panel names (text), got {name!r} of type "
+                            f"{type(name).__name__}")
+        if name not in names:
+            raise ValueError(f"panels must be panels of the {explorer.title} page "
+                             f"({', '.join(names)}), got {name!r}")
+    return tuple(panels)
+
+
+def landscape_columns(count: int) -> int:
+    """Panels a row of an animation of ``count`` panels: at most four a row, in as few rows
+    as that takes, spread evenly over them; a row wider than the rows are tall (landscape)."""
+    rows = -(-count // 4)
+    return -(-count // rows)
 
 
 def _spaced(count: int, n: int) -> np.ndarray:
@@ -234,7 +271,7 @@ def run_file_stem(explorer, run: str | None) -> str:
 
 
 def write_animation(explorer, path, *, frames=None, fps=DEFAULT_FPS, run=None,
-                    progress=None) -> pathlib.Path:
+                    progress=None, panels=None) -> pathlib.Path:
     """``Model.animate``, and ``progress(fraction, message)`` after each frame."""
     path = pathlib.Path(path)
     suffix = path.suffix.lower()
@@ -244,8 +281,10 @@ def write_animation(explorer, path, *, frames=None, fps=DEFAULT_FPS, run=None,
     fps = _check_fps(fps)
     run = check_run(explorer, run)
     indices = frame_indices(explorer, frames, run)
+    panels = check_panels(explorer, panels, run)
     state = run_state(explorer, run)
-    film = Film(explorer, indices, run=run)
+    film = Film(explorer, indices, run=run, panels=panels,
+                columns=landscape_columns(len(panels)))
     try:
         with atomic_path(path) as partial:
             write = _write_gif if suffix == ".gif" else _write_mp4
@@ -262,10 +301,14 @@ class Animator:
     def __init__(self, model):
         self.model = model
 
-    def animate(self, path, *, frames=None, fps=DEFAULT_FPS, run=None) -> pathlib.Path:
+    def animate(self, path, *, frames=None, fps=DEFAULT_FPS, run=None,
+                panels=None) -> pathlib.Path:
         """Write the page's timeline as an animation: frame k is the figure ``export`` writes
-        at time t_k (drawn with matplotlib at ``ANIMATION_DPI``), its title naming the page,
-        the settings and t_k. The format follows the suffix of ``path``: ``.gif`` or ``.mp4``
+        at time t_k (drawn with matplotlib at ``ANIMATION_DPI``) of the panels that move in
+        time, at most four a row (landscape), its title naming the page, the settings and
+        t_k. It starts at t = 0 and builds up as the page does: what has not happened by t_k
+        is not drawn. ``panels``: these panels only (plot method names, as
+        ``figure(only=...)`` takes them), e.g. ``panels=("cones_plot",)``. The format follows the suffix of ``path``: ``.gif`` or ``.mp4``
         (else ``ValueError``). The file carries the page's state (without the time) like an
         export: a GIF in its comment, an MP4 in its ``comment`` metadata.
 
@@ -285,7 +328,8 @@ class Animator:
         (``run=``), so ``ldx-export --from`` computes the run and rebuilds the animation.
 
         Only pages with a timeline animate. Returns ``path``, written whole or not at all."""
-        return write_animation(self.model, path, frames=frames, fps=fps, run=run)
+        return write_animation(self.model, path, frames=frames, fps=fps, run=run,
+                               panels=panels)
 
     def animation_bytes(self, suffix: str, progress=None, run=None) -> bytes:
         """The default animation (``animate``) as bytes (the page's download buttons)."""

@@ -107,15 +107,20 @@ class Drawing:
         if memo is not None and memo[0] is result:
             return memo[1]
         cloud = self.panel_element(plot, cloud=True, x_range=x_range)
+        # a cloud that builds up in time keeps, in each pixel, the step it was first visited
+        first = model.clock.grow_dimension(plot.method)
         raster = dense(cloud, threshold=threshold, x_range=window[0], y_range=window[1],
-                       frame=frame)
+                       frame=frame,
+                       first=first if first and cloud.get_dimension(first) is not None else None)
         self._rasters = {k: v for k, v in self._rasters.items() if v[0] is result}
         self._rasters[key] = (result, raster)
         return raster
 
-    def figure(self, only: tuple[str, ...] | None = None) -> hv.Layout:
+    def figure(self, only: tuple[str, ...] | None = None,
+               columns: int | None = None) -> hv.Layout:
         """The whole current figure as one static HoloViews Layout (for export and headless use);
-        ``only``: just these panels (plot method names, in this order), e.g. one paper figure."""
+        ``only``: just these panels (plot method names, in this order), e.g. one paper figure;
+        ``columns``: panels a row (default: the model's ``columns``)."""
         model = self.model
         matplotlib_backend()
         panels = model.panels()
@@ -129,7 +134,7 @@ class Drawing:
         twin = model.pinning.twin()
         with export_styles():
             if twin is None:
-                columns = min(model.columns, len(panels))
+                columns = min(model.columns if columns is None else columns, len(panels))
                 elements = [self.element(p) for p in panels]
             else:  # each panel beside its pinned copy (a run's panel: an empty place)
                 columns, pinned = 2, {p.method for p in twin.plots}

@@ -93,7 +93,8 @@ CLOUD_CMAP = ["#505050", "#000000"]
 
 
 def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_range=None,
-          cmap=CLOUD_CMAP, width: int = 400, height: int = 340, frame=None):
+          cmap=CLOUD_CMAP, width: int = 400, height: int = 340, frame=None,
+          first: str | None = None):
     """A point cloud as it should be drawn: the points themselves when at most ``threshold``,
     else a datashader raster over ``x_range`` x ``y_range`` (default: the cloud's extent).
 
@@ -106,6 +107,13 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
     (the herding attractor inside its cones), keeps one raster pixel per screen pixel: the
     raster gets the cloud's share of ``width`` x ``height``, not all of it for the part. A
     cloud a third of the window wide is sent in a ninth of the bytes, and looks the same.
+
+    ``first``, a value dimension of the points (their step): the raster's second value is the
+    least of it in each pixel (datashader's ``min``; NaN where empty), the step at which the
+    pixel was first visited. A timeline builds the cloud up from it (``marks.grown``, and in
+    the browser ``views.framework.player``): the pixels visited by t, shaded as the whole run
+    shades them, from one raster and 2 bytes a pixel more (the first frame that shows it,
+    ``timeline.first_frames``) sent once per draw, instead of a raster per frame.
     """
     if len(points) <= threshold:
         return points
@@ -118,9 +126,16 @@ def dense(points: hv.Points, *, threshold: int = DENSE_POINTS, x_range=None, y_r
     if frame is not None:
         width = _share(x_range, frame[0], width)
         height = _share(y_range, frame[1], height)
-    xs, ys, counts = count_points(x, y, x_range, y_range, width, height)
-    image = RasterImage((xs, ys, shade_levels(counts)), kdims=[xdim, ydim],
-                        vdims=[hv.Dimension("level", label="density level")])
+    if first is None:
+        xs, ys, counts = count_points(x, y, x_range, y_range, width, height)
+        values, vdims = (shade_levels(counts),), []
+    else:
+        when = points.get_dimension(first)
+        xs, ys, counts, firsts = count_points(x, y, x_range, y_range, width, height,
+                                              first=points.dimension_values(first))
+        values, vdims = (shade_levels(counts), firsts), [when]
+    image = RasterImage((xs, ys, *values), kdims=[xdim, ydim],
+                        vdims=[hv.Dimension("level", label="density level"), *vdims])
     # Linear colour from dark grey (one point) to black (the most): histogram equalisation
     # degenerates to a blank raster when every pixel holds one point. Level 0 (no point) is
     # below the colour range and drawn transparent.
@@ -155,10 +170,13 @@ def shade_levels(counts: np.ndarray) -> np.ndarray:
     return levels
 
 
-def count_points(x: np.ndarray, y: np.ndarray, x_range, y_range, width: int, height: int):
+def count_points(x: np.ndarray, y: np.ndarray, x_range, y_range, width: int, height: int,
+                 first: np.ndarray | None = None):
     """Datashader's count of the points (x, y) in each of ``width`` x ``height`` pixels over
     ``x_range`` x ``y_range``: the pixel centres along x and y, and the counts (float, shape
-    ``(height, width)``, NaN where a pixel is empty, so it is drawn transparent).
+    ``(height, width)``, NaN where a pixel is empty, so it is drawn transparent). With
+    ``first`` (a number per point, its step), also the least of it in each pixel (float32,
+    NaN where empty): the step at which the pixel was first visited.
 
     Touches no HoloViews or Bokeh object, so ``warmup_rasters`` can call it from a thread."""
     import datashader as ds
@@ -166,7 +184,17 @@ def count_points(x: np.ndarray, y: np.ndarray, x_range, y_range, width: int, hei
 
     canvas = ds.Canvas(plot_width=width, plot_height=height, x_range=tuple(x_range),
                        y_range=tuple(y_range))
-    counts = canvas.points(pd.DataFrame({"x": x, "y": y}), "x", "y", agg=ds.count())
+    table = pd.DataFrame({"x": x, "y": y})
+    if first is not None:
+        table["first"] = np.asarray(first, dtype=np.float64)
+        both = canvas.points(table, "x", "y", agg=ds.summary(count=ds.count(),
+                                                              first=ds.min("first")))
+        counts, firsts = both["count"], both["first"].astype(np.float32)
+        counts = counts.astype(np.float32)
+        counts = counts.where(counts > 0)
+        return (counts.coords["x"].values, counts.coords["y"].values, counts.values,
+                firsts.values)
+    counts = canvas.points(table, "x", "y", agg=ds.count())
     # float32 (NaN where empty, drawn transparent): half the bytes of float64 over the
     # websocket on every move, and exact for counts below 2**24
     counts = counts.astype(np.float32)

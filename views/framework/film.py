@@ -15,6 +15,10 @@ is moved directly where that is one call (a point, a line, a vertical line or ve
 marks (histogram bars, particles coloured by their weight, images) are redrawn by HoloViews
 from the mark's element.
 
+A layer that builds up in time (``Mark`` ``grow``: a curve over the steps, a cloud) is cut at
+each frame's time from the whole layer, as the export at that time cuts it, and drawn as the
+marks are: a frame holds only what happened by its time.
+
 Drawn once, so not following the time: the axes (no page's do: a page draws its frame at every
 time on the axes of the whole run) and a mark's colour bar (a mark coloured by its data fixes
 its ``clim`` and ``cbar_extend``: HoloViews would point the bar's ends from the first frame's
@@ -29,12 +33,14 @@ from __future__ import annotations
 
 import math
 
+import holoviews as hv
 import numpy as np
 import param
 
 from views.framework import stamp
 from views.framework.figure import export_styles, put_title, set_title, title_width
 from views.framework.legends import place_legends
+from views.framework.marks import grown
 from views.framework.workarounds import forget_colorbars, matplotlib_plot, tight_canvas
 
 __all__ = ["Film", "frame_title", "ANIMATION_DPI"]
@@ -182,12 +188,34 @@ class _Layer:
         return _artists(self.subplot)
 
 
+class _Grown(_Layer):
+    """A layer of a panel that builds up in time (``Mark`` ``grow``), cut at each frame's time
+    from the whole layer (``marks.grown``): a curve's line moved directly, others redrawn by
+    HoloViews."""
+
+    def __init__(self, layer, mark, subplot):
+        from matplotlib.lines import Line2D
+
+        self.layer, self.mark, self.subplot = layer, mark, subplot
+        artist = subplot.handles.get("artist")
+        self.line = artist if isinstance(layer, hv.Curve) and type(artist) is Line2D else None
+
+    def show(self, frames, i: int, key) -> None:
+        with export_styles():
+            element = grown(self.layer, self.mark, self.mark.data(frames, i))
+        if self.line is not None:
+            self.line.set_data(element.dimension_values(0), element.dimension_values(1))
+            return
+        self.subplot.update_frame(key, element=element)
+
+
 class Film:
     """The page's export figure drawn once, whose frames (``draw(i)``: the figure at frame
     ``i`` of the timeline, as RGB pixels) move only the marks. ``run``: the figure of that
     run's panels (``figure(only=...)``) over the run's own timeline."""
 
-    def __init__(self, explorer, indices, dpi: int = ANIMATION_DPI, run: str | None = None):
+    def __init__(self, explorer, indices, dpi: int = ANIMATION_DPI, run: str | None = None,
+                 panels: tuple[str, ...] | None = None, columns: int | None = None):
         from holoviews.plotting.mpl import OverlayPlot
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.transforms import Bbox
@@ -198,14 +226,17 @@ class Film:
         timeline = explorer.clock.timeline_of(run)
         self.settings = stamp.settings_words(explorer, time=False)
         first = int(indices[0])
-        if run is None:
-            panels, only = explorer.panels(), None
+        every = explorer.panels() if run is None else explorer.jobs[run].run.plots
+        if panels is None:
+            panels, only = every, (None if run is None else tuple(p.method for p in every))
         else:
-            panels = explorer.jobs[run].run.plots
-            only = tuple(p.method for p in panels)
+            by_name = {p.method: p for p in every}
+            panels, only = [by_name[name] for name in panels], tuple(panels)
         with _AtTime(explorer, int(self.frames.t[first]), run):
-            layout = explorer.figure(only)
+            layout = explorer.figure(only, columns)
             self.plot = matplotlib_plot(layout)
+            # the panels' layers that build up in time, whole (cut again at every frame)
+            uncut = {p.method: explorer.clock.uncut(p.method, run) for p in panels}
         self.key = tuple(self.plot.keys[0]) if self.plot.keys else ()
         fig = self.figure = self.plot.state
         FigureCanvasAgg(fig)
@@ -233,12 +264,16 @@ class Film:
         overlays = {id(p.hmap.last): p for p in self.plot.traverse(lambda p: p, [OverlayPlot])}
         self.layers, self.axes = [], []
         for panel, item in zip(panels, layout):
-            marks = [m for m in timeline.marks if m.plot == panel.method]
-            if not marks:
+            marks = [m for m in timeline.marks if m.plot == panel.method and m.kind != "grow"]
+            growing = uncut[panel.method]
+            if not (marks or growing) or id(item) not in overlays:
                 continue
             overlay = overlays[id(item)]
-            subplots = list(overlay.subplots.values())[-len(marks):]
-            self.layers.extend(_Layer(m, s) for m, s in zip(marks, subplots))
+            subplots = list(overlay.subplots.values())
+            self.layers.extend(_Grown(layer, mark, subplots[k])
+                               for k, (layer, mark) in sorted(growing.items()))
+            if marks:
+                self.layers.extend(_Layer(m, s) for m, s in zip(marks, subplots[-len(marks):]))
             self.axes.append(overlay.handles["axis"])
         self._backgrounds()
 

@@ -16,11 +16,17 @@ Two kinds of per-frame data:
 
 ``fixed`` holds per-run constants the marks read (an image's bounds, the states' x positions,
 the data a ``prefix`` mark shows the first t of).
+
+A ``grow`` mark draws no layer: it builds the panel's own picture up in time. Every layer of
+the panel holding its dimension (a curve over the steps, a cloud of weights each with its step,
+a dense cloud's raster with the step each pixel was first visited) draws only the rows, or
+pixels, whose value is at most the frame's (``grown``); the rest has not happened yet.
 """
 
 from __future__ import annotations
 
 import json
+import numbers
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -32,13 +38,13 @@ from views.framework.figure import style
 from views.framework.workarounds import RasterImage
 
 __all__ = ["Frames", "Mark", "MARK_KINDS", "MAX_BYTES", "strided", "frames_bytes",
-           "arrays_data", "browser_spec", "legend_layer"]
+           "arrays_data", "browser_spec", "legend_layer", "grows", "grown", "FADED_ALPHA"]
 
 #: At most this many bytes of frames are sent for one run (issue 26: 1 MB); longer runs are
 #: strided and the control says so.
 MAX_BYTES = 1_000_000
 #: Marks drawn from per-frame numbers (``Frames.columns``) and from per-frame rows (``arrays``).
-COLUMN_KINDS = ("point", "trail", "ray", "vline", "future", "history", "prefix")
+COLUMN_KINDS = ("point", "trail", "ray", "vline", "future", "history", "prefix", "grow")
 ARRAY_KINDS = ("points", "curve", "rects", "image")
 MARK_KINDS = COLUMN_KINDS + ARRAY_KINDS
 
@@ -87,7 +93,12 @@ class Mark:
       happened yet at t);
     - ``history``: the points (x, y) of every frame up to t;
     - ``prefix``: the first t entries of the fixed arrays x and y, as points (the data seen by
-      time t).
+      time t);
+    - ``grow``: no layer of its own: the panel's layers that have the dimension ``dims[0]``
+      draw only their rows whose value of it is at most x's at frame t (a raster that has it
+      as its second value, the first step at which each pixel was visited: those pixels);
+      layers whose label starts with one of ``keep`` (guides, theory) stay whole. See
+      ``grown``.
 
     From per-frame rows (``Frames.arrays``; a name may also be a ``fixed`` array):
 
@@ -120,6 +131,7 @@ class Mark:
     columns: dict = field(default_factory=dict)
     bounds: str | None = None
     always: bool = False
+    keep: tuple = ()
     #: The panel's method, as declared.
     function: Callable = field(init=False, repr=False, compare=False)
 
@@ -137,7 +149,7 @@ class Mark:
         """What the mark draws at frame ``i``: x of a ``vline``; the ends (x0, x1) of a
         ``future`` veil; the image and its bounds; else the arrays of its dimensions in order
         (xs, ys, then ``more``)."""
-        if self.kind == "vline":
+        if self.kind in ("vline", "grow"):
             return float(frames.value(self.x)[i])
         if self.kind == "future":
             x = frames.value(self.x)
@@ -209,6 +221,9 @@ def browser_spec(mark: Mark, name: str) -> dict:
     data of each column of its source (``cols``), or its numbers (``x``, ``y``)."""
     spec = dict(name=name, kind=mark.kind, x=mark.x, y=mark.y, length=mark.length,
                 offset=mark.offset)
+    if mark.kind == "grow":
+        spec.update(dim=_column(mark.dims[0]))
+        return spec
     if mark.kind in COLUMN_KINDS:
         spec.update(cx=_column(mark.dims[0]),
                     cy=_column(mark.dims[1]) if len(mark.dims) > 1 else None)
@@ -297,3 +312,48 @@ def arrays_data(frames: Frames, images: set) -> dict:
         meta[name] = dict(fixed=True, shape=list(values.shape))
     data["__meta__"] = [json.dumps(meta)]
     return data
+
+
+#: The opacity of what has not happened yet, when the timeline shows it faded.
+FADED_ALPHA = 0.15
+
+
+def grows(layer, mark: Mark) -> bool:
+    """Whether ``layer`` (one element of a panel) builds up under the ``grow`` mark: it has
+    the mark's dimension and its label does not start with one of its ``keep``."""
+    if mark.kind != "grow" or str(getattr(layer, "label", "")).startswith(tuple(mark.keep) or ("\0",)):
+        return False
+    if isinstance(layer, hv.Image):
+        return len(layer.vdims) > 1 and layer.vdims[1].name == mark.dims[0]
+    try:
+        return layer.get_dimension(mark.dims[0]) is not None
+    except Exception:  # noqa: BLE001 - an element without dimensions: not grown
+        return False
+
+
+def grown(layer, mark: Mark, value: float):
+    """``layer`` as it stands at time ``value`` of the ``grow`` mark's dimension: its rows
+    whose value is at most ``value`` (a raster: its first value where its second, the step a
+    pixel was first visited, is at most ``value``, 0 elsewhere, without the second), on the axes of the whole
+    layer (its dimensions' ranges set to the whole layer's: a picture at t = 0 is drawn on
+    the axes it will fill)."""
+    dim = mark.dims[0]
+    if isinstance(layer, hv.Image):
+        levels = layer.dimension_values(2, flat=False)
+        first = layer.dimension_values(3, flat=False)
+        with np.errstate(invalid="ignore"):
+            seen = first <= value
+        levels = np.where(seen, levels, np.zeros((), levels.dtype))
+        xs, ys = layer.dimension_values(0, expanded=False), layer.dimension_values(1, expanded=False)
+        return layer.clone((xs, ys, levels), vdims=layer.vdims[:1])
+    values = np.asarray(layer.dimension_values(dim), dtype=float)
+    with np.errstate(invalid="ignore"):  # a row at NaN (a break, a legend's) is not drawn
+        keep = np.flatnonzero(~(values > value))
+    if len(keep) == len(values):
+        return layer
+    ranges = {}
+    for d in layer.dimensions()[:4]:
+        lo, hi = layer.range(d)
+        if all(isinstance(v, numbers.Real) and np.isfinite(v) for v in (lo, hi)):
+            ranges[d.name] = (lo, hi)
+    return layer.iloc[keep].redim.range(**ranges)

@@ -488,9 +488,10 @@ class Model(param.Parameterized):
         """One panel's static element as the page shows it (``Drawing.element``)."""
         return self.drawing.element(plot)
 
-    def figure(self, only: tuple[str, ...] | None = None):
-        """The whole figure as one HoloViews Layout; ``only``: these panels (``Drawing.figure``)."""
-        return self.drawing.figure(only)
+    def figure(self, only: tuple[str, ...] | None = None, columns: int | None = None):
+        """The whole figure as one HoloViews Layout; ``only``: these panels, ``columns`` a row
+        (``Drawing.figure``)."""
+        return self.drawing.figure(only, columns)
 
     def export(self, path):
         """Write the figure to ``path`` (.png .svg .pdf .html, ``Drawing.export``)."""
@@ -500,9 +501,10 @@ class Model(param.Parameterized):
         """The exported figure as bytes (``Drawing.export_bytes``)."""
         return self.drawing.export_bytes(suffix)
 
-    def animate(self, path, *, frames=None, fps=DEFAULT_FPS, run=None):
-        """Write the timeline as a GIF or MP4 (``Animator.animate``: frames, fps, run)."""
-        return self.animator.animate(path, frames=frames, fps=fps, run=run)
+    def animate(self, path, *, frames=None, fps=DEFAULT_FPS, run=None, panels=None):
+        """Write the timeline as a GIF or MP4 (``Animator.animate``: frames, fps, run,
+        panels)."""
+        return self.animator.animate(path, frames=frames, fps=fps, run=run, panels=panels)
 
     def animation_bytes(self, suffix: str, progress=None, run=None) -> bytes:
         """The default animation as bytes (``Animator.animation_bytes``)."""

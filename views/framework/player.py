@@ -45,14 +45,20 @@ def pace(frames: int) -> tuple[int, int]:
     return int(min(max(round(interval), INTERVAL_MS), SLOWEST_MS)), step
 
 
-def pace_text(t, interval: int, step: int) -> str:
-    """The pace in words: how long the run plays and how far t advances a second."""
+#: The plural of a timeline's unit where it is not the unit and an s.
+PLURALS = {"datum": "data", "data seen": "data"}
+
+
+def pace_text(t, interval: int, step: int, unit: str | None = None) -> str:
+    """The pace in words: how long the run plays and how far t advances a second (in
+    ``unit``s, the timeline's unit, when given: "t advances 1,322 steps a second")."""
     moves = max(len(t) - 1, 1)
     seconds = math.ceil(moves / step) * interval / 1000
     span = float(t[-1] - t[0]) if len(t) else 0.0
     rate = span / seconds if seconds else 0.0
     per = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2g}"
-    return f"Plays in about {seconds:.0f} s: t advances {per} a second."
+    units = "" if unit is None else " " + PLURALS.get(unit, unit + "s")
+    return f"Plays in about {seconds:.0f} s: t advances {per}{units} a second."
 
 
 # The browser side, run on every change of the player's value. ``marks`` lists what to redraw
@@ -82,7 +88,89 @@ function row(name) {
   for (let j = 0; j < m.width; j++) out[j] = (view[j >> 3] >> (7 - (j & 7))) & 1;
   return out;
 }
+function plain(a) {  // the plain typed array class under a Bokeh NDArray
+  let T = a.constructor;
+  while (Object.getPrototypeOf(T) !== TypedArray) T = Object.getPrototypeOf(T);
+  return T;
+}
+function pick(a, keep) { const out = new Array(keep.length); for (let k = 0; k < keep.length; k++) out[k] = a[keep[k]]; return out; }
+// a layer that builds up in time: its whole data (the server's, kept until the server sends
+// new data) cut at v along column dim; its ghost (the faded rest) holds the other part
+function grow(model, ghost, dim, v, i) {
+  const G = state.grown || (state.grown = {});
+  let s = G[model.id];
+  if (s == null) {
+    s = G[model.id] = {full: model.data, set: null, clear: false};
+    // new data from the server (a redraw): cut again at the time shown
+    model.connect(model.properties.data.change, () => {
+      if (!s.busy && model.data !== s.set && s.ghost !== undefined) cut(model, s);
+    });
+  }
+  if (model.data !== s.set) s.full = model.data;
+  s.ghost = ghost; s.dim = dim; s.v = v; s.i = i;
+  cut(model, s);
+}
+function cut(model, s) {
+  if (model.data !== s.set) { s.full = model.data; s.clear = false; }
+  const full = s.full, faded = !!state.faded, ghost = s.ghost, v = s.v;
+  // rectangles (bars over the steps) hold their left ends, not the dimension
+  const dim = (s.dim in full) ? s.dim : ("left" in full ? "left" : null);
+  if (dim == null) return;
+  // what is drawn is what was drawn (no pixel or row more or less, the same data and mode):
+  // nothing to send to the canvas
+  let count = 0;
+  // a raster holds the first frame showing each pixel (``timeline.first_frames``), not a step
+  if ("image" in full) { const fv = full[dim][0]; for (let k = 0; k < fv.length; k++) if (fv[k] <= s.i) count++; }
+  else { const col = full[dim]; for (let k = 0; k < col.length; k++) if (!(col[k] > v)) count++; }
+  if (model.data === s.set && count === s.count && faded === s.faded) return;
+  s.count = count; s.faded = faded;
+  let past, rest = null;
+  if ("image" in full) {  // a raster: the pixels first visited at or before v
+    const lv = full.image[0], fv = full[dim][0], P = plain(lv);
+    const pa = new P(lv.length), ra = new P(lv.length);
+    for (let k = 0; k < lv.length; k++) { if (fv[k] <= s.i) pa[k] = lv[k]; else ra[k] = lv[k]; }
+    past = Object.assign({}, full, {image: [new lv.constructor(pa, lv.shape)]});
+    if (faded) rest = {image: [new lv.constructor(ra, lv.shape)], x: full.x, y: full.y, dw: full.dw, dh: full.dh};
+    else if (!s.clear) rest = {image: [new lv.constructor(new P(lv.length), lv.shape)], x: full.x, y: full.y, dw: full.dw, dh: full.dh};
+  } else {  // rows whose value of dim is at most v
+    const col = full[dim], keep = [], left = [];
+    for (let k = 0; k < col.length; k++) (col[k] > v ? left : keep).push(k);  // NaN: kept
+    past = {}; const other = {};
+    for (const [key, a] of Object.entries(full)) { past[key] = pick(a, keep); other[key] = faded ? pick(a, left) : []; }
+    if (faded || !s.clear) rest = other;
+  }
+  s.busy = true;
+  try { model.data = past; } finally { s.busy = false; }
+  s.set = model.data;
+  if (ghost != null && rest != null) { ghost.data = rest; s.clear = !faded; }
+}
+// every growing layer cut at the player's frame (``fresh``: only those not cut yet, a plot
+// drawn since, below the fold or after a knob move)
+function growAll(fresh) {
+  const D = frames.data, m = D.t.length;
+  if (m == 0) return;
+  const k = Math.max(0, Math.min(player.value, m - 1)), G = state.grown || {};
+  for (const mark of marks) {
+    if (mark.kind !== "grow") continue;
+    for (let j = 0; j < 64; j++) {
+      const model = find(`${mark.name}-L${j}`);
+      if (model == null) break;
+      if (fresh && G[model.id] != null && G[model.id].v === D[mark.x][k]) continue;
+      grow(model, find(`${mark.name}-G${j}`), mark.dim, D[mark.x][k], k);
+    }
+  }
+}
+if (!state.watching) {  // plots drawn later are cut as they arrive
+  state.watching = true;
+  doc.on_change(() => {
+    if (state.pending) return;
+    state.pending = true;
+    setTimeout(() => { state.pending = false; growAll(true); }, 0);
+  });
+}
+growAll(false);
 for (const mark of marks) {
+  if (mark.kind === "grow") continue;
   const model = find(mark.name);
   if (model == null) continue;
   if (mark.cols) {  // a frame's rows into the mark's source
@@ -238,10 +326,15 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     # the menu's value is text in the browser; the player's step a whole number
     step.jscallback(args=dict(player=player), value="player.step = parseInt(cb_obj.value)")
     sync = pn.widgets.IntInput(value=i, visible=False)
+    # what has not happened yet: not drawn (the default), or drawn faded
+    faded = pn.widgets.Checkbox(label="Show the rest faded", value=False, margin=(2, 10),
+                                width=150,
+                                css_classes=["ldx-timeline-faded"],
+                                visible=any(m.kind == "grow" for m in timeline.marks))
     def note_text() -> str:
         frames = clock.frames(run)
         return (clock.frames_note(run) + " "
-                + pace_text(frames.t, *pace(len(frames))))
+                + pace_text(frames.t, *pace(len(frames)), unit=timeline.unit))
 
     note = steady_text(Text(note_text(), margin=(0, 10),
                                         css_classes=["ldx-timeline-note"]))
@@ -258,6 +351,8 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
     player.jscallback(args=own, value="const player = cb_obj;\n" + code)
     player.jscallback(args=own, end="const player = cb_obj;\n" + code)
     player.jscallback(direction="const player = cb_obj;\n" + _DIRECTION)
+    faded.jscallback(args=args, value="(player._ldx || (player._ldx = {last: 0, timer: null, "
+                     "models: {}})).faded = cb_obj.active;\n" + code)
     # a new run's frames arrive with a new count of runs: redraw at the player's frame once
     # the whole update is applied (the frames, the player's end and value come with it)
     runs = pn.widgets.IntInput(value=0, visible=False)
@@ -309,7 +404,9 @@ def timeline_control(model, run: str | None = None) -> pn.viewable.Viewable:
                                css_classes=["ldx-timeline-caption"])
     # the controls and the caption side by side where both fit, the caption below on a
     # narrow screen (a phone's 390 px: a fixed row of 630 px ran off the screen)
-    controls = pn.Column(player, pn.Row(step, note), sizing_mode="stretch_width",
+    # the box under the step size: no row of its own (the first plot stays on the screen)
+    controls = pn.Column(player, pn.Row(pn.Column(step, faded, margin=0), note),
+                         sizing_mode="stretch_width",
                          min_width=300, max_width=440, styles={"flex": "1 1 440px"})
     return pn.FlexBox(controls, pn.Column(caption, sync, runs, sizing_mode="stretch_width",
                                           styles={"flex": "1 1 200px"}),

@@ -24,6 +24,14 @@ default, the end of the run, the paper's figure without marks). A run longer tha
 ``Timeline.max_frames`` frames or ``MAX_BYTES`` bytes sends every k-th frame (and the last), and
 the control says so.
 
+A picture builds up in time: what has not happened by t is not drawn (``Mark`` ``grow``: a
+curve over the steps ends at t, a cloud of weights holds the steps up to t, a dense cloud's
+raster the pixels visited by t: it is sent with, for each pixel, the first frame that shows
+it, ``first_frames``). The page sends each such layer whole, once per draw, and the browser
+cuts it at every frame; a box on the control shows the rest faded. Exports and
+animations at a chosen time draw the same cut (``marks.grown``); at the default time, the
+whole run: the paper's figure.
+
 A long run (a job, ``views.framework.jobs``) can unfold in time too: ``Run(timeline=...)`` gives
 its panels a control of their own, above them, following the result the run shows (its frames
 method takes that result). Its time is kept for exports, not in the URL (a run's result is not
@@ -32,6 +40,7 @@ part of the link).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 import holoviews as hv
@@ -41,8 +50,8 @@ from bokeh.models import BoxAnnotation, Span
 from views.framework import knobs as _knobs
 from views.framework.declared import method_name
 from views.framework.figure import exporting, style
-from views.framework.marks import (MAX_BYTES, Frames, Mark, arrays_data, browser_spec,
-                                   frames_bytes, strided)
+from views.framework.marks import (FADED_ALPHA, MAX_BYTES, Frames, Mark, arrays_data,
+                                   browser_spec, frames_bytes, grown, grows, strided)
 from views.framework.workarounds import dictionary_columns
 
 __all__ = ["Frames", "Mark", "Timeline", "Clock", "strided", "MAX_BYTES", "alias_time"]
@@ -131,6 +140,79 @@ class _MarkHook:
             figure.output_backend = "canvas"
 
 
+class _GrowHook:
+    """A HoloViews hook naming the data source of a panel's layer that builds up in time
+    (``Mark`` ``grow``), so the browser finds it and cuts it at t, and making it not
+    ``syncable`` (the browser's cut is not sent back). A raster's second value, the step each
+    pixel was first visited, goes in its source too as the first frame that shows the pixel
+    (``first_frames``; HoloViews sends only the first value). A
+    ``ghost`` layer (what has not happened, shown faded) is sent empty: the browser fills it."""
+
+    def __init__(self, name: str, column: str | None = None, clock=None, run=None):
+        self.name, self.column, self.run = name, column, run
+        # weakly: the option memo keeps its hooks for the process
+        self.clock = None if clock is None else weakref.ref(clock)
+
+    def __repr__(self) -> str:
+        return f"_GrowHook({self.name!r}, {self.column!r})"
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, _GrowHook) and other.name == self.name
+                and other.column == self.column)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.column))
+
+    def __call__(self, plot, element) -> None:
+        source = plot.handles.get("source")
+        if source is None:
+            return
+        source.name = self.name
+        source.syncable = False
+        # on Bokeh's overlay layer, as the marks (``_MarkHook``): a frame's cut repaints that
+        # layer, not the plot's axes and other layers beneath (drawn above them, the marks
+        # above it)
+        renderer = plot.handles.get("glyph_renderer")
+        if renderer is not None:
+            renderer.level = "overlay"
+        clock = None if self.clock is None else self.clock()
+        if (self.column is not None and clock is not None and isinstance(element, hv.Image)
+                and len(element.vdims) > 1):
+            first = element.dimension_values(3, flat=False)
+            if plot.invert_axes:
+                first = first.T
+            source.data[self.column] = [first_frames(first, clock.frames(self.run).t)]
+
+
+def first_frames(first: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The first frame (index into the frames sent, whose times are ``t``) at which each
+    pixel of a raster whose first visit is at step ``first`` is drawn: the first frame at
+    or after that step; 65,535 where never (NaN). Two bytes a pixel, exact for the frames
+    the player shows (at most ``Timeline.max_frames``, below 65,535)."""
+    index = np.searchsorted(t, np.nan_to_num(first, nan=np.inf), side="left")
+    return np.where(np.isfinite(first), np.minimum(index, 65_535), 65_535).astype(np.uint16)
+
+
+def _hooked(layer, hook):
+    """``layer`` with ``hook`` added to the Bokeh hooks it has."""
+    hooks = hv.Store.lookup_options("bokeh", layer, "plot").kwargs.get("hooks", []) or []
+    return style(layer, bokeh=dict(hooks=[*[h for h in hooks if not isinstance(h, _GrowHook)],
+                                          hook]))
+
+
+def _ghost(layer, hook):
+    """The faded copy of a growing layer (sent empty; the browser puts the future in it)."""
+    if isinstance(layer, hv.Image):
+        l, b, r, t = layer.bounds.lbrt()
+        ghost = layer.clone(np.zeros((1, 1), dtype=layer.dimension_values(2).dtype),
+                            bounds=(l, b, r, t), vdims=layer.vdims[:1])
+    else:
+        ghost = layer.iloc[:0].relabel("")
+    plot = hv.Store.lookup_options("bokeh", layer, "plot").kwargs
+    bar = dict(colorbar=False) if plot.get("colorbar") else {}  # the layer's bar is enough
+    return style(ghost, bokeh=dict(alpha=FADED_ALPHA, hooks=[hook], tools=[], **bar))
+
+
 class Clock:
     """The model's time (``model.clock``): the frames of each timeline, the time each shows
     and the marks drawn at that time. The page's timeline (``Model.timeline``, ``run=None``)
@@ -147,6 +229,8 @@ class Clock:
         self._run_times: dict[str, int | None] = {}
         #: The frames of each timeline, with the result they were made from.
         self._memo: dict = {}
+        #: The growing layers of each panel as the last export cut them, whole (``uncut``).
+        self._uncut: dict = {}
 
     def uid(self, run: str | None = None) -> str:
         """The prefix of the Bokeh names of the model's marks (unique within the server)."""
@@ -228,6 +312,13 @@ class Clock:
         i = self.frame_index(run)
         uid = self.uid(run)
         every = [m for m in timeline.marks if m.plot == plot.method]
+        for mark in (m for m in marks if m.kind == "grow"):
+            element = self._grow(element, mark, frames, i,
+                                 f"{uid}-{plot.method}-{every.index(mark)}",
+                                 self._uncut.setdefault((run, plot.method), {}), run)
+        marks = [m for m in marks if m.kind != "grow"]
+        if not marks:
+            return element
         with dictionary_columns():  # plain arrays, not DataFrames: cheaper on every draw
             layers = [style(mark.element(frames, i),
                             bokeh=dict(hooks=[_MarkHook(f"{uid}-{plot.method}-{every.index(mark)}")]))
@@ -235,6 +326,54 @@ class Clock:
         if isinstance(element, hv.Overlay):  # a clone keeps the overlay's options (its axes)
             return element.clone(list(element) + layers)
         return hv.Overlay([element, *layers])
+
+    def _grow(self, element, mark: Mark, frames: Frames, i: int, name: str, uncut: dict,
+              run: str | None = None):
+        """``element`` built up to frame ``i`` under the ``grow`` mark: in an export, its
+        growing layers cut at the frame's time (``marks.grown``); on the page, whole (the
+        browser cuts them at each frame) and named, each followed by its ghost, the faded
+        rest (empty until the browser shows it)."""
+        overlay = isinstance(element, hv.Overlay)
+        layers = list(element) if overlay else [element]
+        if not any(grows(layer, mark) for layer in layers):
+            return element
+        out = []
+        if exporting():
+            value = mark.data(frames, i)
+            out = [grown(layer, mark, value) if grows(layer, mark) else layer
+                   for layer in layers]
+            uncut.clear()
+            uncut.update({k: (layer, mark) for k, layer in enumerate(layers)
+                          if grows(layer, mark)})
+        else:
+            column = mark.dims[0]
+            ghosts = []
+            for layer in layers:
+                if grows(layer, mark):
+                    j = len(ghosts)
+                    out.append(_hooked(layer, _GrowHook(f"{name}-L{j}", column, self, run)))
+                    ghosts.append(_ghost(layer, _GrowHook(f"{name}-G{j}")))
+                else:
+                    out.append(layer)
+            out += ghosts
+        if overlay:
+            return element.clone(out)
+        return out[0] if len(out) == 1 else hv.Overlay(out)
+
+    def uncut(self, plot: str, run: str | None = None) -> dict:
+        """The layers of panel ``plot`` that the last export at a chosen time cut
+        (``Mark`` ``grow``), whole, with their mark, by their place in the panel's overlay:
+        an animation cuts them again at each of its frames."""
+        return dict(self._uncut.get((run, plot), {}))
+
+    def grow_dimension(self, plot: str, run: str | None = None) -> str | None:
+        """The dimension along which panel ``plot`` builds up in time (its ``grow`` mark's),
+        or None."""
+        timeline = self.timeline_of(run)
+        for mark in () if timeline is None else timeline.marks:
+            if mark.plot == plot and mark.kind == "grow":
+                return mark.dims[0]
+        return None
 
     def mark_specs(self, run: str | None = None) -> list[dict]:
         """What the browser redraws at each frame (``marks.browser_spec``), each mark by the

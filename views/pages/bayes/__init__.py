@@ -205,4 +205,7 @@ class BayesExplorer(Explorer):
         caption=prose(__file__, "timeline.md"),
         marks=(*_plane_marks(plane_plot),
                *(Mark(p, "vline", x="T1", options=NOW)
+                 for p in (plane_error_plot, spread_plot)),
+               # the error and the variances end at t
+               *(Mark(p, "grow", x="t", dims=("t",), keep=("∝",))
                  for p in (plane_error_plot, spread_plot))))

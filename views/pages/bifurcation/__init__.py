@@ -390,4 +390,6 @@ class BifurcationExplorer(Explorer):
                                  mpl=dict(linewidth=1.2))),
                Mark(attractor_plot, "point", x="w1", y="w2", dims=("w1", "w2"), options=RING),
                Mark(iterates_plot, "future", x="t", offset=0.5, options=VEIL),
-               Mark(iterates_plot, "point", x="t", y="wk", dims=("t", W_DIM), options=RING)))
+               Mark(iterates_plot, "point", x="t", y="wk", dims=("t", W_DIM), options=RING),
+               # the iterates up to t
+               Mark(iterates_plot, "grow", x="t", dims=("t",))))

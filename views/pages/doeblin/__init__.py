@@ -389,4 +389,6 @@ class DoeblinExplorer(Explorer):
         marks=(_bars(race_plot, "exact"), _bars(race_plot, "plain"),
                Mark(race_tv_plot, "vline", x="t",
                     options=dict(color="gray", bokeh=dict(line_width=1),
-                                 mpl=dict(linewidth=1)))))
+                                 mpl=dict(linewidth=1))),
+               # the distances end at t
+               Mark(race_tv_plot, "grow", x="t", dims=("steps",))))

@@ -45,7 +45,9 @@ def _curve_marks(fit, error) -> tuple:
         Mark(error, "point", x="t", y="error", dims=ERROR_DIMS, options=dict(
             bokeh=dict(size=12, color="white", fill_alpha=0.6, line_color=DSG_COLOR,
                        line_width=3),
-            mpl=dict(s=70, color="white", edgecolors=DSG_COLOR, linewidth=2))))
+            mpl=dict(s=70, color="white", edgecolors=DSG_COLOR, linewidth=2))),
+        # the errors end at t
+        Mark(error, "grow", x="t", dims=("t",), keep=("∝",)))
 
 
 @dataclass(frozen=True)

@@ -174,4 +174,6 @@ class ESGDExplorer(Explorer):
                Mark(mse_plot, "point", x="t", y="baseline", dims=MSE_DIMS,
                     options=_ring(BASE_COLOR)),
                Mark(mse_plot, "point", x="t", y="mse", dims=MSE_DIMS,
-                    options=_ring(ESGD_COLOR))))
+                    options=_ring(ESGD_COLOR)),
+               # the test errors end at t (the paper's point stays)
+               Mark(mse_plot, "grow", x="t", dims=("seen",), keep=("paper",))))

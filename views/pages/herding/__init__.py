@@ -43,6 +43,8 @@ TRAIL = 8
 #: Most frames of a run sent to the browser (every k-th step beyond).
 TIME_FRAMES = 5_000
 T_COLOR = "#111111"
+#: The step of a weight: the dimension along which the weight-space panels build up.
+STEP = hv.Dimension("t", label="step t")
 
 
 def _weight_marks(plot) -> tuple:
@@ -228,9 +230,12 @@ class HerdingExplorer(Explorer):
 
     def attractor_cloud(self):
         res = self.result()
-        w = res.run.weights[min(BURN_IN, self.steps // 2):, :2]
-        return style(hv.Points(w, kdims=WEIGHT_DIMS), color="black",
-                     bokeh=dict(size=1.5), mpl=dict(s=0.3))
+        first = min(BURN_IN, self.steps // 2)
+        w = res.run.weights[first:, :2]
+        # each weight with its step: the timeline builds the attractor up to t
+        steps = np.arange(first, first + len(w), dtype=float)
+        return style(hv.Points((w[:, 0], w[:, 1], steps), kdims=WEIGHT_DIMS, vdims=[STEP]),
+                     color="black", bokeh=dict(size=1.5), mpl=dict(s=0.3))
 
     def tipi_plot(self):
         res = self.result()
@@ -322,7 +327,11 @@ class HerdingExplorer(Explorer):
         marks=(*_weight_marks(cones_plot), *_weight_marks(tipi_plot),
                Mark(moment_plot, "vline", x="T1",
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
-                                 mpl=dict(linewidth=1)))))
+                                 mpl=dict(linewidth=1))),
+               # the attractor holds the steps up to t, the moment error ends at t
+               Mark(cones_plot, "grow", x="t", dims=("t",)),
+               Mark(tipi_plot, "grow", x="t", dims=("t",)),
+               Mark(moment_plot, "grow", x="T1", dims=("T",), keep=("∝ 1/T", "∝ 1/√T"))))
 
 
 def _wedge(half: float, start: float, stop: float) -> np.ndarray:

@@ -228,6 +228,9 @@ class IsingExplorer(Explorer):
         caption=prose(__file__, "timeline.md"),
         marks=(_lattice_mark(sw_image, "sw"), _lattice_mark(herd_image, "herd"),
                *(Mark(p, "vline", x="t", options=NOW) for p in (
+                   correlation_plot, magnetisation_plot, error_plot, sweeps_plot)),
+               # the curves end at t (the target stays)
+               *(Mark(p, "grow", x="t", dims=("step",), keep=("target",)) for p in (
                    correlation_plot, magnetisation_plot, error_plot, sweeps_plot))))
     sections = (
         Section((sw_image, herd_image)),

@@ -285,7 +285,11 @@ class NeuronExplorer(Explorer):
                Mark(stripes_plot, "future", x="t", offset=0.5, options=VEIL),
                Mark(discrepancy_plot, "vline", x="T1",
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
-                                 mpl=dict(linewidth=1)))))
+                                 mpl=dict(linewidth=1))),
+               # the weights and the states up to t, the discrepancy ending at t
+               Mark(weights_plot, "grow", x="t", dims=("t",)),
+               Mark(stripes_plot, "grow", x="t", dims=("t",)),
+               Mark(discrepancy_plot, "grow", x="T1", dims=("T",), keep=("±",))))
 
 
 def _envelope(y: np.ndarray, blocks: int) -> tuple[np.ndarray, np.ndarray]:

@@ -200,4 +200,7 @@ class PCTExplorer(Explorer):
     timeline = Timeline(
         step_frames, unit="step",
         caption=prose(__file__, "timeline.md"),
-        marks=_step_marks((norm_plot, scaled_plot, error_plot), norm_plot))
+        marks=(*_step_marks((norm_plot, scaled_plot, error_plot), norm_plot),
+               # the curves end at t
+               *(Mark(p, "grow", x="t", dims=("tau",), keep=("∝",))
+                 for p in (norm_plot, scaled_plot, error_plot))))

@@ -303,4 +303,6 @@ class PMDExplorer(Explorer):
                     always=True,
                     options=_particle_options),
                Mark(ess_plot, "point", x="seen", y="ess", dims=SEEN_DIMS,
-                    options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40)))))
+                    options=dict(color="black", bokeh=dict(size=9), mpl=dict(s=40))),
+               # the effective sample size ends at t
+               Mark(ess_plot, "grow", x="seen", dims=SEEN_DIMS[:1])))

@@ -298,4 +298,7 @@ class RBMExplorer(Explorer):
                Mark(samples_image, "curve", x="grid_x", y="grid_y", dims=TILE_DIMS[:2],
                     always=True, options=GRID_STYLE),
                Mark(pct_plot, "vline", x="t", options=NOW),
-               Mark(error_plot, "vline", x="t", options=NOW)))
+               Mark(error_plot, "vline", x="t", options=NOW),
+               # the curves end at t
+               Mark(pct_plot, "grow", x="t", dims=("step",)),
+               Mark(error_plot, "grow", x="t", dims=("tau",), keep=("∝",))))

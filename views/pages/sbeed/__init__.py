@@ -343,4 +343,7 @@ class SBEEDExplorer(Explorer):
         caption=prose(__file__, "timeline.md"),
         marks=(*(Mark(p, "vline", x="t", options=NOW)
                  for p in (error_plot, value_plot, objective_plot)),
-               *_state_marks(states_plot)))
+               *_state_marks(states_plot),
+               # the runs' curves end at t (π*'s value stays)
+               *(Mark(p, "grow", x="t", dims=("iteration",), keep=("π*",))
+                 for p in (error_plot, value_plot, objective_plot))))

@@ -47,7 +47,9 @@ def _episode_marks(frame, rollout) -> tuple:
                  options=dict(color="#333333", bokeh=dict(line_width=5), mpl=dict(linewidth=3))),
             Mark(frame, "point", x="bx", y="by", dims=BOB_DIMS, always=True,
                  options=dict(color="#d62728", bokeh=dict(size=18), mpl=dict(s=120))),
-            Mark(rollout, "vline", x="time", options=NOW))
+            Mark(rollout, "vline", x="time", options=NOW),
+            # the bob's height ends at the time shown
+            Mark(rollout, "grow", x="time", dims=("time",), keep=("upright",)))
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ TORUS_DIMS = [hv.Dimension("c1", label="lattice coordinate c₁ (mod 1)"),
               hv.Dimension("c2", label="lattice coordinate c₂ (mod 1)")]
 WEIGHT_DIMS = [hv.Dimension("w1", label="w₁"), hv.Dimension("w2", label="w₂")]
 T_COLOR = "#111111"
+#: The step of a point of the orbit: the dimension along which the panels build up.
+STEP = hv.Dimension("t", label="step t")
 #: The trail's colour: it crosses the black cloud of weights.
 TRAIL_COLOR = "#9467bd"
 #: Frames of the timeline's trail behind the current weight w_t (in the w-plane, where a step
@@ -180,8 +182,10 @@ class TorusExplorer(Explorer):
 
     def torus_cloud(self):
         res = self.result()
-        return style(hv.Points(res.coords, kdims=TORUS_DIMS), color="black",
-                     bokeh=dict(size=1.5), mpl=dict(s=0.3))
+        steps = np.arange(len(res.coords), dtype=float)  # the timeline builds it up to t
+        return style(hv.Points((res.coords[:, 0], res.coords[:, 1], steps), kdims=TORUS_DIMS,
+                               vdims=[STEP]),
+                     color="black", bokeh=dict(size=1.5), mpl=dict(s=0.3))
 
     def rational_plot(self):
         res = self.result()
@@ -192,7 +196,9 @@ class TorusExplorer(Explorer):
         order = hv.Dimension("t", label=f"visit order t (q = {q} points)")
         dots = hv.Points((points[:, 0], points[:, 1], np.arange(len(points))), kdims=dims,
                          vdims=[order])
+        # the colours fixed to the whole orbit's order: it builds up in time
         return style(dots, color="t", cmap="viridis", colorbar=True, framewise=True,
+                     clim=(0, max(len(points) - 1, 1)),
                      xlim=(-0.02, 1.02), ylim=(-0.02, 1.02),
                      bokeh=dict(size=9, line_color="black", tools=["hover"]),
                      mpl=dict(s=40, edgecolors="black", linewidth=0.5))
@@ -223,7 +229,9 @@ class TorusExplorer(Explorer):
         show its stripes), rasterized on the page like the torus cloud: a few bytes per
         screen pixel instead of 16 per point on every move."""
         res = self.result()
-        return style(hv.Points(res.weights[: WEIGHT_POINTS + 1], kdims=WEIGHT_DIMS),
+        w = res.weights[: WEIGHT_POINTS + 1]
+        steps = np.arange(len(w), dtype=float)  # the timeline builds it up to t
+        return style(hv.Points((w[:, 0], w[:, 1], steps), kdims=WEIGHT_DIMS, vdims=[STEP]),
                      color="black", alpha=0.5, bokeh=dict(size=1.5), mpl=dict(s=0.3))
 
     def discrepancy_plot(self):
@@ -265,4 +273,8 @@ class TorusExplorer(Explorer):
                Mark(weights_plot, "point", x="w1", y="w2", dims=WEIGHT_DIMS, options=RING),
                Mark(discrepancy_plot, "vline", x="N",
                     options=dict(color=T_COLOR, bokeh=dict(line_width=1.5),
-                                 mpl=dict(linewidth=1)))))
+                                 mpl=dict(linewidth=1))),
+               # the orbits hold their visits up to t, the discrepancy ends at t
+               *(Mark(p, "grow", x="t", dims=("t",))
+                 for p in (torus_plot, rational_plot, weights_plot)),
+               Mark(discrepancy_plot, "grow", x="N", dims=("N",), keep=("∝ 1/N",))))
