@@ -28,6 +28,7 @@ from views.framework.lesson_view import (COLUMN_WIDTH, lesson_list, lesson_panel
                                          present_view, step_view)
 from views.framework.page import Page
 from views.framework.present import Presentation
+from views.framework.projector import HEADER, PRESENT_CSS, control_row, header_buttons
 from views.framework.text import plain, quote
 from views.framework.page_workarounds import FIND_JS, Alert, Text, one_graph_walk, steady_text
 from views.framework.workarounds import served_stylesheets, tolerant_location_query
@@ -371,7 +372,7 @@ def build() -> pn.template.BootstrapTemplate:
     if lesson is not None:
         args = lesson.args
     page = _page_name(args)
-    sidebar = [navigation(page)]
+    sidebar, header, looks = [navigation(page)], [], {"header_background": "#0072b5"}
     if page in EXPLORERS and readiness.waiting_for(EXPLORERS[page]):
         main, title = [waiting_page(page)], f"{TITLE}: {EXPLORERS[page].title}"
         pn.state.onload(_shown)
@@ -380,16 +381,18 @@ def build() -> pn.template.BootstrapTemplate:
         presentation, shown, finish = opened(page, args, lesson)
         title = f"{TITLE}: {EXPLORERS[page].title}"
         if presentation.present:
-            sidebar = []  # no sidebar: the controls the link keeps go in a row above the plots
+            # no sidebar: the page's buttons go in the header, the controls the link keeps in
+            # a row above the plots
+            # a row of the page's buttons in the header, beside the page's title alone
+            sidebar, looks, title = [], HEADER, EXPLORERS[page].title
         if shown is not None:
             side, main = explorer_parts(page, shown)
-            sidebar += side
+            (header if presentation.present else sidebar).extend(side)
             draw_plots(shown)
         else:
             # the result is computed off the loop meanwhile; then the page is put in these
             side, main = pn.Column(sizing_mode="stretch_width"), [computing(page)]
-            if not presentation.present:
-                sidebar.append(side)
+            (header if presentation.present else sidebar).append(side)
 
             async def fill():
                 ready = await finish()
@@ -421,12 +424,14 @@ def build() -> pn.template.BootstrapTemplate:
     # The Bootstrap template uses only resources Panel bundles (the Fast templates fetch a web
     # font, which fails offline and leaves a console error).
     template = pn.template.BootstrapTemplate(
-        title=title, sidebar=sidebar, main=shown_main, sidebar_width=320,
-        header_background="#0072b5", main_max_width="1100px" if sidebar else "1900px",
+        title=title, sidebar=sidebar, main=shown_main, header=header, sidebar_width=320,
+        main_max_width="1100px" if sidebar else "1900px", **looks,
         # a phone lays the page out at its own width (without this, at 980 px shown at 40 %)
         meta_viewport="width=device-width, initial-scale=1",
     )
     template.config.raw_css.append(NARROW_CSS)
+    if not sidebar:  # present mode: a lower header
+        template.config.raw_css.append(PRESENT_CSS)
     return template
 
 
@@ -441,14 +446,11 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
         "page": slug, **page.model.query(), **page.presentation.query()})
     reveal_when_opened(code, "ldx-code-view")
     reveal_when_opened(step, "ldx-step-view")
-    if page.presentation.present:
-        controls = page.controls()
-        for widget in controls.objects:  # side by side, each as wide as a sidebar's
-            widget.param.update(sizing_mode="fixed", width=300)
-        return [], [pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step,
-                               *controls.objects, gap="4px 16px", align_items="end",
-                               sizing_mode="stretch_width"),
-                    code_pane, step_pane, page.panel()]
+    if page.presentation.present:  # the buttons in the header, one row of controls above
+        body = page.panel()        # the plots (``views.framework.projector``)
+        row, more = control_row(page.controls(), page.present_row, page.present_folded)
+        return ([header_buttons([copy_link(), reset_link(slug, page.presentation), code, step])],
+                [row, more, code_pane, step_pane, body])
     present, present_pane = present_view(slug, page.model, lambda: {
         "page": slug, **page.model.query()})
     reveal_when_opened(present, "ldx-present-view")
