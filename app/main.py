@@ -27,6 +27,7 @@ from views.framework.live import session_post
 from views.framework.lesson_view import (COLUMN_WIDTH, lesson_list, lesson_panel, open_lesson,
                                          present_view, step_view)
 from views.framework.page import Page
+from views.framework.panes import for_touch
 from views.framework.present import Presentation
 from views.framework.projector import HEADER, PRESENT_CSS, control_row, header_buttons
 from views.framework.text import plain, quote
@@ -38,8 +39,9 @@ TITLE = "Learning Dynamics Explorer"
 
 #: Characters of the link's messages a toast quotes (the page's notice has them all).
 TOAST_LIMIT = 200
-#: A narrow screen (a phone, 390 px): the settings above the plots in one column that scrolls as
-#: a whole, instead of a 320-px sidebar beside a main area cut at the screen's edge.
+#: A narrow screen (a phone, 390 px): one column that scrolls as a whole (the settings, when the
+#: header's menu button opens them, above the plots), instead of a 320-px sidebar beside a
+#: main area cut at the screen's edge; the header one line.
 NARROW_CSS = """
 @media (max-width: 600px) {
   #container { overflow-y: auto !important; height: auto !important; min-height: 100vh; }
@@ -49,9 +51,36 @@ NARROW_CSS = """
              overflow: visible; border-right: none; padding: 8px 4px;
              border-bottom: 1px solid var(--bs-border-color); }
   #main { overflow: visible; padding: 6px 4px; width: 100%; flex: none; }
-  #header .title { font-size: 1.05em; white-space: normal; line-height: 1.3em; }
+  #header { flex-wrap: nowrap; padding-top: 2px; padding-bottom: 2px; }
+  #header .title { display: block; font-size: 1.05em; line-height: 1.3em; overflow: hidden;
+                   text-overflow: ellipsis; white-space: nowrap; }
+  .app-header { display: block; min-width: 0; flex: 1 1 auto; overflow: hidden; }
+  #header-items { flex-grow: 0; margin-left: 0; }
 }
 """
+
+#: On a narrow screen the sidebar starts closed, so that the first plot comes on the first
+#: screen (it was 1.5-2.2 screens down under the settings); the header's menu button opens the
+#: settings above the plots. Run once the page is in the browser (``phone_sidebar``).
+CLOSE_NARROW_SIDEBAR_JS = """
+const sidebar = document.getElementById('sidebar');
+if (sidebar && window.matchMedia('(max-width: 600px)').matches
+    && sidebar.classList.contains('show')) {
+  sidebar.classList.remove('show');  // Bootstrap's collapse reads its state from this class
+  const toggle = document.getElementById('sidebar-toggle');
+  if (toggle) toggle.setAttribute('aria-expanded', 'false');
+}
+"""
+
+
+def phone_sidebar() -> pn.widgets.IntInput:
+    """A hidden widget that closes the sidebar on a narrow screen once the page is shown
+    (``CLOSE_NARROW_SIDEBAR_JS``): put it in the sidebar."""
+    trigger = pn.widgets.IntInput(value=0, visible=False)
+    trigger.jscallback(value=CLOSE_NARROW_SIDEBAR_JS)
+    pn.state.onload(lambda: setattr(trigger, "value", 1))
+    return trigger
+
 
 pn.extension("katex", notifications=True, sizing_mode="stretch_width")
 pn.config.loading_indicator = True
@@ -267,7 +296,9 @@ def reset_link(slug: str, presentation: Presentation) -> pn.pane.HTML:
         'title="This page at its default settings">Reset</a>',
         stylesheets=[".ldx-reset{display:inline-block;padding:5px 14px;border:1px solid #6c757d;"
                      "border-radius:6px;color:#495057;text-decoration:none;font-size:14px}"
-                     ".ldx-reset:hover{background:rgba(0,0,0,0.06)}"],
+                     ".ldx-reset:hover{background:rgba(0,0,0,0.06)}"
+                     f"@media (pointer: coarse), (max-width: 600px){{.ldx-reset{{"
+                     f"padding:10px 14px}}}}"],
         width=70, margin=(5, 5))
 
 
@@ -413,6 +444,8 @@ def build() -> pn.template.BootstrapTemplate:
             write_address(lambda: {**(lesson.address() if lesson else {}), "page": "home"})
         pn.state.onload(_shown)
     shown_main = main
+    if sidebar and page in EXPLORERS and lesson is None:  # a lesson's caption stays in sight
+        sidebar.append(phone_sidebar())
     if lesson is not None:  # the lesson's column: in the sidebar, or beside the plots
         column = lesson_panel(lesson)
         if sidebar:
@@ -454,8 +487,10 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
     present, present_pane = present_view(slug, page.model, lambda: {
         "page": slug, **page.model.query()})
     reveal_when_opened(present, "ldx-present-view")
+    copy = copy_link()
+    for_touch(copy, code, step, present)  # on a phone, buttons a fingertip can take
     # the buttons wrap in the sidebar's 320 px (four in a row ran past its edge)
-    return ([pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step, present,
+    return ([pn.FlexBox(copy, reset_link(slug, page.presentation), code, step, present,
                         gap="0px", sizing_mode="stretch_width"),
              Text("### Settings"), page.controls()],
             [code_pane, step_pane, present_pane, page.panel()])

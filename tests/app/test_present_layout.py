@@ -132,11 +132,10 @@ def test_more_controls_and_the_status_line_open_with_a_click(server, page):
     def shown() -> set:
         return {text.split(":")[0].strip() for text in page.evaluate(_LABELS)} & labels
 
-    in_row = shown()
+    in_row, count = shown(), len(page.evaluate(_LABELS))
     assert 0 < len(in_row) < len(labels)
     page.get_by_role("button", name="More controls").click()
-    page.wait_for_function(f"() => ({_LABELS})().length > {len(page.evaluate(_LABELS))}",
-                           timeout=REDRAW_TIMEOUT)
+    page.wait_for_function(f"() => ({_LABELS})().length > {count}", timeout=REDRAW_TIMEOUT)
     _two_frames(page)
     assert shown() == labels  # every control, once
     page.get_by_text("Loop", exact=True).wait_for(timeout=REDRAW_TIMEOUT)  # loop options

@@ -30,8 +30,8 @@ from views.framework.field import Field
 from views.framework.figure import PLOT_WIDTH, Plot, data_extent, same_window, style, table_html
 from views.framework.job_section import JobSection
 from views.framework.live import LatestWins, session_post
-from views.framework.panes import (TOUCH_HANDLES, UNTITLED, WRAPPING_GROUP, live_pane, live_size,
-                                   one_value_range, page_style)
+from views.framework.panes import (TOUCH_HANDLES, UNTITLED, WRAPPING_GROUP, for_touch,
+                                   live_pane, live_size, one_value_range, page_style)
 from views.framework.player import timeline_control
 from views.framework.present import Presentation
 from views.framework.projector import one_line_status, split_timeline
@@ -288,8 +288,8 @@ class Page(pn.viewable.Viewer):
     # --- the timeline and the downloads -----------------------------------------------------------
     def timeline_control(self, run: str | None = None) -> pn.viewable.Viewable:
         """The control of the model's timeline (``run``: of that run's), see
-        ``views.framework.player``."""
-        return timeline_control(self.model, run)
+        ``views.framework.player``), its buttons a fingertip's targets on a touch screen."""
+        return for_touch(timeline_control(self.model, run))
 
     def animation_buttons(self, run: str | None = None) -> list:
         """The GIF and MP4 download buttons of the page's timeline (``run``: of that run's,
