@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import panel as pn
 
+from views.framework.page_workarounds import Text
+
 __all__ = ["ROW_WIDTH", "ROW_CONTROL_WIDTH", "PLAYER_WIDTH", "PRESENT_CSS", "HEADER",
            "ONE_LINE_CSS", "header_buttons", "control_row", "split_timeline",
            "one_line_status"]
@@ -51,7 +53,7 @@ p { text-align: left; }
 def _is_heading(item) -> bool:
     """A group's heading among ``Page.controls()``'s items (a Markdown text); every other item
     is a control."""
-    return isinstance(item, pn.pane.Markdown)
+    return isinstance(item, Text)
 
 
 def _outer(widget) -> int:
@@ -142,7 +144,7 @@ def split_timeline(control: pn.viewable.Viewable):
     return player, control
 
 
-def one_line_status(status: pn.pane.Markdown, *texts) -> pn.Card:
+def one_line_status(status: Text, *texts) -> pn.Card:
     """``status`` (the page's status line) cut to one line, as the head of a closed card that
     holds ``texts`` (the page text): a click on the line opens the card, and the line shows
     whole while it is open."""
