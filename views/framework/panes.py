@@ -14,7 +14,7 @@ from views.framework.legends import bokeh_legend
 __all__ = ["live_size", "live_pane", "page_style", "one_value_range", "PLOT_BASIS",
            "PLOT_MIN_WIDTH", "PLOT_MAX_WIDTH", "PRESENT_SIZE", "PRESENT_FONTSCALE",
            "UNTITLED", "WRAPPING_GROUP", "TOUCH_HANDLES", "TOUCH_SIZE", "TOUCH_PLAYER",
-           "TOUCH_BUTTON", "TOOLBAR_HIDDEN", "for_touch", "LEGEND_BESIDE"]
+           "TOUCH_BUTTON", "TOOLBAR_HIDDEN", "for_touch"]
 
 
 #: A live plot's width before it shares out the row (px): two plots share a row where both fit
@@ -158,28 +158,3 @@ def for_touch(*widgets):
             target.stylesheets = [*target.stylesheets, sheet]
     return widgets[0] if widgets else None
 
-
-class _LegendBeside:
-    """Bokeh hook of a panel whose legend goes beside its data area, at the right, one entry a
-    line (``style(..., bokeh=dict(hooks=[LEGEND_BESIDE]))``), not under its x axis where
-    ``views.framework.legends`` puts every legend: SBEED's first plot put its three runs'
-    names under the fold of a 1024 x 768 screen. It runs before the page's ``LEGEND_BELOW``
-    (an element's own hooks come first), which then finds no legend to move. A named class:
-    its repr is stable, so the options that hold it are memoized."""
-
-    def __call__(self, plot, element) -> None:
-        from bokeh.models import Legend
-
-        figure = plot.state
-        moving = [item for item in figure.center if isinstance(item, Legend) and item.items]
-        for legend in [*moving, *(i for i in figure.right if isinstance(i, Legend))]:
-            legend.update(orientation="vertical", ncols=1)
-        if moving:
-            figure.center = [item for item in figure.center if item not in moving]
-            figure.right = [*figure.right, *moving]
-
-    def __repr__(self) -> str:
-        return "views.framework.panes.LEGEND_BESIDE"
-
-
-LEGEND_BESIDE = _LegendBeside()

@@ -21,7 +21,7 @@ from views.framework import (DASHED, MPL_DASHED, Explorer, Frames, Mark,
                              Plot, Timeline, axis, integer_ticks, style)
 from views.framework.text import prose
 from views.framework.marks import legend_layer
-from views.framework.panes import LEGEND_BESIDE
+from views.framework.legends import LEGEND_BESIDE
 from views.pages.sbeed.ablation import AblationRun
 from views.pages.sbeed.swimmer import SwimmerLamKRun, SwimmerRun
 from views.pages.sbeed.common import (ACTION_NAMES, ETA_COLORS, ETAS, MDPS, NOW, PAGE_BUFFER,
