@@ -40,11 +40,14 @@ PRESENT_CSS = """
 #header .title { font-size: 1.15em; line-height: 1.9em; }
 #main { padding-top: 4px; }
 """
+#: A slider's title in the row: on two lines where one is too narrow.
+WRAPPING_TITLE = ".bk-slider-title { white-space: normal; }"
 #: A text cut to its first line (``one_line_status``): its first paragraph, with an ellipsis.
 ONE_LINE_CSS = """
 p { text-align: left; }
 :host(.ldx-one-line) p { display: block !important; white-space: nowrap; overflow: hidden;
                          text-overflow: ellipsis; margin: 0; }
+:host(.ldx-one-line) { max-height: 1.6em; overflow: hidden; }
 :host(.ldx-one-line) p ~ * { display: none; }
 :host(.ldx-one-line) details.ldx-rule { display: none; }
 """
@@ -96,6 +99,9 @@ def control_row(controls: pn.Column, lead: list = (), folded: list = ()
                                       sizing_mode="stretch_width"))
                 heading = None
             rest.append(pn.Column(item, width=MORE_CONTROL_WIDTH, margin=0))
+    for knob in first:  # a long slider title wraps (its value stays in sight), not overruns
+        if isinstance(knob, pn.widgets.Widget):
+            knob.stylesheets = [*knob.stylesheets, WRAPPING_TITLE]
     row = [*lead, *(pn.Column(k, width=ROW_CONTROL_WIDTH, margin=0) for k in first)]
     more = pn.Spacer(height=0, margin=0)
     players = [w for w in lead if isinstance(w, pn.widgets.Player)]
