@@ -29,7 +29,8 @@ from views.framework.lesson_view import (COLUMN_WIDTH, lesson_list, lesson_panel
 from views.framework.page import Page
 from views.framework.panes import for_touch
 from views.framework.present import Presentation
-from views.framework.projector import HEADER, PRESENT_CSS, control_row, header_buttons
+from views.framework.projector import (HEADER, PRESENT_CSS, ROW_WIDTH, control_row,
+                                       header_buttons)
 from views.framework.text import plain, quote
 from views.framework.page_workarounds import FIND_JS, Alert, Text, one_graph_walk, steady_text
 from views.framework.workarounds import served_stylesheets, tolerant_location_query
@@ -417,7 +418,7 @@ def build() -> pn.template.BootstrapTemplate:
             # a row of the page's buttons in the header, beside the page's title alone
             sidebar, looks, title = [], HEADER, EXPLORERS[page].title
         if shown is not None:
-            side, main = explorer_parts(page, shown)
+            side, main = explorer_parts(page, shown, beside=lesson is not None)
             (header if presentation.present else sidebar).extend(side)
             draw_plots(shown)
         else:
@@ -427,7 +428,7 @@ def build() -> pn.template.BootstrapTemplate:
 
             async def fill():
                 ready = await finish()
-                parts, body = explorer_parts(page, ready)
+                parts, body = explorer_parts(page, ready, beside=lesson is not None)
                 side.objects = parts
                 main[0].objects = body
                 draw_plots(ready)
@@ -468,10 +469,10 @@ def build() -> pn.template.BootstrapTemplate:
     return template
 
 
-def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
-    """The parts of an explorer's page in the sidebar (none in a teacher's view) and in the
-    main area. With ``DEFER_PLOTS``, a served page's plots are frames until ``draw_plots``
-    puts them in."""
+def explorer_parts(slug: str, page: Page, beside: bool = False) -> tuple[list, list]:
+    """The parts of an explorer's page in the sidebar (in a teacher's view: in the header) and
+    in the main area (``beside``: narrower by a lesson's column). With ``DEFER_PLOTS``, a
+    served page's plots are frames until ``draw_plots`` puts them in."""
     if DEFER_PLOTS and session_post() is not None:
         page.defer_plots()
     code, code_pane = code_view(page.model)
@@ -481,7 +482,8 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
     reveal_when_opened(step, "ldx-step-view")
     if page.presentation.present:  # the buttons in the header, one row of controls above
         body = page.panel()        # the plots (``views.framework.projector``)
-        row, more = control_row(page.controls(), page.present_row, page.present_folded)
+        row, more = control_row(page.controls(), page.present_row, page.present_folded,
+                                width=ROW_WIDTH - (COLUMN_WIDTH if beside else 0))
         return ([header_buttons([copy_link(), reset_link(slug, page.presentation), code, step])],
                 [row, more, code_pane, step_pane, body])
     present, present_pane = present_view(slug, page.model, lambda: {

@@ -75,11 +75,11 @@ def header_buttons(buttons: list) -> pn.FlexBox:
                       css_classes=["ldx-header-buttons"])
 
 
-def control_row(controls: pn.Column, lead: list = (), folded: list = ()
-                ) -> tuple[pn.FlexBox, pn.viewable.Viewable]:
+def control_row(controls: pn.Column, lead: list = (), folded: list = (), *,
+                width: int = ROW_WIDTH) -> tuple[pn.FlexBox, pn.viewable.Viewable]:
     """The one row above a present page's plots: ``lead`` (the player, the zoom's reset), then
-    the first controls of ``controls`` (``Page.controls()``) that fit in ``ROW_WIDTH`` beside
-    them (at least one), and, when there is more, a **More controls** toggle that opens the
+    the first controls of ``controls`` (``Page.controls()``) that fit in ``width`` beside
+    them (at least one; a lesson's column takes some of ``ROW_WIDTH``), and, when there is more, a **More controls** toggle that opens the
     other controls (under their group headings) in a box below the row, and shows ``folded``
     (hidden parts of the page: the rest of the timeline's control) and the player's loop
     options. Returns the row and that box (an empty spacer when nothing is left)."""
@@ -87,7 +87,7 @@ def control_row(controls: pn.Column, lead: list = (), folded: list = ()
         widget.margin = MARGIN
     items = list(controls.objects)
     knobs = [o for o in items if not _is_heading(o)]
-    room = ROW_WIDTH - sum(_outer(w) for w in lead) - MORE_WIDTH - GAP
+    room = width - sum(_outer(w) for w in lead) - MORE_WIDTH - GAP
     first = knobs[:max(1, room // (ROW_CONTROL_WIDTH + GAP))]
     rest, heading = [], None
     for item in items:
