@@ -27,7 +27,10 @@ from views.framework.live import session_post
 from views.framework.lesson_view import (COLUMN_WIDTH, lesson_list, lesson_panel, open_lesson,
                                          present_view, step_view)
 from views.framework.page import Page
+from views.framework.panes import for_touch
 from views.framework.present import Presentation
+from views.framework.projector import (HEADER, PRESENT_CSS, ROW_WIDTH, control_row,
+                                       header_buttons)
 from views.framework.text import plain, quote
 from views.framework.page_workarounds import FIND_JS, Alert, Text, one_graph_walk, steady_text
 from views.framework.workarounds import served_stylesheets, tolerant_location_query
@@ -37,8 +40,9 @@ TITLE = "Learning Dynamics Explorer"
 
 #: Characters of the link's messages a toast quotes (the page's notice has them all).
 TOAST_LIMIT = 200
-#: A narrow screen (a phone, 390 px): the settings above the plots in one column that scrolls as
-#: a whole, instead of a 320-px sidebar beside a main area cut at the screen's edge.
+#: A narrow screen (a phone, 390 px): one column that scrolls as a whole (the settings, when the
+#: header's menu button opens them, above the plots), instead of a 320-px sidebar beside a
+#: main area cut at the screen's edge; the header one line.
 NARROW_CSS = """
 @media (max-width: 600px) {
   #container { overflow-y: auto !important; height: auto !important; min-height: 100vh; }
@@ -48,9 +52,36 @@ NARROW_CSS = """
              overflow: visible; border-right: none; padding: 8px 4px;
              border-bottom: 1px solid var(--bs-border-color); }
   #main { overflow: visible; padding: 6px 4px; width: 100%; flex: none; }
-  #header .title { font-size: 1.05em; white-space: normal; line-height: 1.3em; }
+  #header { flex-wrap: nowrap; padding-top: 2px; padding-bottom: 2px; }
+  #header .title { display: block; font-size: 1.05em; line-height: 1.3em; overflow: hidden;
+                   text-overflow: ellipsis; white-space: nowrap; }
+  .app-header { display: block; min-width: 0; flex: 1 1 auto; overflow: hidden; }
+  #header-items { flex-grow: 0; margin-left: 0; }
 }
 """
+
+#: On a narrow screen the sidebar starts closed, so that the first plot comes on the first
+#: screen (it was 1.5-2.2 screens down under the settings); the header's menu button opens the
+#: settings above the plots. Run once the page is in the browser (``phone_sidebar``).
+CLOSE_NARROW_SIDEBAR_JS = """
+const sidebar = document.getElementById('sidebar');
+if (sidebar && window.matchMedia('(max-width: 600px)').matches
+    && sidebar.classList.contains('show')) {
+  sidebar.classList.remove('show');  // Bootstrap's collapse reads its state from this class
+  const toggle = document.getElementById('sidebar-toggle');
+  if (toggle) toggle.setAttribute('aria-expanded', 'false');
+}
+"""
+
+
+def phone_sidebar() -> pn.widgets.IntInput:
+    """A hidden widget that closes the sidebar on a narrow screen once the page is shown
+    (``CLOSE_NARROW_SIDEBAR_JS``): put it in the sidebar."""
+    trigger = pn.widgets.IntInput(value=0, visible=False)
+    trigger.jscallback(value=CLOSE_NARROW_SIDEBAR_JS)
+    pn.state.onload(lambda: setattr(trigger, "value", 1))
+    return trigger
+
 
 pn.extension("katex", notifications=True, sizing_mode="stretch_width")
 pn.config.loading_indicator = True
@@ -266,7 +297,9 @@ def reset_link(slug: str, presentation: Presentation) -> pn.pane.HTML:
         'title="This page at its default settings">Reset</a>',
         stylesheets=[".ldx-reset{display:inline-block;padding:5px 14px;border:1px solid #6c757d;"
                      "border-radius:6px;color:#495057;text-decoration:none;font-size:14px}"
-                     ".ldx-reset:hover{background:rgba(0,0,0,0.06)}"],
+                     ".ldx-reset:hover{background:rgba(0,0,0,0.06)}"
+                     f"@media (pointer: coarse), (max-width: 600px){{.ldx-reset{{"
+                     f"padding:10px 14px}}}}"],
         width=70, margin=(5, 5))
 
 
@@ -371,7 +404,7 @@ def build() -> pn.template.BootstrapTemplate:
     if lesson is not None:
         args = lesson.args
     page = _page_name(args)
-    sidebar = [navigation(page)]
+    sidebar, header, looks = [navigation(page)], [], {"header_background": "#0072b5"}
     if page in EXPLORERS and readiness.waiting_for(EXPLORERS[page]):
         main, title = [waiting_page(page)], f"{TITLE}: {EXPLORERS[page].title}"
         pn.state.onload(_shown)
@@ -380,20 +413,22 @@ def build() -> pn.template.BootstrapTemplate:
         presentation, shown, finish = opened(page, args, lesson)
         title = f"{TITLE}: {EXPLORERS[page].title}"
         if presentation.present:
-            sidebar = []  # no sidebar: the controls the link keeps go in a row above the plots
+            # no sidebar: the page's buttons go in the header, the controls the link keeps in
+            # a row above the plots
+            # a row of the page's buttons in the header, beside the page's title alone
+            sidebar, looks, title = [], HEADER, EXPLORERS[page].title
         if shown is not None:
-            side, main = explorer_parts(page, shown)
-            sidebar += side
+            side, main = explorer_parts(page, shown, beside=lesson is not None)
+            (header if presentation.present else sidebar).extend(side)
             draw_plots(shown)
         else:
             # the result is computed off the loop meanwhile; then the page is put in these
             side, main = pn.Column(sizing_mode="stretch_width"), [computing(page)]
-            if not presentation.present:
-                sidebar.append(side)
+            (header if presentation.present else sidebar).append(side)
 
             async def fill():
                 ready = await finish()
-                parts, body = explorer_parts(page, ready)
+                parts, body = explorer_parts(page, ready, beside=lesson is not None)
                 side.objects = parts
                 main[0].objects = body
                 draw_plots(ready)
@@ -410,6 +445,8 @@ def build() -> pn.template.BootstrapTemplate:
             write_address(lambda: {**(lesson.address() if lesson else {}), "page": "home"})
         pn.state.onload(_shown)
     shown_main = main
+    if sidebar and page in EXPLORERS and lesson is None:  # a lesson's caption stays in sight
+        sidebar.append(phone_sidebar())
     if lesson is not None:  # the lesson's column: in the sidebar, or beside the plots
         column = lesson_panel(lesson)
         if sidebar:
@@ -421,19 +458,21 @@ def build() -> pn.template.BootstrapTemplate:
     # The Bootstrap template uses only resources Panel bundles (the Fast templates fetch a web
     # font, which fails offline and leaves a console error).
     template = pn.template.BootstrapTemplate(
-        title=title, sidebar=sidebar, main=shown_main, sidebar_width=320,
-        header_background="#0072b5", main_max_width="1100px" if sidebar else "1900px",
+        title=title, sidebar=sidebar, main=shown_main, header=header, sidebar_width=320,
+        main_max_width="1100px" if sidebar else "1900px", **looks,
         # a phone lays the page out at its own width (without this, at 980 px shown at 40 %)
         meta_viewport="width=device-width, initial-scale=1",
     )
     template.config.raw_css.append(NARROW_CSS)
+    if not sidebar:  # present mode: a lower header
+        template.config.raw_css.append(PRESENT_CSS)
     return template
 
 
-def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
-    """The parts of an explorer's page in the sidebar (none in a teacher's view) and in the
-    main area. With ``DEFER_PLOTS``, a served page's plots are frames until ``draw_plots``
-    puts them in."""
+def explorer_parts(slug: str, page: Page, beside: bool = False) -> tuple[list, list]:
+    """The parts of an explorer's page in the sidebar (in a teacher's view: in the header) and
+    in the main area (``beside``: narrower by a lesson's column). With ``DEFER_PLOTS``, a
+    served page's plots are frames until ``draw_plots`` puts them in."""
     if DEFER_PLOTS and session_post() is not None:
         page.defer_plots()
     code, code_pane = code_view(page.model)
@@ -441,19 +480,19 @@ def explorer_parts(slug: str, page: Page) -> tuple[list, list]:
         "page": slug, **page.model.query(), **page.presentation.query()})
     reveal_when_opened(code, "ldx-code-view")
     reveal_when_opened(step, "ldx-step-view")
-    if page.presentation.present:
-        controls = page.controls()
-        for widget in controls.objects:  # side by side, each as wide as a sidebar's
-            widget.param.update(sizing_mode="fixed", width=300)
-        return [], [pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step,
-                               *controls.objects, gap="4px 16px", align_items="end",
-                               sizing_mode="stretch_width"),
-                    code_pane, step_pane, page.panel()]
+    if page.presentation.present:  # the buttons in the header, one row of controls above
+        body = page.panel()        # the plots (``views.framework.projector``)
+        row, more = control_row(page.controls(), page.present_row, page.present_folded,
+                                width=ROW_WIDTH - (COLUMN_WIDTH if beside else 0))
+        return ([header_buttons([copy_link(), reset_link(slug, page.presentation), code, step])],
+                [row, more, code_pane, step_pane, body])
     present, present_pane = present_view(slug, page.model, lambda: {
         "page": slug, **page.model.query()})
     reveal_when_opened(present, "ldx-present-view")
+    copy = copy_link()
+    for_touch(copy, code, step, present)  # on a phone, buttons a fingertip can take
     # the buttons wrap in the sidebar's 320 px (four in a row ran past its edge)
-    return ([pn.FlexBox(copy_link(), reset_link(slug, page.presentation), code, step, present,
+    return ([pn.FlexBox(copy, reset_link(slug, page.presentation), code, step, present,
                         page.pin_view.button, gap="0px", sizing_mode="stretch_width"),
              Text("### Settings"), page.controls()],
             [code_pane, step_pane, present_pane, page.panel()])

@@ -38,7 +38,8 @@ import numpy as np
 import param
 
 from views.framework import stamp
-from views.framework.figure import export_styles, put_title, set_title, title_width
+from views.framework.figure import (export_styles, fit_colorbars, put_title, set_title,
+                                     title_width)
 from views.framework.legends import place_legends
 from views.framework.marks import grown
 from views.framework.workarounds import forget_colorbars, matplotlib_plot, tight_canvas
@@ -240,7 +241,8 @@ class Film:
         self.key = tuple(self.plot.keys[0]) if self.plot.keys else ()
         fig = self.figure = self.plot.state
         FigureCanvasAgg(fig)
-        place_legends(fig)  # as export_figure places them
+        fit_colorbars(fig)  # as export_figure fits and places them
+        place_legends(fig)
         fig.set_dpi(dpi)
         # the box of the saved figure (``savefig(bbox_inches="tight")``), wide enough for the
         # title of every frame (its numbers grow wider)

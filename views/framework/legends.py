@@ -8,7 +8,8 @@ legend sits below its plot, its entries in rows of as many columns as fit the pl
 - On the page and in HTML exports (Bokeh): ``bokeh_legend`` gives the options of a panel: the
   ``LEGEND_BELOW`` hook moves its legend into Bokeh's panel under the axis, outside the data
   area, its columns from an estimate of the labels' widths against the narrowest data area a
-  page draws.
+  page draws. A panel whose legend must show on a projector's first screen puts it beside the
+  data area instead, one entry a line (its own ``LEGEND_BESIDE`` hook: SBEED's runs).
 - In PNG, SVG and PDF exports (matplotlib): ``place_legends`` moves each axes' legend under
   its tick labels and axis label once the figure is rendered (its columns from the measured
   widths), then moves the rows of panels apart where a legend reaches the panel below.
@@ -19,7 +20,8 @@ from __future__ import annotations
 import holoviews as hv
 import numpy as np
 
-__all__ = ["legend_entries", "legend_columns", "bokeh_legend", "place_legends"]
+__all__ = ["legend_entries", "legend_columns", "bokeh_legend", "place_legends",
+           "LEGEND_BESIDE"]
 
 #: Bokeh's legend label size (px) and a label character's mean width in em (5.8-6.4 px a
 #: character at 13 px, measured in Chromium for the pages' labels; rounded up).
@@ -97,6 +99,32 @@ class _LegendBelow:
 
 
 LEGEND_BELOW = _LegendBelow()
+
+
+class _LegendBeside:
+    """Bokeh hook of a panel whose legend goes beside its data area, at the right, one entry a
+    line (``style(..., bokeh=dict(hooks=[LEGEND_BESIDE]))``), not under its x axis where
+    ``LEGEND_BELOW`` puts every other legend: SBEED's first plot put its three runs'
+    names under the fold of a 1024 x 768 screen. It runs before the page's ``LEGEND_BELOW``
+    (an element's own hooks come first), which then finds no legend to move. A named class:
+    its repr is stable, so the options that hold it are memoized."""
+
+    def __call__(self, plot, element) -> None:
+        from bokeh.models import Legend
+
+        figure = plot.state
+        moving = [item for item in figure.center if isinstance(item, Legend) and item.items]
+        for legend in [*moving, *(i for i in figure.right if isinstance(i, Legend))]:
+            legend.update(orientation="vertical", ncols=1)
+        if moving:
+            figure.center = [item for item in figure.center if item not in moving]
+            figure.right = [*figure.right, *moving]
+
+    def __repr__(self) -> str:
+        return "views.framework.legends.LEGEND_BESIDE"
+
+
+LEGEND_BESIDE = _LegendBeside()
 
 
 # --- matplotlib ----------------------------------------------------------------------------

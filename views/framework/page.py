@@ -31,11 +31,12 @@ from views.framework.field import Field
 from views.framework.figure import PLOT_WIDTH, Plot, data_extent, same_window, style, table_html
 from views.framework.job_section import JobSection
 from views.framework.live import LatestWins, session_post
-from views.framework.panes import (TOUCH_HANDLES, UNTITLED, WRAPPING_GROUP, live_pane, live_size,
-                                   one_value_range, page_style)
+from views.framework.panes import (TOUCH_HANDLES, UNTITLED, WRAPPING_GROUP, for_touch,
+                                   live_pane, live_size, one_value_range, page_style)
 from views.framework.pin_view import PinView
 from views.framework.player import timeline_control
 from views.framework.present import Presentation
+from views.framework.projector import one_line_status, split_timeline
 from views.framework.queue import QUEUE
 from views.framework.runs import run_key
 from views.framework.sections import Section
@@ -339,8 +340,8 @@ class Page(pn.viewable.Viewer):
     # --- the timeline and the downloads -----------------------------------------------------------
     def timeline_control(self, run: str | None = None) -> pn.viewable.Viewable:
         """The control of the model's timeline (``run``: of that run's), see
-        ``views.framework.player``."""
-        return timeline_control(self.model, run)
+        ``views.framework.player``), its buttons a fingertip's targets on a touch screen."""
+        return for_touch(timeline_control(self.model, run))
 
     def animation_buttons(self, run: str | None = None) -> list:
         """The GIF and MP4 download buttons of the page's timeline (``run``: of that run's,
@@ -417,7 +418,7 @@ class Page(pn.viewable.Viewer):
         """The pieces of the page body, by name: alert, about, status, panes (one live pane
         per plot), grid (the panes laid out, with the zoom reset when there is one, and Pin's
         row above them while a state is pinned: ``pin_view``) and downloads."""
-        model = self.model
+        model, present, beside = self.model, self.presentation.present, []
         panes = [self._pane(p) for p in model.plots]
         self._boxes = []  # the rows of plots (``_sections``), for ``draw_deferred``
         placed = dict(zip((p.method for p in model.plots), panes))
@@ -438,37 +439,51 @@ class Page(pn.viewable.Viewer):
                     if plot.zoom:
                         self._live_panel(plot, pane)
 
+            hint = ("Zoom into the first plot (box or wheel zoom) to recompute that window at "
+                    "full resolution.")
             reset = pn.widgets.Button(label="Reset zoom", color="primary", width=120)
             reset.on_click(on_reset)
-            grid = pn.Column(pn.Row(reset, Text(
-                "Zoom into the first plot (box or wheel zoom) to recompute that window at full "
-                "resolution.", margin=(10, 10))), grid)
+            if present:  # in the row above the plots, the hint its tooltip (``projector``)
+                reset.description, beside = hint, [reset]
+            else:
+                grid = pn.Column(pn.Row(reset, Text(hint, margin=(10, 10))), grid)
         # the title stays one line (a long book title wrapped it in two at 1440 px); the whole
         # reference opens with the text
-        about = pn.Card(
-            Text(math_markdown(model.text), sizing_mode="stretch_width", max_width=960),
-            Text(f"**Source:** {model.paper.reference}.", sizing_mode="stretch_width",
-                             max_width=960),
-            title=(f"About this page: {model.paper.short} ({model.paper.year}), "
-                   f"{model.figures.split(';')[0]}"),
-            # closed: the plots come first on the screen (a projector's 1024 x 768 showed
-            # none below the open text); one click opens it
-            collapsible=True, collapsed=True, sizing_mode="stretch_width", margin=(5, 10),
-        )
+        title = (f"About this page: {model.paper.short} ({model.paper.year}), "
+                 f"{model.figures.split(';')[0]}")
+        texts = [Text(math_markdown(model.text), sizing_mode="stretch_width", max_width=960),
+                 Text(f"**Source:** {model.paper.reference}.", sizing_mode="stretch_width",
+                      max_width=960)]
         status = steady_text(Text(
             math_markdown(model.status()), sizing_mode="stretch_width", margin=(0, 10),
-            styles={"font-size": "1.3em"} if self.presentation.present else {}))
+            styles={"font-size": "1.2em"} if present else {}))
+        if present:  # one line: the status, the page text under it (``projector``)
+            about = one_line_status(status, Text(f"**{title}**", margin=(0, 10)), *texts)
+        else:  # closed: the plots come first on the screen (a projector's 1024 x 768 showed
+            # none below the open text); one click opens it
+            about = pn.Card(*texts, title=title, collapsible=True, collapsed=True,
+                            sizing_mode="stretch_width", margin=(5, 10))
         # a watcher, not pn.bind: a bound text shows Panel's loading spinner at each redraw,
         # whose class and stylesheets the browser re-applies after the text: Bootstrap's
         # paragraph margin then won over Panel's and the moved page's status line sat 12 px
         # higher than a fresh load's
         model.param.watch(lambda _: setattr(status, "object", math_markdown(model.status())),
                           "drawn")
+        #: present mode: what goes in the row above the plots and what its "More controls"
+        #: shows (``views.framework.projector.control_row``)
+        self.present_row, self.present_folded = beside, []
         if model.timeline is not None:
-            grid = pn.Column(self.timeline_control(), grid, sizing_mode="stretch_width")
+            control = self.timeline_control()
+            if present:
+                player, control = split_timeline(control)
+                self.present_row = [player, *beside] if player is not None else beside
+                self.present_folded = [control]
+            grid = pn.Column(control, grid, sizing_mode="stretch_width")
         grid = pn.Column(self.pin_view.row, grid, sizing_mode="stretch_width")
         runs = [JobSection(self, job) for job in model.jobs.values()]
-        return dict(alert=self.alert(), about=about, status=status, panes=panes, grid=grid,
+        return dict(alert=self.alert(), about=about, panes=panes, grid=grid,
+                    # in present mode the status is the head of ``about``
+                    status=pn.Spacer(height=0, margin=0) if present else status,
                     downloads=self.downloads(), runs=runs)
 
     def _sections(self, panes: dict) -> pn.Column:

@@ -13,7 +13,8 @@ from views.framework.legends import bokeh_legend
 
 __all__ = ["live_size", "live_pane", "page_style", "one_value_range", "PLOT_BASIS",
            "PLOT_MIN_WIDTH", "PLOT_MAX_WIDTH", "PRESENT_SIZE", "PRESENT_FONTSCALE",
-           "UNTITLED", "WRAPPING_GROUP", "TOUCH_HANDLES", "TOOLBAR_HIDDEN"]
+           "UNTITLED", "WRAPPING_GROUP", "TOUCH_HANDLES", "TOUCH_SIZE", "TOUCH_PLAYER",
+           "TOUCH_BUTTON", "TOOLBAR_HIDDEN", "for_touch"]
 
 
 #: A live plot's width before it shares out the row (px): two plots share a row where both fit
@@ -34,6 +35,19 @@ TOUCH_HANDLES = """@media (pointer: coarse), (max-width: 600px) {
   .noUi-horizontal { height: 10px; margin: 12px 6px; }
   .noUi-horizontal .noUi-handle { width: 28px; height: 28px; right: -14px; top: -10px; }
 }"""
+#: A fingertip's target (px): the least width and height of a button on a touch screen.
+TOUCH_SIZE = 40
+#: The timeline player's nine buttons on a touch screen, each a fingertip's target (Panel's are
+#: 36 x 21 px), in two lines where one is too narrow for them.
+TOUCH_PLAYER = f"""@media (pointer: coarse), (max-width: 600px) {{
+  :host {{ height: auto !important; flex: 0 0 auto !important; }}
+  div:has(> button.play) {{ flex-wrap: wrap !important; row-gap: 4px; }}
+  button {{ min-width: {TOUCH_SIZE + 4}px; min-height: {TOUCH_SIZE}px; }}
+}}"""
+#: A button on a touch screen (Panel's are 31-33 px high).
+TOUCH_BUTTON = f"""@media (pointer: coarse), (max-width: 600px) {{
+  .bk-btn {{ min-height: {TOUCH_SIZE}px; }}
+}}"""
 #: A plot's tools appear when the pointer is over it: a projected page of 13 panels carried
 #: 30-50 icons.
 TOOLBAR_HIDDEN = {"plot.toolbar.autohide": True}
@@ -130,3 +144,17 @@ def page_style(plot: Plot, element, *, present: bool = False):
                  bokeh=dict(responsive=True, height=size["height"],
                             min_width=size["min_width"], max_width=size["max_width"],
                             framewise=True, backend_opts=TOOLBAR_HIDDEN, **large, **legend))
+
+
+def for_touch(*widgets):
+    """``widgets`` (buttons, toggles, timeline players: a timeline's control holding one) with
+    targets a fingertip can take on a touch screen (``TOUCH_PLAYER``, ``TOUCH_BUTTON``); returns
+    the first."""
+    for widget in widgets:
+        players = (widget.select(pn.widgets.Player) if hasattr(widget, "select")
+                   else [])
+        for target in players or [widget]:
+            sheet = TOUCH_PLAYER if isinstance(target, pn.widgets.Player) else TOUCH_BUTTON
+            target.stylesheets = [*target.stylesheets, sheet]
+    return widgets[0] if widgets else None
+

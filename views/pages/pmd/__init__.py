@@ -272,8 +272,10 @@ class PMDExplorer(Explorer):
         dens = pmd.Particles(cloud, weights, h, "PMD").density_on(page.grid)
         image = hv.Image((page.grid.x, page.grid.y, dens.astype(np.float32)), kdims=THETA_DIMS,
                          vdims=[hv.Dimension("q", label=f"density (h = {h:.3f})")])
+        # a square panel in exports, as on the page: matplotlib's default equal aspect drew
+        # the grid's 1.6 x 12 window as a strip at p = 0.95, its ticks overprinted
         return style(image, cmap="viridis", colorbar=True, framewise=True,
-                     bokeh=dict(tools=["hover"]))
+                     bokeh=dict(tools=["hover"]), mpl=dict(aspect="square"))
 
     def ess_plot(self):
         page, k, _, _ = self._at()

@@ -21,6 +21,7 @@ from views.framework import (DASHED, MPL_DASHED, Explorer, Frames, Mark,
                              Plot, Timeline, axis, integer_ticks, style)
 from views.framework.text import prose
 from views.framework.marks import legend_layer
+from views.framework.legends import LEGEND_BESIDE
 from views.pages.sbeed.ablation import AblationRun
 from views.pages.sbeed.swimmer import SwimmerLamKRun, SwimmerRun
 from views.pages.sbeed.common import (ACTION_NAMES, ETA_COLORS, ETAS, MDPS, NOW, PAGE_BUFFER,
@@ -202,9 +203,10 @@ class SBEEDExplorer(Explorer):
                                          label=f"η = {eta}"),
                                 color=ETA_COLORS[eta], bokeh=dict(line_width=2),
                                 mpl=dict(linewidth=1.5)))
-        # bottom left: every run starts at its largest distance (V0 = 0) and falls, so that
-        # corner stays empty; at the top right the legend covered the runs that level off
-        return style(hv.Overlay(layers), logy=True, framewise=True)
+        # beside the data area: under the x axis the first plot's legend fell below a
+        # 1024 x 768 screen, and inside it covered the runs that level off
+        return style(hv.Overlay(layers), logy=True, framewise=True,
+                     bokeh=dict(hooks=[LEGEND_BESIDE]))
 
     def error_plot(self):
         return self._per_eta_log_curves("v_error", "‖Vₜ − V*‖∞", 1e-12)
