@@ -40,18 +40,36 @@ CLASS_S = 20.0
 
 
 def _session(url: str, page: str | None = None) -> float:
-    """Pull one session's document from ``url`` (``page``: the app's page) as a browser does, say it is shown, wait for
-    the server's answer and close; seconds until the document was received."""
-    import panel.models  # noqa: F401  (the page's models, to read the document)
-    from bokeh.client import pull_session
+    """Open one session of ``url`` (``page``: the app's page) as a browser's page does: pull its
+    document over the websocket and say it is shown (``DocumentReady``, as a Bokeh event in a
+    document patch), wait for the server's answer, close. Seconds until the document came.
+
+    The reply is not made into a Python document: Bokeh's client would build every model of
+    the page again in this process (about what the server spent building them), and 50 of
+    them in one client process on the server's own two cores measured the client."""
+    from bokeh.client.session import ClientSession
+    from bokeh.client.util import websocket_url_for_server_url
+    from bokeh.document import Document
+    from bokeh.document.events import MessageSentEvent
     from bokeh.events import DocumentReady
 
     start = time.monotonic()
-    session = pull_session(url=url, arguments={} if page is None else {"page": page})
-    pulled = time.monotonic() - start
-    session.document.callbacks.send_event(DocumentReady())
-    session.force_roundtrip()
-    session.close()
+    session = ClientSession(websocket_url=websocket_url_for_server_url(url),
+                            arguments={} if page is None else {"page": page})
+    session.connect()
+    session.check_connection_errors()
+    connection = session._connection  # Bokeh's client keeps its protocol's messages private
+    try:
+        reply = connection._send_message_wait_for_reply(
+            connection._protocol.create("PULL-DOC-REQ"))
+        assert reply is not None and reply.header["msgtype"] == "PULL-DOC-REPLY", reply
+        pulled = time.monotonic() - start
+        shown = connection._protocol.create(
+            "PATCH-DOC", [MessageSentEvent(Document(), "bokeh_event", DocumentReady())])
+        answer = connection._send_message_wait_for_reply(shown)
+        assert answer is not None and answer.header["msgtype"] == "OK", answer
+    finally:
+        session.close()
     return pulled
 
 
