@@ -15,6 +15,13 @@ import dynamics
 import views
 import views.framework.worker
 from views.framework import readiness
+from views.framework.served import compress_responses, page_resources
+
+# Bokeh runs this module while it reads the app's directory, before it builds its server: the
+# server compresses its responses, and each page's HTML lists only the bundles it uses, its
+# scripts deferred (``views.framework.served``).
+compress_responses()
+page_resources()
 
 
 def _warm_in_background(loop: IOLoop, pages: list[str]) -> None:

@@ -33,6 +33,7 @@ from views.framework.projector import (HEADER, PRESENT_CSS, ROW_WIDTH, control_r
                                        header_buttons)
 from views.framework.text import plain, quote
 from views.framework.page_workarounds import FIND_JS, Alert, Text, one_graph_walk, steady_text
+from views.framework.served import MATH_LATER
 from views.framework.workarounds import served_stylesheets, tolerant_location_query
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
@@ -83,7 +84,9 @@ def phone_sidebar() -> pn.widgets.IntInput:
     return trigger
 
 
-pn.extension("katex", notifications=True, sizing_mode="stretch_width")
+# no "katex": the page text's math is typeset by Bokeh's MathJax (``math_markdown``), and
+# Panel's KaTeX model would add its 280 kB script and style sheet to every page
+pn.extension(notifications=True, sizing_mode="stretch_width")
 pn.config.loading_indicator = True
 served_stylesheets()  # before any model: a session rebuilt on connect must not link the CDN
 tolerant_location_query()  # a 5,000-digit value in a link must not blank the page
@@ -398,12 +401,21 @@ def waiting_page(slug: str) -> pn.Column:
     return pn.Column(note, bar, reload, sizing_mode="stretch_width")
 
 
+def math_later(page: str) -> None:
+    """An explorer's page (or its waiting page) loads MathJax whatever its first answer holds:
+    its text and plots may come after it (``views.framework.served.page_resources``, which
+    leaves MathJax out of a page without math: the home page)."""
+    if page in EXPLORERS and pn.state.curdoc is not None:
+        pn.state.curdoc.template_variables[MATH_LATER] = True
+
+
 def build() -> pn.template.BootstrapTemplate:
     args = dict(pn.state.session_args or {})
     lesson = open_lesson(args)
     if lesson is not None:
         args = lesson.args
     page = _page_name(args)
+    math_later(page)
     sidebar, header, looks = [navigation(page)], [], {"header_background": "#0072b5"}
     if page in EXPLORERS and readiness.waiting_for(EXPLORERS[page]):
         main, title = [waiting_page(page)], f"{TITLE}: {EXPLORERS[page].title}"

@@ -2,14 +2,19 @@
 documents rather than HoloViews' drawing (its table lists them with their guard tests):
 stylesheets from the server, a refresh that waits for the page's load instead of spinning, a
 location that reads any link, standalone HTML resources. Import them from ``workarounds``. And
-the Bokeh session behind a session's context (``server_session``), which Bokeh keeps private."""
+the Bokeh session behind a session's context (``server_session``), which Bokeh keeps private.
+And how the page gets to the browser: only the script bundles its document uses
+(``page_resources``), its scripts deferred so that the page's HTML paints first
+(``deferred_scripts``), every response compressed (``compress_responses``)."""
 
 from __future__ import annotations
 
 import functools
+import re
 
 __all__ = ["served_stylesheets", "refresh_when_loaded", "tolerant_location_query",
-           "standalone_resources", "server_session"]
+           "standalone_resources", "server_session", "page_resources", "compress_responses",
+           "MATH_LATER", "deferred_scripts"]
 
 
 def served_stylesheets() -> None:
@@ -176,3 +181,145 @@ def server_session(context):
     while the session is being built. Bokeh keeps the link private
     (``BokehSessionContext._session``); ``views.framework.session`` reads its connections."""
     return context._session
+
+
+# --- the page's HTML and its files ------------------------------------------------------------
+
+#: A document template variable: set (to True) by a page whose text may hold math after its
+#: first answer (an explorer's page, its plots and text put in later), so that its HTML loads
+#: MathJax although the document does not hold math yet (``page_resources``).
+MATH_LATER = "ldx_math_later"
+
+#: What MathJax typesets in a Panel HTML or Markdown model's text (Bokeh's ``MathJax.find_tex``
+#: delimiters: ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``).
+_TEX = ("$$", "\\(", "\\[")
+
+
+def _uses_mathjax(doc) -> bool:
+    """Whether the document's page needs Bokeh's MathJax bundle: a model Bokeh itself says
+    needs it (a math text, a TeX axis label), a Panel HTML model whose text holds TeX, or a
+    page that said its math comes later (``MATH_LATER``). Panel loads it for any Panel HTML
+    model at all (``panel.io.resources._panel_use_mathjax``): every page, 1.79 MB."""
+    from bokeh.embed.bundle import _use_mathjax
+    from panel.models.markup import HTML
+
+    if doc.template_variables.get(MATH_LATER):
+        return True
+    models = set(doc.models)
+    return _use_mathjax(models) or any(
+        isinstance(m, HTML) and isinstance(m.text, str) and any(t in m.text for t in _TEX)
+        for m in models)
+
+
+def _unused_files(doc, attr: str) -> set[str]:
+    """The external files (``__javascript__`` or ``__css__``, without their query) of every
+    model class loaded in the process but not used in ``doc``: Bokeh lists the files of every
+    imported class, used or not (KaTeX's, once ``pn.extension("katex")`` imported it; the
+    ES-module shims of Panel's ``ReactiveESM``; Tabulator's and luxon once something imports
+    Panel's Tabulator)."""
+    from bokeh.model import Model
+
+    used = {type(m) for m in doc.models}
+
+    def files(cls) -> list[str]:
+        value = getattr(cls, attr, None) or []
+        return [value] if isinstance(value, str) else [f for f in value if isinstance(f, str)]
+
+    needed = {f.split("?")[0] for cls in used for f in files(cls)}
+    return {f.split("?")[0] for cls in set(Model.model_class_reverse_map.values()) - used
+            for f in files(cls)} - needed
+
+
+def _pruned(resources, doc):
+    """``resources`` (Panel's ``Resources`` of a served page) without the Bokeh components and
+    external files the page ``doc`` does not use: ``bokeh-mathjax`` without math
+    (``_uses_mathjax``), the files of model classes not in the document (``_unused_files``).
+    The other components stay: ``bokeh-gl`` and ``bokeh-widgets`` because a page's plots and
+    widgets come after its first answer (HoloViews draws with WebGL by default),
+    ``bokeh-tables`` because Panel's own bundle imports it (without it ``panel.min.js``
+    fails: "Cannot find module '@bokehjs/models/widgets/tables'", seen in Chromium)."""
+    from panel.io.resources import Resources
+
+    drop = set() if _uses_mathjax(doc) else {"bokeh-mathjax"}
+    unused_js, unused_css = _unused_files(doc, "__javascript__"), _unused_files(doc, "__css__")
+
+    def used(files: list, unused: set) -> list:
+        return [f for f in files if not any(u in str(f) for u in unused)]
+
+    class PageResources(Resources):
+        @property
+        def js_files(self):
+            return used(super().js_files, unused_js)
+
+        @property
+        def css_files(self):
+            return used(super().css_files, unused_css)
+
+        def clone(self, *, components=None):  # Panel's bundle clones the resources
+            copy = super().clone(components=components)
+            copy.__class__ = PageResources
+            return copy
+
+    page = resources.clone(components=[c for c in resources.components if c not in drop])
+    page.__class__ = PageResources
+    return page
+
+
+#: The inline scripts of a page's head that call BokehJS, once deferred: run once the
+#: document is parsed (the deferred bundles have run by then, in order).
+_INLINE = re.compile(r'(<script type="text/javascript">)(\s*Bokeh\.[^<]*?)(</script>)')
+_SCRIPT_SRC = re.compile(r'<script type="text/javascript" src=')
+
+
+def deferred_scripts(page: str) -> str:
+    """A page's HTML (Panel's template) with every script file deferred and the inline calls
+    of BokehJS in its head (``Bokeh.set_log_level``) waiting for the document's
+    ``DOMContentLoaded``: the browser paints the template's HTML (the header, the sidebar's
+    place) before it runs some 4 MB of scripts. The page's embed script already waits for
+    ``DOMContentLoaded``, by which time the deferred scripts have run in their order."""
+    page = _SCRIPT_SRC.sub('<script type="text/javascript" defer src=', page)
+    return _INLINE.sub(lambda m: m.group(1) + "document.addEventListener('DOMContentLoaded', "
+                       "() => {" + m.group(2) + "});" + m.group(3), page)
+
+
+def page_resources() -> None:
+    """Serve each page with only the script bundles and style sheets its document uses
+    (``_pruned``) and its scripts deferred (``deferred_scripts``). Panel writes a page's HTML
+    in ``panel.io.server.server_html_page_for_session``, which its ``DocHandler`` calls by
+    its module's name for each GET: that function is wrapped here. Idempotent; for the
+    served app's process (``app/app_hooks.py``)."""
+    from panel.io import server
+
+    original = server.server_html_page_for_session
+    if getattr(original, "ldx_pruned", False):
+        return
+
+    @functools.wraps(original)
+    def server_html_page_for_session(session, resources, *args, **kwargs):
+        return deferred_scripts(original(session, _pruned(resources, session.document),
+                                         *args, **kwargs))
+
+    server_html_page_for_session.ldx_pruned = True
+    server.server_html_page_for_session = server_html_page_for_session
+
+
+def compress_responses() -> None:
+    """Make the Bokeh server compress its responses (Tornado's ``compress_response``
+    setting: gzip for a client that accepts it, for HTML, scripts, style sheets and JSON):
+    the page's 3-4 MB of scripts go as about a third. ``panel serve`` has no option for it;
+    Bokeh passes the keyword arguments it does not know to Tornado's ``Application``, so the
+    server's class gets it as a default here. Call before the server is built: at the import
+    of ``app/app_hooks.py``, which Bokeh runs while it reads the app's directory."""
+    from bokeh.server.tornado import BokehTornado
+
+    init = BokehTornado.__init__
+    if getattr(init, "ldx_compressed", False):
+        return
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("compress_response", True)
+        init(self, *args, **kwargs)
+
+    __init__.ldx_compressed = True
+    BokehTornado.__init__ = __init__

@@ -26,6 +26,8 @@ scoped to the page's own element building (``dictionary_columns``).
 | ``Text``, ``Alert`` | page text whose bare words look like addresses stays text: markdown-it's ``linkify`` (Panel's ``gfm-like`` preset) made herding's "(REPORT.md)" a link to ``http://report.md/``, an unrelated outside site | a word like an address renders without a link, and no module of the served page builds Panel's own Markdown or Alert pane (``tests/views/test_page_links.py``) |
 | ``served_stylesheets`` | a session Bokeh builds anew when the browser connects (it discards a session whose page was sent but whose browser had not connected within 15 s: a loaded server, a class opening pages at once) loads Panel's stylesheets from the server, as the first one did, instead of from cdn.holoviz.org: offline such a page drew unstyled, with 13 failed requests | the rebuilt-session browser test in ``tests/app/test_server_lifecycle.py`` |
 | ``refresh_when_loaded`` | a plot refreshed before its page has loaded in a browser (a Python ``bokeh.client`` session, which never says it has; a tab closed while loading) draws once when the page loads, instead of HoloViews retrying on every tick for good: twelve Python clients that moved a slider and closed left the server at 96-100 % of a core and their sessions were never destroyed (each try blocked their expiry); a test of 12 such clients: 99 % of a core 5-7 s after they closed, now 0 % (``tests/app/test_closed_sessions.py``) | unguarded, HoloViews still retries on every tick; guarded, no tick callback waits, one draw of the newest value on load; a destroyed session's plot is cleaned up and never drawn |
+| ``page_resources`` | a served page's HTML lists only the bundles its document uses (Panel lists Bokeh's 1.79 MB MathJax for any HTML pane, and every imported model's files: KaTeX, ES-module shims), its scripts deferred so that the template's HTML paints before 3-4 MB of scripts run | the served page's HTML (``tests/views/test_page_resources.py``, ``tests/app/test_served_files.py``) and every page drawn whole needs no file left out |
+| ``compress_responses`` | the server gzips what it sends (``panel serve`` has no option for Tornado's ``compress_response``): a page's scripts about a third of their size on the wire | a static file goes compressed to a client that accepts gzip, and only to it |
 | ``standalone_resources`` | an HTML export that works offline: Bokeh's inline resources without the external files that every imported extension's models (Panel's katex, MathJax) add | the offline export test in Chromium |
 | ``SQUARE_BOX`` (bug) | exported panels with one log axis are square like the others (HoloViews sized them from mixed log and linear spans: a third as wide) | a log-x, linear-y export's axes box is square |
 | ``COLORBAR_TITLE`` (bug) | a colour bar's title follows the data (HoloViews draws it once) | live == fresh test (torus q) |
@@ -43,7 +45,7 @@ __all__ = ["RasterImage", "bokeh_backend", "matplotlib_backend", "apply_options"
            "dictionary_columns", "no_pipeline", "WindowStream",
            "render_matplotlib", "matplotlib_plot", "tight_canvas",
            "served_stylesheets", "refresh_when_loaded", "tolerant_location_query",
-           "standalone_resources",
+           "standalone_resources", "page_resources", "compress_responses",
            "COLORBAR_TITLE", "SQUARE_BOX"]
 
 
@@ -372,4 +374,5 @@ SQUARE_BOX = _SquareBox()
 
 # The served app's session and document workarounds, written in their own module.
 from views.framework.served import (  # noqa: E402
-    refresh_when_loaded, served_stylesheets, standalone_resources, tolerant_location_query)
+    compress_responses, page_resources, refresh_when_loaded, served_stylesheets,
+    standalone_resources, tolerant_location_query)
