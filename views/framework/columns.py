@@ -381,3 +381,8 @@ class Columns:
             if source is not None and data:
                 self.sent[_send(source, data)] += 1
             _glyph_values(sub, mapping)
+            # the page's hooks, as HoloViews runs them after each update (a layer that builds
+            # up in time adds its first-visit column to its source: ``timeline._GrowHook``)
+            sub._execute_hooks(layer)
+        if isinstance(element, hv.Overlay):
+            plot._execute_hooks(element)
