@@ -194,9 +194,11 @@ def first_frames(first: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def _hooked(layer, hook):
-    """``layer`` with ``hook`` added to the Bokeh hooks it has."""
+    """A copy of ``layer`` with ``hook`` added to the Bokeh hooks it has. A copy: panels that
+    share a cloud share its raster element (herding's cones and Tipi), and styling sets the
+    element's options in place, so the second panel's hook named the first's source too."""
     hooks = hv.Store.lookup_options("bokeh", layer, "plot").kwargs.get("hooks", []) or []
-    return style(layer, bokeh=dict(hooks=[*[h for h in hooks if not isinstance(h, _GrowHook)],
+    return style(layer.clone(), bokeh=dict(hooks=[*[h for h in hooks if not isinstance(h, _GrowHook)],
                                           hook]))
 
 
