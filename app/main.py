@@ -502,7 +502,8 @@ def explorer_parts(slug: str, page: Page, beside: bool = False) -> tuple[list, l
         "page": slug, **page.model.query()})
     reveal_when_opened(present, "ldx-present-view")
     copy = copy_link()
-    for_touch(copy, code, step, present)  # on a phone, buttons a fingertip can take
+    # on a phone, buttons a fingertip can take
+    for_touch(copy, code, step, present, page.pin_view.button)
     # the buttons wrap in the sidebar's 320 px (four in a row ran past its edge)
     return ([pn.FlexBox(copy, reset_link(slug, page.presentation), code, step, present,
                         page.pin_view.button, gap="0px", sizing_mode="stretch_width"),
