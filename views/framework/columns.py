@@ -293,10 +293,11 @@ class Columns:
         """Write ``element`` (a panel's new frame) into ``plot``; None when written, else why
         not, counted in ``fallbacks`` (nothing written: the caller draws it through
         HoloViews)."""
-        reason = self._reason(plot, element)
+        reason, new = self._reason(plot, element)
         if reason is None:
             drawn = plot.current_frame
-            if _texts(drawn) != _texts(element) and _legend_items(plot, drawn, element) is None:
+            renamed = _texts(drawn) != _texts(element)
+            if renamed and _legend_items(plot, drawn, element) is None:
                 reason = "the legend's entries changed"
         if reason is None:
             layers = self._prepare(plot, element)
@@ -304,34 +305,34 @@ class Columns:
                                        for sub, _, _, _, mapping, style in layers)
                            if r is not None), None)
             if reason is None:
-                self._commit(plot, element, layers, drawn)
+                self._commit(plot, element, layers, drawn if renamed else None)
                 self.writes += 1
-                self._drawn[id(plot)] = (element, structure(element))
+                self._drawn[id(plot)] = (element, new)
         if reason is not None:
             self.fallbacks[reason] += 1
         return reason
 
-    def _reason(self, plot, element) -> str | None:
+    def _reason(self, plot, element) -> tuple:
+        """Why ``element`` cannot be written into ``plot`` (None: it can), and its structure
+        (None when not computed)."""
         if plot is None:
-            return "not drawn yet"
+            return "not drawn yet", None
         if isinstance(plot, hv.plotting.bokeh.element.OverlayPlot):
             if not isinstance(element, hv.Overlay):
-                return "an overlay became one layer"
+                return "an overlay became one layer", None
             if list(plot.subplots) != list(element.data):
-                return "layers added or removed"
+                return "layers added or removed", None
         elif not isinstance(plot, hv.plotting.bokeh.element.ElementPlot) or isinstance(
                 element, hv.Overlay):
-            return "not one element or overlay"
+            return "not one element or overlay", None
         if getattr(plot, "batched", False) or any(
                 getattr(sp, "batched", False) for sp in (plot.subplots or {}).values()):
-            return "batched layers"
+            return "batched layers", None
         drawn = self._drawn_structure(plot)
         if drawn is None:
-            return "not drawn yet"
+            return "not drawn yet", None
         new = structure(element)
-        if new != drawn:
-            return _difference(drawn, new)
-        return None
+        return (None if new == drawn else _difference(drawn, new)), new
 
     def _prepare(self, plot, element) -> list:
         """What HoloViews' ``update_frame`` of an overlay or element computes for a frame of
@@ -367,12 +368,13 @@ class Columns:
             out.append((sub, layer, layer_ranges, data, mapping, style))
         return out
 
-    def _commit(self, plot, element, layers, drawn) -> None:
+    def _commit(self, plot, element, layers, renamed) -> None:
         """Send what ``_prepare`` computed: the panel's ranges, each layer's columns and the
-        glyph values, and the texts that changed (``drawn``: the frame drawn before)."""
+        glyph values, and the texts when they changed (``renamed``: the frame drawn before,
+        else None)."""
         plot._update_ranges(element, plot.current_ranges)
-        if drawn is not None and _texts(drawn) != _texts(element):
-            _write_texts(plot, element, drawn)
+        if renamed is not None:
+            _write_texts(plot, element, renamed)
         for sub, layer, layer_ranges, data, mapping, _ in layers:
             if sub is not plot:
                 sub.ranges.update(plot.current_ranges)
