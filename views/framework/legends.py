@@ -77,54 +77,45 @@ def bokeh_legend(element, *, scale: float = 1.0) -> dict:
         border_line_alpha=0, background_fill_alpha=0))
 
 
-class _LegendBelow:
-    """Bokeh hook that moves a plot's legend from the data area into the panel under its x
-    axis, once: HoloViews' own outside positions (``legend_position="bottom"``) take the
-    legend out of the plot and put it back on every frame, and setting a plot's layout lists
-    makes Bokeh walk the session's whole model graph after each knob move (a herding move:
-    one walk, about 15 % of its server time; ``one_graph_walk``). A named class, so that its
-    repr is stable and ``apply_options`` can memoize the options that hold it."""
+class _LegendMover:
+    """Bokeh hook that moves a plot's legend out of its data area into one of the panels
+    around it (``side``: "below", "right"), one entry a line when ``vertical``. A named
+    instance (``name``): its repr is stable, so ``apply_options`` can memoize the options
+    that hold it."""
+
+    def __init__(self, side: str, name: str, vertical: bool = False):
+        self.side, self.name, self.vertical = side, name, vertical
 
     def __call__(self, plot, element) -> None:
         from bokeh.models import Legend
 
         figure = plot.state
         moving = [item for item in figure.center if isinstance(item, Legend) and item.items]
+        if self.vertical:
+            placed = (i for i in getattr(figure, self.side) if isinstance(i, Legend))
+            for legend in [*moving, *placed]:
+                legend.update(orientation="vertical", ncols=1)
         if moving:
             figure.center = [item for item in figure.center if item not in moving]
-            figure.below = [*figure.below, *moving]
+            setattr(figure, self.side, [*getattr(figure, self.side), *moving])
 
     def __repr__(self) -> str:
-        return "views.framework.legends.LEGEND_BELOW"
+        return f"views.framework.legends.{self.name}"
 
 
-LEGEND_BELOW = _LegendBelow()
+#: Moves a plot's legend from the data area into the panel under its x axis, once:
+#: HoloViews' own outside positions (``legend_position="bottom"``) take the legend out of the
+#: plot and put it back on every frame, and setting a plot's layout lists makes Bokeh walk the
+#: session's whole model graph after each knob move (a herding move: one walk, about 15 % of
+#: its server time; ``one_graph_walk``).
+LEGEND_BELOW = _LegendMover("below", "LEGEND_BELOW")
 
-
-class _LegendBeside:
-    """Bokeh hook of a panel whose legend goes beside its data area, at the right, one entry a
-    line (``style(..., bokeh=dict(hooks=[LEGEND_BESIDE]))``), not under its x axis where
-    ``LEGEND_BELOW`` puts every other legend: SBEED's first plot put its three runs'
-    names under the fold of a 1024 x 768 screen. It runs before the page's ``LEGEND_BELOW``
-    (an element's own hooks come first), which then finds no legend to move. A named class:
-    its repr is stable, so the options that hold it are memoized."""
-
-    def __call__(self, plot, element) -> None:
-        from bokeh.models import Legend
-
-        figure = plot.state
-        moving = [item for item in figure.center if isinstance(item, Legend) and item.items]
-        for legend in [*moving, *(i for i in figure.right if isinstance(i, Legend))]:
-            legend.update(orientation="vertical", ncols=1)
-        if moving:
-            figure.center = [item for item in figure.center if item not in moving]
-            figure.right = [*figure.right, *moving]
-
-    def __repr__(self) -> str:
-        return "views.framework.legends.LEGEND_BESIDE"
-
-
-LEGEND_BESIDE = _LegendBeside()
+#: The legend of a panel whose legend goes beside its data area, at the right, one entry a
+#: line (``style(..., bokeh=dict(hooks=[LEGEND_BESIDE]))``), not under its x axis where
+#: ``LEGEND_BELOW`` puts every other legend: SBEED's first plot put its three runs' names under
+#: the fold of a 1024 x 768 screen. It runs before the page's ``LEGEND_BELOW`` (an element's
+#: own hooks come first), which then finds no legend to move.
+LEGEND_BESIDE = _LegendMover("right", "LEGEND_BESIDE", vertical=True)
 
 
 # --- matplotlib ----------------------------------------------------------------------------
