@@ -283,6 +283,37 @@ def test_the_judge_catches_each_failure_of_issue_45():
         == set()  # (its start is not checked: not what this test is about)
 
 
+def _estimate(*, samples: int = 20, seed=0):
+    """A sampled estimate, -log of the share of draws in category 2 of 3: infinite for draws
+    that miss it, as a KL of a sampled distribution is. Seed 0's draws are the only ones known
+    to hit it: any other seed, and fresh entropy, stand for "other draws" and miss it here."""
+    from dynamics.checks import as_generator, check_count
+
+    samples = check_count("samples", samples, high=10**6)
+    draws = as_generator(seed).integers(0, 3, samples)
+    if seed != 0:
+        draws = np.minimum(draws, 1)  # the unlucky draws, made certain
+    with np.errstate(divide="ignore"):
+        return float(-np.log(np.mean(draws == 2)))
+
+
+def _fragile_estimate(*, samples: int = 20, seed=0):
+    if seed is None:
+        raise KeyError("seed")  # None is every engine's documented fresh entropy
+    return _estimate(samples=samples, seed=seed)
+
+
+def test_a_fresh_seed_is_judged_for_its_exceptions_not_its_draws():
+    """``seed=None`` (fresh entropy) may draw what makes an estimate legitimately infinite where
+    seed 0 did not: that outcome depends on the draws, so it is not judged; a wrong exception
+    for None still fails, and so does an infinity from any other argument."""
+    kwargs = {"samples": 20, "seed": 0}
+    assert np.isfinite(_estimate(**kwargs)) and np.isinf(_estimate(samples=20, seed=None))
+    assert _fuzz.try_case(_estimate, kwargs, "seed", "None", None) is None
+    assert "KeyError" in _fuzz.try_case(_fragile_estimate, kwargs, "seed", "None", None)
+    assert "inf" in _fuzz.try_case(_estimate, kwargs, "seed", "1", 1)
+
+
 def test_shared_checks_refuse_types_sizes_and_divergence_by_name():
     from dynamics import checks as c
 
