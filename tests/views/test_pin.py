@@ -102,11 +102,20 @@ def test_a_bad_pin_gives_a_notice_not_an_error(raw, said):
     assert reopened.seed == 2  # the page's own knobs are read as ever
     assert any(n.startswith(PREFIX) and said in n for n in notes), notes
     assert said in reopened.notice  # the page's notice (shown through ``plain``)
-    if "characters" in said:
-        assert reopened.pinned is None
-    else:  # a refused value keeps its default, as in a link
-        assert reopened.pinned["seed"] in (3, HERDING.param["seed"].default)
+    if not raw.startswith("seed=3&"):  # no knob value read: nothing is pinned, and said so
+        assert reopened.pinned is None and reopened.pinning.line() == ""
+        assert "characters" in said or any("nothing is pinned" in n for n in notes), notes
+    else:  # a refused part is left out, as in a link; the knob read is pinned
+        assert reopened.pinned["seed"] == 3
         assert reopened.pinning.text() is not None
+
+
+def test_a_pin_with_one_value_refused_keeps_the_others_and_that_knobs_default():
+    reopened, notes = HERDING.from_query({"seed": ["2"], PIN_KEY: ["seed=3&eta=nan"]})
+    assert reopened.pinned["seed"] == 3
+    assert reopened.pinned["eta"] == HERDING.param["eta"].default
+    assert any("Learning rate eta" in n for n in notes) and not any(
+        "nothing is pinned" in n for n in notes)
 
 
 def test_pin_given_too_often_pins_nothing_and_the_cap_holds_every_knob_at_its_longest():
@@ -132,10 +141,14 @@ def test_an_export_with_a_pin_holds_both_titled(tmp_path):
     # the pinned copies draw the pinned state's data: a fresh model's at its knobs
     moment = [p.method for p in model.plots].index("moment_plot")
     fresh = list(HERDING(**model.pinned).figure())[moment]
-    now, pinned_copy = elements[2 * moment], elements[2 * moment + 1]
-    assert len(pinned_copy) == len(fresh) == len(now)
+    overlaid, pinned_copy = elements[2 * moment], elements[2 * moment + 1]
+    assert len(pinned_copy) == len(fresh) and len(overlaid) == 2 * len(fresh)
     assert [np.array_equal(a.dimension_values(1), b.dimension_values(1))
             for a, b in zip(pinned_copy, fresh)] == [True] * len(fresh)
+    # the live panel holds the pinned curves faded under its own (``pin.Pinning.overlay``)
+    under, now = list(overlaid)[:len(fresh)], list(overlaid)[len(fresh):]
+    assert all(np.array_equal(a.dimension_values(1), b.dimension_values(1))
+               for a, b in zip(under, fresh))
     assert not all(np.array_equal(a.dimension_values(1), b.dimension_values(1))
                    for a, b in zip(pinned_copy, now))
     path = model.export(tmp_path / "pinned.png")
@@ -235,3 +248,80 @@ def test_overlay_draws_the_pinned_curves_faded_under_the_live_ones_where_a_panel
     # an image (the cones' regions) is not drawn twice: the pinned copy beside it shows it
     element = model.drawing.panel_element(cones)
     assert model.pinning.overlay(cones, element) is element
+
+
+def _drawn_renderers(bokeh_model) -> int:
+    from bokeh.models import GlyphRenderer
+    return sum(1 for r in bokeh_model.select({"type": GlyphRenderer}) if r.visible)
+
+
+def test_the_live_page_overlays_the_pinned_curves_and_keeps_live_equal_to_fresh():
+    """Pin draws the pinned curves faded under the live ones on the live page, where a panel
+    allows (issue 49 item 4: "overlaid where a panel allows"); a knob move keeps them; the
+    live page equals a fresh one at the same knobs and pin; Unpin takes them away."""
+    from tests.views._pages import differences, render
+
+    model = HERDING(**QUICK, seed=1)
+    page = Page(model)
+    drawn = render(page)
+    by_name = [p.method for p in model.plots]
+    moment, cones = by_name.index("moment_plot"), by_name.index("cones_plot")
+    alone = [_drawn_renderers(m) for m in drawn]
+    model.pin(seed=2)
+    pinned = [_drawn_renderers(m) for m in drawn]
+    assert pinned[moment] > alone[moment]  # the pinned curves, under the live ones
+    assert pinned[cones] == alone[cones]  # the cones' regions: only their copy beside
+
+    def fresh():
+        again = HERDING(**{k: getattr(model, k) for k in model.knob_names()})
+        if model.pinned is not None:
+            again.pinned = dict(model.pinned)
+        return render(again)
+
+    assert differences(drawn, fresh()) == []
+    model.seed = 3  # a move: the pinned curves stay under the new live ones
+    assert [_drawn_renderers(m) for m in drawn][moment] == pinned[moment]
+    assert differences(drawn, fresh()) == []
+    model.unpin()
+    assert [_drawn_renderers(m) for m in drawn] == alone
+    assert differences(drawn, fresh()) == []
+
+
+def test_a_pinned_state_still_computing_is_not_overlaid():
+    model = HERDING(**QUICK, seed=1)
+    moment = next(p for p in model.plots if p.method == "moment_plot")
+    model.pin(seed=2)
+    model.pinning.pending = model.pinning.text()  # a served page computing it off the loop
+    alone = model.drawing.panel_element(moment)
+    assert not any(layer.group == "Pinned" for layer in alone)
+    model.pinning.pending = None
+    both = model.drawing.panel_element(moment)
+    assert len(both) == 2 * len(alone)
+    assert model.drawing.panel_element(moment, pinned=False).group != "Pinned"
+
+
+@pytest.mark.parametrize("slug", sorted(EXPLORERS))
+def test_every_page_pinned_and_unpinned_draws_as_a_fresh_page(slug):
+    """On every page, pinning a state one knob step away and unpinning it leave the live page
+    equal to a fresh page at the same knobs and pin (the overlaid panels drawn anew)."""
+    from tests.views._pages import differences, render
+    from tests.views._url_fuzz import size_knobs
+    from tests.views.test_columns import _step
+
+    cls = EXPLORERS[slug]
+    model = cls(**{k: int(v) for k, v in size_knobs(cls).items()})
+    page = Page(model)
+    drawn = render(page)
+    names = [n for n in model.knob_names() if _step(model, n) is not None]
+    name = "seed" if "seed" in names else names[0]
+
+    def fresh():
+        again = cls(**{k: getattr(model, k) for k in model.knob_names()})
+        again.pinned = None if model.pinned is None else dict(model.pinned)
+        return render(again)
+
+    model.pin(**{name: _step(model, name)})
+    assert model.pinning.differences(), slug
+    assert differences(drawn, fresh()) == [], f"{slug}: pinned {model.pinning.line()}"
+    model.unpin()
+    assert differences(drawn, fresh()) == [], f"{slug}: unpinned"

@@ -41,10 +41,13 @@ class Drawing:
         self._run_of = {p.method: job.run.key for job in model.jobs.values()
                         for p in job.run.plots}
 
-    def panel_element(self, plot: Plot, *, cloud: bool = False, x_range=None):
+    def panel_element(self, plot: Plot, *, cloud: bool = False, x_range=None,
+                      pinned: bool = True):
         """The element of panel ``plot`` as its method draws it (``cloud``: its cloud's),
         before the page's styling: a run's panel from the result the run shows, with its
-        timeline's marks; a zoomable panel for ``x_range`` (None: the whole range)."""
+        timeline's marks; a zoomable panel for ``x_range`` (None: the whole range); with a
+        state pinned, its curves faded under the live ones where the panel allows
+        (``pinning.overlay``; ``pinned=False``: the live state's alone)."""
         model = self.model
         run = self._run_of.get(plot.method)
         with dictionary_columns():
@@ -60,6 +63,8 @@ class Drawing:
             element = plot.call(owner, *args, **kwargs)
             if run is not None and job.run.timeline is not None:
                 element = model.clock.with_marks(plot, element, run=run)
+            if run is None and pinned and model.pinned is not None:
+                element = model.pinning.overlay(plot, element)
             return element
 
     def element(self, plot: Plot):

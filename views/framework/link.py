@@ -91,14 +91,27 @@ def unchecked_query(cls, args: dict) -> tuple:
 def _pinned(cls, raw, messages: list[str]) -> dict | None:
     """The knobs of a link's ``pin=`` value ``raw``, read as a link's knobs are (a refused
     value keeps its default, said in a sentence starting ``pin.PREFIX`` added to
-    ``messages``); None when it is refused as a whole."""
+    ``messages``); None when it is refused as a whole, or when no knob value in it could be
+    read (a pin of nothing the link chose would show a second copy of the defaults)."""
     args, notes = _pin.split(cls, raw)
     messages += notes
     if args is None:
         return None
     twin, notes, _ = unchecked_query(cls, args)
     messages += [_pin.PREFIX + note for note in notes]
+    if not any(raws and _reads(cls, name, raws[-1]) for name, raws in args.items()):
+        messages.append(f"{_pin.PREFIX}no knob value in it could be read: nothing is pinned.")
+        return None
     return {name: getattr(twin, name) for name in cls.knob_names()}
+
+
+def _reads(cls, name: str, raw) -> bool:
+    """Whether a link's text ``raw`` is a value of knob ``name`` (``knobs.parse`` takes it)."""
+    try:
+        _knobs.parse(cls.knob_param(name), raw)
+    except ValueError:
+        return False
+    return True
 
 
 def checked_query(cls, explorer, messages: list[str], time,

@@ -35,6 +35,7 @@ import numpy as np
 
 from views.framework.declared import method_name
 from views.framework.figure import style
+from views.framework.pin import PINNED_GROUP
 from views.framework.workarounds import RasterImage
 
 __all__ = ["Frames", "Mark", "MARK_KINDS", "MAX_BYTES", "strided", "frames_bytes",
@@ -320,9 +321,12 @@ FADED_ALPHA = 0.15
 
 def grows(layer, mark: Mark) -> bool:
     """Whether ``layer`` (one element of a panel) builds up under the ``grow`` mark: it has
-    the mark's dimension and its label does not start with one of its ``keep``."""
+    the mark's dimension, its label does not start with one of its ``keep`` and it is not a
+    pinned state's (``pin.PINNED_GROUP``)."""
     if mark.kind != "grow" or str(getattr(layer, "label", "")).startswith(tuple(mark.keep) or ("\0",)):
         return False
+    if getattr(layer, "group", None) == PINNED_GROUP:
+        return False  # the pinned state's whole run, drawn faded under the live one
     if isinstance(layer, hv.Image):
         return len(layer.vdims) > 1 and layer.vdims[1].name == mark.dims[0]
     try:

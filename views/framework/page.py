@@ -163,6 +163,19 @@ class Page(pn.viewable.Viewer):
                 ref().object = table_html(model.drawing.panel_element(plot), plot.title)
         model.drawn += 1
 
+    def redraw_overlaid(self) -> None:
+        """The pin changed: redraw the live panels that may overlay the pinned state's curves
+        (those without a cloud: ``pin.Pinning.overlay``), in one walk of the model graph. A
+        panel whose layers changed (pinned or unpinned) is drawn anew: HoloViews' update would
+        keep a removed layer's glyphs and ranges."""
+        panels = [(s, p) for s, p in list(self._live_panels.items())
+                  if p["plot"].cloud is None and p["pane"] is not None]
+        with pn.io.hold(), one_graph_walk():
+            for stream, panel in panels:
+                if not self._write_columns(stream):
+                    self._knob_streams.discard(stream)
+                    self._live_panel(panel["plot"], panel["pane"])
+
     def _write_columns(self, stream) -> bool:
         """Draw a panel's new frame by writing its columns into the models drawn
         (``views.framework.columns``); False when HoloViews must draw it (the fallback is

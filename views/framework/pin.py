@@ -16,7 +16,8 @@ its default, as in a link.
 No Panel here: the page's Pin button, line and pinned panes are
 ``views.framework.pin_view.PinView``, which draws each pinned copy beside its live panel.
 ``overlay`` draws a panel of curves and points with the pinned state's faded under the live
-one: the hook for a live path that draws both in one plot.
+one (``Drawing.panel_element`` applies it, so the live page, its exports and animations overlay
+alike); a panel with a cloud, an image or a table keeps only its pinned copy beside it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from views.framework.figure import style
 from views.framework.text import clip, quote
 
 __all__ = ["Pinning", "PIN_KEY", "PREFIX", "pin_chars", "split", "VALUE_CHARS", "LINE_CHARS",
-           "OVERLAID", "FADED"]
+           "OVERLAID", "FADED", "PINNED_GROUP"]
 
 #: The link's key of the pinned knobs.
 PIN_KEY = "pin"
@@ -48,6 +49,9 @@ LINE_CHARS = 300
 OVERLAID = (hv.Curve, hv.Scatter, hv.Points)
 #: The opacity of the pinned layers drawn under the live ones.
 FADED = 0.3
+#: The group of the pinned layers drawn under the live ones: the pinned state's whole run,
+#: which a timeline's build-up leaves whole (``marks.grows``).
+PINNED_GROUP = "Pinned"
 #: A panel title's closing brackets ("Moment error (Prop 1.2)").
 _CITED = re.compile(r"\s*\([^()]*\)\s*$")
 
@@ -93,6 +97,10 @@ class Pinning:
         self.model = model
         #: The model at the pinned knobs, with the pinned knobs' text it was built for.
         self._twin: tuple[str, object] | None = None
+        #: The pinned knobs' text whose state a served page is still computing off the event
+        #: loop (``pin_view.PinView``): not overlaid until it is drawn, so that a move meanwhile
+        #: does not compute it on the event loop.
+        self.pending: str | None = None
 
     def knobs_now(self, **changes) -> dict:
         """The live model's knobs (``changes``: with these knobs set otherwise), made
@@ -173,19 +181,23 @@ class Pinning:
 
     def overlay(self, plot, element):
         """``element``, the live panel ``plot``, with the pinned state's curves and points
-        drawn faded (``FADED``) under it, where the panel allows: the live and the pinned
-        panel hold only curves and points (``OVERLAID``) and annotations, over the same
-        axes. Otherwise, or with nothing pinned, ``element`` itself (the pinned copy beside it
-        shows the pinned state). The hook for a live path that draws both in one plot."""
+        drawn faded (``FADED``, group ``PINNED_GROUP``) under it, where the panel allows: the
+        live and the pinned panel hold only curves and points (``OVERLAID``) and annotations,
+        over the same axes, and the panel has no cloud. Otherwise, with nothing pinned, or
+        while a served page computes the pinned state (``pending``), ``element`` itself (the
+        pinned copy beside it shows the pinned state)."""
         twin = self.twin()
-        if twin is None:
+        if twin is None or plot.cloud is not None or self.pending == self.text():
             return element
-        ours, theirs = _layers(element), _layers(twin.drawing.panel_element(plot))
+        ours = _layers(element)
+        if any(layer.group == PINNED_GROUP for layer in ours):
+            return element  # overlaid already
+        theirs = _layers(twin.drawing.panel_element(plot))
         data = [layer for layer in ours + theirs if not isinstance(layer, hv.element.Annotation)]
         if not data or not all(isinstance(layer, OVERLAID) for layer in data) or len(
                 {tuple(d.name for d in layer.kdims) for layer in data}) != 1:
             return element
-        faded = [style(layer.relabel(label="", group="Pinned"), alpha=FADED,
+        faded = [style(layer.relabel(label="", group=PINNED_GROUP), alpha=FADED,
                        show_legend=False)
                  for layer in theirs if isinstance(layer, OVERLAID)]
         if isinstance(element, hv.Overlay):

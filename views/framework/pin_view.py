@@ -6,8 +6,9 @@ pinned copy. Nothing is added above the plots while nothing is pinned (a project
 screen keeps its first plot).
 
 The pinned copies are static panes: drawn from the model at the pinned knobs
-(``model.pinning.twin()``, ``views.framework.pin``) when the pin changes, never on a knob move,
-so the live panels' move path (``Page._draw``, ``Page.dynamic``) knows nothing of them. A
+(``model.pinning.twin()``, ``views.framework.pin``) when the pin changes, never on a knob move.
+Once the pinned state is drawn, the live panels that allow it are redrawn with its curves
+faded under theirs (``Page.redraw_overlaid``; their move path draws the overlay from then on). A
 pinned state the page has not computed (a link's ``pin=``) is computed off the event loop as a
 knob move is (``views.framework.live.LatestWins``, the last pin winning). In the row of panels
 each copy follows its live panel: side by side where two panels share a row (1440 px), one
@@ -43,6 +44,7 @@ class PinView:
     def __init__(self, page):
         self.model = model = page.model
         self.present = page.presentation.present
+        self._redraw_overlaid = page.redraw_overlaid
         self.button = pn.widgets.Button(
             label=PIN_LABEL, button_type="primary", button_style="outline", width=70,
             css_classes=["ldx-pin"],
@@ -78,11 +80,14 @@ class PinView:
     def _pinned(self, *_events) -> None:
         """The pin changed: its twin built here (on the event loop), computed off it on a
         served page, then drawn (``_show``)."""
-        self._twin = self.model.pinning.twin()
+        pinning = self.model.pinning
+        self._twin = pinning.twin()
+        # not overlaid on the live panels until computed and drawn here (``_show``)
+        pinning.pending = pinning.text()
         if self._live is None:
             self._show()
         else:
-            self._live.request(self.model.pinning.text())
+            self._live.request(pinning.text())
 
     def _warm(self) -> None:
         twin = self._twin
@@ -110,6 +115,9 @@ class PinView:
                 failure = exc
         for place in self._places.values():
             place.visible = pinned and failure is None
+        # the live panels overlay the pinned curves (a pinned state that failed: none)
+        model.pinning.pending = model.pinning.text() if failure is not None else None
+        self._redraw_overlaid()
         self._refresh_line(failure=failure)
         if self._live is not None:
             self._live.painted()  # static panes: nothing to pace
