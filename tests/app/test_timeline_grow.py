@@ -134,3 +134,42 @@ def test_the_rest_shows_faded_with_its_box(server, page):
     box.click()
     page.wait_for_function(ghost, arg=0)
     assert page.errors == []
+
+
+#: The cones panel's growing raster: its lit pixels, and the pixels its first-visit column
+#: says are shown by frame ``i`` (a first frame at most i; 65,535: never visited).
+CLOUD = """i => {
+    for (const m of Bokeh.documents[0]._all_models.values()) {
+        if (!(m.name && /-cones_plot-[0-9]+-L0$/.test(m.name))) continue;
+        const img = m.data.image[0], first = m.data.t[0];
+        let lit = 0, due = 0;
+        for (let k = 0; k < img.length; k++) { if (img[k] > 0) lit++; if (first[k] <= i) due++; }
+        return {size: img.length, lit, due, columns: first.length};
+    }
+    return null;
+}"""
+def test_a_zoomed_cloud_keeps_building_up_in_time(server, page):
+    """A zoom re-rasterizes a cloud that builds up in time: the new raster is cut at the
+    player's frame by its own first-visit column, which the server sends after the raster
+    (a column Bokeh merges into the cut drawn); zoomed out, the whole cloud still shows at the
+    last frame and only what happened by t at t."""
+    _open(page, f"{server}?page=herding&steps=2000")
+    last = len(EXPLORERS["herding"](steps=2000).frames()) - 1
+    _at(page, last)
+    before = page.evaluate(CLOUD, last)
+    assert before["lit"] == before["due"] > 0
+    canvas = page.locator(".bk-Canvas").first  # the cones panel: the page's first
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    page.mouse.move(box["x"] + 0.5 * box["width"], box["y"] + 0.5 * box["height"])
+    page.mouse.wheel(0, 300)  # zoomed out: the server re-rasterizes the wider window
+    page.wait_for_function(f"() => ({CLOUD})({last}).size !== {before['size']}",
+                           timeout=60_000)
+    page.wait_for_function(f"() => {{ const c = ({CLOUD})({last}); "
+                           "return c.columns === c.size; }", timeout=60_000)
+    zoomed = page.evaluate(CLOUD, last)
+    assert zoomed["lit"] == zoomed["due"] > 0, zoomed
+    _at(page, last // 2)
+    middle = page.evaluate(CLOUD, last // 2)
+    assert 0 < middle["lit"] == middle["due"] < zoomed["lit"], middle
+    assert page.errors == []

@@ -106,16 +106,28 @@ function grow(model, ghost, dim, v, i) {
       if (!s.busy && model.data !== s.set && s.ghost !== undefined) cut(model, s);
     });
   }
-  if (model.data !== s.set) s.full = model.data;
+  if (model.data !== s.set) s.full = adopt(model.data, s);
   s.ghost = ghost; s.dim = dim; s.v = v; s.i = i;
   cut(model, s);
 }
+// the server's data after a change: a column it sent alone (a raster's first-visit column,
+// set by a hook after the raster) is merged by Bokeh into the data drawn, the cut: every
+// column still the cut's own is the server's whole one kept in s.full
+function adopt(data, s) {
+  if (s.set == null || s.full == null) return data;
+  const out = {};
+  for (const [k, a] of Object.entries(data)) out[k] = (s.set[k] === a && k in s.full) ? s.full[k] : a;
+  return out;
+}
 function cut(model, s) {
-  if (model.data !== s.set) { s.full = model.data; s.clear = false; }
+  if (model.data !== s.set) { s.full = adopt(model.data, s); s.clear = false; }
   const full = s.full, faded = !!state.faded, ghost = s.ghost, v = s.v;
   // rectangles (bars over the steps) hold their left ends, not the dimension
   const dim = (s.dim in full) ? s.dim : ("left" in full ? "left" : null);
   if (dim == null) return;
+  // a raster whose first-visit column is still the last raster's (its own comes next, in
+  // the same message): drawn whole until then
+  if ("image" in full && full[dim][0].length !== full.image[0].length) return;
   // what is drawn is what was drawn (no pixel or row more or less, the same data and mode):
   // nothing to send to the canvas
   let count = 0;
