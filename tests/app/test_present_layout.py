@@ -11,8 +11,8 @@ import pytest
 from views import EXPLORERS
 
 from .conftest import SCREENSHOTS
-from .test_browser import (REDRAW_TIMEOUT, SMALL_SCREEN, _canvas_count, _open, _two_frames,
-                           _wait_for_plots)
+from .test_browser import (LOAD_TIMEOUT, REDRAW_TIMEOUT, SMALL_SCREEN, _canvas_count, _open,
+                           _two_frames, _wait_for_plots)
 
 pytestmark = pytest.mark.browser
 
@@ -56,7 +56,16 @@ _GEOMETRY = """() => {
             if (model.type && model.type.endsWith('Axis') && child.bbox)
                 axes.push([child.bbox.x0, child.bbox.x1, model.axis_label || '']);
     }
-    return {first: {left: first.left, right: first.right, top: first.top,
+    let more = null;
+    const findMore = root => root.querySelectorAll('*').forEach(el => {
+        if (!more && el.classList && el.classList.contains('ldx-more-toggle')) {
+            const r = el.getBoundingClientRect();
+            if (r.height > 0) more = [r.top + window.scrollY, r.bottom + window.scrollY];
+        }
+        if (el.shadowRoot) findMore(el.shadowRoot);
+    });
+    findMore(document);
+    return {more, first: {left: first.left, right: first.right, top: first.top,
                     height: first.height, width: first.right - first.left},
             above: controls.filter(c => c[1] <= first.top + 1), axes,
             inner: [window.innerWidth, window.innerHeight]};
@@ -84,6 +93,13 @@ def _assert_projector_layout(page, where: str) -> None:
     assert bottom - top <= ROW_HEIGHT, (
         f"{where}: the controls above the first plot span y = {top:.0f}..{bottom:.0f} px, more "
         f"than one row: {sorted(above)}")
+    more = shape["more"]
+    if more is not None:  # the toggle beside the row's controls, not wrapped under them
+        others = [c for c in above if not (abs(c[0] - more[0]) < 1 and abs(c[1] - more[1]) < 1)]
+        lowest = max((c[1] for c in others), default=more[1])
+        assert more[0] < lowest, (
+            f"{where}: the More toggle (y = {more[0]:.0f}..{more[1]:.0f} px) wrapped under "
+            f"the row's controls (lowest bottom {lowest:.0f} px): {sorted(above)}")
 
 
 @pytest.mark.parametrize("slug", list(EXPLORERS))
@@ -146,4 +162,30 @@ def test_more_controls_and_the_status_line_open_with_a_click(server, page):
                            timeout=REDRAW_TIMEOUT)  # the whole status and the page text
     page.get_by_text("Source:").first.wait_for(timeout=REDRAW_TIMEOUT)
     page.screenshot(path=str(SCREENSHOTS / "herding-present-opened.png"))
+    assert page.errors == []
+
+
+def _widest_step(name: str) -> int:
+    """The step of lesson ``name`` whose link shows the most controls (the first such)."""
+    from views.lesson import read, step_args
+
+    shown = [len(step_args(s).get("show", [""])[-1].split(",")) for s in read(name).steps]
+    return shown.index(max(shown)) + 1
+
+
+@pytest.mark.parametrize("name", ["herding-edge-of-chaos", "period-doubling",
+                                  "mixing-by-restarts"])
+def test_a_lesson_step_in_present_mode_keeps_one_row_beside_its_caption(server, page, name):
+    """A lesson's step (present mode, its caption's column beside the plots): the player,
+    the step's controls and **More** in one row, the first plot on the first screen."""
+    from views.lesson import read, step_args
+
+    step = _widest_step(name)
+    slug = step_args(read(name).steps[step - 1])["page"][-1]
+    page.set_viewport_size(SMALL_SCREEN)
+    page.goto(f"{server}?lesson={name}&step={step}", wait_until="domcontentloaded",
+              timeout=LOAD_TIMEOUT)
+    _wait_for_plots(page, _canvas_count(EXPLORERS[slug]))
+    page.screenshot(path=str(SCREENSHOTS / f"lesson-{name}-{step}-present-1024.png"))
+    _assert_projector_layout(page, f"lesson {name} step {step} at 1024x768")
     assert page.errors == []

@@ -4,9 +4,10 @@
 - the header: a light bar, one line high, with the page's title and its buttons (Copy link,
   Reset, Code, Step: ``header_buttons``, ``PRESENT_CSS``);
 - ``control_row``: the timeline's player (``split_timeline``), any other button of the plots
-  (the zoom's reset) and as many of the page's first controls (of the page's order, or of the
-  link's ``show``) as fit beside them on a 1024-px screen, in one row; **More controls** opens
-  the others, the player's loop options and the rest of the timeline's control under it;
+  (the zoom's reset, where it leaves room for a control) and as many of the page's first
+  controls (of the page's order, or of the link's ``show``) as fit beside them on a 1024-px
+  screen (less a lesson's column), in one row; **More controls** opens the others, the
+  buttons left out, the player's loop options and the rest of the timeline's control under it;
 - ``one_line_status``: the status line cut to one line, the page text folded under it; one
   click on the line opens both.
 """
@@ -17,7 +18,8 @@ import panel as pn
 
 from views.framework.page_workarounds import Text
 
-__all__ = ["ROW_WIDTH", "ROW_CONTROL_WIDTH", "PLAYER_WIDTH", "PRESENT_CSS", "HEADER",
+__all__ = ["ROW_WIDTH", "ROW_CONTROL_WIDTH", "PLAYER_WIDTH", "MORE_WIDTH", "COMPACT_MORE_WIDTH",
+           "MIN_CONTROL_WIDTH", "PRESENT_CSS", "HEADER",
            "ONE_LINE_CSS", "header_buttons", "control_row", "split_timeline",
            "one_line_status"]
 
@@ -29,8 +31,11 @@ ROW_CONTROL_WIDTH, MORE_CONTROL_WIDTH = 210, 300
 PLAYER_WIDTH = 330
 #: The margin of a widget in that row (px) and the gap between two.
 MARGIN, GAP = (5, 3), 4
-#: The **More controls** toggle's width (px).
-MORE_WIDTH = 150
+#: The **More controls** toggle's width (px), and its compact width ("More"), taken where the
+#: player, one control and the full toggle do not fit in the row (a lesson's step).
+MORE_WIDTH, COMPACT_MORE_WIDTH = 150, 76
+#: The narrowest a control in the row may be made so that the row keeps to one line (px).
+MIN_CONTROL_WIDTH = 150
 #: The header of present mode: a light bar one line high (the template's blue one is 64 px),
 #: which holds the page's buttons (the row below keeps its width for the controls).
 HEADER = dict(header_background="#eef2f6", header_color="#1f2d3d")
@@ -77,19 +82,35 @@ def header_buttons(buttons: list) -> pn.FlexBox:
 
 def control_row(controls: pn.Column, lead: list = (), folded: list = (), *,
                 width: int = ROW_WIDTH) -> tuple[pn.FlexBox, pn.viewable.Viewable]:
-    """The one row above a present page's plots: ``lead`` (the player, the zoom's reset), then
-    the first controls of ``controls`` (``Page.controls()``) that fit in ``width`` beside
-    them (at least one; a lesson's column takes some of ``ROW_WIDTH``), and, when there is more, a **More controls** toggle that opens the
-    other controls (under their group headings) in a box below the row, and shows ``folded``
-    (hidden parts of the page: the rest of the timeline's control) and the player's loop
-    options. Returns the row and that box (an empty spacer when nothing is left)."""
+    """The one row above a present page's plots, at most ``width`` px wide (a lesson's column
+    takes some of ``ROW_WIDTH``): ``lead``'s player, its other buttons (the zoom's reset) where
+    they leave room for a control, then the first controls of ``controls``
+    (``Page.controls()``) that fit (at least one, narrowed down to ``MIN_CONTROL_WIDTH`` where
+    the row is short), and, when there is more, a **More controls** toggle (compact, "More",
+    where the full one does not fit) that opens the other controls (under their group
+    headings) and the buttons left out in a box below the row, and shows ``folded`` (hidden
+    parts of the page: the rest of the timeline's control) and the player's loop options.
+    Returns the row and that box (an empty spacer when nothing is left)."""
     for widget in lead:
         widget.margin = MARGIN
+    players = [w for w in lead if isinstance(w, pn.widgets.Player)]
+    buttons = [w for w in lead if not any(w is p for p in players)]
     items = list(controls.objects)
     knobs = [o for o in items if not _is_heading(o)]
-    room = width - sum(_outer(w) for w in lead) - MORE_WIDTH - GAP
-    first = knobs[:max(1, room // (ROW_CONTROL_WIDTH + GAP))]
-    rest, heading = [], None
+    slot = ROW_CONTROL_WIDTH + GAP
+    room = width - sum(_outer(w) for w in players)
+    compact = room < slot + MORE_WIDTH + GAP
+    room -= (COMPACT_MORE_WIDTH if compact else MORE_WIDTH) + GAP
+    kept, left_out = [], []
+    for button in buttons:  # beside the player while a control still fits after it
+        if room - _outer(button) >= slot:
+            kept.append(button)
+            room -= _outer(button)
+        else:
+            left_out.append(button)
+    first = knobs[:max(1, room // slot)]
+    control_width = ROW_CONTROL_WIDTH if room >= slot else max(MIN_CONTROL_WIDTH, room - GAP)
+    rest, heading = [pn.Row(*left_out, margin=0)] if left_out else [], None
     for item in items:
         if _is_heading(item):
             heading = item
@@ -102,15 +123,15 @@ def control_row(controls: pn.Column, lead: list = (), folded: list = (), *,
     for knob in first:  # a long slider title wraps (its value stays in sight), not overruns
         if isinstance(knob, pn.widgets.Widget):
             knob.stylesheets = [*knob.stylesheets, WRAPPING_TITLE]
-    row = [*lead, *(pn.Column(k, width=ROW_CONTROL_WIDTH, margin=0) for k in first)]
+    row = [*players, *kept, *(pn.Column(k, width=control_width, margin=0) for k in first)]
     more = pn.Spacer(height=0, margin=0)
-    players = [w for w in lead if isinstance(w, pn.widgets.Player)]
     if rest or folded or players:
         more = pn.FlexBox(*rest, gap="4px 16px", align_items="end", visible=False,
                           sizing_mode="stretch_width", css_classes=["ldx-more-controls"])
-        toggle = pn.widgets.Toggle(name="More controls", button_type="primary",
-                                   button_style="outline", width=MORE_WIDTH - 2 * MARGIN[1],
-                                   margin=MARGIN, css_classes=["ldx-more-toggle"])
+        toggle = pn.widgets.Toggle(
+            name="More" if compact else "More controls", button_type="primary",
+            button_style="outline", margin=MARGIN, css_classes=["ldx-more-toggle"],
+            width=(COMPACT_MORE_WIDTH if compact else MORE_WIDTH) - 2 * MARGIN[1])
 
         def opened(event):
             more.visible = event.new and bool(rest)
