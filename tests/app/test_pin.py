@@ -30,6 +30,20 @@ SHOWN_PINNED = """() => {
 }"""
 
 
+#: The curves drawn on the live moment-error panel: its glyph renderers holding data (the
+#: pinned state's curves drawn faded under the live ones while a state is pinned).
+MOMENT_CURVES = """() => {
+    for (const view of Bokeh.index.all_views()) {  // the panel shown (a redrawn one replaced)
+        const m = view.model;
+        if (!(view.el && view.el.isConnected && m.title && m.title.text === 'Moment error (Prop 1.2)'
+              && m.renderers)) continue;
+        return m.renderers.filter(r => r.visible && r.data_source && r.data_source.data
+            && Object.values(r.data_source.data).some(c => c.length > 1)).length;
+    }
+    return -1;
+}"""
+
+
 def _query(url: str) -> dict:
     return urllib.parse.parse_qs(urllib.parse.urlparse(url).query)
 
@@ -39,6 +53,8 @@ def test_pin_move_a_knob_and_reopen_the_link(server, page):
     count = _canvas_count(cls)
     _open(page, f"{server}?page=herding&steps=2000")
     _wait_for_plots(page, count)
+    alone = page.evaluate(MOMENT_CURVES)
+    assert alone > 0
     page.get_by_role("button", name="Pin", exact=True).click()
     page.wait_for_function(f"n => ({COUNT_CANVASES})() >= n", arg=2 * count,
                            timeout=LOAD_TIMEOUT)
@@ -54,6 +70,8 @@ def test_pin_move_a_knob_and_reopen_the_link(server, page):
     line = f"{cls.param['n_states'].label} = 6 (now 7)"
     page.get_by_text(line).wait_for(timeout=REDRAW_TIMEOUT)
     _wait_until_idle(page)
+    # the live panel holds the pinned curves under its own (``pin.Pinning.overlay``)
+    page.wait_for_function(f"n => ({MOMENT_CURVES})() > n", arg=alone, timeout=REDRAW_TIMEOUT)
     page.screenshot(path=str(SCREENSHOTS / "herding-pinned.png"))
     address = _query(page.url)
     pinned = urllib.parse.parse_qs(address[PIN_KEY][0])
@@ -82,4 +100,6 @@ def test_pin_move_a_knob_and_reopen_the_link(server, page):
     page.wait_for_function("() => !window.location.search.includes('pin=')",
                            timeout=REDRAW_TIMEOUT)
     assert page.get_by_role("button", name="Unpin", exact=True).is_hidden()
+    page.wait_for_function(f"n => ({MOMENT_CURVES})() === n", arg=alone,
+                           timeout=REDRAW_TIMEOUT)
     assert page.errors == []

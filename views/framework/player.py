@@ -71,9 +71,21 @@ if (n == 0) return;
 const i = Math.max(0, Math.min(player.value, n - 1));
 const d = frames.data, A = arrays.data, doc = player.document;
 const state = player._ldx || (player._ldx = {last: 0, timer: null, models: {}});
-function find(name) {  // cached while it is in the document (HoloViews may rebuild a plot)
+// a model by name, cached while the document's models stay the same; a plot drawn anew (a
+// pin overlaid on a panel) may leave the old one's models in the document a while: the
+// newest (Bokeh numbers a session's models in order) is the one drawn
+function find(name) {
+  if (state.size !== doc._all_models.size) { state.size = doc._all_models.size; state.models = {}; }
   const m = state.models[name];
-  return (m != null && m.document === doc) ? m : (state.models[name] = doc.get_model_by_name(name));
+  if (m !== undefined) return m;
+  let found = null;
+  for (const x of doc._all_models.values())
+    if (x.name === name && (found == null || newer(x.id, found.id))) found = x;
+  return (state.models[name] = found);
+}
+function newer(a, b) {
+  const na = Number(a.replace(/^\D+/, "")), nb = Number(b.replace(/^\D+/, ""));
+  return Number.isFinite(na) && Number.isFinite(nb) ? na > nb : a > b;
 }
 if (state.text !== A.__meta__[0]) { state.text = A.__meta__[0]; state.meta = JSON.parse(state.text); }
 const TypedArray = Object.getPrototypeOf(Int8Array);
