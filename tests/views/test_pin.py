@@ -325,3 +325,22 @@ def test_every_page_pinned_and_unpinned_draws_as_a_fresh_page(slug):
     assert differences(drawn, fresh()) == [], f"{slug}: pinned {model.pinning.line()}"
     model.unpin()
     assert differences(drawn, fresh()) == [], f"{slug}: unpinned"
+
+
+def test_each_pin_draws_each_overlaid_panel_anew_once(monkeypatch):
+    """A panel drawn anew leaves its old stream behind until collected: a later pin must not
+    draw the panel again for it."""
+    from tests.views._pages import render
+
+    model = HERDING(**QUICK, seed=1)
+    page = Page(model)
+    render(page)
+    drawn = []
+    original = page._live_panel
+    monkeypatch.setattr(page, "_live_panel", lambda plot, pane=None: (
+        drawn.append(plot.method), original(plot, pane))[1])
+    overlaid = {"moment_plot", "autocorrelation_plot", "words_plot"}
+    for change in (lambda: model.pin(seed=2), model.unpin, lambda: model.pin(seed=3)):
+        drawn.clear()
+        change()
+        assert sorted(drawn) == sorted(overlaid), drawn

@@ -168,8 +168,9 @@ class Page(pn.viewable.Viewer):
         (those without a cloud: ``pin.Pinning.overlay``), in one walk of the model graph. A
         panel whose layers changed (pinned or unpinned) is drawn anew: HoloViews' update would
         keep a removed layer's glyphs and ranges."""
-        panels = [(s, p) for s, p in list(self._live_panels.items())
-                  if p["plot"].cloud is None and p["pane"] is not None]
+        panels = [(s, p) for s, p in list(self._live_panels.items())  # not a replaced one's
+                  if p["plot"].cloud is None and p["pane"] is not None
+                  and p["pane"].object is p["dmap"]]
         with pn.io.hold(), one_graph_walk():
             for stream, panel in panels:
                 if not self._write_columns(stream):
