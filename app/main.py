@@ -490,8 +490,8 @@ def explorer_parts(slug: str, page: Page, beside: bool = False) -> tuple[list, l
     code, code_pane = code_view(page.model)
     step, step_pane = step_view(slug, page.model, lambda: {
         "page": slug, **page.model.query(), **page.presentation.query()})
-    reveal_when_opened(code, "ldx-code-view")
-    reveal_when_opened(step, "ldx-step-view")
+    reveal_when_shown(code_pane, "ldx-code-view")
+    reveal_when_shown(step_pane, "ldx-step-view")
     if page.presentation.present:  # the buttons in the header, one row of controls above
         body = page.panel()        # the plots (``views.framework.projector``)
         row, more = control_row(page.controls(), page.present_row, page.present_folded,
@@ -500,7 +500,7 @@ def explorer_parts(slug: str, page: Page, beside: bool = False) -> tuple[list, l
                 [row, more, code_pane, step_pane, body])
     present, present_pane = present_view(slug, page.model, lambda: {
         "page": slug, **page.model.query()})
-    reveal_when_opened(present, "ldx-present-view")
+    reveal_when_shown(present_pane, "ldx-present-view")
     copy = copy_link()
     # on a phone, buttons a fingertip can take
     for_touch(copy, code, step, present, page.pin_view.button)
@@ -514,26 +514,29 @@ def explorer_parts(slug: str, page: Page, beside: bool = False) -> tuple[list, l
 #: When a toggle opens its view, bring the view into sight (it sits at the top of the page,
 #: out of sight of a page scrolled down to its plots): the view is shown by the server, so
 #: wait for it to have a size.
+#: A view's change to shown, in the browser: scroll it into sight once the browser has laid it
+#: out. Run on the view's own ``visible`` change (not on the toggle's click, which would have
+#: to guess how long the server takes to answer: with the server busy for over 5 s the view
+#: opened out of sight); the browser lays a shown view out within a few frames.
 REVEAL_JS = """
-if (!cb_obj.active) return;
+if (!cb_obj.visible) return;
 """ + FIND_JS + """
-const start = performance.now();
-const reveal = () => {
+const reveal = tries => {
   const view = find(document, '.CLASS');
   if (view && view.getBoundingClientRect().height > 0) {
     view.scrollIntoView({behavior: 'smooth', block: 'start'});
-  } else if (performance.now() - start < 5000) {
-    setTimeout(reveal, 100);
+  } else if (tries > 0) {
+    setTimeout(() => reveal(tries - 1), 50);
   }
 };
-setTimeout(reveal, 50);
+reveal(40);
 """
 
 
-def reveal_when_opened(toggle: pn.widgets.Toggle, css_class: str) -> pn.widgets.Toggle:
-    """``toggle`` scrolling the view of class ``css_class`` into sight when it opens it."""
-    toggle.jscallback(value=REVEAL_JS.replace("CLASS", css_class))
-    return toggle
+def reveal_when_shown(view, css_class: str):
+    """``view`` (of class ``css_class``) scrolled into sight each time it is shown."""
+    view.jscallback(visible=REVEAL_JS.replace("CLASS", css_class))
+    return view
 
 
 def draw_plots(page: Page) -> None:

@@ -4,6 +4,7 @@ next step, the step in the address; a bad step says which and why and the rest o
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 
 import pytest
@@ -105,6 +106,7 @@ _IN_SIGHT = """css => {""" + FIND_JS + """
 
 
 def test_add_this_view_as_a_step_writes_the_state(server, page):
+    answers = _Answers(page)  # the server's messages, which the test may hold back
     page.set_viewport_size({"width": 1024, "height": 768})
     page.goto(f"{server}?page=neuron", wait_until="domcontentloaded", timeout=LOAD_TIMEOUT)
     _wait_for_frames_drawn(page)
@@ -117,6 +119,44 @@ def test_add_this_view_as_a_step_writes_the_state(server, page):
     page.wait_for_function(_IN_SIGHT, arg="ldx-step-view", timeout=REDRAW_TIMEOUT)
     text = page.locator(".ldx-step-view pre").inner_text(timeout=REDRAW_TIMEOUT)
     assert text.startswith("## ") and "[open](?page=neuron&" in text
+    # a busy server: its answer to Code (show the view) reaches the browser 6 s late, longer
+    # than the browser once waited for the view before it gave the scroll up
+    answers.hold()
     page.get_by_role("button", name="Code").click()
+    page.wait_for_timeout(6000)  # the server's stall, not a wait for the page
+    assert not page.evaluate(_IN_SIGHT, "ldx-code-view")
+    answers.release()
     page.wait_for_function(_IN_SIGHT, arg="ldx-code-view", timeout=REDRAW_TIMEOUT)
     assert page.errors == []
+
+
+class _Answers:
+    """The server's websocket messages to ``page`` (routed from before it opens), passed on
+    at once, or from ``hold`` on kept back until ``release`` sends them in order."""
+
+    def __init__(self, page):
+        self.held: list = []
+        self.holding = False
+        self.socket = None
+        page.route_web_socket(re.compile(r"/ws(\?|$)"), self._route)
+
+    def _route(self, socket) -> None:
+        upstream = socket.connect_to_server()
+        self.socket = socket
+        upstream.on_message(self._answer)
+        socket.on_message(upstream.send)
+
+    def _answer(self, message) -> None:
+        if self.holding:
+            self.held.append(message)
+        else:
+            self.socket.send(message)
+
+    def hold(self) -> None:
+        self.holding = True
+
+    def release(self) -> None:
+        self.holding = False
+        for message in self.held:
+            self.socket.send(message)
+        self.held.clear()

@@ -1,6 +1,7 @@
 """The house's shape, checked from the source: the framework package (``views/framework/``) has
 no file over 600 lines and no other module over 800, and no module imports, at module level, a
-module that imports it back (directly or through others)."""
+module that imports it back (directly or through others), and every module compiles without
+a warning."""
 
 from __future__ import annotations
 
@@ -81,3 +82,16 @@ def test_the_framework_has_no_import_circle():
         if name.startswith("views.framework") and name not in state:
             visit(name, [name])
     assert circles == [], "import circles: " + "; ".join(" -> ".join(c) for c in circles)
+
+
+def test_every_module_compiles_without_a_warning():
+    """An invalid escape such as ``"\\D"`` in a string of browser code compiles with a warning
+    (a SyntaxWarning from Python 3.12) and means a backslash the reader did not write."""
+    import warnings
+    warned = []
+    for path in _modules().values():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            compile(path.read_text(encoding="utf-8"), str(path), "exec")
+        warned += [f"{path.relative_to(ROOT).as_posix()}: {w.message}" for w in caught]
+    assert warned == []

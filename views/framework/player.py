@@ -84,7 +84,7 @@ function find(name) {
   return (state.models[name] = found);
 }
 function newer(a, b) {
-  const na = Number(a.replace(/^\D+/, "")), nb = Number(b.replace(/^\D+/, ""));
+  const na = Number(a.replace(/^\\D+/, "")), nb = Number(b.replace(/^\\D+/, ""));
   return Number.isFinite(na) && Number.isFinite(nb) ? na > nb : a > b;
 }
 if (state.text !== A.__meta__[0]) { state.text = A.__meta__[0]; state.meta = JSON.parse(state.text); }
