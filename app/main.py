@@ -39,8 +39,6 @@ from views.framework.workarounds import served_stylesheets, tolerant_location_qu
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 TITLE = "Learning Dynamics Explorer"
 
-#: Characters of the link's messages a toast quotes (the page's notice has them all).
-TOAST_LIMIT = 200
 #: A narrow screen (a phone, 390 px): one column that scrolls as a whole (the settings, when the
 #: header's menu button opens them, above the plots), instead of a 320-px sidebar beside a
 #: main area cut at the screen's edge; the header one line.
@@ -86,7 +84,9 @@ def phone_sidebar() -> pn.widgets.IntInput:
 
 # no "katex": the page text's math is typeset by Bokeh's MathJax (``math_markdown``), and
 # Panel's KaTeX model would add its 280 kB script and style sheet to every page
-pn.extension(notifications=True, sizing_mode="stretch_width")
+# no notifications (toasts): what a link did not use is said in the page's notice, above the
+# plots, where a toast said it again over the plots' right edge for 15 s
+pn.extension(sizing_mode="stretch_width")
 pn.config.loading_indicator = True
 served_stylesheets()  # before any model: a session rebuilt on connect must not link the CDN
 tolerant_location_query()  # a 5,000-digit value in a link must not blank the page
@@ -246,30 +246,17 @@ def explorer_page(slug: str, presentation: Presentation, shown_messages: list[st
 
     The query is read by ``Explorer.from_query``'s halves, which apply every valid value, clamp
     dependent knobs and fall back to the defaults if the values cannot be computed together;
-    what it did not use is said once, in a notification and in the page's notice. The URL is
+    what it did not use is said once, in the page's notice (a yellow alert above the plots). The URL is
     then written from the knobs' canonical text (floats on their slider's step, w0 as typed),
     so a link the app wrote reopens exactly this state: what the link held and the page did
     not use (unknown names, refused values) leaves the address once the page is loaded. A
     teacher's link (``present=1``, ``show=...``, ``views.framework.present``) keeps its keys
     in the address too, as does a lesson's (``lesson``: a
     ``views.framework.lesson_view.OpenedLesson``), whose name and step lead the address."""
-    explorer, messages = checked
+    explorer, _ = checked  # the messages are in the explorer's notice
     page = Page(explorer, presentation)
     if shown_messages:
-        messages = messages + shown_messages
         explorer.notice = " ".join(filter(None, [explorer.notice, *shown_messages]))
-    if messages:
-        def toast():
-            # once the page is in the browser: a toast sent while the session is being built
-            # is lost. The toast shows its message as HTML: the link's text is escaped.
-            if pn.state.notifications is not None:
-                pn.state.notifications.warning(
-                    "Some settings in the link were not used or were adjusted (the notice "
-                    "on the page says which): "
-                    + plain(" ".join(messages), markup="html", limit=TOAST_LIMIT),
-                    duration=15_000)
-
-        pn.state.onload(toast)
 
     def address() -> dict:
         return {**(lesson.address() if lesson is not None else {}), "page": slug,

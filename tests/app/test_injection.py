@@ -7,8 +7,9 @@ or LaTeX, open a dialog, set ``window.ldxInjected``, or add an element marked ``
 a ``javascript:`` link, an event-handler attribute, an ``<img>``, ``<iframe>`` or ``<details>``.
 The test fails on any of them, anywhere in the page (shadow roots included), once the page has
 shown its notice and rewritten its address; it also checks that the notice shows the refused
-text literally and that the address holds the state drawn (here: the defaults, since every value
-is refused).
+text literally, wholly on the first screen (the one place that says it: the app shows no toast
+over the plots), and that the address holds the state drawn (here: the defaults, since every
+value is refused).
 """
 
 from __future__ import annotations
@@ -84,6 +85,23 @@ _NOTICE_MATH = """() => {
     return found;
 }"""
 
+#: Where the page's notice is not wholly on the first screen at load, its box (the one place
+#: that says what the link did not use).
+_NOTICE_OUT_OF_SIGHT = """() => {
+    const boxes = [];
+    const walk = root => root.querySelectorAll('*').forEach(el => {
+        if (el.classList && el.classList.contains('ldx-notice')) {
+            const r = el.getBoundingClientRect();
+            if (r.height > 0) boxes.push([r.top, r.bottom]);
+        }
+        if (el.shadowRoot) walk(el.shadowRoot);
+    });
+    walk(document);
+    if (boxes.length === 0) return ['no notice shown'];
+    return boxes.filter(([top, bottom]) => top < 0 || bottom > window.innerHeight)
+                .map(([top, bottom]) => `the notice lies at y ${top}-${bottom}, off the screen`);
+}"""
+
 #: The address's query equals ``expected`` (name -> value, order aside).
 _ADDRESS_IS = """expected => {
     const got = {};
@@ -146,7 +164,8 @@ def _check(page, dialogs: list, expected_query: dict, literal: str, drawn: bool)
     """Wait until the page (opened by the caller) shows ``literal`` in its notice and its
     address is ``expected_query`` (and, if ``drawn``, a plot), and return what went wrong:
     dialogs, injected nodes, typeset math in a notice, a notice without the literal text, an
-    address not rewritten, no plot, console errors and failed requests."""
+    address not rewritten, no plot (or a notice not wholly on the first screen), console
+    errors and failed requests."""
     problems = []
     try:
         page.get_by_text(literal, exact=False).first.wait_for(timeout=LOAD_TIMEOUT)
@@ -162,6 +181,7 @@ def _check(page, dialogs: list, expected_query: dict, literal: str, drawn: bool)
             page.wait_for_function(f"() => ({COUNT_CANVASES})() >= 1", timeout=LOAD_TIMEOUT)
         except PlaywrightTimeout:
             problems.append("no plot drawn")
+        problems += page.evaluate(_NOTICE_OUT_OF_SIGHT)
     # an injected <img> fails to load, then runs its onerror: let the network settle
     page.wait_for_load_state("networkidle", timeout=LOAD_TIMEOUT)
     return (problems + dialogs + page.evaluate(_INJECTED) + page.evaluate(_NOTICE_MATH)

@@ -1,11 +1,11 @@
 """Text a user sent (a link, a typed field, an upload, an error message quoting them) shown as
 what it is: never markup.
 
-Every notice, alert, toast and status line that can hold such text renders it through ``plain``,
+Every notice, alert and status line that can hold such text renders it through ``plain``,
 here and only here. The page's panes are Markdown panes (``pn.pane.Markdown``,
 ``pn.pane.Alert``) whose output the browser takes as HTML and whose ``$$...$$``, ``\\(...\\)``
 and ``\\[...\\]`` MathJax typesets (whatever their ``disable_math``: Panel 1.9 does not
-pass it on for Markdown); the toast (``pn.state.notifications``) takes HTML. So
+pass it on for Markdown); an HTML pane takes HTML. So
 ``plain`` makes each character literal for its sink:
 
 - Markdown (the default): every ASCII punctuation character gets a backslash, the CommonMark
