@@ -297,7 +297,7 @@ def code_view(explorer) -> tuple[pn.widgets.Toggle, pn.pane.HTML]:
     """A "Code" toggle and the view it opens: a short Python script, using only the headless
     API, that recomputes the page's numbers and writes its figure at the settings drawn
     (``views.framework.stamp.script``), shown as text."""
-    toggle = pn.widgets.Toggle(name="Code", button_type="primary", button_style="outline",
+    toggle = pn.widgets.Toggle(label="Code", color="primary", variant="outline",
                                width=70)
 
     def text() -> str:
@@ -337,7 +337,7 @@ if (navigator.clipboard && window.isSecureContext) {
 
 def copy_link() -> pn.widgets.Button:
     """A button that copies the page's link (its exact state) to the clipboard."""
-    button = pn.widgets.Button(label="Copy link", button_type="primary", button_style="outline",
+    button = pn.widgets.Button(label="Copy link", color="primary", variant="outline",
                                width=100, css_classes=["ldx-copy-link"])
     # the button is the callback's source: in args, Panel's callback registry would keep it alive
     button.js_on_click(code=COPY_LINK_JS)

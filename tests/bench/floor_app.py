@@ -38,7 +38,7 @@ def frame(value: int, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return x, np.sin(x / value + i) + 0.01 * value * x, image
 
 
-slider = pn.widgets.IntSlider(name="value", start=2, end=20, value=6)
+slider = pn.widgets.IntSlider(label="value", start=2, end=20, value=6)
 def extra(value: int, i: int, k: int) -> dict:
     """Extra glyph k of panel i: a 20-point line that moves with the slider."""
     x = np.linspace(1.0, 100.0, 20)

@@ -17,8 +17,8 @@ from views.framework.projector import (COMPACT_MORE_WIDTH, GAP, MIN_CONTROL_WIDT
 
 def _parts(n_controls: int = 4):
     player = pn.widgets.Player(start=0, end=10, width=PLAYER_WIDTH)
-    reset = pn.widgets.Button(name="Reset zoom", width=120)
-    knobs = [pn.widgets.FloatSlider(name=f"knob {i}", start=0, end=1) for i in range(n_controls)]
+    reset = pn.widgets.Button(label="Reset zoom", width=120)
+    knobs = [pn.widgets.FloatSlider(label=f"knob {i}", start=0, end=1) for i in range(n_controls)]
     return player, reset, knobs
 
 
@@ -46,7 +46,7 @@ def test_the_row_keeps_to_its_width_and_loses_nothing(width, compact, reset_in_r
     assert _row_width(row) <= width, f"{_row_width(row)} px in a {width}-px row"
     toggle = row.objects[-1]
     assert isinstance(toggle, pn.widgets.Toggle)
-    assert toggle.name == ("More" if compact else "More controls")
+    assert toggle.label == ("More" if compact else "More controls")
     assert toggle.width + 2 * toggle.margin[1] == (COMPACT_MORE_WIDTH if compact else MORE_WIDTH)
     assert any(o is reset for o in row.objects) is reset_in_row
     assert row.objects[0] is player

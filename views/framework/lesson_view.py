@@ -180,7 +180,7 @@ def step_view(slug: str, model, address) -> tuple[pn.widgets.Toggle, pn.pane.HTM
     """A "Step" toggle and the view it opens: this view as a lesson's step (Markdown to paste
     into a file of ``lessons/``), written from ``address()`` (the page, its state and its
     presentation) when shown and at each state drawn while shown."""
-    toggle = pn.widgets.Toggle(name="Step", button_type="primary", button_style="outline",
+    toggle = pn.widgets.Toggle(label="Step", color="primary", variant="outline",
                                width=70)
     cls = EXPLORERS[slug]
 
@@ -209,14 +209,14 @@ def present_view(slug: str, model, address) -> tuple[pn.widgets.Toggle, pn.Colum
     their labels, and a link opens this state in present mode with them (``present=1&show=``,
     ``views.framework.present``), written from ``address()`` (the page and its state) when
     shown, at each state drawn and at each pick."""
-    toggle = pn.widgets.Toggle(name="Present", button_type="primary", button_style="outline",
+    toggle = pn.widgets.Toggle(label="Present", color="primary", variant="outline",
                                width=80)
     options = {}
     for name in model.setting_names():
         label = model.knob_param(name).label or name
         run = name.split(".")[0] if "." in name else ""
         options[f"{label} ({run})" if run else label] = name
-    choice = pn.widgets.MultiChoice(name="Controls to show (none: the plots alone)",
+    choice = pn.widgets.MultiChoice(label="Controls to show (none: the plots alone)",
                                     options=options, value=[], sizing_mode="stretch_width")
     link = steady_text(pn.pane.HTML("", sizing_mode="stretch_width",
                                     css_classes=["ldx-present-link"]))

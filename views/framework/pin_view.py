@@ -46,12 +46,12 @@ class PinView:
         self.present = page.presentation.present
         self._redraw_overlaid = page.redraw_overlaid
         self.button = pn.widgets.Button(
-            label=PIN_LABEL, button_type="primary", button_style="outline", width=70,
+            label=PIN_LABEL, color="primary", variant="outline", width=70,
             css_classes=["ldx-pin"],
             description="Keep these settings: the page draws them beside the live ones")
         self.button.on_click(lambda _: model.pin())
-        self.unpin = pn.widgets.Button(label=UNPIN_LABEL, button_type="primary",
-                                       button_style="outline", width=80, margin=(5, 10))
+        self.unpin = pn.widgets.Button(label=UNPIN_LABEL, color="primary",
+                                       variant="outline", width=80, margin=(5, 10))
         self.unpin.on_click(lambda _: model.unpin())
         self.line = steady_text(Text("", sizing_mode="stretch_width", margin=(9, 10, 0, 10),
                                      css_classes=["ldx-pin-line"]))

@@ -129,8 +129,8 @@ def control_row(controls: pn.Column, lead: list = (), folded: list = (), *,
         more = pn.FlexBox(*rest, gap="4px 16px", align_items="end", visible=False,
                           sizing_mode="stretch_width", css_classes=["ldx-more-controls"])
         toggle = pn.widgets.Toggle(
-            name="More" if compact else "More controls", button_type="primary",
-            button_style="outline", margin=MARGIN, css_classes=["ldx-more-toggle"],
+            label="More" if compact else "More controls", color="primary",
+            variant="outline", margin=MARGIN, css_classes=["ldx-more-toggle"],
             width=(COMPACT_MORE_WIDTH if compact else MORE_WIDTH) - 2 * MARGIN[1])
 
         def opened(event):
