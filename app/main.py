@@ -246,10 +246,10 @@ def explorer_page(slug: str, presentation: Presentation, shown_messages: list[st
 
     The query is read by ``Explorer.from_query``'s halves, which apply every valid value, clamp
     dependent knobs and fall back to the defaults if the values cannot be computed together;
-    what it did not use is said once, in the page's notice (a yellow alert above the plots). The URL is
-    then written from the knobs' canonical text (floats on their slider's step, w0 as typed),
-    so a link the app wrote reopens exactly this state: what the link held and the page did
-    not use (unknown names, refused values) leaves the address once the page is loaded. A
+    what it did not use is said once, in the page's notice (a yellow alert above the plots).
+    The URL is then written from the knobs' canonical text (floats on their slider's step, w0
+    as typed), so a link the app wrote reopens exactly this state: what the link held and the
+    page did not use (unknown names, refused values) leaves the address once the page is loaded. A
     teacher's link (``present=1``, ``show=...``, ``views.framework.present``) keeps its keys
     in the address too, as does a lesson's (``lesson``: a
     ``views.framework.lesson_view.OpenedLesson``), whose name and step lead the address."""
@@ -499,12 +499,10 @@ def explorer_parts(slug: str, page: Page, beside: bool = False) -> tuple[list, l
 
 
 #: When a toggle opens its view, bring the view into sight (it sits at the top of the page,
-#: out of sight of a page scrolled down to its plots): the view is shown by the server, so
-#: wait for it to have a size.
-#: A view's change to shown, in the browser: scroll it into sight once the browser has laid it
-#: out. Run on the view's own ``visible`` change (not on the toggle's click, which would have
-#: to guess how long the server takes to answer: with the server busy for over 5 s the view
-#: opened out of sight); the browser lays a shown view out within a few frames.
+#: out of sight of a page scrolled down to its plots). Run in the browser on the view's own
+#: ``visible`` change, which comes with the server's answer however long that takes (not on the
+#: toggle's click, which would have to guess it); the browser then lays the view out within a
+#: few frames, and the view scrolls in once it has a size.
 REVEAL_JS = """
 if (!cb_obj.visible) return;
 """ + FIND_JS + """
