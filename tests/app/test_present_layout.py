@@ -154,6 +154,7 @@ def test_more_controls_and_the_status_line_open_with_a_click(server, page):
     page.wait_for_function(f"() => ({_LABELS})().length > {count}", timeout=REDRAW_TIMEOUT)
     _two_frames(page)
     assert shown() == labels  # every control, once
+    page.get_by_role("button", name="Fewer controls").wait_for(timeout=REDRAW_TIMEOUT)
     page.get_by_text("Loop", exact=True).wait_for(timeout=REDRAW_TIMEOUT)  # loop options
     closed = page.evaluate(_STATUS_HEIGHT)
     assert closed <= ONE_LINE, f"the status line is {closed:.0f} px high"

@@ -57,6 +57,10 @@ def test_the_row_keeps_to_its_width_and_loses_nothing(width, compact, reset_in_r
     assert controls and all(MIN_CONTROL_WIDTH <= c.width <= ROW_CONTROL_WIDTH for c in controls)
     toggle.value = True
     assert more.visible is True
+    assert toggle.label == ("Less" if compact else "Fewer controls")  # what a click does
+    toggle.value = False
+    assert more.visible is False and toggle.label == ("More" if compact else "More controls")
+    toggle.value = True
 
 
 def test_a_row_with_room_keeps_its_controls_at_their_width():

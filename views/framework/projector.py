@@ -34,6 +34,9 @@ MARGIN, GAP = (5, 3), 4
 #: The **More controls** toggle's width (px), and its compact width ("More"), taken where the
 #: player, one control and the full toggle do not fit in the row (a lesson's step).
 MORE_WIDTH, COMPACT_MORE_WIDTH = 150, 76
+#: The toggle's label, by (compact, open): it says what a click does.
+MORE_LABELS = {(False, False): "More controls", (False, True): "Fewer controls",
+               (True, False): "More", (True, True): "Less"}
 #: The narrowest a control in the row may be made so that the row keeps to one line (px).
 MIN_CONTROL_WIDTH = 150
 #: The header of present mode: a light bar one line high (the template's blue one is 64 px),
@@ -129,11 +132,12 @@ def control_row(controls: pn.Column, lead: list = (), folded: list = (), *,
         more = pn.FlexBox(*rest, gap="4px 16px", align_items="end", visible=False,
                           sizing_mode="stretch_width", css_classes=["ldx-more-controls"])
         toggle = pn.widgets.Toggle(
-            label="More" if compact else "More controls", color="primary",
+            label=MORE_LABELS[compact, False], color="primary",
             variant="outline", margin=MARGIN, css_classes=["ldx-more-toggle"],
             width=(COMPACT_MORE_WIDTH if compact else MORE_WIDTH) - 2 * MARGIN[1])
 
         def opened(event):
+            toggle.label = MORE_LABELS[compact, event.new]
             more.visible = event.new and bool(rest)
             for part in folded:
                 part.visible = event.new
