@@ -366,8 +366,11 @@ def test_a_link_restores_its_state_refuses_a_bad_value_and_a_typed_value(server,
     assert "42" in _input_values(page)
     text = _deep_text(page)
     assert re.search(r"States D:\s*5", text), text[:2000]
-    _wait_for_text(page, "Some settings in the link were not used")
-    _wait_for_text(page, "Steps T must be a whole number from 100 to 1,000,000; got 'banana'")
+    # said in the page's notice (the one place: no toast over the plots)
+    notice = page.locator(".ldx-notice")
+    notice.get_by_text("Settings adjusted").wait_for(timeout=REDRAW_TIMEOUT)
+    notice.get_by_text("Steps T must be a whole number from 100 to 1,000,000; got 'banana'"
+                       ).wait_for(timeout=REDRAW_TIMEOUT)
     assert "Traceback" not in _deep_text(page)
     url = page.url
     field = page.get_by_label("Initial weights w0")
